@@ -1,0 +1,189 @@
+"""The typed values where the contract check, the runner, the pages and the CLI meet.
+
+Invariants a reader can rely on:
+
+- A :class:`CheckReport` always lists the four stages in contract order
+  (``load``, ``signature``, ``reward_spec``, ``return_value``). A stage after a
+  failed one is ``not_run``; ``reward_spec`` is ``skipped`` when metric.py
+  defines no ``REWARD_SPEC``.
+- A :class:`CaseResult` never raises for one bad case: whatever the metric did
+  (raised, hung, crashed, returned a bad value) is its ``status`` and ``error``.
+  ``score`` is a finite float exactly when ``status`` is ``ok``.
+- Higher scores are better.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class StageName(str, Enum):
+    LOAD = "load"
+    SIGNATURE = "signature"
+    REWARD_SPEC = "reward_spec"
+    RETURN_VALUE = "return_value"
+
+    @property
+    def label(self) -> str:
+        """The label people see (contract Part B rule 6)."""
+        return _STAGE_LABELS[self]
+
+
+_STAGE_LABELS = {
+    StageName.LOAD: "load",
+    StageName.SIGNATURE: "signature",
+    StageName.REWARD_SPEC: "reward spec",
+    StageName.RETURN_VALUE: "metric return value",
+}
+
+STAGE_ORDER = (StageName.LOAD, StageName.SIGNATURE, StageName.REWARD_SPEC, StageName.RETURN_VALUE)
+
+
+class StageStatus(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    NOT_RUN = "not_run"
+
+
+class CaseStatus(str, Enum):
+    """``ok``: a valid pair; ``error``: score raised or the child crashed;
+    ``timeout``: the call outlived the timeout; ``invalid``: the returned value
+    breaks the contract."""
+
+    OK = "ok"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    INVALID = "invalid"
+
+
+class Isolation(str, Enum):
+    """How strongly metric code was isolated.
+
+    ``full``: bubblewrap sandbox, unprivileged user, no network, only the
+    Python files it needs visible. ``reduced``: a separate, resource-limited
+    process group with a scrubbed environment, but sharing the file system
+    and (possibly) the network with the server.
+    """
+
+    FULL = "full"
+    REDUCED = "reduced"
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage's verdict. ``line`` is the metric.py line and ``case_id`` the
+    case the message is about, where they apply."""
+
+    name: StageName
+    status: StageStatus
+    message: str = ""
+    line: int | None = None
+    case_id: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name.label
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name.value,
+            "label": self.label,
+            "status": self.status.value,
+            "message": self.message,
+            "line": self.line,
+            "case_id": self.case_id,
+        }
+
+
+@dataclass
+class JudgeUsage:
+    """What the metric's ``llm`` calls cost for one case (summed over calls)."""
+
+    calls: int = 0
+    latency_ms: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+    def add(self, latency_ms: float, prompt_tokens: int, completion_tokens: int, cost_usd: float | None) -> None:
+        self.calls += 1
+        self.latency_ms += latency_ms
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+        if cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + cost_usd
+
+
+@dataclass
+class CaseResult:
+    """The outcome of calling ``score`` on one case.
+
+    ``scores`` holds the named scores, ``extra`` the side-information keys other
+    than ``feedback`` and ``scores`` (allowed and shown, Part B rule 3).
+    ``stdout`` is what the metric printed during the call (capped: head and
+    tail kept). ``line`` is the metric.py line of the error, where known.
+    """
+
+    id: str
+    split: str = "train"
+    status: CaseStatus = CaseStatus.OK
+    score: float | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+    feedback: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+    duration_ms: float = 0.0
+    stdout: str = ""
+    line: int | None = None
+    candidate: str = ""
+    judge: JudgeUsage = field(default_factory=JudgeUsage)
+
+    @property
+    def ok(self) -> bool:
+        return self.status is CaseStatus.OK
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["status"] = self.status.value
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CaseResult:
+        data = dict(data)
+        data["status"] = CaseStatus(data["status"])
+        data["judge"] = JudgeUsage(**data.get("judge") or {})
+        return cls(**data)
+
+
+@dataclass
+class CheckReport:
+    """The result of the contract check: the stages in order, the sampled
+    cases' results, and the isolation level the run had."""
+
+    stages: list[Stage]
+    cases: list[CaseResult] = field(default_factory=list)
+    isolation: Isolation = Isolation.REDUCED
+    duration_ms: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(stage.status in (StageStatus.PASSED, StageStatus.SKIPPED) for stage in self.stages)
+
+    def stage(self, name: StageName | str) -> Stage:
+        name = StageName(name)
+        return next(stage for stage in self.stages if stage.name is name)
+
+    @property
+    def first_failure(self) -> Stage | None:
+        return next((stage for stage in self.stages if stage.status is StageStatus.FAILED), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "isolation": self.isolation.value,
+            "stages": [stage.to_json() for stage in self.stages],
+            "cases": [case.to_json() for case in self.cases],
+        }
