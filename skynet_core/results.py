@@ -15,11 +15,11 @@ Invariants a reader can rely on:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class StageName(str, Enum):
+class StageName(StrEnum):
     LOAD = "load"
     SIGNATURE = "signature"
     REWARD_SPEC = "reward_spec"
@@ -41,14 +41,14 @@ _STAGE_LABELS = {
 STAGE_ORDER = (StageName.LOAD, StageName.SIGNATURE, StageName.REWARD_SPEC, StageName.RETURN_VALUE)
 
 
-class StageStatus(str, Enum):
+class StageStatus(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"
     NOT_RUN = "not_run"
 
 
-class CaseStatus(str, Enum):
+class CaseStatus(StrEnum):
     """``ok``: a valid pair; ``error``: score raised or the child crashed;
     ``timeout``: the call outlived the timeout; ``invalid``: the returned value
     breaks the contract."""
@@ -59,7 +59,7 @@ class CaseStatus(str, Enum):
     INVALID = "invalid"
 
 
-class Isolation(str, Enum):
+class Isolation(StrEnum):
     """How strongly metric code was isolated.
 
     ``full``: bubblewrap sandbox, unprivileged user, no network, only the

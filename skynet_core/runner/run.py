@@ -1,0 +1,287 @@
+"""Scoring cases in isolated workers: batching, concurrency, and recovery after a bad case.
+
+A case that raises, hangs, crashes its child or breaks the channel fails
+alone; the cases after it run in a fresh child with the metric loaded again.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..cases import Case
+from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage
+from .pool import WorkerPool, default_pool
+from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
+
+MAX_BATCH_CASES = 512
+MAX_BATCH_BYTES = 1 << 20
+
+ResultCallback = Callable[[CaseResult], None]
+
+
+@dataclass
+class LoadFailure(Exception):
+    """metric.py did not load: ``message`` for people, ``line`` in metric.py where known."""
+
+    message: str
+    line: int | None = None
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class ScoreRun:
+    """The outcome of scoring many cases: results in the order of the cases given
+    (only those that ran when ``cancelled``), and the isolation they ran with."""
+
+    results: list[CaseResult]
+    isolation: Isolation
+    cancelled: bool = False
+    duration_ms: float = 0.0
+    load_error: LoadFailure | None = None
+    by_status: dict[str, int] = field(default_factory=dict)
+
+
+def timeout_message(timeout: float, line: int | None, what: str = "score") -> str:
+    where = f", stuck at metric.py line {line}" if line else ""
+    return (f"{what} did not finish within {timeout:g} s{where}; it was stopped. "
+            "Look for an endless loop or a slow call, or raise the timeout (at most 600 s)")
+
+
+def load_into(worker: Worker, source: str, timeout: float, cancel: threading.Event | None) -> dict[str, Any]:
+    """Load metric.py in ``worker``; raise LoadFailure when it does not import cleanly."""
+    try:
+        reply = worker.load(source, timeout, cancel)
+    except CallTimeout as exc:
+        raise LoadFailure(timeout_message(timeout, exc.line, "loading metric.py"), exc.line) from None
+    except ChildDied as exc:
+        raise LoadFailure(f"loading metric.py failed: {exc}") from None
+    if not reply.get("ok"):
+        return_line = reply.get("line") if isinstance(reply.get("line"), int) else None
+        raise LoadFailure(str(reply.get("error", "metric.py failed to load")), return_line,
+                          str(reply.get("detail", "")))
+    return reply
+
+
+def reply_to_result(case: Case, reply: dict[str, Any]) -> CaseResult:
+    """Turn the child's (untrusted) reply into a CaseResult, refusing anything off-shape."""
+    result = CaseResult(id=case.id, split=case.split, candidate=case.candidate)
+    result.duration_ms = _finite(reply.get("duration_ms")) or 0.0
+    result.stdout = reply["stdout"] if isinstance(reply.get("stdout"), str) else ""
+    result.judge = _judge_usage(reply.get("judge"))
+    status = reply.get("status")
+    if status == "ok":
+        score = _finite(reply.get("score"))
+        scores = reply.get("scores")
+        feedback = reply.get("feedback")
+        extra = reply.get("extra")
+        if (score is None or not isinstance(feedback, str) or not isinstance(scores, dict)
+                or not isinstance(extra, dict)
+                or not all(isinstance(k, str) and _finite(v) is not None for k, v in scores.items())):
+            result.status = CaseStatus.ERROR
+            result.error = "the runner received a malformed result for this case; was the channel tampered with?"
+            return result
+        result.score = score
+        result.scores = {key: float(value) for key, value in scores.items()}
+        result.feedback = feedback
+        result.extra = extra
+        return result
+    result.status = CaseStatus.INVALID if status == "invalid" else CaseStatus.ERROR
+    error = reply.get("error")
+    result.error = error if isinstance(error, str) else "score failed"
+    detail = reply.get("detail")
+    if isinstance(detail, str) and detail and detail not in result.error:
+        result.error += "\n" + detail
+    line = reply.get("line")
+    result.line = line if isinstance(line, int) and not isinstance(line, bool) else None
+    if result.line and "metric.py line" not in result.error.splitlines()[0]:
+        first, *rest = result.error.split("\n", 1)
+        result.error = "\n".join([f"{first} (metric.py line {result.line})", *rest])
+    return result
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _judge_usage(calls: Any) -> JudgeUsage:
+    usage = JudgeUsage()
+    for call in calls if isinstance(calls, list) else []:
+        usage.add(float(call.get("latency_ms") or 0.0), int(call.get("prompt_tokens") or 0),
+                  int(call.get("completion_tokens") or 0), call.get("cost_usd"))
+    return usage
+
+
+def failed_result(case: Case, status: CaseStatus, error: str, line: int | None = None,
+                  duration_ms: float = 0.0, stdout: str = "") -> CaseResult:
+    return CaseResult(id=case.id, split=case.split, candidate=case.candidate, status=status, error=error,
+                      line=line, duration_ms=duration_ms, stdout=stdout)
+
+
+def _batches(cases: list[Case]) -> list[tuple[int, list[Case]]]:
+    """Consecutive slices small enough to keep replies flowing and memory flat."""
+    batches: list[tuple[int, list[Case]]] = []
+    start = 0
+    while start < len(cases):
+        size = 0
+        end = start
+        while end < len(cases) and end - start < MAX_BATCH_CASES and (end == start or size < MAX_BATCH_BYTES):
+            size += _rough_size(cases[end])
+            end += 1
+        batches.append((start, cases[start:end]))
+        start = end
+    return batches
+
+
+def _rough_size(case: Case) -> int:
+    return 64 + len(str(case.input)) + len(str(case.output)) + len(str(case.expected))
+
+
+class _Shard:
+    """Runs batches in one worker at a time, replacing the worker after a failure."""
+
+    def __init__(self, source: str, pool: WorkerPool, timeout: float, llm: LlmHandler | None,
+                 cancel: threading.Event, emit: Callable[[int, CaseResult], None],
+                 worker: Worker | None = None, halt: threading.Event | None = None) -> None:
+        self.source, self.pool, self.timeout, self.llm = source, pool, timeout, llm
+        self.cancel, self.emit = cancel, emit
+        self.worker = worker
+        self.halt = halt
+
+    def _fresh(self) -> Worker:
+        if self.worker is None:
+            self.worker = self.pool.take()
+            try:
+                load_into(self.worker, self.source, self.timeout, self.cancel)
+            except BaseException:
+                self.close()
+                raise
+        return self.worker
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+    def run_batch(self, start: int, cases: list[Case]) -> None:
+        position = 0
+        while position < len(cases):
+            worker = self._fresh()
+            payload = [case.call_payload() for case in cases[position:]]
+            began = time.monotonic()
+            try:
+                for reply in worker.run(payload, start + position, self.timeout, self.llm, self.cancel):
+                    self.emit(start + position, reply_to_result(cases[position], reply))
+                    position += 1
+                    began = time.monotonic()
+            except CallTimeout as exc:
+                elapsed = (time.monotonic() - began) * 1000.0
+                self.emit(start + position, failed_result(
+                    cases[position], CaseStatus.TIMEOUT, timeout_message(self.timeout, exc.line), exc.line, elapsed))
+                position += 1
+                self.close()
+                if self.halt is not None:
+                    self.halt.set()
+                    return
+            except ChildDied as exc:
+                elapsed = (time.monotonic() - began) * 1000.0
+                line = _line_from(str(exc))
+                self.emit(start + position, failed_result(cases[position], CaseStatus.ERROR, str(exc), line, elapsed))
+                position += 1
+                self.close()
+
+
+def _line_from(message: str) -> int | None:
+    marker = "metric.py line "
+    if marker not in message:
+        return None
+    digits = message.split(marker, 1)[1].split()[0].rstrip(".,;:)")
+    return int(digits) if digits.isdigit() else None
+
+
+def score_cases(source: str, cases: list[Case], *, timeout: float = 60.0, concurrency: int = 1,
+                llm: LlmHandler | None = None, cancel: threading.Event | None = None,
+                on_result: ResultCallback | None = None, pool: WorkerPool | None = None,
+                worker: Worker | None = None, stop_on_timeout: bool = False) -> ScoreRun:
+    """Score every case with metric.py ``source`` in isolated children.
+
+    ``on_result`` is called for each result as it arrives (from worker
+    threads when ``concurrency`` > 1; keep it quick and thread-safe).
+    ``cancel`` stops the run; the results so far are returned. A metric that
+    does not load fails every case with the load error (``load_error`` set).
+    ``worker``: an already-loaded worker to start with (the contract check's).
+    ``stop_on_timeout``: after the first timeout, run no more cases (the
+    contract check wants a fast verdict, not every case's timeout).
+    """
+    pool = pool or default_pool()
+    cancel = cancel or threading.Event()
+    began = time.monotonic()
+    slots: list[CaseResult | None] = [None] * len(cases)
+    lock = threading.Lock()
+    load_error: list[LoadFailure] = []
+
+    def emit(index: int, result: CaseResult) -> None:
+        with lock:
+            slots[index] = result
+        if on_result is not None:
+            on_result(result)
+
+    batches = _batches(cases)
+    next_batch = [0]
+    cancelled = [False]
+
+    halt = threading.Event() if stop_on_timeout else None
+
+    def take_batch() -> tuple[int, list[Case]] | None:
+        with lock:
+            if next_batch[0] >= len(batches) or load_error or (halt is not None and halt.is_set()):
+                return None
+            batch = batches[next_batch[0]]
+            next_batch[0] += 1
+            return batch
+
+    def drive(shard: _Shard) -> None:
+        try:
+            while (batch := take_batch()) is not None:
+                shard.run_batch(*batch)
+        except Cancelled:
+            cancelled[0] = True
+        except LoadFailure as exc:
+            with lock:
+                load_error.append(exc)
+        finally:
+            shard.close()
+
+    workers = max(1, min(int(concurrency), len(batches) or 1))
+    shards = [_Shard(source, pool, timeout, llm, cancel, emit, worker if i == 0 else None, halt)
+              for i in range(workers)]
+    threads = [threading.Thread(target=drive, args=(shard,), daemon=True) for shard in shards[1:]]
+    for thread in threads:
+        thread.start()
+    drive(shards[0])
+    for thread in threads:
+        thread.join()
+
+    if load_error:
+        failure = load_error[0]
+        for index, case in enumerate(cases):
+            if slots[index] is None:
+                emit(index, failed_result(case, CaseStatus.ERROR, f"metric.py did not load: {failure.message}",
+                                          failure.line))
+    results = [result for result in slots if result is not None]
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.status.value] = counts.get(result.status.value, 0) + 1
+    return ScoreRun(results=results, isolation=pool.isolation, cancelled=cancelled[0] or cancel.is_set(),
+                    duration_ms=(time.monotonic() - began) * 1000.0, load_error=load_error[0] if load_error else None,
+                    by_status=counts)

@@ -1,0 +1,179 @@
+"""How the child process is started: the bubblewrap sandbox, or the best reduced isolation available.
+
+``full``: bubblewrap with new PID, network, IPC and UTS namespaces, an empty
+root holding only the Python installation, the site-packages and our sandbox
+files (read-only), a private size-limited /tmp, and the child running as an
+unprivileged user. ``reduced``: a plain child process in its own session with
+the same resource limits and scrubbed environment but the host's file system.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..results import Isolation
+
+SANDBOX_SRC = Path(__file__).resolve().parent.parent / "sandbox"
+SANDBOX_MOUNT = "/opt/skynet"
+NOBODY = 65534
+GIB = 1 << 30
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for the child (and everything it starts)."""
+
+    memory_bytes: int = 2 * GIB
+    file_bytes: int = 64 * MIB
+    processes: int = 64
+    open_files: int = 256
+    tmp_bytes: int = 64 * MIB
+
+
+# Variables a child may see; nothing else from the parent's environment crosses (no keys, no tokens).
+_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "PYTHONHASHSEED": "0",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+}
+
+
+def child_env() -> dict[str, str]:
+    env = dict(_ENV)
+    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # keeps numpy from crashing on some CPUs
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
+
+
+def python_paths() -> list[str]:
+    """The import roots the metric may use: the stdlib and the installed packages, not our project."""
+    roots = {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"], sysconfig.get_paths()["purelib"],
+             sysconfig.get_paths()["platlib"]}
+    lib_dynload = os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")
+    paths = [SANDBOX_MOUNT] + sorted(roots) + [lib_dynload]
+    project_root = str(SANDBOX_SRC.parent.parent)
+    return [path for path in dict.fromkeys(paths) if os.path.isdir(path) or path == SANDBOX_MOUNT
+            if not (path.startswith(project_root + os.sep) and ".venv" not in path)]
+
+
+def _interpreter() -> str:
+    return os.path.realpath(sys.executable)
+
+
+def _bind_roots() -> list[str]:
+    """Host directories the sandbox sees read-only, besides /usr."""
+    roots = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
+    roots.update(os.path.realpath(path) for path in python_paths() if path != SANDBOX_MOUNT)
+    roots.add(os.path.dirname(_interpreter()))
+    kept: list[str] = []
+    for root in sorted(roots, key=len):
+        if root.startswith("/usr") or any(root == k or root.startswith(k + os.sep) for k in kept):
+            continue
+        kept.append(root)
+    return kept
+
+
+def _dirs_for(path: str, made: set[str]) -> list[str]:
+    """`--dir` arguments so every parent of a bind target exists and can be traversed by the child."""
+    args: list[str] = []
+    parts = Path(path).parts[1:-1]
+    current = ""
+    for part in parts:
+        current += "/" + part
+        if current not in made and current not in ("/usr", "/tmp", "/proc", "/dev"):
+            made.add(current)
+            args += ["--perms", "0755", "--dir", current]
+    return args
+
+
+def bwrap_command(python_args: list[str], limits: Limits) -> list[str]:
+    bwrap = shutil.which("bwrap")
+    assert bwrap is not None
+    args = [
+        bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent", "--new-session", "--clearenv",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+        "--proc", "/proc", "--dev", "/dev",
+        "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
+        "--chdir", "/tmp",
+    ]
+    made: set[str] = set()
+    for root in _bind_roots():
+        args += _dirs_for(root + "/x", made)
+        args += ["--ro-bind", root, root]
+    args += _dirs_for(SANDBOX_MOUNT + "/x", made)
+    args += ["--ro-bind", str(SANDBOX_SRC), SANDBOX_MOUNT]
+    for name, value in child_env().items():
+        args += ["--setenv", name, value]
+    if os.geteuid() == 0:
+        # Root sets up the namespaces, then the metric runs as nobody with no capabilities.
+        setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+        args += ["--", setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    else:
+        args += ["--unshare-user", "--cap-drop", "ALL", "--"]
+    return args + [_interpreter(), *python_args]
+
+
+def reduced_command(python_args: list[str]) -> list[str]:
+    return [_interpreter(), *python_args]
+
+
+def child_args(request_fd: int, reply_fd: int, isolation: Isolation) -> list[str]:
+    import orjson
+
+    script_dir = SANDBOX_MOUNT if isolation is Isolation.FULL else str(SANDBOX_SRC)
+    paths = [script_dir if path == SANDBOX_MOUNT else path for path in python_paths()]
+    return ["-I", "-S", f"{script_dir}/child.py", str(request_fd), str(reply_fd), orjson.dumps(paths).decode()]
+
+
+def apply_limits(limits: Limits) -> None:
+    """Runs in the forked child before exec: the limits every process it starts inherits."""
+    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Counted per user: effective when the child runs as its own unprivileged user (full isolation as root).
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+
+
+@functools.lru_cache(maxsize=1)
+def detect_isolation() -> tuple[Isolation, str]:
+    """The isolation this machine gives, and why (a reason to show when it is reduced).
+
+    ``SKYNET_ISOLATION=reduced`` forces the reduced level (for machines where
+    bubblewrap misbehaves); nothing can force ``full`` when it does not work.
+    """
+    if os.environ.get("SKYNET_ISOLATION", "").lower() == "reduced":
+        return Isolation.REDUCED, "SKYNET_ISOLATION=reduced is set"
+    if not sys.platform.startswith("linux"):
+        return Isolation.REDUCED, f"bubblewrap needs Linux; this is {sys.platform}"
+    if shutil.which("bwrap") is None:
+        return Isolation.REDUCED, "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    probe = bwrap_command(["-I", "-S", "-c", "import os; print(os.getuid())"], Limits())
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=20, env={})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Isolation.REDUCED, f"bubblewrap could not start ({exc})"
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return Isolation.REDUCED, f"bubblewrap could not start: {reason}"
+    return Isolation.FULL, "bubblewrap sandbox: no network, private /tmp, unprivileged user"

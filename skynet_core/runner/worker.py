@@ -1,0 +1,369 @@
+"""One isolated child process and the JSON-lines channel to it.
+
+The parent trusts nothing that comes back: every reply is size-capped,
+parsed as JSON (never pickle) and checked for shape; a child that misbehaves
+(crashes, hangs, floods, writes garbage on the channel) is killed with its
+whole process tree and the case it was on fails with a clear error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..results import Isolation
+from . import sandbox
+
+MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest replies at 1 MiB
+STDERR_KEEP = 64 * 1024
+KILL_GRACE_S = 0.25  # after SIGUSR1, time for the stack dump before SIGKILL
+_METRIC_LINE = re.compile(r'File "metric\.py", line (\d+)')
+
+
+class ChildDied(Exception):
+    """The child exited or broke the protocol; ``message`` says how, for people."""
+
+
+class CallTimeout(Exception):
+    """The child did not answer within the timeout; ``line`` is where metric.py was stuck, if known."""
+
+    def __init__(self, line: int | None) -> None:
+        super().__init__("timeout")
+        self.line = line
+
+
+class Cancelled(Exception):
+    """The run was cancelled by the caller."""
+
+
+@dataclass
+class LlmRequest:
+    instructions: str
+    input: str | None
+
+
+LlmHandler = Callable[[LlmRequest], dict[str, Any]]
+
+
+class Worker:
+    """A started child, ready to load one metric and score cases.
+
+    Not thread-safe: one caller drives a worker at a time. Always ``close()``
+    it (or use it as a context manager): that kills the child's whole tree.
+    """
+
+    def __init__(self, isolation: Isolation, limits: sandbox.Limits | None = None) -> None:
+        self.isolation = isolation
+        self.limits = limits or sandbox.Limits()
+        self._stderr = bytearray()
+        self._buffer = bytearray()
+        self._lines: list[bytes] = []
+        self._closed = False
+        req_read, self._req_write = os.pipe()
+        self._reply_read, reply_write = os.pipe()
+        self._err_read, err_write = os.pipe()
+        args = sandbox.child_args(req_read, reply_write, isolation)
+        if isolation is Isolation.FULL:
+            command = sandbox.bwrap_command(args, self.limits)
+            env: dict[str, str] = {}
+        else:
+            command = sandbox.reduced_command(args)
+            env = sandbox.child_env()
+        limits_ = self.limits
+        cwd = "/tmp"
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=err_write,
+            stderr=err_write,
+            pass_fds=(req_read, reply_write),
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+            preexec_fn=lambda: sandbox.apply_limits(limits_),
+        )
+        for fd in (req_read, reply_write, err_write):
+            os.close(fd)
+        for fd in (self._reply_read, self._err_read, self._req_write):
+            os.set_blocking(fd, False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._reply_read, selectors.EVENT_READ, "reply")
+        self._selector.register(self._err_read, selectors.EVENT_READ, "err")
+        self._python_pid: int | None = None
+        self._ready: dict[str, Any] | None = None
+        self._lock = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        if self._ready is None:
+            message = self.receive(time.monotonic() + timeout, None)
+            if message.get("t") != "ready":
+                raise ChildDied("the sandbox child sent an unexpected first message")
+            self._ready = message
+
+    @property
+    def alive(self) -> bool:
+        return not self._closed and self.process.poll() is None
+
+    def close(self) -> None:
+        """Kill the child and everything it started; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self._kill_tree()
+        self._selector.close()
+        for fd in (self._reply_read, self._err_read, self._req_write):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _kill_tree(self) -> None:
+        # The child's session holds its process group; in full isolation the PID
+        # namespace dies with bubblewrap, taking even processes that called setsid.
+        for sig_target in (lambda: os.killpg(self.process.pid, signal.SIGKILL),
+                           lambda: self.process.kill()):
+            try:
+                sig_target()
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    # -- channel ---------------------------------------------------------
+
+    def send(self, message: dict[str, Any], deadline: float, cancel: threading.Event | None = None) -> None:
+        data = memoryview(orjson.dumps(message) + b"\n")
+        while data:
+            self._check(deadline, cancel)
+            try:
+                written = os.write(self._req_write, data)
+            except BlockingIOError:
+                self._pump(min(0.05, max(0.0, deadline - time.monotonic())), want_write=True)
+                continue
+            except (BrokenPipeError, OSError) as exc:
+                raise ChildDied(self._death_message(f"the metric's process closed its input ({exc})")) from exc
+            data = data[written:]
+
+    def receive(self, deadline: float, cancel: threading.Event | None) -> dict[str, Any]:
+        """The next message from the child, waiting until ``deadline`` at most."""
+        while not self._lines:
+            self._check(deadline, cancel)
+            self._pump(min(0.05, max(0.0, deadline - time.monotonic())))
+        line = self._lines.pop(0)
+        try:
+            message = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise ChildDied("the metric wrote something that is not the runner's JSON onto the runner's private "
+                            "channel; print() instead of writing to inherited file descriptors") from exc
+        if not isinstance(message, dict) or not isinstance(message.get("t"), str):
+            raise ChildDied("the metric wrote an unexpected message onto the runner's private channel; "
+                            "print() instead of writing to inherited file descriptors")
+        return message
+
+    def _check(self, deadline: float, cancel: threading.Event | None) -> None:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+        if time.monotonic() >= deadline:
+            raise CallTimeout(self._stuck_line())
+
+    def _pump(self, wait: float, want_write: bool = False) -> None:
+        """Read whatever the child has sent (replies and stderr) for up to ``wait`` seconds."""
+        if want_write:
+            time.sleep(min(wait, 0.005))
+            wait = 0.0
+        for key, _ in self._selector.select(wait):
+            chunk = self._read(key.fd)
+            if chunk is None:
+                continue
+            if key.data == "err":
+                if chunk:
+                    self._stderr += chunk
+                    if len(self._stderr) > STDERR_KEEP:
+                        del self._stderr[: len(self._stderr) - STDERR_KEEP]
+                continue
+            if not chunk:
+                self._drain_stderr()
+                raise ChildDied(self._death_message("the metric's process exited"))
+            self._buffer += chunk
+            if b"\n" in chunk:
+                *complete, rest = self._buffer.split(b"\n")
+                self._lines.extend(complete)
+                self._buffer = bytearray(rest)
+            if len(self._buffer) > MAX_LINE_BYTES:
+                raise ChildDied(f"the metric's process sent a reply over {MAX_LINE_BYTES >> 20} MiB; "
+                                "return less (feedback and side information are capped at 1 MB)")
+
+    def _read(self, fd: int) -> bytes | None:
+        """Bytes read, ``b""`` at end of file, ``None`` when nothing was ready after all."""
+        try:
+            return os.read(fd, 1 << 20)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
+
+    def _drain_stderr(self) -> None:
+        deadline = time.monotonic() + 0.2
+        while time.monotonic() < deadline:
+            try:
+                chunk = os.read(self._err_read, 1 << 16)
+            except BlockingIOError:
+                time.sleep(0.01)
+                continue
+            except OSError:
+                return
+            if not chunk:
+                return
+            self._stderr += chunk
+        del self._stderr[: max(0, len(self._stderr) - STDERR_KEEP)]
+
+    def stderr_text(self) -> str:
+        return self._stderr.decode("utf-8", "replace")
+
+    def _death_message(self, what: str) -> str:
+        try:
+            code = self.process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            code = None
+        text = self.stderr_text()
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            detail = {"SIGSEGV": " (a segmentation fault: a crash in native code or unbounded recursion)",
+                      "SIGKILL": " (killed: often the memory limit)",
+                      "SIGXFSZ": " (a file grew past the sandbox's file size limit)"}.get(name, "")
+            what = f"{what}: {name}{detail}"
+        elif code not in (None, 0):
+            what = f"{what} with code {code} (sys.exit or os._exit in metric code?)"
+        if "Fatal Python error" in text:
+            what += ": " + text[text.index("Fatal Python error"):].splitlines()[0]
+        line = last_metric_line(text)
+        return what + (f" at metric.py line {line}" if line else "")
+
+    def _stuck_line(self) -> int | None:
+        """Ask the child for its stack (SIGUSR1 → faulthandler) and find the metric.py line in it."""
+        pid = self._find_python_pid()
+        if pid is None:
+            return None
+        before = len(self._stderr)
+        try:
+            os.kill(pid, signal.SIGUSR1)
+        except (ProcessLookupError, PermissionError):
+            return None
+        deadline = time.monotonic() + KILL_GRACE_S
+        while time.monotonic() < deadline:
+            try:
+                self._pump(0.02)
+            except ChildDied:
+                break
+            if _METRIC_LINE.search(self._stderr[before:].decode("utf-8", "replace")):
+                break
+        return last_metric_line(self._stderr[before:].decode("utf-8", "replace"))
+
+    def _find_python_pid(self) -> int | None:
+        if self._python_pid is not None:
+            return self._python_pid
+        if self.isolation is Isolation.REDUCED:
+            self._python_pid = self.process.pid
+            return self._python_pid
+        pid = self.process.pid
+        for _ in range(2):  # bubblewrap → its PID-1 reaper → the child
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children") as handle:
+                    children = handle.read().split()
+            except OSError:
+                return None
+            if not children:
+                return None
+            pid = int(children[0])
+        self._python_pid = pid
+        return pid
+
+    # -- requests --------------------------------------------------------
+
+    def load(self, source: str, timeout: float, cancel: threading.Event | None = None) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        self.wait_ready()
+        self.send({"op": "load", "source": source}, deadline, cancel)
+        reply = self.receive(deadline, cancel)
+        if reply.get("t") != "loaded":
+            raise ChildDied("the metric's process answered the load with an unexpected message")
+        return reply
+
+    def run(self, cases: list[dict[str, Any]], start: int, timeout: float, llm: LlmHandler | None,
+            cancel: threading.Event | None = None) -> Iterator[dict[str, Any]]:
+        """Yield one reply per case, in order; each call of score gets ``timeout`` seconds.
+
+        Raises CallTimeout, ChildDied or Cancelled for the case at the current
+        position; the caller fails that case and carries on in a fresh worker.
+        """
+        deadline = time.monotonic() + timeout
+        self.send({"op": "cases", "start": start, "cases": cases}, deadline, cancel)
+        expected = start
+        judge: list[dict[str, Any]] = []
+        while expected < start + len(cases):
+            message = self.receive(deadline, cancel)
+            kind = message["t"]
+            if kind == "llm":
+                # The judge's time counts toward the call's timeout like any other work.
+                reply = self._answer_llm(message, llm, deadline, cancel)
+                if "usage" in reply:
+                    judge.append(reply.pop("usage"))
+                self.send(reply, deadline, cancel)
+                continue
+            if kind != "result" or message.get("i") != expected:
+                raise ChildDied("the metric wrote an out-of-order message onto the runner's private channel")
+            message["judge"] = judge
+            judge = []
+            expected += 1
+            deadline = time.monotonic() + timeout
+            yield message
+
+    def _answer_llm(self, message: dict[str, Any], llm: LlmHandler | None, deadline: float,
+                    cancel: threading.Event | None) -> dict[str, Any]:
+        """Make the metric's model call here, in the parent, which alone holds the keys."""
+        if llm is None:
+            return {"op": "llm_reply", "error": "llm() is not available in this run"}
+        instructions = message.get("instructions")
+        text = message.get("input")
+        if not isinstance(instructions, str) or not (text is None or isinstance(text, str)):
+            return {"op": "llm_reply", "error": "llm() takes a string of instructions and an optional input"}
+        result: dict[str, Any] = {}
+        thread = threading.Thread(target=lambda: result.update(llm(LlmRequest(instructions, text))), daemon=True)
+        thread.start()
+        while thread.is_alive():
+            self._check(deadline, cancel)
+            thread.join(0.05)
+        return {"op": "llm_reply", **result}
+
+
+def last_metric_line(text: str) -> int | None:
+    """The innermost metric.py line in a faulthandler dump (it lists the innermost frame first)."""
+    blocks = text.strip().split("\n\n")
+    for block in reversed(blocks):
+        found = _METRIC_LINE.findall(block)
+        if found:
+            return int(found[0])
+    return None

@@ -1,0 +1,265 @@
+"""The isolated child process: it loads metric.py and calls `score` on the cases the parent sends.
+
+STDLIB ONLY (orjson when the sandbox can see it). Started by
+``skynet_core.runner`` inside bubblewrap (or a reduced sandbox) as
+
+    python -I -S child.py REQUEST_FD REPLY_FD SYS_PATH_JSON
+
+It speaks JSON lines: requests on REQUEST_FD, replies on REPLY_FD. Metric
+code is untrusted; nothing it returns leaves this process except as JSON.
+The parent enforces every timeout and limit; this side only reports.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+sys.path[:0] = json.loads(sys.argv[3])
+
+import faulthandler  # noqa: E402  (sys.path is set first so the sandbox finds its packages)
+import io  # noqa: E402
+import linecache  # noqa: E402
+import os  # noqa: E402
+import signal  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+import types  # noqa: E402
+from typing import Any  # noqa: E402
+
+import returns  # noqa: E402
+import skynet  # noqa: E402,F401  (pre-imported so the first check is fast)
+from skynet import _context  # noqa: E402
+
+try:
+    import orjson
+except ImportError:  # the reduced sandbox may lack it; json is slower but equivalent
+    orjson = None
+
+METRIC_FILE = "metric.py"
+MAX_REPLY_BYTES = 1 << 20
+MAX_FEEDBACK_CHARS = 256 * 1024
+PRINT_HEAD = PRINT_TAIL = 4000
+
+
+class CappedText(io.TextIOBase):
+    """Captures what the metric prints, keeping the head and the tail of a flood."""
+
+    def __init__(self) -> None:
+        self.head: list[str] = []
+        self.head_len = 0
+        self.tail = ""
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        text = str(text)
+        if self.head_len < PRINT_HEAD:
+            take = text[: PRINT_HEAD - self.head_len]
+            self.head.append(take)
+            self.head_len += len(take)
+            text = text[len(take):]
+        if text:
+            joined = self.tail + text
+            self.dropped += max(0, len(joined) - PRINT_TAIL)
+            self.tail = joined[-PRINT_TAIL:]
+        return len(text)
+
+    def value(self) -> str:
+        head = "".join(self.head)
+        if self.dropped:
+            return f"{head}\n[... {self.dropped} characters of output left out ...]\n{self.tail}"
+        return head + self.tail
+
+
+class Channel:
+    def __init__(self, request_fd: int, reply_fd: int) -> None:
+        self.reader = os.fdopen(request_fd, "rb", buffering=1 << 16)
+        self.reply_fd = reply_fd
+        self.lock = threading.Lock()
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = encode(message) + b"\n"
+        view = memoryview(data)
+        while view:
+            written = os.write(self.reply_fd, view)
+            view = view[written:]
+
+    def receive(self) -> dict[str, Any] | None:
+        line = self.reader.readline()
+        if not line:
+            return None
+        return json.loads(line)
+
+    def llm(self, request: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            self.send({"t": "llm", **request})
+            reply = self.receive()
+        if reply is None:
+            raise SystemExit(0)
+        return reply
+
+
+def _fallback(value: Any) -> Any:
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    return text[:2000]
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    if orjson is not None:
+        return orjson.dumps(message, default=_fallback, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+    return json.dumps(message, default=_fallback, allow_nan=False, separators=(",", ":")).encode()
+
+
+def metric_traceback(exc: BaseException) -> tuple[str, int | None]:
+    """The traceback trimmed to metric.py frames, and the innermost metric.py line."""
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == METRIC_FILE]
+    text = "".join(traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc))
+    return text.rstrip(), (frames[-1].lineno if frames else None)
+
+
+def describe_exception(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"score called sys.exit({exc.code!r}); return a score instead of exiting"
+    if isinstance(exc, KeyboardInterrupt):
+        return "score raised KeyboardInterrupt"
+    if isinstance(exc, MemoryError):
+        return "MemoryError: the metric ran out of memory (the sandbox allows 2 GiB); use less memory"
+    if isinstance(exc, RecursionError):
+        return f"RecursionError: {exc}; the metric recursed too deeply, make it iterative or bound the depth"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text[:2000]}" if text else type(exc).__name__
+
+
+class Metric:
+    def __init__(self) -> None:
+        self.score = None
+        self.arity = 3
+
+    def load(self, source: str) -> dict[str, Any]:
+        lines = source.splitlines(keepends=True)
+        linecache.cache[METRIC_FILE] = (len(source), None, lines, METRIC_FILE)
+        try:
+            code = compile(source, METRIC_FILE, "exec")
+        except SyntaxError as exc:
+            return {"t": "loaded", "ok": False, "line": exc.lineno, "error": _syntax_message(exc)}
+        module = types.ModuleType("metric")
+        module.__file__ = METRIC_FILE
+        sys.modules["metric"] = module
+        try:
+            with Captured() as captured:
+                exec(code, module.__dict__)
+        except BaseException as exc:  # noqa: BLE001  (untrusted code may raise anything)
+            detail, line = metric_traceback(exc)
+            return {"t": "loaded", "ok": False, "line": line, "error": describe_exception(exc), "detail": detail,
+                    "stdout": captured.value()}
+        signature = returns.check_signature(module.__dict__)
+        reply: dict[str, Any] = {"t": "loaded", "ok": True, "signature": signature, "stdout": captured.value()}
+        if signature["ok"]:
+            self.score = module.__dict__["score"]
+            self.arity = signature["arity"]
+        if "REWARD_SPEC" in module.__dict__:
+            reply["reward_spec"] = _check_reward_spec(module.__dict__["REWARD_SPEC"])
+        return reply
+
+    def call(self, index: int, case: dict[str, Any]) -> dict[str, Any]:
+        _context.set_case(case.get("observation"))
+        args = (case["input"], case["output"], case["expected"])[: self.arity]
+        result: dict[str, Any]
+        with Captured() as captured:
+            started = time.perf_counter()
+            try:
+                value = self.score(*args)
+                duration = time.perf_counter() - started
+                result = returns.check_return(value)
+            except BaseException as exc:  # noqa: BLE001
+                duration = time.perf_counter() - started
+                detail, line = metric_traceback(exc)
+                result = {"status": "error", "error": describe_exception(exc), "detail": detail, "line": line}
+        result["t"] = "result"
+        result["i"] = index
+        result["duration_ms"] = duration * 1000.0
+        result["stdout"] = captured.value()
+        return _fit(result)
+
+
+class Captured:
+    """Redirects sys.stdout and sys.stderr into one capped buffer for the duration of a call."""
+
+    def __enter__(self) -> CappedText:
+        self.buffer = CappedText()
+        self.saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = self.buffer
+        return self.buffer
+
+    def __exit__(self, *exc_info: object) -> None:
+        sys.stdout, sys.stderr = self.saved
+
+
+def _syntax_message(exc: SyntaxError) -> str:
+    where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
+    text = (exc.text or "").rstrip("\n")
+    shown = f": {text.strip()}" if text.strip() else ""
+    return f"{type(exc).__name__} at metric.py {where}: {exc.msg}{shown}"
+
+
+def _check_reward_spec(spec: Any) -> dict[str, Any]:
+    try:
+        skynet.validate_reward_spec(spec)
+    except Exception as exc:  # noqa: BLE001
+        return {"ok": False, "message": str(exc)}
+    return {"ok": True, "message": ""}
+
+
+def _fit(result: dict[str, Any]) -> dict[str, Any]:
+    """Keep a reply under the size cap, turning an oversized one into a clear failure."""
+    feedback = result.get("feedback")
+    if isinstance(feedback, str) and len(feedback) > MAX_FEEDBACK_CHARS:
+        return _too_big(result, f"feedback is {len(feedback):,} characters; keep it under {MAX_FEEDBACK_CHARS:,}")
+    try:
+        size = len(encode(result))
+    except (TypeError, ValueError, RecursionError, OverflowError) as exc:
+        return _too_big(result, f"the side information cannot be sent back as JSON ({exc}); "
+                        "return plain strings, numbers, lists and dicts nested fewer than 250 levels")
+    if size > MAX_REPLY_BYTES:
+        return _too_big(result, f"the side information is {size / 1e6:.1f} MB as JSON; keep it under "
+                        f"{MAX_REPLY_BYTES / 1e6:.0f} MB (shorten the feedback or drop large extra keys)")
+    return result
+
+
+def _too_big(result: dict[str, Any], message: str) -> dict[str, Any]:
+    return {"t": "result", "i": result["i"], "status": "invalid", "error": message,
+            "duration_ms": result["duration_ms"], "stdout": result.get("stdout", "")[:PRINT_HEAD]}
+
+
+def main() -> None:
+    channel = Channel(int(sys.argv[1]), int(sys.argv[2]))
+    # A crash or a stuck call dumps the Python stack to stderr, which the parent
+    # reads to name the metric.py line (C-level handlers work even inside a regex).
+    faulthandler.enable(file=sys.__stderr__)
+    faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=False)
+    _context.set_llm_transport(channel.llm)
+    metric = Metric()
+    channel.send({"t": "ready", "pid": os.getpid()})
+    while True:
+        request = channel.receive()
+        if request is None:
+            return
+        op = request.get("op")
+        if op == "load":
+            channel.send(metric.load(request["source"]))
+        elif op == "cases":
+            for index, case in enumerate(request["cases"]):
+                channel.send(metric.call(request["start"] + index, case))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""Checks of what `score` returned and of how `score` is defined (contract Part A and Part B rules 1-5).
+
+STDLIB ONLY: this module runs inside the metric's sandbox, where the values
+live, and is imported by the parent as part of ``skynet_core.contract``.
+Every message names the mistake and the fix in one sentence.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+from typing import Any
+
+PAIR_EXAMPLE = '(1.0, {"feedback": "..."})'
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__ must not break the check
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _type_name(value: Any) -> str:
+    kind = type(value)
+    module = kind.__module__
+    return kind.__name__ if module in ("builtins", None) else f"{module}.{kind.__name__}"
+
+
+def _is_bool(value: Any) -> bool:
+    # numpy.bool_ is not a numbers.Real subclass but reads as one to people.
+    return isinstance(value, bool) or type(value).__name__ in ("bool_", "bool8")
+
+
+def check_number(value: Any, what: str) -> tuple[float | None, str]:
+    """Return ``(float_value, "")`` for a valid real number, else ``(None, message)``."""
+    if _is_bool(value):
+        return None, f"{what} is a bool ({value!r}); return 1.0 or 0.0"
+    if value is None:
+        return None, f"{what} is None; return a number such as 0.0"
+    if isinstance(value, (str, bytes)):
+        hint = ""
+        try:
+            hint = f": {float(value)!r}"
+        except (TypeError, ValueError):
+            pass
+        return None, f"{what} is a string ({_short(value)}); return a number{hint}, not text"
+    if not isinstance(value, numbers.Real):
+        return None, f"{what} is a {_type_name(value)} ({_short(value)}); return a plain number, e.g. float(x)"
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        return None, f"{what} ({_short(value)}) cannot be converted to a float ({exc}); return a plain number"
+    if math.isnan(number):
+        return None, f"{what} is NaN; check for 0/0 or a mean of nothing, and return a finite number"
+    if math.isinf(number):
+        return None, f"{what} is {'-' if number < 0 else ''}infinite; return a finite number"
+    return number, ""
+
+
+def check_return(value: Any) -> dict[str, Any]:
+    """Validate a value returned by ``score``.
+
+    Returns ``{"status": "ok", "score", "scores", "feedback", "extra"}`` or
+    ``{"status": "invalid", "error": message}``. ``extra`` holds the other
+    side-information keys, which are allowed (Part B rule 3).
+    """
+    problem = _pair_problem(value)
+    if problem:
+        return {"status": "invalid", "error": problem}
+    score_value, side = value[0], value[1]
+    score, message = check_number(score_value, "score")
+    if message:
+        return {"status": "invalid", "error": message}
+    if not isinstance(side, dict):
+        return {"status": "invalid", "error": _side_not_dict(score_value, side)}
+    if "feedback" not in side:
+        keys = ", ".join(repr(key) for key in list(side)[:5]) or "no keys"
+        return {
+            "status": "invalid",
+            "error": f"side information has no 'feedback' key (it has {keys}); "
+            'add "feedback": a string that says what was wrong and what right looks like',
+        }
+    feedback = side["feedback"]
+    if not isinstance(feedback, str):
+        return {
+            "status": "invalid",
+            "error": f"feedback is a {_type_name(feedback)} ({_short(feedback)}); make it a string, e.g. str(...)",
+        }
+    scores, message = _check_scores(side.get("scores", {}))
+    if message:
+        return {"status": "invalid", "error": message}
+    extra = {key: item for key, item in side.items() if key not in ("feedback", "scores")}
+    return {"status": "ok", "score": score, "scores": scores, "feedback": feedback, "extra": extra}
+
+
+def _pair_problem(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        if len(value) == 2:
+            return ""
+        return (
+            f"score returned a {type(value).__name__} of {len(value)} items; "
+            f"return exactly two: the score and the side information, {PAIR_EXAMPLE}"
+        )
+    if value is None:
+        return f"score returned None: is a `return` missing? Return a pair {PAIR_EXAMPLE}"
+    if inspect.isgenerator(value) or inspect.isasyncgen(value):
+        return "score returned a generator: is there a stray `yield` in score? Use `return (score, {...})` instead"
+    if inspect.iscoroutine(value) or inspect.isawaitable(value):
+        if hasattr(value, "close"):
+            value.close()  # avoid a "never awaited" warning in the captured output
+        return (
+            "score returned a coroutine: is score (or a function it returns) `async`? "
+            "Metric code must be synchronous; use a plain `def`"
+        )
+    if _is_bool(value) or isinstance(value, numbers.Number):
+        return (
+            f"score returned a bare number ({_short(value)}) with no side information; "
+            f'return ({_short(value)}, {{"feedback": "..."}})'
+        )
+    if isinstance(value, dict):
+        return f"score returned a dict, not a pair; put the score first: (score, {_short(value, 40)})"
+    if isinstance(value, str):
+        return f"score returned a string ({_short(value)}); return a pair {PAIR_EXAMPLE}"
+    return f"score returned a {_type_name(value)}; return a tuple or list of two: {PAIR_EXAMPLE}"
+
+
+def _side_not_dict(score_value: Any, side: Any) -> str:
+    if isinstance(side, str):
+        fix = f'({_short(score_value)}, {{"feedback": {_short(side, 40)}}})'
+        return f"side information is a string, not a dict; wrap it: {fix}"
+    return f'side information is a {_type_name(side)}, not a dict; return (score, {{"feedback": "..."}})'
+
+
+def _check_scores(scores: Any) -> tuple[dict[str, float], str]:
+    if not isinstance(scores, dict):
+        return {}, (
+            f"side information 'scores' is a {_type_name(scores)}; "
+            'make it a dict of names to numbers, e.g. {"format": 1.0}'
+        )
+    checked: dict[str, float] = {}
+    for key, item in scores.items():
+        if not isinstance(key, str) or not key:
+            return {}, f"named score key {_short(key)} is not a non-empty string; name each score, e.g. \"format\""
+        number, message = check_number(item, f"named score {key!r}")
+        if message:
+            return {}, message
+        checked[key] = number
+    return checked, ""
+
+
+def describe_signature(func: Any) -> str:
+    try:
+        return f"score{inspect.signature(func)}"
+    except (TypeError, ValueError):
+        return "score(...)"
+
+
+def check_signature(namespace: dict[str, Any]) -> dict[str, Any]:
+    """Decide how to call ``score`` (Part B rule 5).
+
+    Returns ``{"ok": True, "arity": 3 | 2, "signature": str}`` or
+    ``{"ok": False, "message": str, "signature": str}``.
+    """
+    if "score" not in namespace:
+        return {
+            "ok": False,
+            "signature": "",
+            "message": "metric.py defines no function named score; add "
+            "`def score(input, output, expected=None):` that returns (score, {\"feedback\": ...})",
+        }
+    func = namespace["score"]
+    found = describe_signature(func)
+    if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
+        return {"ok": False, "signature": f"async def {found}",
+                "message": f"score is `async def` ({found}); engines call it synchronously, so make it a plain `def`"}
+    if inspect.isgeneratorfunction(func):
+        return {"ok": False, "signature": found,
+                "message": f"score is a generator function ({found}) because it contains `yield`; "
+                "use `return (score, {...})` instead"}
+    if not inspect.isfunction(func):
+        return {"ok": False, "signature": found,
+                "message": f"score is a {_type_name(func)}, not a function; define it with "
+                "`def score(input, output, expected=None):`"}
+    params = list(inspect.signature(func).parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
+    required_kwonly = [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+    if required_kwonly:
+        return {"ok": False, "signature": found,
+                "message": f"score has required keyword-only parameters ({', '.join(required_kwonly)}) "
+                f"that Skynet cannot fill; found {found}, expected score(input, output, expected=None)"}
+    if len(required) <= 3 and (len(positional) >= 3 or varargs):
+        return {"ok": True, "arity": 3, "signature": found}
+    if len(positional) == 2 and len(required) <= 2:
+        return {"ok": True, "arity": 2, "signature": found}
+    return {"ok": False, "signature": found,
+            "message": f"score takes {len(positional)} positional parameter(s) ({found}); "
+            "it must accept (input, output, expected=None) or exactly (input, output)"}

@@ -1,0 +1,382 @@
+"""The reward: accuracy, speed and cost folded into one score (contract Part A, Part B rule 9).
+
+Standard library only: this module runs inside the metric's sandbox, where nothing else is
+guaranteed, and the studio imports the same file (through ``skynet_core.reward``) so that the
+parent and the sandbox can never disagree about a reward.
+
+The rules of ``REWARD_SPEC`` (checked by :func:`validate_reward_spec`):
+
+- It is a dict with ``weights``: a dict naming ``accuracy``, ``speed`` and ``cost``, each a real
+  number of 0 or more (not a bool, not NaN, not infinite), not all 0. They are scaled to sum
+  to 1. Any other key in ``weights`` is refused, because a weight that counts for nothing
+  would mislead the reader.
+- ``speed.reference`` (milliseconds) and ``cost.reference`` (US dollars) must be positive
+  finite numbers. Each is required when its part's weight is above 0, and checked whenever it
+  is given. A part with weight 0 and no reference is *off*: it is not scored, and it appears
+  neither in ``scores`` nor in the feedback.
+- ``accuracy`` is optional; when given it is a dict whose optional ``reference`` is a positive
+  finite number. With it, the accuracy passed to ``reward`` is an error (lower is better).
+- Other keys, at the top level or inside a part, are allowed and ignored, except a key that
+  looks like a misspelling of a known key that is absent (``weight``, ``ref``, ``cots``): that
+  is refused with a hint, since the misspelt setting would otherwise be silently dropped.
+
+The reward itself is :func:`reward_pair`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+PARTS = ("accuracy", "speed", "cost")
+"""The three parts of the reward, in the order every array and table uses."""
+
+# For each part: an example reference and what a reference means, for error messages.
+_REFERENCES = {
+    "accuracy": ("1.0", "the error that scores 0.5"),
+    "speed": ("2000", "the latency in milliseconds that scores 0.5"),
+    "cost": ("0.01", "the cost in US dollars that scores 0.5"),
+}
+
+
+class RewardSpecError(ValueError):
+    """``REWARD_SPEC`` breaks a rule; the message names the key, the problem and the fix."""
+
+
+@dataclass(frozen=True)
+class NormalizedSpec:
+    """A checked ``REWARD_SPEC``.
+
+    ``weights`` holds all three parts, each 0 or more, scaled to sum to 1. A reference is
+    ``None`` only for a part that is off (weight 0 and no reference given) or, for accuracy,
+    when accuracy is a score in [0, 1] rather than an error.
+    """
+
+    weights: dict[str, float]
+    speed_ref: float | None
+    cost_ref: float | None
+    accuracy_ref: float | None = None
+
+    def reference(self, part: str) -> float | None:
+        """The reference of ``part`` (one of :data:`PARTS`)."""
+        return {"accuracy": self.accuracy_ref, "speed": self.speed_ref, "cost": self.cost_ref}[part]
+
+
+def validate_reward_spec(spec: Any) -> NormalizedSpec:
+    """Check ``spec`` against the rules in this module's docstring and normalise it.
+
+    A :class:`NormalizedSpec` is returned unchanged, so every function that takes a spec
+    accepts either form. Raises :class:`RewardSpecError` on the first broken rule.
+    """
+    if isinstance(spec, NormalizedSpec):
+        return spec
+    if not isinstance(spec, dict):
+        raise RewardSpecError(
+            f"REWARD_SPEC must be a dict like {{'weights': {{'accuracy': 0.7, 'speed': 0.2, 'cost': 0.1}}, "
+            f"'speed': {{'reference': 2000}}, 'cost': {{'reference': 0.01}}}}; got {_type_name(spec)}."
+        )
+    _refuse_lookalikes(spec, ("weights", *PARTS), "REWARD_SPEC")
+    if "weights" not in spec:
+        raise RewardSpecError(
+            "REWARD_SPEC has no 'weights'; add 'weights': {'accuracy': 0.7, 'speed': 0.2, 'cost': 0.1} "
+            "(0 turns a part off)."
+        )
+    weights = _weights(spec["weights"])
+    refs = {part: _reference(spec, part, weights[part]) for part in PARTS}
+    return NormalizedSpec(
+        weights=weights, speed_ref=refs["speed"], cost_ref=refs["cost"], accuracy_ref=refs["accuracy"]
+    )
+
+
+def part_score(x: float, ref: float) -> float:
+    """The score of one part: ``ref / (ref + x)``.
+
+    1 at ``x = 0``, 0.5 at ``x = ref``, falling smoothly toward 0 and never negative. ``x`` is a
+    latency in ms, a cost in USD or an error. A negative ``x`` counts as 0 (time and cost
+    cannot be negative, so the score never exceeds 1); ``x = inf`` scores 0. Raises
+    ``ValueError`` for a NaN ``x`` or a reference that is not a positive finite number.
+    """
+    ref = float(ref)
+    x = float(x)
+    if not (ref > 0 and math.isfinite(ref)):
+        raise ValueError(f"A reference must be a positive finite number; got {ref!r}.")
+    if math.isnan(x):
+        raise ValueError("Cannot score a NaN measurement; treat it as not measured instead.")
+    x = max(x, 0.0)
+    return ref / (ref + x)
+
+
+def reward_pair(
+    spec: Any,
+    accuracy: float,
+    feedback: str,
+    latency_ms: float | None,
+    cost_usd: float | None,
+) -> tuple[float, dict[str, Any]]:
+    """The reward of one case as a contract pair (contract Part B rule 9).
+
+    ``reward = w_accuracy * s_accuracy + w_speed * s_speed + w_cost * s_cost`` with the weights
+    of ``spec`` scaled to sum to 1, where:
+
+    - without ``accuracy.reference``, ``accuracy`` must be a real number in [0, 1] and is
+      ``s_accuracy`` itself; with it, ``accuracy`` is an error of 0 or more (``inf`` allowed)
+      and ``s_accuracy = part_score(accuracy, reference)``. Anything else (a bool, a string,
+      NaN, a value out of range) raises ``TypeError`` (wrong type) or ``ValueError`` (wrong value)
+      naming the value.
+    - ``s_speed = part_score(latency_ms, speed.reference)`` and likewise for cost. A measurement
+      that is ``None`` or NaN was not measured: that part scores 0.
+
+    Returns ``(reward, {"feedback": ..., "scores": {...}})``. ``scores`` holds every part that
+    is not off, whatever its weight. The feedback is ``feedback`` followed by one line for each
+    part that counts (weight above 0), in the order error, speed, cost::
+
+        Correct.
+        Speed: 850 ms against a 2000 ms reference, 0.70.
+        Cost: $0.0020 against a $0.01 reference, 0.83.
+
+    An error line (``Error: 0.25 against a 1 reference, 0.80.``) appears only with
+    ``accuracy.reference``; a part that was not measured gets
+    ``Speed was not measured for this case, so it scored 0.`` instead. Parts with weight 0
+    get no line, so the engines are not told to improve what does not count.
+    """
+    norm = validate_reward_spec(spec)
+    if not isinstance(feedback, str):
+        raise TypeError(f"reward() got feedback={feedback!r} ({_type_name(feedback)}); pass a string.")
+    weights = norm.weights
+    lines: list[str] = []
+    s_accuracy = _accuracy_score(accuracy, norm.accuracy_ref)
+    scores: dict[str, float] = {"accuracy": s_accuracy}
+    if norm.accuracy_ref is not None and weights["accuracy"] > 0:
+        lines.append(
+            f"Error: {_brief(float(accuracy))} against {_article(_plain(norm.accuracy_ref))} "
+            f"{_plain(norm.accuracy_ref)} reference, {s_accuracy:.2f}."
+        )
+    measured = {"speed": latency_ms, "cost": cost_usd}
+    for part in ("speed", "cost"):
+        ref = norm.reference(part)
+        if ref is None:
+            continue
+        x = _measurement(measured[part], part)
+        score = 0.0 if x is None else part_score(x, ref)
+        scores[part] = score
+        if weights[part] > 0:
+            lines.append(_part_line(part, x, ref, score))
+    reward = (
+        weights["accuracy"] * s_accuracy
+        + weights["speed"] * scores.get("speed", 0.0)
+        + weights["cost"] * scores.get("cost", 0.0)
+    )
+    text = "\n".join([feedback, *lines] if feedback else lines)
+    return reward, {"feedback": text, "scores": scores}
+
+
+def _weights(raw: Any) -> dict[str, float]:
+    if not isinstance(raw, dict):
+        raise RewardSpecError(
+            f"REWARD_SPEC['weights'] must be a dict like {{'accuracy': 0.7, 'speed': 0.2, 'cost': 0.1}}; "
+            f"got {_type_name(raw)}."
+        )
+    for part in PARTS:
+        if part not in raw:
+            typo = next((key for key in raw if isinstance(key, str) and _looks_like(key, part)), None)
+            found = f" (it has {typo!r}; a typo?)" if typo is not None else ""
+            raise RewardSpecError(
+                f"REWARD_SPEC['weights'] is missing {part!r}{found}; give all three of accuracy, speed and cost "
+                "(0 turns a part off)."
+            )
+    for key in raw:
+        if key not in PARTS:
+            raise RewardSpecError(
+                f"REWARD_SPEC['weights'] has {key!r}, which is not a part of the reward; weights name only "
+                "accuracy, speed and cost, so remove it."
+            )
+    given = {
+        part: _real(raw[part], f"REWARD_SPEC['weights'][{part!r}]", "a weight of 0 or more, such as 0.2")
+        for part in PARTS
+    }
+    for part, value in given.items():
+        if value < 0:
+            raise RewardSpecError(
+                f"REWARD_SPEC['weights'][{part!r}] is {_plain(value)}; weights must be 0 or more (0 turns a part off)."
+            )
+    if all(value == 0 for value in given.values()):
+        raise RewardSpecError(
+            "All three weights in REWARD_SPEC['weights'] are 0; give at least one of accuracy, speed and cost "
+            "a weight above 0."
+        )
+    try:
+        total = math.fsum(given.values())
+    except OverflowError:
+        total = math.inf
+    if math.isinf(total):
+        # Huge weights overflow the sum; their ratios are what matter, so scale them down first.
+        largest = max(given.values())
+        given = {part: value / largest for part, value in given.items()}
+        total = math.fsum(given.values())
+    return {part: value / total for part, value in given.items()}
+
+
+def _reference(spec: dict[Any, Any], part: str, weight: float) -> float | None:
+    example, meaning = _REFERENCES[part]
+    if part not in spec:
+        if part == "accuracy" or weight == 0:
+            return None
+        raise RewardSpecError(
+            f"REWARD_SPEC has no {part!r}; {part} has a weight above 0, so add {part!r}: {{'reference': {example}}} "
+            f"({meaning}) or set its weight to 0."
+        )
+    section = spec[part]
+    where = f"REWARD_SPEC[{part!r}]"
+    if not isinstance(section, dict):
+        raise RewardSpecError(
+            f"{where} must be a dict like {{'reference': {example}}} ({meaning}); got {_type_name(section)} "
+            f"{section!r}."
+        )
+    _refuse_lookalikes(section, ("reference",), where)
+    if "reference" not in section:
+        if part == "accuracy" or weight == 0:
+            return None
+        raise RewardSpecError(
+            f"{where}['reference'] is missing; {part} has a weight above 0, so give a reference such as {example} "
+            f"({meaning}), or set its weight to 0."
+        )
+    want = f"a positive number such as {example} ({meaning})"
+    ref = _real(section["reference"], f"{where}['reference']", want)
+    if ref <= 0:
+        raise RewardSpecError(f"{where}['reference'] is {_plain(ref)}; give {want}.")
+    return ref
+
+
+def _refuse_lookalikes(mapping: dict[Any, Any], known: tuple[str, ...], where: str) -> None:
+    """Refuse a key that is probably a misspelling of a known key that is absent."""
+    for key in mapping:
+        if not isinstance(key, str) or key in known:
+            continue
+        for name in known:
+            if name not in mapping and _looks_like(key, name):
+                raise RewardSpecError(f"{where} has {key!r} but no {name!r}; rename {key!r} to {name!r}.")
+
+
+def _looks_like(key: str, name: str) -> bool:
+    key = key.strip().lower()
+    if key == name:
+        return True
+    if len(key) >= 3 and (key.startswith(name) or name.startswith(key)):
+        return True
+    return difflib.SequenceMatcher(None, key, name).ratio() >= 0.75
+
+
+def _real(value: Any, where: str, want: str) -> float:
+    """``value`` as a finite float, or a :class:`RewardSpecError` saying what ``where`` should hold."""
+    if isinstance(value, bool):
+        raise RewardSpecError(f"{where} is {value!r}, a bool; give {want}.")
+    if isinstance(value, str):
+        try:
+            unquoted = float(value)
+        except ValueError:
+            unquoted = math.nan
+        if not math.isfinite(unquoted):
+            raise RewardSpecError(f"{where} is the string {value!r}; give {want}.")
+        raise RewardSpecError(
+            f"{where} is the string {value!r}; write it as a number without quotes: {_plain(unquoted)}."
+        )
+    if not isinstance(value, numbers.Real):
+        raise RewardSpecError(f"{where} is {value!r} ({_type_name(value)}); give {want}.")
+    try:
+        number = float(value)
+    except (OverflowError, ValueError, TypeError):
+        raise RewardSpecError(f"{where} is {value!r}, which is not a usable number; give {want}.") from None
+    if not math.isfinite(number):
+        raise RewardSpecError(f"{where} is {value!r}; give a finite number, {want}.")
+    return number
+
+
+def _accuracy_score(accuracy: Any, ref: float | None) -> float:
+    if ref is None:
+        want = "pass a score between 0 and 1"
+    else:
+        want = "pass an error of 0 or more (REWARD_SPEC sets accuracy.reference, so accuracy is an error)"
+    if isinstance(accuracy, bool):
+        raise TypeError(
+            f"reward() got accuracy={accuracy!r}, a bool; pass 1.0 or 0.0 (for example 1.0 if ok else 0.0)."
+        )
+    if not isinstance(accuracy, numbers.Real):
+        raise TypeError(f"reward() got accuracy={accuracy!r} ({_type_name(accuracy)}); {want}.")
+    try:
+        value = float(accuracy)
+    except (OverflowError, ValueError, TypeError):
+        raise ValueError(f"reward() got accuracy={accuracy!r}, which is not a usable number; {want}.") from None
+    if math.isnan(value):
+        raise ValueError(f"reward() got accuracy=nan; {want}.")
+    if ref is None:
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(
+                f"reward() got accuracy={accuracy!r}, outside [0, 1]; without REWARD_SPEC['accuracy']['reference'] "
+                "accuracy is a score between 0 and 1 (set that reference to pass an error instead)."
+            )
+        return value
+    if value < 0:
+        raise ValueError(
+            f"reward() got accuracy={accuracy!r}, a negative error; with REWARD_SPEC['accuracy']['reference'] set, "
+            "accuracy is an error of 0 or more (use abs() of a signed difference)."
+        )
+    return part_score(value, ref)
+
+
+def _measurement(value: Any, part: str) -> float | None:
+    """A measured latency or cost, or ``None`` when it was not measured (``None`` or NaN)."""
+    if value is None:
+        return None
+    name = "latency_ms" if part == "speed" else "cost_usd"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"The measured {name} is {value!r} ({_type_name(value)}); it must be a number or None.")
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
+def _part_line(part: str, x: float | None, ref: float, score: float) -> str:
+    label = part.capitalize()
+    if x is None:
+        return f"{label} was not measured for this case, so it scored 0."
+    if part == "speed":
+        reference = f"{_plain(ref)} ms"
+        return f"Speed: {_brief(x)} ms against {_article(reference)} {reference} reference, {score:.2f}."
+    return f"Cost: {_usd(x)} against a ${_plain(ref)} reference, {score:.2f}."
+
+
+def _plain(value: float) -> str:
+    """A number as a person writes it: no exponent, no trailing zeros (2000, 0.01, 0.5)."""
+    text = f"{value:.12f}".rstrip("0").rstrip(".")
+    return text if text not in ("0", "-0") or value == 0 else repr(value)
+
+
+def _brief(value: float) -> str:
+    """A measurement to three significant digits, whole numbers kept whole (850, 1235, 2.35, 0.0123)."""
+    if value == 0 or not math.isfinite(value):
+        return _plain(value) if value == 0 else repr(value)
+    digits = max(0, 2 - math.floor(math.log10(abs(value))))
+    return _plain(round(value, digits))
+
+
+def _usd(value: float) -> str:
+    # Four decimals read well for per-call costs (the contract's example is $0.0020); tinier costs keep two digits.
+    if value == 0 or abs(value) >= 0.0001 or not math.isfinite(value):
+        return f"${value:.4f}"
+    digits = 1 - math.floor(math.log10(abs(value)))
+    return f"${value:.{digits}f}"
+
+
+def _article(number_text: str) -> str:
+    """'an' before numbers read with a vowel sound (8, 11, 18, 80, 800, 11000), else 'a'."""
+    digits = number_text.split(".")[0].lstrip("-")
+    if number_text.startswith("8"):
+        return "an"
+    lead = digits[: len(digits) % 3 or 3]
+    return "an" if lead in ("11", "18") else "a"
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
