@@ -13,9 +13,9 @@ import threading
 import time
 
 from .cases import Case
-from .results import STAGE_ORDER, CaseStatus, CheckReport, Stage, StageName, StageStatus
+from .results import STAGE_ORDER, CaseResult, CaseStatus, CheckReport, Stage, StageName, StageStatus
 from .runner.pool import WorkerPool, default_pool
-from .runner.run import LoadFailure, load_into, score_cases
+from .runner.run import LoadFailure, ResultCallback, load_into, score_cases
 from .runner.worker import Cancelled, LlmHandler
 from .sandbox.returns import check_number, check_return, check_signature
 
@@ -53,7 +53,8 @@ def reward_spec_line(source: str) -> int | None:
     return None
 
 
-def _report(stages: dict[StageName, Stage], started: float, pool: WorkerPool, cases=None) -> CheckReport:
+def _report(stages: dict[StageName, Stage], started: float, pool: WorkerPool,
+            cases: list[CaseResult] | None = None) -> CheckReport:
     ordered = [stages.get(name) or Stage(name, StageStatus.NOT_RUN) for name in STAGE_ORDER]
     return CheckReport(stages=ordered, cases=cases or [], isolation=pool.isolation,
                        duration_ms=(time.monotonic() - started) * 1000.0)
@@ -61,10 +62,13 @@ def _report(stages: dict[StageName, Stage], started: float, pool: WorkerPool, ca
 
 def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
                  llm: LlmHandler | None = None, cancel: threading.Event | None = None,
-                 pool: WorkerPool | None = None, sample: list[Case] | None = None) -> CheckReport:
+                 pool: WorkerPool | None = None, sample: list[Case] | None = None, concurrency: int = 1,
+                 on_result: ResultCallback | None = None, stop_on_timeout: bool = True) -> CheckReport:
     """Run the contract check of metric.py ``source`` on a sample of ``cases``.
 
-    ``sample`` overrides the sampling (Part B rule 7) with chosen cases.
+    ``sample`` overrides the sampling (Part B rule 7) with chosen cases; the
+    `score` command passes every case, with ``stop_on_timeout=False`` so that
+    one hanging case does not hide the others' results.
     Raises ``Cancelled`` when ``cancel`` is set during the run; the caller
     asked for that and has a newer check coming.
     """
@@ -105,6 +109,7 @@ def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIM
             stages[StageName.REWARD_SPEC] = Stage(StageName.REWARD_SPEC, StageStatus.PASSED,
                                                   "REWARD_SPEC is valid", line=reward_spec_line(source))
 
+        sampled = sample is None
         if sample is None:
             from .datasets import sample_for_check
 
@@ -115,21 +120,24 @@ def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIM
                 "there are no cases to sample; load a dataset with at least one case")
             return _report(stages, started, pool)
         run = score_cases(source, sample, timeout=timeout, llm=llm, cancel=cancel, pool=pool, worker=worker,
-                          stop_on_timeout=True)
+                          stop_on_timeout=stop_on_timeout, concurrency=concurrency, on_result=on_result)
         worker = None  # score_cases closed it
         if run.cancelled:
             raise Cancelled()
-        bad = next((result for result in run.results if result.status is not CaseStatus.OK), None)
-        if bad is None:
+        failed = [result for result in run.results if result.status is not CaseStatus.OK]
+        if not failed:
             stages[StageName.RETURN_VALUE] = Stage(
                 StageName.RETURN_VALUE, StageStatus.PASSED,
-                f"{len(run.results)} sampled case(s) returned valid (score, side information) pairs")
+                f"{len(run.results)} {'sampled ' if sampled else ''}case(s) returned valid "
+                "(score, side information) pairs")
         else:
+            bad = failed[0]
             verb = {CaseStatus.TIMEOUT: "timed out", CaseStatus.INVALID: "returned an invalid value",
                     CaseStatus.ERROR: "failed"}[bad.status]
             first_line = bad.error.splitlines()[0] if bad.error else ""
+            others = f" ({len(failed) - 1} more of {len(sample)} cases failed too)" if len(failed) > 1 else ""
             stages[StageName.RETURN_VALUE] = Stage(StageName.RETURN_VALUE, StageStatus.FAILED,
-                                                   f"case {bad.id} {verb}: {first_line}", line=bad.line,
+                                                   f"case {bad.id} {verb}: {first_line}{others}", line=bad.line,
                                                    case_id=bad.id)
         return _report(stages, started, pool, run.results)
     finally:
