@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what Skynet Metric Studio needs into .venv at the repo root.
+#   scripts/setup.sh          the app's packages, and bubblewrap for full isolation
+#   scripts/setup.sh --dev    also the test tools and Debian's Chromium for the browser tests
+# System packages are installed where this user may (root, or passwordless sudo);
+# elsewhere it says what to install and carries on: the app then runs with reduced isolation.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dev=0
+[[ "${1:-}" == "--dev" ]] && dev=1
+
+want=()
+command -v bwrap >/dev/null 2>&1 || want+=(bubblewrap)
+if [[ $dev == 1 ]] && [[ ! -x /usr/bin/chromium ]]; then want+=(chromium); fi
+if (( ${#want[@]} )); then
+  if [[ $(id -u) == 0 ]]; then apt_get=(apt-get)
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then apt_get=(sudo apt-get)
+  else apt_get=()
+  fi
+  if (( ${#apt_get[@]} )) && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ${want[*]} with apt-get"
+    "${apt_get[@]}" update -qq
+    DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq "${want[@]}" >/dev/null
+  else
+    echo "setup: cannot install ${want[*]} here (needs root and apt-get); install them yourself." >&2
+    echo "setup: without bubblewrap, metric code runs with reduced isolation (shown in the app and CLI)." >&2
+  fi
+fi
+
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+if [[ $dev == 1 ]]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+else
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+fi

@@ -1,0 +1,142 @@
+"""The command line: exit codes, the --json schema, --out formats, and the seed table through the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = ("def score(input, output, expected=None):\n"
+        "    if expected is None:\n"
+        "        return 0.5, {'feedback': 'No expected label.'}\n"
+        "    ok = output == expected['label']\n"
+        "    return (1.0 if ok else 0.0), {'feedback': f\"Expected {expected['label']!r}, got {output!r}.\","
+        " 'scores': {'match': 1.0 if ok else 0.0}}\n")
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "skynet_core", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    path = tmp_path / "cases.jsonl"
+    with path.open("w") as handle:
+        for index in range(12):
+            handle.write(json.dumps({"id": f"t{index}", "input": {"message": f"m{index}"},
+                                     "output": "billing" if index % 3 else "other",
+                                     "expected": {"label": "billing"} if index % 4 else None}) + "\n")
+    return path
+
+
+def write_metric(tmp_path: Path, source: str) -> Path:
+    path = tmp_path / "metric.py"
+    path.write_text(source)
+    return path
+
+
+def test_check_passes_with_exit_0_and_prints_the_stages(tmp_path, data):
+    done = cli("check", str(write_metric(tmp_path, GOOD)), "--data", str(data))
+    assert done.returncode == 0, done.stderr
+    assert "✓ metric return value" in done.stdout
+    assert "isolation:" in done.stdout
+    assert "The metric meets the contract." in done.stdout
+
+
+def test_check_json_follows_the_schema(tmp_path, data):
+    done = cli("check", str(write_metric(tmp_path, GOOD)), "--data", str(data), "--json")
+    report = json.loads(done.stdout)
+    assert report["ok"] is True
+    assert [stage["name"] for stage in report["stages"]] == ["load", "signature", "reward_spec", "return_value"]
+    assert {stage["status"] for stage in report["stages"]} <= {"passed", "failed", "skipped", "not_run"}
+    assert len(report["cases"]) == 3
+    for case in report["cases"]:
+        assert {"id", "split", "status", "score", "scores", "feedback", "error", "duration_ms"} <= set(case)
+        assert case["status"] in ("ok", "error", "timeout", "invalid")
+
+
+@pytest.mark.parametrize(("expression", "words"), [
+    ("0.8", "bare number"),
+    ('(0.8, "Close.")', "side information is a string"),
+    ("(0.8, {})", "no 'feedback' key"),
+    ('("0.8", {"feedback": "OK"})', "score is a string"),
+    ('(0.8, {"feedback": "OK", "scores": {"a": "high"}})', "named score 'a' is a string"),
+    ('(True, {"feedback": "OK"})', "return 1.0 or 0.0"),
+])
+def test_check_exits_1_with_the_message_for_each_invalid_return(tmp_path, data, expression, words):
+    metric = write_metric(tmp_path, f"def score(input, output, expected=None):\n    return {expression}\n")
+    done = cli("check", str(metric), "--data", str(data), "--json")
+    assert done.returncode == 1
+    stage = json.loads(done.stdout)["stages"][3]
+    assert stage["status"] == "failed"
+    assert words in stage["message"]
+
+
+def test_check_reports_a_syntax_error_at_load_with_the_line(tmp_path, data):
+    done = cli("check", str(write_metric(tmp_path, "def score(:\n    pass\n")), "--data", str(data))
+    assert done.returncode == 1
+    assert "metric.py line 1" in done.stdout
+    assert "breaks the contract at load" in done.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["check", "METRIC", "--data", "missing.jsonl"],
+    ["check", "METRIC", "--data", "DATA", "--timeout", "0"],
+    ["check", "METRIC", "--data", "DATA", "--timeout", "601"],
+    ["score", "METRIC", "--data", "DATA", "--concurrency", "0"],
+    ["score", "METRIC", "--data", "DATA", "--out", "results.xlsx"],
+    ["check", "no-such-metric.py", "--data", "DATA"],
+    ["check", "METRIC"],
+    ["frobnicate"],
+])
+def test_usage_and_input_problems_exit_2_with_a_message(tmp_path, data, args):
+    metric = write_metric(tmp_path, GOOD)
+    args = [str(metric) if arg == "METRIC" else str(data) if arg == "DATA" else arg for arg in args]
+    done = cli(*args)
+    assert done.returncode == 2
+    assert "error" in done.stderr
+
+
+def test_check_exits_2_on_malformed_data(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"input": {"a": 1}, "output": "x"}\n{"input": \n')
+    done = cli("check", str(write_metric(tmp_path, GOOD)), "--data", str(bad))
+    assert done.returncode == 2
+    assert "line 2" in done.stderr
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_score_writes_every_case_to_the_out_file(tmp_path, data, suffix):
+    out = tmp_path / f"results{suffix}"
+    done = cli("score", str(write_metric(tmp_path, GOOD)), "--data", str(data), "--out", str(out),
+               "--concurrency", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    if suffix == ".jsonl":
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        assert [row["id"] for row in rows] == [f"t{n}" for n in range(12)]
+    else:
+        frame = pd.read_csv(out) if suffix == ".csv" else pd.read_parquet(out)
+        assert list(frame["id"]) == [f"t{n}" for n in range(12)]
+        assert "score.match" in frame.columns
+
+
+def test_score_exits_1_when_a_case_errs_and_still_scores_the_rest(tmp_path, data):
+    source = GOOD.replace("    ok = output", "    assert output != 'other', 'cannot score other'\n    ok = output")
+    done = cli("score", str(write_metric(tmp_path, source)), "--data", str(data), "--json")
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    statuses = [case["status"] for case in report["cases"]]
+    assert len(statuses) == 12
+    assert statuses.count("error") == 3  # t3, t6, t9; t0 has no expected label and returns first
+    assert "AssertionError: cannot score other" in report["cases"][3]["error"]
+
+
+def test_score_json_names_the_isolation_level(tmp_path, data):
+    done = cli("score", str(write_metric(tmp_path, GOOD)), "--data", str(data), "--json")
+    assert json.loads(done.stdout)["isolation"] in ("full", "reduced")
