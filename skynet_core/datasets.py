@@ -56,16 +56,16 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+import orjson
 
 from skynet_core.cases import Case, Observation
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_FILE_BYTES = 250_000_000
 """Largest case file we read. Whole files are held in memory (and JSON cells parsed
@@ -99,7 +99,7 @@ class DatasetError(ValueError):
         self.column = column
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     """What a column means. ``IGNORED`` columns are shown but not passed to the metric."""
 
     INPUT = "input"
@@ -232,11 +232,15 @@ def sample_for_check(cases: list[Case], k: int = 3) -> list[Case]:
     picked = ordered[:k]
     if len(picked) >= 2:
         for labelled in (True, False):
-            if not any((case.expected is not None) is labelled for case in picked):
-                missing = next((case for case in ordered if (case.expected is not None) is labelled), None)
+            if not any(_labelled(case) == labelled for case in picked):
+                missing = next((case for case in ordered if _labelled(case) == labelled), None)
                 if missing is not None:
                     picked[-1] = missing
     return picked
+
+
+def _labelled(case: Case) -> bool:
+    return case.expected is not None
 
 
 def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
@@ -362,6 +366,15 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not allowed in JSON; write null or a number")
 
 
+def _parse_json(text: str) -> Any:
+    """Parse with orjson for speed; on failure, the standard parser gives the message people read
+    (and accepts what orjson refuses but JSON allows, such as integers beyond 64 bits)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text, parse_constant=_reject_constant)
+
+
 def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Each non-blank line's object with its 1-based line number."""
     text = _read_text(path)
@@ -371,21 +384,25 @@ def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line, parse_constant=_reject_constant)
+            value = _parse_json(line)
         except ValueError as exc:
             detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-            raise DatasetError(
-                f"{path.name}, line {number} is not valid JSON ({detail}). Each line must hold one complete JSON "
-                "object; check for a trailing comma, a missing quote, or an object spread over several lines.",
-                line=number,
-            ) from exc
+            fix = (
+                "If the file is one JSON array of cases, write each object on its own line instead (JSON Lines)."
+                if line.strip() == "["
+                else "Each line must hold one complete JSON object; check for a trailing comma, a missing quote, "
+                "or an object spread over several lines."
+            )
+            raise DatasetError(f"{path.name}, line {number} is not valid JSON ({detail}). {fix}", line=number) from exc
         if not isinstance(value, dict):
             fix = (
                 "If the file is one JSON array of cases, write each object on its own line instead (JSON Lines)."
                 if isinstance(value, list)
                 else 'Each line must be one object like {"input": {...}, "output": ...}.'
             )
-            raise DatasetError(f"{path.name}, line {number} is {_describe(value)}, not a JSON object. {fix}", line=number)
+            raise DatasetError(
+                f"{path.name}, line {number} is {_describe(value)}, not a JSON object. {fix}", line=number
+            )
         objects.append((number, value))
     if not objects:
         raise DatasetError(f"{path.name} has no cases, only blank lines. Add one JSON object per line.")
@@ -397,11 +414,11 @@ def _measurement(value: Any, what: str, where: str, *, text_ok: bool) -> float |
 
     ``text_ok`` lets table cells hold numbers written as text; JSON has real numbers.
     """
-    meaning, example = _MEASUREMENTS[what.rpartition(".")[2]]
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     number: float | None = None
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+    # Plain int and float only: cells have been through _plain, and the numbers.Real ABC check is slow per cell.
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         number = float(value)
     elif text_ok and isinstance(value, str):
         text = value.strip()
@@ -409,6 +426,7 @@ def _measurement(value: Any, what: str, where: str, *, text_ok: bool) -> float |
             return None
         if _NUMBER_TEXT.fullmatch(text):
             number = float(text)
+    meaning, example = _MEASUREMENTS[what.rpartition(".")[2]]
     if number is None:
         raise DatasetError(
             f"{where}: {what} is {_describe(value)}, not a number. Write {meaning} as a number (e.g. {example}), "
@@ -464,8 +482,7 @@ def _jsonl_row(file: str, number: int, obj: dict[str, Any]) -> _Row:
         )
     if "output" not in obj:
         raise DatasetError(
-            f'{where} has no "output". Add the output to score to every line (any JSON value; null if there was '
-            "none).",
+            f'{where} has no "output". Add the output to score to every line (any JSON value; null if there was none).',
         )
     expected = obj.get("expected")
     if expected is not None and not isinstance(expected, dict):
@@ -487,20 +504,24 @@ def _jsonl_row(file: str, number: int, obj: dict[str, Any]) -> _Row:
 
 
 def _flatten_jsonl(objects: list[tuple[int, dict[str, Any]]]) -> pd.DataFrame:
+    import pandas as pd  # tables only: the CLI's JSONL path starts faster without pandas
+
     """One row per object: ``input``, ``expected`` and ``observation`` objects spread into
-    prefixed columns, ``output`` kept whole (its shape may differ from line to line,
+    prefixed columns (null ones add nothing), ``output`` kept whole (its shape may differ from line to line,
     and the metric must see exactly what the artifact returned)."""
     records = []
     for _, obj in objects:
         record: dict[str, Any] = {}
         for key, value in obj.items():
-            if key in ("input", "expected", "observation") and isinstance(value, dict):
-                record.update({f"{key}.{field}": item for field, item in value.items()})
+            if key in ("input", "expected", "observation") and (value is None or isinstance(value, dict)):
+                record.update({f"{key}.{field}": item for field, item in (value or {}).items()})
             else:
                 record[key] = value
         records.append(record)
     columns = list(dict.fromkeys(column for record in records for column in record))
-    frame = pd.DataFrame([[record.get(column) for column in columns] for record in records], columns=columns, dtype=object)
+    frame = pd.DataFrame(
+        [[record.get(column) for column in columns] for record in records], columns=columns, dtype=object
+    )
     frame.index = pd.Index([number for number, _ in objects], name="line")
     return frame
 
@@ -514,11 +535,15 @@ def _check_width(file: str, count: int) -> None:
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
     text = _read_text(path)
     try:
         header = next(csv.reader(io.StringIO(text)))
     except (csv.Error, StopIteration) as exc:
-        raise DatasetError(f"{path.name} has no readable header row ({exc}). Put the column names on the first line.") from exc
+        raise DatasetError(
+            f"{path.name} has no readable header row ({exc}). Put the column names on the first line."
+        ) from exc
     _check_width(path.name, len(header))
     seen: dict[str, int] = {}
     for position, column in enumerate(header, start=1):
@@ -542,6 +567,10 @@ def _read_csv(path: Path) -> pd.DataFrame:
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     _check_file(path)
     try:
         _check_width(path.name, len(pq.read_schema(path).names))
@@ -582,6 +611,9 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
 def _plain(value: Any) -> Any:
     """A cell as plain Python: numpy and pandas values converted, missing values ``None``."""
+    import numpy as np
+    import pandas as pd
+
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, np.ndarray):
@@ -605,7 +637,7 @@ def _json_cell(text: str) -> Any:
     stripped = text.strip()
     if stripped[:1] in ("{", "["):
         try:
-            return json.loads(stripped, parse_constant=_reject_constant)
+            return _parse_json(stripped)
         except ValueError:
             return text
     return text
@@ -648,7 +680,8 @@ def _check_roles(file: str, columns: list[str], roles: dict[str, tuple[Role, str
         if len(by_role.get(role, [])) > 1:
             first, second = by_role[role][:2]
             raise DatasetError(
-                f"{file}: columns {first!r} and {second!r} both have the {role.value} role. Keep one and ignore the other.",
+                f"{file}: columns {first!r} and {second!r} both have the {role.value} role. Keep one and ignore "
+                "the other.",
                 column=second,
             )
     if not by_role.get(Role.INPUT):
@@ -736,7 +769,9 @@ def cases_from_frame(
     rows = []
     for position, number in enumerate(row_numbers):
         try:
-            rows.append(_frame_row(file, unit, number, [(column, *final[column], cells[column][position]) for column in used]))
+            rows.append(
+                _frame_row(file, unit, number, [(column, *final[column], cells[column][position]) for column in used])
+            )
         except DatasetError as exc:
             exc.line = number
             raise
@@ -758,8 +793,11 @@ def _frame_row(file: str, unit: str, number: int, row: list[tuple[Any, Role, str
             elif role is Role.OBSERVATION and field:
                 measured[field] = _measurement(value, f"observation.{field}", where, text_ok=True)
             elif role is Role.OBSERVATION:
-                measured.update((key, item) for key, item in _observation(value, where, text_ok=True).to_json().items()
-                                if item is not None)
+                measured.update(
+                    (key, item)
+                    for key, item in _observation(value, where, text_ok=True).to_json().items()
+                    if item is not None
+                )
             elif role is Role.OUTPUT and not field:
                 output = value
             else:
@@ -792,7 +830,7 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         )
     positions: dict[str, int] = {}
     first_seen: dict[tuple[str, str], _Row] = {}
-    ids: dict[int, str] = {}
+    ids: list[str] = []
     for row in rows:
         candidate = row.candidate or ""
         positions[candidate] = positions.get(candidate, 0) + 1
@@ -806,7 +844,7 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
                 line=row.number,
             )
         first_seen[candidate, case_id] = row
-        ids[row.number] = case_id
+        ids.append(case_id)
 
     candidates = list(dict.fromkeys(row.candidate or "" for row in rows))
     reference = candidates[0]
@@ -816,7 +854,9 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         missing = next((case_id for case_id in reference_rows if case_id not in own), None)
         extra = next((case_id for case_id in own if case_id not in reference_rows), None)
         if missing is not None or extra is not None:
-            lacking, having, case_id = (candidate, reference, missing) if missing is not None else (reference, candidate, extra)
+            lacking, having, case_id = (
+                (candidate, reference, missing) if missing is not None else (reference, candidate, extra)
+            )
             found = (reference_rows if missing is not None else own)[case_id]
             raise DatasetError(
                 f"{file}: candidate {lacking!r} has no case with id {case_id!r}, which candidate {having!r} has "
@@ -840,33 +880,33 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         without = next((row for row in rows if row.split is None), None)
         if without is not None:
             raise DatasetError(
-                f"{without.where} has no split, but the file has a split column. Give every {unit} a split (train, "
-                "val or test), or remove the column to let the planner assign them.",
+                f"{without.where} has no split, but other {unit}s do. Give every {unit} a split (train, val or "
+                "test), or remove all splits to let the planner assign them.",
                 line=without.number,
             )
-        for row in rows:
-            ref = reference_rows[ids[row.number]]
+        for row, case_id in zip(rows, ids, strict=True):
+            ref = reference_rows[case_id]
             if row.split != ref.split:
                 raise DatasetError(
-                    f"{file}: case {ids[row.number]!r} is in split {row.split!r} at {unit} {row.number} but "
+                    f"{file}: case {case_id!r} is in split {row.split!r} at {unit} {row.number} but "
                     f"{ref.split!r} at {unit} {ref.number}. Give each case id one split for all candidates.",
                     line=row.number,
                 )
-        splits = {ids[row.number]: row.split or "" for row in rows}
+        splits = {case_id: row.split or "" for row, case_id in zip(rows, ids, strict=True)}
     else:
         splits = assign_splits(list(reference_rows))
 
     cases = [
         Case(
-            id=ids[row.number],
+            id=case_id,
             input=row.input,
             output=row.output,
             expected=row.expected,
-            split=splits[ids[row.number]],
+            split=splits[case_id],
             observation=row.observation,
             candidate=row.candidate or "",
         )
-        for row in rows
+        for row, case_id in zip(rows, ids, strict=True)
     ]
     return Dataset(name=name, cases=cases, candidates=candidates, source=source, splits_from_column=from_column)
 

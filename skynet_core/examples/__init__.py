@@ -1,0 +1,21 @@
+"""The bundled example: a support-ticket dataset and four metrics written for it.
+
+``EXAMPLE_METRICS`` maps the title a page shows to the metric file. Each metric
+follows one example of the contract's Part A, adapted to the tickets (the output
+is the JSON *text* a model returned), and handles ``expected is None``. The judge
+and reward metrics import ``skynet``, so they run only where the project provides
+that module (the isolated runner), not by a plain import.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+METRICS_DIR = Path(__file__).parent / "metrics"
+
+EXAMPLE_METRICS: dict[str, Path] = {
+    "Exact match": METRICS_DIR / "exact_match.py",
+    "Several checks (JSON)": METRICS_DIR / "json_checks.py",
+    "Model as judge": METRICS_DIR / "judge.py",
+    "Accuracy, speed and cost": METRICS_DIR / "reward.py",
+}
