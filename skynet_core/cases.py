@@ -46,10 +46,11 @@ class Case:
 
     def call_payload(self) -> dict[str, Any]:
         """The JSON the isolated child needs to call ``score`` on this case."""
+        observation = self.observation
         return {
             "id": self.id,
             "input": self.input,
             "output": self.output,
             "expected": self.expected,
-            "observation": self.observation.to_json(),
+            "observation": {"latency_ms": observation.latency_ms, "cost_usd": observation.cost_usd},
         }

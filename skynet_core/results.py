@@ -98,7 +98,7 @@ class Stage:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class JudgeUsage:
     """What the metric's ``llm`` calls cost for one case (summed over calls)."""
 
@@ -117,7 +117,7 @@ class JudgeUsage:
             self.cost_usd = (self.cost_usd or 0.0) + cost_usd
 
 
-@dataclass
+@dataclass(slots=True)
 class CaseResult:
     """The outcome of calling ``score`` on one case.
 

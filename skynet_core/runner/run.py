@@ -18,8 +18,7 @@ from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage
 from .pool import WorkerPool, default_pool
 from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
 
-MAX_BATCH_CASES = 512
-MAX_BATCH_BYTES = 1 << 20
+MAX_BATCH_CASES = 1024
 
 ResultCallback = Callable[[CaseResult], None]
 
@@ -74,22 +73,23 @@ def reply_to_result(case: Case, reply: dict[str, Any]) -> CaseResult:
     """Turn the child's (untrusted) reply into a CaseResult, refusing anything off-shape."""
     result = CaseResult(id=case.id, split=case.split, candidate=case.candidate)
     result.duration_ms = _finite(reply.get("duration_ms")) or 0.0
-    result.stdout = reply["stdout"] if isinstance(reply.get("stdout"), str) else ""
-    result.judge = _judge_usage(reply.get("judge"))
+    stdout = reply.get("stdout")
+    result.stdout = stdout if isinstance(stdout, str) else ""
+    if "judge" in reply:
+        result.judge = _judge_usage(reply["judge"])
     status = reply.get("status")
     if status == "ok":
         score = _finite(reply.get("score"))
         scores = reply.get("scores")
         feedback = reply.get("feedback")
         extra = reply.get("extra")
-        if (score is None or not isinstance(feedback, str) or not isinstance(scores, dict)
-                or not isinstance(extra, dict)
-                or not all(isinstance(k, str) and _finite(v) is not None for k, v in scores.items())):
+        if (score is None or type(feedback) is not str or type(scores) is not dict or type(extra) is not dict
+                or (scores and not all(type(k) is str and _finite(v) is not None for k, v in scores.items()))):
             result.status = CaseStatus.ERROR
             result.error = "the runner received a malformed result for this case; was the channel tampered with?"
             return result
         result.score = score
-        result.scores = {key: float(value) for key, value in scores.items()}
+        result.scores = {key: float(value) for key, value in scores.items()} if scores else {}
         result.feedback = feedback
         result.extra = extra
         return result
@@ -108,7 +108,8 @@ def reply_to_result(case: Case, reply: dict[str, Any]) -> CaseResult:
 
 
 def _finite(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    kind = type(value)
+    if kind is not float and kind is not int:
         return None
     value = float(value)
     return value if math.isfinite(value) else None
@@ -129,22 +130,8 @@ def failed_result(case: Case, status: CaseStatus, error: str, line: int | None =
 
 
 def _batches(cases: list[Case]) -> list[tuple[int, list[Case]]]:
-    """Consecutive slices small enough to keep replies flowing and memory flat."""
-    batches: list[tuple[int, list[Case]]] = []
-    start = 0
-    while start < len(cases):
-        size = 0
-        end = start
-        while end < len(cases) and end - start < MAX_BATCH_CASES and (end == start or size < MAX_BATCH_BYTES):
-            size += _rough_size(cases[end])
-            end += 1
-        batches.append((start, cases[start:end]))
-        start = end
-    return batches
-
-
-def _rough_size(case: Case) -> int:
-    return 64 + len(str(case.input)) + len(str(case.output)) + len(str(case.expected))
+    """Consecutive slices: large enough to amortise a round trip, small enough to share among workers."""
+    return [(start, cases[start:start + MAX_BATCH_CASES]) for start in range(0, len(cases), MAX_BATCH_CASES)]
 
 
 class _Shard:
@@ -174,31 +161,33 @@ class _Shard:
             self.worker = None
 
     def run_batch(self, start: int, cases: list[Case]) -> None:
-        position = 0
-        while position < len(cases):
+        todo = list(range(len(cases)))
+        while todo:
             worker = self._fresh()
-            payload = [case.call_payload() for case in cases[position:]]
-            began = time.monotonic()
+            sent, answered = todo, 0
             try:
-                for reply in worker.run(payload, start + position, self.timeout, self.llm, self.cancel):
-                    self.emit(start + position, reply_to_result(cases[position], reply))
-                    position += 1
-                    began = time.monotonic()
-            except CallTimeout as exc:
-                elapsed = (time.monotonic() - began) * 1000.0
-                self.emit(start + position, failed_result(
-                    cases[position], CaseStatus.TIMEOUT, timeout_message(self.timeout, exc.line), exc.line, elapsed))
-                position += 1
+                for reply in worker.run([cases[i].call_payload() for i in sent], self.timeout, self.llm,
+                                        self.cancel):
+                    index = sent[answered]
+                    self.emit(start + index, reply_to_result(cases[index], reply))
+                    answered += 1
+                todo = []
+            except (CallTimeout, ChildDied) as exc:
+                # The case that was running fails; those it finished but had not sent yet run again.
+                failed = exc.index if exc.index is not None and answered <= exc.index < len(sent) else answered
+                elapsed = worker.running_ms()
+                case = cases[sent[failed]]
+                if isinstance(exc, CallTimeout):
+                    result = failed_result(case, CaseStatus.TIMEOUT, timeout_message(self.timeout, exc.line),
+                                           exc.line, elapsed)
+                else:
+                    result = failed_result(case, CaseStatus.ERROR, str(exc), _line_from(str(exc)), elapsed)
+                self.emit(start + sent[failed], result)
+                todo = sent[answered:failed] + sent[failed + 1:]
                 self.close()
-                if self.halt is not None:
+                if isinstance(exc, CallTimeout) and self.halt is not None:
                     self.halt.set()
                     return
-            except ChildDied as exc:
-                elapsed = (time.monotonic() - began) * 1000.0
-                line = _line_from(str(exc))
-                self.emit(start + position, failed_result(cases[position], CaseStatus.ERROR, str(exc), line, elapsed))
-                position += 1
-                self.close()
 
 
 def _line_from(message: str) -> int | None:

@@ -137,12 +137,13 @@ def reduced_command(python_args: list[str]) -> list[str]:
     return [_interpreter(), *python_args]
 
 
-def child_args(request_fd: int, reply_fd: int, isolation: Isolation) -> list[str]:
+def child_args(request_fd: int, reply_fd: int, isolation: Isolation, progress_fd: int) -> list[str]:
     import orjson
 
     script_dir = SANDBOX_MOUNT if isolation is Isolation.FULL else str(SANDBOX_SRC)
     paths = [script_dir if path == SANDBOX_MOUNT else path for path in python_paths()]
-    return ["-I", "-S", f"{script_dir}/child.py", str(request_fd), str(reply_fd), orjson.dumps(paths).decode()]
+    return ["-I", "-S", f"{script_dir}/child.py", str(request_fd), str(reply_fd), orjson.dumps(paths).decode(),
+            str(progress_fd)]
 
 
 def apply_limits(limits: Limits) -> None:

@@ -8,10 +8,13 @@ whole process tree and the case it was on fails with a clear error.
 
 from __future__ import annotations
 
+import fcntl
+import mmap
 import os
 import re
-import selectors
+import select
 import signal
+import struct
 import subprocess
 import threading
 import time
@@ -31,15 +34,25 @@ _METRIC_LINE = re.compile(r'File "metric\.py", line (\d+)')
 
 
 class ChildDied(Exception):
-    """The child exited or broke the protocol; ``message`` says how, for people."""
+    """The child exited or broke the protocol; the message says how, for people.
+
+    ``index`` is the position (in the submitted cases) of the call that was
+    running, when the child's progress page tells it.
+    """
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.index = index
 
 
 class CallTimeout(Exception):
-    """The child did not answer within the timeout; ``line`` is where metric.py was stuck, if known."""
+    """A call outlived the timeout; ``line`` is where metric.py was stuck and ``index``
+    the running case's position, where known."""
 
-    def __init__(self, line: int | None) -> None:
+    def __init__(self, line: int | None, index: int | None = None) -> None:
         super().__init__("timeout")
         self.line = line
+        self.index = index
 
 
 class Cancelled(Exception):
@@ -72,7 +85,13 @@ class Worker:
         req_read, self._req_write = os.pipe()
         self._reply_read, reply_write = os.pipe()
         self._err_read, err_write = os.pipe()
-        args = sandbox.child_args(req_read, reply_write, isolation)
+        for fd in (req_read, self._reply_read):
+            _widen_pipe(fd)
+        progress_fd = os.memfd_create("skynet-progress", 0)
+        os.ftruncate(progress_fd, 16)
+        self._progress = mmap.mmap(progress_fd, 16)
+        self._set_idle()
+        args = sandbox.child_args(req_read, reply_write, isolation, progress_fd)
         if isolation is Isolation.FULL:
             command = sandbox.bwrap_command(args, self.limits)
             env: dict[str, str] = {}
@@ -86,19 +105,16 @@ class Worker:
             stdin=subprocess.DEVNULL,
             stdout=err_write,
             stderr=err_write,
-            pass_fds=(req_read, reply_write),
+            pass_fds=(req_read, reply_write, progress_fd),
             env=env,
             cwd=cwd,
             start_new_session=True,
             preexec_fn=lambda: sandbox.apply_limits(limits_),
         )
-        for fd in (req_read, reply_write, err_write):
+        for fd in (req_read, reply_write, err_write, progress_fd):
             os.close(fd)
         for fd in (self._reply_read, self._err_read, self._req_write):
             os.set_blocking(fd, False)
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self._reply_read, selectors.EVENT_READ, "reply")
-        self._selector.register(self._err_read, selectors.EVENT_READ, "err")
         self._python_pid: int | None = None
         self._ready: dict[str, Any] | None = None
         self._lock = threading.Lock()
@@ -122,7 +138,6 @@ class Worker:
             return
         self._closed = True
         self._kill_tree()
-        self._selector.close()
         for fd in (self._reply_read, self._err_read, self._req_write):
             try:
                 os.close(fd)
@@ -174,28 +189,48 @@ class Worker:
             message = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             raise ChildDied("the metric wrote something that is not the runner's JSON onto the runner's private "
-                            "channel; print() instead of writing to inherited file descriptors") from exc
+                            "channel; print() instead of writing to inherited file descriptors",
+                            self.running_index()) from exc
         if not isinstance(message, dict) or not isinstance(message.get("t"), str):
             raise ChildDied("the metric wrote an unexpected message onto the runner's private channel; "
-                            "print() instead of writing to inherited file descriptors")
+                            "print() instead of writing to inherited file descriptors", self.running_index())
         return message
 
     def _check(self, deadline: float, cancel: threading.Event | None) -> None:
         if cancel is not None and cancel.is_set():
             raise Cancelled()
+        if self._call_timeout is not None:
+            index, started_ns = struct.unpack_from("qq", self._progress, 0)
+            if index >= self._unanswered and started_ns and \
+                    time.monotonic_ns() - started_ns >= self._call_timeout * 1e9:
+                raise CallTimeout(self._stuck_line(), index)
         if time.monotonic() >= deadline:
-            raise CallTimeout(self._stuck_line())
+            raise CallTimeout(self._stuck_line(), self.running_index())
+
+    def running_index(self) -> int | None:
+        """The position of the call the child is in, by its progress page (None when idle)."""
+        index, started_ns = struct.unpack_from("qq", self._progress, 0)
+        return index if index >= 0 and started_ns else None
+
+    def running_ms(self) -> float:
+        _, started_ns = struct.unpack_from("qq", self._progress, 0)
+        return (time.monotonic_ns() - started_ns) / 1e6 if started_ns else 0.0
+
+    def _set_idle(self) -> None:
+        struct.pack_into("qq", self._progress, 0, -1, 0)
+        self._call_timeout: float | None = None
+        self._unanswered = 0
 
     def _pump(self, wait: float, want_write: bool = False) -> None:
-        """Read whatever the child has sent (replies and stderr) for up to ``wait`` seconds."""
-        if want_write:
-            time.sleep(min(wait, 0.005))
-            wait = 0.0
-        for key, _ in self._selector.select(wait):
-            chunk = self._read(key.fd)
+        """Read whatever the child has sent (replies and stderr) for up to ``wait`` seconds,
+        returning early when the request pipe has room again if ``want_write``."""
+        readable, _, _ = select.select([self._reply_read, self._err_read],
+                                       [self._req_write] if want_write else [], [], wait)
+        for fd in readable:
+            chunk = self._read(fd)
             if chunk is None:
                 continue
-            if key.data == "err":
+            if fd == self._err_read:
                 if chunk:
                     self._stderr += chunk
                     if len(self._stderr) > STDERR_KEEP:
@@ -203,7 +238,7 @@ class Worker:
                 continue
             if not chunk:
                 self._drain_stderr()
-                raise ChildDied(self._death_message("the metric's process exited"))
+                raise ChildDied(self._death_message("the metric's process exited"), self.running_index())
             self._buffer += chunk
             if b"\n" in chunk:
                 *complete, rest = self._buffer.split(b"\n")
@@ -211,7 +246,8 @@ class Worker:
                 self._buffer = bytearray(rest)
             if len(self._buffer) > MAX_LINE_BYTES:
                 raise ChildDied(f"the metric's process sent a reply over {MAX_LINE_BYTES >> 20} MiB; "
-                                "return less (feedback and side information are capped at 1 MB)")
+                                "return less (feedback and side information are capped at 1 MB)",
+                                self.running_index())
 
     def _read(self, fd: int) -> bytes | None:
         """Bytes read, ``b""`` at end of file, ``None`` when nothing was ready after all."""
@@ -312,34 +348,45 @@ class Worker:
             raise ChildDied("the metric's process answered the load with an unexpected message")
         return reply
 
-    def run(self, cases: list[dict[str, Any]], start: int, timeout: float, llm: LlmHandler | None,
+    def run(self, cases: list[dict[str, Any]], timeout: float, llm: LlmHandler | None,
             cancel: threading.Event | None = None) -> Iterator[dict[str, Any]]:
         """Yield one reply per case, in order; each call of score gets ``timeout`` seconds.
 
-        Raises CallTimeout, ChildDied or Cancelled for the case at the current
-        position; the caller fails that case and carries on in a fresh worker.
+        Raises CallTimeout, ChildDied or Cancelled; their ``index`` names the
+        case that was running. Results the child had not sent yet are lost
+        with it: the caller runs those cases again in a fresh worker.
         """
-        deadline = time.monotonic() + timeout
-        self.send({"op": "cases", "start": start, "cases": cases}, deadline, cancel)
-        expected = start
+        # A guard for a child stuck outside any call (its progress page then shows no running case).
+        guard_s = timeout + 5.0
+        self._set_idle()
+        self.send({"op": "cases", "cases": cases}, time.monotonic() + guard_s, cancel)
+        self._call_timeout = timeout
         judge: list[dict[str, Any]] = []
-        while expected < start + len(cases):
-            message = self.receive(deadline, cancel)
-            kind = message["t"]
-            if kind == "llm":
-                # The judge's time counts toward the call's timeout like any other work.
-                reply = self._answer_llm(message, llm, deadline, cancel)
-                if "usage" in reply:
-                    judge.append(reply.pop("usage"))
-                self.send(reply, deadline, cancel)
-                continue
-            if kind != "result" or message.get("i") != expected:
-                raise ChildDied("the metric wrote an out-of-order message onto the runner's private channel")
-            message["judge"] = judge
-            judge = []
-            expected += 1
-            deadline = time.monotonic() + timeout
-            yield message
+        try:
+            while self._unanswered < len(cases):
+                message = self.receive(time.monotonic() + guard_s, cancel)
+                kind = message["t"]
+                if kind == "llm":
+                    # The judge's time counts toward the call's timeout like any other work.
+                    reply = self._answer_llm(message, llm, time.monotonic() + guard_s, cancel)
+                    if "usage" in reply:
+                        judge.append(reply.pop("usage"))
+                    self.send(reply, time.monotonic() + guard_s, cancel)
+                    continue
+                items = message.get("items") if kind == "results" else None
+                if not isinstance(items, list):
+                    raise ChildDied("the metric wrote an unexpected message onto the runner's private channel",
+                                    self.running_index())
+                for item in items:
+                    if not isinstance(item, dict) or item.get("i") != self._unanswered:
+                        raise ChildDied("the metric wrote an out-of-order message onto the runner's private "
+                                        "channel", self.running_index())
+                    if judge:
+                        item["judge"], judge = judge, []
+                    self._unanswered += 1
+                    yield item
+        finally:
+            self._call_timeout = None
 
     def _answer_llm(self, message: dict[str, Any], llm: LlmHandler | None, deadline: float,
                     cancel: threading.Event | None) -> dict[str, Any]:
@@ -357,6 +404,14 @@ class Worker:
             self._check(deadline, cancel)
             thread.join(0.05)
         return {"op": "llm_reply", **result}
+
+
+def _widen_pipe(fd: int) -> None:
+    """A 1 MiB pipe lets a whole batch of cases or results cross in one write (Linux only)."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (AttributeError, OSError):
+        pass  # the default size works, only with more round trips
 
 
 def last_metric_line(text: str) -> int | None:

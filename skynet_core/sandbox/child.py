@@ -3,9 +3,13 @@
 STDLIB ONLY (orjson when the sandbox can see it). Started by
 ``skynet_core.runner`` inside bubblewrap (or a reduced sandbox) as
 
-    python -I -S child.py REQUEST_FD REPLY_FD SYS_PATH_JSON
+    python -I -S child.py REQUEST_FD REPLY_FD SYS_PATH_JSON PROGRESS_FD
 
-It speaks JSON lines: requests on REQUEST_FD, replies on REPLY_FD. Metric
+It speaks JSON lines: requests on REQUEST_FD, replies on REPLY_FD. Results
+are sent in small batches (every few ms) to keep per-case cost low; so that
+the parent can still time each call and name the case that hangs or
+crashes, the child writes (case index, start time) into the shared
+PROGRESS_FD page before each call and (-1, 0) when idle. Metric
 code is untrusted; nothing it returns leaves this process except as JSON.
 The parent enforces every timeout and limit; this side only reports.
 """
@@ -20,8 +24,10 @@ sys.path[:0] = json.loads(sys.argv[3])
 import faulthandler  # noqa: E402  (sys.path is set first so the sandbox finds its packages)
 import io  # noqa: E402
 import linecache  # noqa: E402
+import mmap  # noqa: E402
 import os  # noqa: E402
 import signal  # noqa: E402
+import struct  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -41,12 +47,17 @@ METRIC_FILE = "metric.py"
 MAX_REPLY_BYTES = 1 << 20
 MAX_FEEDBACK_CHARS = 256 * 1024
 PRINT_HEAD = PRINT_TAIL = 4000
+FLUSH_EVERY_S = 0.005
+FLUSH_EVERY_N = 256
 
 
 class CappedText(io.TextIOBase):
     """Captures what the metric prints, keeping the head and the tail of a flood."""
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.head: list[str] = []
         self.head_len = 0
         self.tail = ""
@@ -80,6 +91,15 @@ class Channel:
         self.reader = os.fdopen(request_fd, "rb", buffering=1 << 16)
         self.reply_fd = reply_fd
         self.lock = threading.Lock()
+        self.pending: list[dict[str, Any]] = []
+
+    def queue(self, result: dict[str, Any]) -> None:
+        self.pending.append(result)
+
+    def flush(self) -> None:
+        if self.pending:
+            items, self.pending = self.pending, []
+            self.send({"t": "results", "items": items})
 
     def send(self, message: dict[str, Any]) -> None:
         data = encode(message) + b"\n"
@@ -96,6 +116,7 @@ class Channel:
 
     def llm(self, request: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
+            self.flush()  # results before this call must not wait behind the model's answer
             self.send({"t": "llm", **request})
             reply = self.receive()
         if reply is None:
@@ -139,10 +160,25 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:2000]}" if text else type(exc).__name__
 
 
+class Progress:
+    """The shared page where the parent reads which case is running and since when."""
+
+    def __init__(self, fd: int) -> None:
+        self.page = mmap.mmap(fd, 16)
+        os.close(fd)
+
+    def running(self, index: int) -> None:
+        struct.pack_into("qq", self.page, 0, index, time.monotonic_ns())
+
+    def idle(self) -> None:
+        struct.pack_into("qq", self.page, 0, -1, 0)
+
+
 class Metric:
     def __init__(self) -> None:
         self.score = None
         self.arity = 3
+        self.captured = Captured()
 
     def load(self, source: str) -> dict[str, Any]:
         lines = source.splitlines(keepends=True)
@@ -174,7 +210,7 @@ class Metric:
         _context.set_case(case.get("observation"))
         args = (case["input"], case["output"], case["expected"])[: self.arity]
         result: dict[str, Any]
-        with Captured() as captured:
+        with self.captured as captured:
             started = time.perf_counter()
             try:
                 value = self.score(*args)
@@ -194,8 +230,11 @@ class Metric:
 class Captured:
     """Redirects sys.stdout and sys.stderr into one capped buffer for the duration of a call."""
 
-    def __enter__(self) -> CappedText:
+    def __init__(self) -> None:
         self.buffer = CappedText()
+
+    def __enter__(self) -> CappedText:
+        self.buffer.reset()
         self.saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = self.buffer
         return self.buffer
@@ -224,6 +263,8 @@ def _fit(result: dict[str, Any]) -> dict[str, Any]:
     feedback = result.get("feedback")
     if isinstance(feedback, str) and len(feedback) > MAX_FEEDBACK_CHARS:
         return _too_big(result, f"feedback is {len(feedback):,} characters; keep it under {MAX_FEEDBACK_CHARS:,}")
+    if not result.get("extra") and len(result.get("stdout", "")) < PRINT_HEAD and len(result.get("error", "")) < 4096:
+        return result  # only strings and numbers: already known to be small and encodable
     try:
         size = len(encode(result))
     except (TypeError, ValueError, RecursionError, OverflowError) as exc:
@@ -242,6 +283,7 @@ def _too_big(result: dict[str, Any], message: str) -> dict[str, Any]:
 
 def main() -> None:
     channel = Channel(int(sys.argv[1]), int(sys.argv[2]))
+    progress = Progress(int(sys.argv[4]))
     # A crash or a stuck call dumps the Python stack to stderr, which the parent
     # reads to name the metric.py line (C-level handlers work even inside a regex).
     faulthandler.enable(file=sys.__stderr__)
@@ -257,8 +299,16 @@ def main() -> None:
         if op == "load":
             channel.send(metric.load(request["source"]))
         elif op == "cases":
+            last_flush = time.perf_counter()
             for index, case in enumerate(request["cases"]):
-                channel.send(metric.call(request["start"] + index, case))
+                progress.running(index)
+                channel.queue(metric.call(index, case))
+                now = time.perf_counter()
+                if now - last_flush >= FLUSH_EVERY_S or len(channel.pending) >= FLUSH_EVERY_N:
+                    channel.flush()
+                    last_flush = now
+            progress.idle()
+            channel.flush()
 
 
 if __name__ == "__main__":
