@@ -130,17 +130,18 @@ def reward_pair(
       that is ``None`` or NaN was not measured: that part scores 0.
 
     Returns ``(reward, {"feedback": ..., "scores": {...}})``. ``scores`` holds every part that
-    is not off, whatever its weight. The feedback is ``feedback`` followed by one line for each
-    part that counts (weight above 0), in the order error, speed, cost::
+    is not off, whatever its weight. The feedback is ``feedback`` (left out when empty) followed
+    by one line for each of those parts, in the order error, speed, cost::
 
         Correct.
         Speed: 850 ms against a 2000 ms reference, 0.70.
         Cost: $0.0020 against a $0.01 reference, 0.83.
 
     An error line (``Error: 0.25 against a 1 reference, 0.80.``) appears only with
-    ``accuracy.reference``; a part that was not measured gets
-    ``Speed was not measured for this case, so it scored 0.`` instead. Parts with weight 0
-    get no line, so the engines are not told to improve what does not count.
+    ``accuracy.reference``. A part that was not measured gets
+    ``Speed was not measured for this case, so it scored 0.`` instead. The line of a part with
+    weight 0 ends ``0.83 (weight 0, so it does not count).``, so the engines reading the feedback
+    are not led to improve what does not count.
     """
     norm = validate_reward_spec(spec)
     if not isinstance(feedback, str):
@@ -149,10 +150,11 @@ def reward_pair(
     lines: list[str] = []
     s_accuracy = _accuracy_score(accuracy, norm.accuracy_ref)
     scores: dict[str, float] = {"accuracy": s_accuracy}
-    if norm.accuracy_ref is not None and weights["accuracy"] > 0:
+    if norm.accuracy_ref is not None:
+        reference = _plain(norm.accuracy_ref)
         lines.append(
-            f"Error: {_brief(float(accuracy))} against {_article(_plain(norm.accuracy_ref))} "
-            f"{_plain(norm.accuracy_ref)} reference, {s_accuracy:.2f}."
+            f"Error: {_brief(float(accuracy))} against {_article(reference)} {reference} reference, "
+            f"{s_accuracy:.2f}{_uncounted(weights['accuracy'])}."
         )
     measured = {"speed": latency_ms, "cost": cost_usd}
     for part in ("speed", "cost"):
@@ -162,8 +164,7 @@ def reward_pair(
         x = _measurement(measured[part], part)
         score = 0.0 if x is None else part_score(x, ref)
         scores[part] = score
-        if weights[part] > 0:
-            lines.append(_part_line(part, x, ref, score))
+        lines.append(_part_line(part, x, ref, score) + _uncounted(weights[part]) + ".")
     reward = (
         weights["accuracy"] * s_accuracy
         + weights["speed"] * scores.get("speed", 0.0)
@@ -338,13 +339,17 @@ def _measurement(value: Any, part: str) -> float | None:
 
 
 def _part_line(part: str, x: float | None, ref: float, score: float) -> str:
-    label = part.capitalize()
+    """The feedback line of a speed or cost part, without its final full stop."""
     if x is None:
-        return f"{label} was not measured for this case, so it scored 0."
+        return f"{part.capitalize()} was not measured for this case, so it scored 0"
     if part == "speed":
         reference = f"{_plain(ref)} ms"
-        return f"Speed: {_brief(x)} ms against {_article(reference)} {reference} reference, {score:.2f}."
-    return f"Cost: {_usd(x)} against a ${_plain(ref)} reference, {score:.2f}."
+        return f"Speed: {_brief(x)} ms against {_article(reference)} {reference} reference, {score:.2f}"
+    return f"Cost: {_usd(x)} against a ${_plain(ref)} reference, {score:.2f}"
+
+
+def _uncounted(weight: float) -> str:
+    return " (weight 0, so it does not count)" if weight == 0 else ""
 
 
 def _plain(value: float) -> str:
