@@ -1,0 +1,81 @@
+"""Comparing two versions of metric.py: the text diff and the per-case change in scores.
+
+A case is compared when both runs have it (by candidate and id). Its delta is
+``new - old`` when both scored ok; a change of status (ok → error, say) is
+reported without a delta, since a failed case has no score.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .results import CaseResult
+
+
+def unified_diff(old: str, new: str, old_name: str = "old/metric.py", new_name: str = "new/metric.py") -> str:
+    """A unified diff of two metric.py texts ("" when they are equal)."""
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        fromfile=old_name, tofile=new_name))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The per-case table and its summary. ``table`` columns: id, split, candidate, old_status,
+    new_status, old_score, new_score, delta, old_feedback, new_feedback (largest |delta| first)."""
+
+    table: pd.DataFrame
+    improved: int
+    worsened: int
+    unchanged: int
+    status_changed: int
+    old_mean: float | None
+    new_mean: float | None
+    only_old: int
+    only_new: int
+
+
+def compare_runs(old: list[CaseResult], new: list[CaseResult], *, tolerance: float = 1e-9) -> Comparison:
+    """Pair the two runs' results by (candidate, id) and measure what changed."""
+    old_by_key = {(result.candidate, result.id): result for result in old}
+    new_by_key = {(result.candidate, result.id): result for result in new}
+    rows = []
+    for key, after in new_by_key.items():
+        before = old_by_key.get(key)
+        if before is None:
+            continue
+        both_ok = before.ok and after.ok
+        rows.append({
+            "id": after.id,
+            "split": after.split,
+            "candidate": after.candidate,
+            "old_status": before.status.value,
+            "new_status": after.status.value,
+            "old_score": before.score,
+            "new_score": after.score,
+            "delta": (after.score - before.score) if both_ok else None,
+            "old_feedback": before.feedback if before.ok else before.error.split("\n", 1)[0],
+            "new_feedback": after.feedback if after.ok else after.error.split("\n", 1)[0],
+        })
+    table = pd.DataFrame(rows, columns=["id", "split", "candidate", "old_status", "new_status", "old_score",
+                                        "new_score", "delta", "old_feedback", "new_feedback"])
+    for column in ("old_score", "new_score", "delta"):
+        table[column] = pd.to_numeric(table[column], errors="coerce")
+    if not table.empty:
+        table = table.reindex(table["delta"].abs().sort_values(ascending=False, na_position="first").index)
+        table = table.reset_index(drop=True)
+    deltas = table["delta"].dropna()
+    scored = table.dropna(subset=["delta"])
+    return Comparison(
+        table=table,
+        improved=int((deltas > tolerance).sum()),
+        worsened=int((deltas < -tolerance).sum()),
+        unchanged=int((deltas.abs() <= tolerance).sum()),
+        status_changed=int((table["old_status"] != table["new_status"]).sum()),
+        old_mean=float(scored["old_score"].mean()) if len(scored) else None,
+        new_mean=float(scored["new_score"].mean()) if len(scored) else None,
+        only_old=len(old_by_key.keys() - new_by_key.keys()),
+        only_new=len(new_by_key.keys() - old_by_key.keys()),
+    )

@@ -1,0 +1,57 @@
+"""Comparing two metric versions: the diff and the per-case score changes."""
+
+from __future__ import annotations
+
+import pytest
+
+from skynet_core.history import compare_runs, unified_diff
+from skynet_core.results import CaseResult, CaseStatus
+
+
+def ok(case_id: str, score: float, feedback: str = "") -> CaseResult:
+    return CaseResult(id=case_id, score=score, feedback=feedback)
+
+
+def failed(case_id: str, error: str = "ZeroDivisionError: division by zero\ntraceback") -> CaseResult:
+    return CaseResult(id=case_id, status=CaseStatus.ERROR, error=error)
+
+
+def test_diff_shows_changed_lines_only_and_is_empty_for_equal_texts():
+    old = "def score(i, o, e=None):\n    return 0.0, {'feedback': 'Wrong.'}\n"
+    new = "def score(i, o, e=None):\n    return 0.0, {'feedback': 'Expected x.'}\n"
+    diff = unified_diff(old, new)
+    assert "-    return 0.0, {'feedback': 'Wrong.'}" in diff
+    assert "+    return 0.0, {'feedback': 'Expected x.'}" in diff
+    assert unified_diff(old, old) == ""
+
+
+def test_compare_counts_improved_worsened_and_unchanged_cases():
+    old = [ok("a", 0.0), ok("b", 1.0), ok("c", 0.5)]
+    new = [ok("a", 1.0), ok("b", 0.5), ok("c", 0.5)]
+    comparison = compare_runs(old, new)
+    assert (comparison.improved, comparison.worsened, comparison.unchanged) == (1, 1, 1)
+    assert comparison.old_mean == pytest.approx(0.5)
+    assert comparison.new_mean == pytest.approx(2 / 3)
+    assert list(comparison.table["id"])[:2] == ["a", "b"]  # largest change first
+
+
+def test_a_status_change_is_reported_without_a_delta():
+    comparison = compare_runs([ok("a", 1.0)], [failed("a")])
+    row = comparison.table.iloc[0]
+    assert comparison.status_changed == 1
+    assert (row["old_status"], row["new_status"]) == ("ok", "error")
+    assert row["delta"] != row["delta"]  # NaN: a failed case has no score
+    assert row["new_feedback"] == "ZeroDivisionError: division by zero"
+
+
+def test_cases_in_only_one_run_are_counted_not_compared():
+    comparison = compare_runs([ok("a", 1.0), ok("gone", 1.0)], [ok("a", 1.0), ok("new", 0.0)])
+    assert (comparison.only_old, comparison.only_new) == (1, 1)
+    assert list(comparison.table["id"]) == ["a"]
+
+
+def test_cases_pair_by_candidate_and_id():
+    old = [CaseResult(id="1", candidate="fast", score=0.0), CaseResult(id="1", candidate="slow", score=1.0)]
+    new = [CaseResult(id="1", candidate="fast", score=1.0), CaseResult(id="1", candidate="slow", score=1.0)]
+    comparison = compare_runs(old, new)
+    assert comparison.improved == 1 and comparison.unchanged == 1
