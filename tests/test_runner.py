@@ -1,0 +1,134 @@
+"""The isolated runner: order, concurrency, cancellation, recovery after a bad case, parallel runs."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from skynet_core.cases import Case
+from skynet_core.results import CaseStatus, Isolation
+from skynet_core.runner import WorkerPool, score_cases
+
+ECHO = "def score(input, output, expected=None):\n    return float(input['n']), {'feedback': output}\n"
+
+
+def numbered(count: int, output: str = "x") -> list[Case]:
+    return [Case(id=f"c{n}", input={"n": n}, output=output) for n in range(count)]
+
+
+def test_results_come_back_in_case_order_with_concurrency(pool):
+    run = score_cases(ECHO, numbered(3000), timeout=10, pool=pool, concurrency=3)
+    assert [result.id for result in run.results] == [f"c{n}" for n in range(3000)]
+    assert [result.score for result in run.results] == [float(n) for n in range(3000)]
+    assert run.by_status == {"ok": 3000}
+
+
+def test_a_crash_fails_one_case_and_the_rest_run_in_a_fresh_child(pool):
+    source = ("import os\n\ndef score(input, output, expected=None):\n"
+              "    if input['n'] == 5:\n        os._exit(7)\n"
+              "    return 1.0, {'feedback': 'ok'}\n")
+    run = score_cases(source, numbered(20), timeout=10, pool=pool)
+    statuses = [result.status for result in run.results]
+    assert statuses[5] is CaseStatus.ERROR
+    assert "exited with code 7" in run.results[5].error
+    assert statuses[:5] == [CaseStatus.OK] * 5 and statuses[6:] == [CaseStatus.OK] * 14
+
+
+def test_a_hang_after_unsent_results_blames_the_right_case_and_reruns_the_others(pool):
+    # Cases 0-9 finish within the child's 5 ms send window; case 10 hangs before they are sent.
+    source = ("def score(input, output, expected=None):\n"
+              "    while input['n'] == 10:\n        pass\n"
+              "    return float(input['n']), {'feedback': 'ok'}\n")
+    run = score_cases(source, numbered(15), timeout=1, pool=pool)
+    assert [result.status for result in run.results].count(CaseStatus.TIMEOUT) == 1
+    assert run.results[10].status is CaseStatus.TIMEOUT
+    assert "metric.py line 2" in run.results[10].error or "metric.py line 3" in run.results[10].error
+    assert [result.score for result in run.results if result.ok] == [float(n) for n in range(15) if n != 10]
+
+
+def test_cancel_stops_a_run_and_returns_what_finished(pool):
+    source = "import time\n\ndef score(input, output, expected=None):\n    time.sleep(0.05)\n" \
+             "    return 1.0, {'feedback': ''}\n"
+    cancel = threading.Event()
+    seen = []
+
+    def on_result(result):
+        seen.append(result)
+        if len(seen) == 5:
+            cancel.set()
+
+    started = time.monotonic()
+    run = score_cases(source, numbered(200), timeout=10, pool=pool, cancel=cancel, on_result=on_result)
+    assert run.cancelled
+    assert 5 <= len(run.results) < 200
+    assert time.monotonic() - started < 5
+
+
+def test_two_runs_at_once_do_not_affect_each_other(pool):
+    outputs: dict[str, list[float | None]] = {}
+
+    def run(name: str, factor: float) -> None:
+        source = f"def score(input, output, expected=None):\n    return {factor} * input['n'], {{'feedback': ''}}\n"
+        outputs[name] = [r.score for r in score_cases(source, numbered(500), timeout=10, pool=pool).results]
+
+    threads = [threading.Thread(target=run, args=(name, factor)) for name, factor in (("a", 1.0), ("b", -1.0))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert outputs["a"] == [float(n) for n in range(500)]
+    assert outputs["b"] == [-float(n) for n in range(500)]
+
+
+def test_module_state_persists_across_cases_of_one_run_but_not_across_runs(pool):
+    source = "SEEN = []\n\ndef score(input, output, expected=None):\n    SEEN.append(1)\n" \
+             "    return float(len(SEEN)), {'feedback': ''}\n"
+    first = score_cases(source, numbered(3), timeout=10, pool=pool)
+    second = score_cases(source, numbered(3), timeout=10, pool=pool)
+    assert [r.score for r in first.results] == [1.0, 2.0, 3.0]
+    assert [r.score for r in second.results] == [1.0, 2.0, 3.0]
+
+
+def test_a_metric_that_does_not_load_fails_every_case_with_the_load_error(pool):
+    run = score_cases("def score(:\n", numbered(4), timeout=10, pool=pool)
+    assert run.load_error is not None and run.load_error.line == 1
+    assert all(r.status is CaseStatus.ERROR and "did not load" in r.error for r in run.results)
+
+
+def test_a_warm_pool_hands_out_a_started_child():
+    pool = WorkerPool(spares=1)
+    try:
+        deadline = time.monotonic() + 20
+        while not pool._ready and time.monotonic() < deadline:
+            time.sleep(0.05)
+        spare = pool._ready[0]
+        worker = pool.take()
+        assert worker is spare and worker.alive
+        worker.close()
+    finally:
+        pool.close()
+
+
+def test_reduced_isolation_still_runs_metrics_in_a_child():
+    pool = WorkerPool(isolation=Isolation.REDUCED, spares=0)
+    try:
+        source = "import os\n\ndef score(input, output, expected=None):\n" \
+                 "    return float(os.getpid()), {'feedback': ''}\n"
+        run = score_cases(source, numbered(1), timeout=10, pool=pool)
+        assert run.isolation is Isolation.REDUCED
+        assert run.results[0].ok and run.results[0].score != float(os.getpid())
+    finally:
+        pool.close()
+
+
+@pytest.mark.parametrize("timeout", [1.0])
+def test_a_slow_import_is_bounded_by_the_timeout(pool, timeout):
+    started = time.monotonic()
+    run = score_cases("import time\ntime.sleep(30)\n\ndef score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n",
+                      numbered(2), timeout=timeout, pool=pool)
+    assert time.monotonic() - started < timeout + 3
+    assert run.load_error is not None
+    assert "loading metric.py did not finish within 1 s, stuck at metric.py line 2" in run.load_error.message
