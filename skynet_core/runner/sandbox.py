@@ -146,8 +146,28 @@ def child_args(request_fd: int, reply_fd: int, isolation: Isolation, progress_fd
             str(progress_fd)]
 
 
-def apply_limits(limits: Limits) -> None:
+CLONE_NEWNET = 0x40000000
+
+
+def cut_network() -> bool:
+    """Move this process into a new, empty network namespace (reduced isolation's best effort).
+
+    Works for root, and for other users where unprivileged user namespaces are
+    allowed only together with a user namespace, which we do not attempt here.
+    """
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.unshare(CLONE_NEWNET) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def apply_limits(limits: Limits, isolation: Isolation = Isolation.FULL) -> None:
     """Runs in the forked child before exec: the limits every process it starts inherits."""
+    if isolation is Isolation.REDUCED:
+        cut_network()
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))

@@ -109,7 +109,7 @@ class Worker:
             env=env,
             cwd=cwd,
             start_new_session=True,
-            preexec_fn=lambda: sandbox.apply_limits(limits_),
+            preexec_fn=lambda: sandbox.apply_limits(limits_, isolation),
         )
         for fd in (req_read, reply_write, err_write, progress_fd):
             os.close(fd)
