@@ -19,6 +19,7 @@ from .pool import WorkerPool, default_pool
 from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
 
 MAX_BATCH_CASES = 1024
+GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
 
 ResultCallback = Callable[[CaseResult], None]
 
@@ -129,9 +130,18 @@ def failed_result(case: Case, status: CaseStatus, error: str, line: int | None =
                       line=line, duration_ms=duration_ms, stdout=stdout)
 
 
-def _batches(cases: list[Case]) -> list[tuple[int, list[Case]]]:
-    """Consecutive slices: large enough to amortise a round trip, small enough to share among workers."""
-    return [(start, cases[start:start + MAX_BATCH_CASES]) for start in range(0, len(cases), MAX_BATCH_CASES)]
+def batch_size(remaining: int, workers: int) -> int:
+    """How many of the ``remaining`` cases the next slice takes.
+
+    One worker takes slices of ``MAX_BATCH_CASES`` (fewest round trips).
+    Several take a share of what is left that shrinks as the run goes on
+    (guided scheduling): large slices first, then smaller ones, so that no
+    worker is left with a long tail while the others idle, whether a case
+    takes microseconds or a slow judge's whole second.
+    """
+    if workers <= 1:
+        return min(MAX_BATCH_CASES, remaining)
+    return max(1, min(MAX_BATCH_CASES, remaining // (workers * GUIDED_SHARES)))
 
 
 class _Shard:
@@ -225,19 +235,20 @@ def score_cases(source: str, cases: list[Case], *, timeout: float = 60.0, concur
         if on_result is not None:
             on_result(result)
 
-    batches = _batches(cases)
-    next_batch = [0]
+    workers = max(1, min(int(concurrency), len(cases) or 1))
+    next_start = [0]
     cancelled = [False]
 
     halt = threading.Event() if stop_on_timeout else None
 
     def take_batch() -> tuple[int, list[Case]] | None:
         with lock:
-            if next_batch[0] >= len(batches) or load_error or (halt is not None and halt.is_set()):
+            start = next_start[0]
+            if start >= len(cases) or load_error or (halt is not None and halt.is_set()):
                 return None
-            batch = batches[next_batch[0]]
-            next_batch[0] += 1
-            return batch
+            end = start + batch_size(len(cases) - start, workers)
+            next_start[0] = end
+            return start, cases[start:end]
 
     def drive(shard: _Shard) -> None:
         try:
@@ -251,7 +262,6 @@ def score_cases(source: str, cases: list[Case], *, timeout: float = 60.0, concur
         finally:
             shard.close()
 
-    workers = max(1, min(int(concurrency), len(batches) or 1))
     shards = [_Shard(source, pool, timeout, llm, cancel, emit, worker if i == 0 else None, halt)
               for i in range(workers)]
     threads = [threading.Thread(target=drive, args=(shard,), daemon=True) for shard in shards[1:]]

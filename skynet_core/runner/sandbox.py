@@ -112,7 +112,7 @@ def bwrap_command(python_args: list[str], limits: Limits) -> list[str]:
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
         "--proc", "/proc", "--dev", "/dev",
-        "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
+        "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",  # writable by the sandbox user
         "--chdir", "/tmp",
     ]
     made: set[str] = set()

@@ -30,6 +30,7 @@ from . import sandbox
 MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest replies at 1 MiB
 STDERR_KEEP = 64 * 1024
 KILL_GRACE_S = 0.25  # after SIGUSR1, time for the stack dump before SIGKILL
+ANSWER_SLACK_S = 0.5  # beyond the timeout, since the last results: the child's flush interval and then some
 _METRIC_LINE = re.compile(r'File "metric\.py", line (\d+)')
 
 
@@ -153,6 +154,7 @@ class Worker:
     def _kill_tree(self) -> None:
         # The child's session holds its process group; in full isolation the PID
         # namespace dies with bubblewrap, taking even processes that called setsid.
+        reaper = _first_child(self.process.pid) if self.isolation is Isolation.FULL else None
         for sig_target in (lambda: os.killpg(self.process.pid, signal.SIGKILL),
                            lambda: self.process.kill()):
             try:
@@ -163,6 +165,12 @@ class Worker:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        # The sandbox's PID-1 reaper finishes exiting only after every process in the sandbox has:
+        # wait for it, so that a fork storm's processes no longer count against the sandbox user's
+        # process limit when the next sandbox starts.
+        deadline = time.monotonic() + 2.0
+        while reaper is not None and _alive(reaper) and time.monotonic() < deadline:
+            time.sleep(0.002)
 
     # -- channel ---------------------------------------------------------
 
@@ -282,17 +290,22 @@ class Worker:
         except subprocess.TimeoutExpired:
             code = None
         text = self.stderr_text()
+        if code is not None and code > 128 and self.isolation is Isolation.FULL:
+            code = 128 - code  # bubblewrap reports its child's death by signal N as exit code 128 + N
         if code is not None and code < 0:
             try:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
             detail = {"SIGSEGV": " (a segmentation fault: a crash in native code or unbounded recursion)",
-                      "SIGKILL": " (killed: often the memory limit)",
+                      "SIGKILL": " (killed: by metric code, or the machine ran out of memory)",
                       "SIGXFSZ": " (a file grew past the sandbox's file size limit)"}.get(name, "")
             what = f"{what}: {name}{detail}"
-        elif code not in (None, 0):
-            what = f"{what} with code {code} (sys.exit or os._exit in metric code?)"
+        elif code is not None:
+            # sys.exit in score is caught and reported by the child, so an exit comes from os._exit
+            # or from the child failing to answer on a channel that metric code closed.
+            what = (f"{what} with code {code} (did metric code call os._exit, "
+                    "or close the runner's file descriptors?)")
         if "Fatal Python error" in text:
             what += ": " + text[text.index("Fatal Python error"):].splitlines()[0]
         line = last_metric_line(text)
@@ -356,22 +369,26 @@ class Worker:
         case that was running. Results the child had not sent yet are lost
         with it: the caller runs those cases again in a fresh worker.
         """
-        # A guard for a child stuck outside any call (its progress page then shows no running case).
-        guard_s = timeout + 5.0
+        # The progress page lives in the child's memory, where metric code can rewrite it, so calls
+        # are also bounded by the parent's own clock: the running call started at most one flush
+        # interval after the last results arrived (or after the cases were sent). Nothing else the
+        # child sends, such as a model call, moves that bound.
+        limit_s = timeout + ANSWER_SLACK_S
         self._set_idle()
-        self.send({"op": "cases", "cases": cases}, time.monotonic() + guard_s, cancel)
+        self.send({"op": "cases", "cases": cases}, time.monotonic() + limit_s, cancel)
         self._call_timeout = timeout
+        answered_at = time.monotonic()
         judge: list[dict[str, Any]] = []
         try:
             while self._unanswered < len(cases):
-                message = self.receive(time.monotonic() + guard_s, cancel)
+                message = self.receive(answered_at + limit_s, cancel)
                 kind = message["t"]
                 if kind == "llm":
                     # The judge's time counts toward the call's timeout like any other work.
-                    reply = self._answer_llm(message, llm, time.monotonic() + guard_s, cancel)
+                    reply = self._answer_llm(message, llm, answered_at + limit_s, cancel)
                     if "usage" in reply:
                         judge.append(reply.pop("usage"))
-                    self.send(reply, time.monotonic() + guard_s, cancel)
+                    self.send(reply, answered_at + limit_s, cancel)
                     continue
                 items = message.get("items") if kind == "results" else None
                 if not isinstance(items, list):
@@ -381,10 +398,11 @@ class Worker:
                     if not isinstance(item, dict) or item.get("i") != self._unanswered:
                         raise ChildDied("the metric wrote an out-of-order message onto the runner's private "
                                         "channel", self.running_index())
-                    if judge:
-                        item["judge"], judge = judge, []
+                    # Only what this process measured: a "judge" the child sent is forged.
+                    item["judge"], judge = judge, []
                     self._unanswered += 1
                     yield item
+                answered_at = time.monotonic()
         finally:
             self._call_timeout = None
 
@@ -398,12 +416,39 @@ class Worker:
         if not isinstance(instructions, str) or not (text is None or isinstance(text, str)):
             return {"op": "llm_reply", "error": "llm() takes a string of instructions and an optional input"}
         result: dict[str, Any] = {}
-        thread = threading.Thread(target=lambda: result.update(llm(LlmRequest(instructions, text))), daemon=True)
+
+        def call() -> None:
+            try:
+                result.update(llm(LlmRequest(instructions, text)))
+            except Exception as exc:  # noqa: BLE001  (a broken handler fails the call, not the run)
+                result["error"] = f"the model call failed in the runner: {type(exc).__name__}: {exc}"
+            if not isinstance(result.get("text"), str) and not result.get("error"):
+                result["error"] = "the model call returned no text"
+
+        thread = threading.Thread(target=call, daemon=True)
         thread.start()
         while thread.is_alive():
             self._check(deadline, cancel)
             thread.join(0.05)
         return {"op": "llm_reply", **result}
+
+
+def _first_child(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            children = handle.read().split()
+    except OSError:
+        return None
+    return int(children[0]) if children else None
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is running (not gone, not a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _widen_pipe(fd: int) -> None:

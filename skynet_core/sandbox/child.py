@@ -47,6 +47,7 @@ METRIC_FILE = "metric.py"
 MAX_REPLY_BYTES = 1 << 20
 MAX_FEEDBACK_CHARS = 256 * 1024
 PRINT_HEAD = PRINT_TAIL = 4000
+MAX_DETAIL_CHARS = 8000
 FLUSH_EVERY_S = 0.005
 FLUSH_EVERY_N = 256
 
@@ -99,10 +100,20 @@ class Channel:
     def flush(self) -> None:
         if self.pending:
             items, self.pending = self.pending, []
-            self.send({"t": "results", "items": items})
+            try:
+                data = encode({"t": "results", "items": items})
+            except (TypeError, ValueError, RecursionError, OverflowError):
+                data = b""  # a result that _fit passed unchecked cannot be encoded
+            if data and len(data) <= MAX_REPLY_BYTES:
+                self.write(data + b"\n")
+                return
+            for item in items:  # one fully checked result per line keeps each line under the parent's cap
+                self.send({"t": "results", "items": [_fit(item, quick=False)]})
 
     def send(self, message: dict[str, Any]) -> None:
-        data = encode(message) + b"\n"
+        self.write(encode(message) + b"\n")
+
+    def write(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
             written = os.write(self.reply_fd, view)
@@ -141,13 +152,19 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def metric_traceback(exc: BaseException) -> tuple[str, int | None]:
-    """The traceback trimmed to metric.py frames, and the innermost metric.py line."""
+    """The traceback trimmed to metric.py frames (and clipped: an exception's message can be
+    megabytes long), and the innermost metric.py line."""
     frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == METRIC_FILE]
-    text = "".join(traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc))
-    return text.rstrip(), (frames[-1].lineno if frames else None)
+    text = "".join(traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)).rstrip()
+    if len(text) > MAX_DETAIL_CHARS:
+        half = MAX_DETAIL_CHARS // 2
+        text = f"{text[:half]}\n[... {len(text) - 2 * half:,} characters left out ...]\n{text[-half:]}"
+    return text, (frames[-1].lineno if frames else None)
 
 
-def describe_exception(exc: BaseException) -> str:
+def describe_exception(exc: BaseException, loading: bool = False) -> str:
+    if isinstance(exc, SystemExit) and loading:
+        return f"metric.py called sys.exit({exc.code!r}) while loading; remove the exit so the module can load"
     if isinstance(exc, SystemExit):
         return f"score called sys.exit({exc.code!r}); return a score instead of exiting"
     if isinstance(exc, KeyboardInterrupt):
@@ -195,8 +212,8 @@ class Metric:
                 exec(code, module.__dict__)
         except BaseException as exc:  # noqa: BLE001  (untrusted code may raise anything)
             detail, line = metric_traceback(exc)
-            return {"t": "loaded", "ok": False, "line": line, "error": describe_exception(exc), "detail": detail,
-                    "stdout": captured.value()}
+            return {"t": "loaded", "ok": False, "line": line, "error": describe_exception(exc, loading=True),
+                    "detail": detail, "stdout": captured.value()}
         signature = returns.check_signature(module.__dict__)
         reply: dict[str, Any] = {"t": "loaded", "ok": True, "signature": signature, "stdout": captured.value()}
         if signature["ok"]:
@@ -258,13 +275,21 @@ def _check_reward_spec(spec: Any) -> dict[str, Any]:
     return {"ok": True, "message": ""}
 
 
-def _fit(result: dict[str, Any]) -> dict[str, Any]:
-    """Keep a reply under the size cap, turning an oversized one into a clear failure."""
+def _fit(result: dict[str, Any], quick: bool = True) -> dict[str, Any]:
+    """Keep a reply under the size cap, turning an oversized one into a clear failure.
+
+    ``quick``: pass a result of a few short strings and numbers unencoded
+    (``Channel.flush`` checks fully when the batch fails to encode or is too big).
+    """
     feedback = result.get("feedback")
     if isinstance(feedback, str) and len(feedback) > MAX_FEEDBACK_CHARS:
         return _too_big(result, f"feedback is {len(feedback):,} characters; keep it under {MAX_FEEDBACK_CHARS:,}")
-    if not result.get("extra") and len(result.get("stdout", "")) < PRINT_HEAD and len(result.get("error", "")) < 4096:
-        return result  # only strings and numbers: already known to be small and encodable
+    if (quick and not result.get("extra") and len(result.get("scores") or ()) <= 64
+            and len(result.get("stdout", "")) < PRINT_HEAD and len(result.get("error", "")) < 4096):
+        return result
+    if _json_exceeds(result, MAX_REPLY_BYTES):  # counted first: orjson crashes on a huge value near the memory limit
+        return _too_big(result, f"the side information is over {MAX_REPLY_BYTES / 1e6:.0f} MB as JSON; keep it "
+                        "under that (shorten the feedback or drop large extra keys)")
     try:
         size = len(encode(result))
     except (TypeError, ValueError, RecursionError, OverflowError) as exc:
@@ -274,6 +299,31 @@ def _fit(result: dict[str, Any]) -> dict[str, Any]:
         return _too_big(result, f"the side information is {size / 1e6:.1f} MB as JSON; keep it under "
                         f"{MAX_REPLY_BYTES / 1e6:.0f} MB (shorten the feedback or drop large extra keys)")
     return result
+
+
+def _json_exceeds(value: Any, budget: int) -> bool:
+    """Whether ``value`` surely encodes to more than ``budget`` bytes (strings counted in characters),
+    found without encoding it. Bounded work, and it terminates on cyclic values."""
+    total = 0
+    stack = [value]
+    while stack and total <= budget:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, dict):
+            total += 2 + 2 * len(item)
+            if total <= budget:
+                stack.extend(item.keys())
+                stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            total += 2 + len(item)
+            if total <= budget:
+                stack.extend(item)
+        elif hasattr(type(item), "nbytes"):  # numpy arrays, which orjson encodes natively
+            total += 2 * int(item.nbytes)
+        else:
+            total += 4
+    return total > budget
 
 
 def _too_big(result: dict[str, Any], message: str) -> dict[str, Any]:
