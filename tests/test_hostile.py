@@ -35,13 +35,18 @@ import pytest
 from skynet_core.cases import Case
 from skynet_core.contract import check_metric
 from skynet_core.results import CaseResult, CaseStatus, CheckReport, Isolation, StageName, StageStatus
-from skynet_core.runner import Limits, ScoreRun, WorkerPool, score_cases
+from skynet_core.runner import ScoreRun, WorkerPool, score_cases
+from skynet_core.runner.sandbox import SANDBOX_UID_MIN, SANDBOX_UID_SPAN
 
 SECRET = "sk-test-SECRET-123"
 HANG_S = 2.0  # timeout for the metrics that never finish on their own
 WORK_S = 10.0  # timeout for the others: room for a busy machine, and they end long before it
 MARGIN_S = 3.0
-NOBODY = 65534
+
+
+def is_sandbox_uid(uid: int) -> bool:
+    """The uids sandboxes run as: their own range as root, nobody otherwise."""
+    return uid == 65534 or SANDBOX_UID_MIN <= uid < SANDBOX_UID_MIN + SANDBOX_UID_SPAN
 SLEEPER = "sleep 1000"
 HUGE_FILE = "/tmp/skynet-hostile-1gb.bin"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -100,7 +105,7 @@ def _descendants(table: dict[int, tuple[int, int, str]], root: int) -> set[int]:
 def _suspects(table: dict[int, tuple[int, int, str]]) -> set[int]:
     """Processes a hostile metric may have left: anything still under this test process (the pool
     keeps no spares), orphaned sandbox-user processes, and the sleepers the metrics start."""
-    orphans = {pid for pid, (ppid, uid, _) in table.items() if uid == NOBODY and ppid in (0, 1)}
+    orphans = {pid for pid, (ppid, uid, _) in table.items() if is_sandbox_uid(uid) and ppid in (0, 1)}
     sleepers = {pid for pid, (_, _, command) in table.items() if command == SLEEPER}
     return _descendants(table, os.getpid()) | orphans | sleepers
 
@@ -671,15 +676,24 @@ def test_fork_storm_is_capped_and_stopped(pool, full_isolation):
                 except OSError:
                     pass
     """)
-    # The process limit counts every process of the sandbox user on this machine, so while a storm
-    # holds it, other sandboxes cannot start. A lower cap here spares other test runs on this machine.
-    storm_pool = WorkerPool(limits=Limits(processes=24), spares=0)
+    # Each sandbox runs as its own uid, so the process limit caps the storm's sandbox alone:
+    # another sandbox starts and scores while the storm is at its height.
+    storm_pool = WorkerPool(spares=0)
+    other_pool = WorkerPool(spares=0)
     try:
-        assert_timed_out(score_one(storm_pool, source, timeout=1.0), timeout=1.0)
+        stormed: list[CaseResult] = []
+        storm = threading.Thread(target=lambda: stormed.append(score_one(storm_pool, source, timeout=2.0)))
+        storm.start()
+        time.sleep(0.8)
+        during = score_cases(GOOD_METRIC, [CASE], timeout=WORK_S, pool=other_pool)
+        storm.join()
+        assert [r.status for r in during.results] == [CaseStatus.OK], during.results
+        assert_timed_out(stormed[0], timeout=2.0)
         good = score_cases(GOOD_METRIC, [CASE], timeout=WORK_S, pool=storm_pool)
         assert [r.status for r in good.results] == [CaseStatus.OK], good.results
     finally:
         storm_pool.close()
+        other_pool.close()
 
 
 # -- network --------------------------------------------------------------------------------------

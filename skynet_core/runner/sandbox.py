@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import resource
+import secrets
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,10 @@ from ..results import Isolation
 
 SANDBOX_SRC = Path(__file__).resolve().parent.parent / "sandbox"
 SANDBOX_MOUNT = "/opt/skynet"
-NOBODY = 65534
+# As root, each sandbox runs as its own unused uid from this range, so that the process limit
+# (counted per uid) caps each sandbox alone: one metric's fork storm cannot starve the others.
+SANDBOX_UID_MIN = 1 << 20
+SANDBOX_UID_SPAN = 1 << 20
 GIB = 1 << 30
 MIB = 1 << 20
 
@@ -103,7 +107,12 @@ def _dirs_for(path: str, made: set[str]) -> list[str]:
     return args
 
 
-def bwrap_command(python_args: list[str], limits: Limits) -> list[str]:
+def sandbox_uid() -> int:
+    """A fresh uid for one sandbox (collisions between live sandboxes are one in a million)."""
+    return SANDBOX_UID_MIN + secrets.randbelow(SANDBOX_UID_SPAN)
+
+
+def bwrap_command(python_args: list[str], limits: Limits, uid: int | None = None) -> list[str]:
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
     args = [
@@ -124,9 +133,10 @@ def bwrap_command(python_args: list[str], limits: Limits) -> list[str]:
     for name, value in child_env().items():
         args += ["--setenv", name, value]
     if os.geteuid() == 0:
-        # Root sets up the namespaces, then the metric runs as nobody with no capabilities.
+        # Root sets up the namespaces, then the metric runs as an unused uid with no capabilities.
+        uid = uid if uid is not None else sandbox_uid()
         setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-        args += ["--", setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+        args += ["--", setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     else:
         args += ["--unshare-user", "--cap-drop", "ALL", "--"]
