@@ -13,6 +13,7 @@ import threading
 import time
 
 from .cases import Case
+from .pysource import parse as parse_source
 from .results import STAGE_ORDER, CaseResult, CaseStatus, CheckReport, Stage, StageName, StageStatus
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, load_into, score_cases
@@ -42,7 +43,7 @@ def validate_timeout(timeout: float) -> float:
 def reward_spec_line(source: str) -> int | None:
     """The metric.py line where REWARD_SPEC is assigned, if it parses and is there."""
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError:
         return None
     for node in tree.body:
@@ -147,7 +148,7 @@ def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIM
 
 def _def_line(source: str) -> int | None:
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError:
         return None
     for node in tree.body:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from skynet_core.pysource import parse as parse_source
 from skynet_core.sandbox.skynet._reward import (
     PARTS,
     NormalizedSpec,
@@ -139,7 +140,7 @@ def replace_reward_spec(source: str, spec: Mapping[str, Any]) -> str:
     """
     validate_reward_spec(dict(spec))
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError as exc:
         raise MetricSourceError(
             f"metric.py does not parse (line {exc.lineno}: {exc.msg}); fix it before writing REWARD_SPEC.",
