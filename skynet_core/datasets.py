@@ -31,6 +31,23 @@ Ids
     candidate's cases. Each (candidate, id) pair is unique, and every candidate
     must have exactly the same ids with the same input and expected.
 
+Candidate files
+    Several candidates come from a ``candidate`` column, or from one file per
+    candidate (:class:`CandidateFile`, :func:`join_candidates`): such a file has an
+    id column and the candidate's output and observations, and is joined to the
+    main file's cases by id; its ids must be exactly the main file's.
+
+Mixed types
+    A typed file (JSON Lines, Parquet) passes each value as written, so an input
+    or expected field may mix kinds. A column whose role needs one kind says
+    which row breaks it: a whole-object column needs objects, an id, split or
+    candidate text or whole numbers, and a measurement numbers (a measurement
+    column mixing numbers and text is refused as a whole).
+
+Uploads
+    :func:`save_upload` keeps an uploaded file on disk under its content hash, so
+    a choice of it survives a restart.
+
 Splits (contract Part B rule 11)
     See :func:`split_plan` and :func:`assign_splits`. A ``split`` column overrides
     the plan; it must then give every case a split, the same for every candidate.
@@ -55,10 +72,12 @@ import json
 import math
 import numbers
 import re
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -82,6 +101,8 @@ _JSONL_SUFFIXES = (".jsonl", ".json")
 _SUFFIXES = (*_JSONL_SUFFIXES, ".csv", ".parquet")
 _MEASUREMENTS = {"latency_ms": ("the latency in milliseconds", "850"), "cost_usd": ("the cost in US dollars", "0.002")}
 _NUMBER_TEXT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+_UNSAFE_NAME = re.compile(r"[^\w.\- ()+]")
+_CHUNK_BYTES = 1 << 20
 
 
 class DatasetError(ValueError):
@@ -272,6 +293,41 @@ def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
     return roles
 
 
+def roles_to_json(roles: dict[str, tuple[Role, str]]) -> dict[str, list[str]]:
+    """Roles as JSON, ``{column: [role, field]}``: what the store and ``score --roles`` hold."""
+    return {str(column): [Role(role).value, str(field)] for column, (role, field) in roles.items()}
+
+
+def roles_from_json(value: Any, source: str = "The roles") -> dict[str, tuple[Role, str]]:
+    """Roles from JSON: ``{column: [role, field]}``, ``{column: [role]}`` or ``{column: role}``.
+
+    ``source`` starts the messages (e.g. the roles file's name). Raises
+    :class:`DatasetError` naming the column and the role names that exist.
+    """
+    example = '{"question": ["input", "question"], "gold": ["expected", "label"], "answer": ["output", ""]}'
+    if not isinstance(value, dict):
+        raise DatasetError(f"{source} must map each column to [role, field], e.g. {example}; not {_describe(value)}.")
+    roles: dict[str, tuple[Role, str]] = {}
+    for column, entry in value.items():
+        parts = [entry] if isinstance(entry, str) else entry
+        if not isinstance(parts, list) or not 1 <= len(parts) <= 2 or not all(isinstance(p, str) for p in parts):
+            raise DatasetError(
+                f"{source}: the role of column {column!r} is {_describe(entry)}. Write it as [role, field], e.g. "
+                '["input", "question"] or ["output", ""].',
+                column=str(column),
+            )
+        try:
+            role = Role(parts[0].strip().lower())
+        except ValueError:
+            raise DatasetError(
+                f"{source}: column {column!r} has the role {parts[0]!r}, which does not exist. Use one of "
+                f"{', '.join(role.value for role in Role)}.",
+                column=str(column),
+            ) from None
+        roles[str(column)] = (role, parts[1].strip() if len(parts) == 2 else "")
+    return roles
+
+
 def _file_label(source: str | Path) -> str:
     return Path(str(source)).name or str(source)
 
@@ -297,14 +353,58 @@ def _check_file(path: Path) -> int:
         size = path.stat().st_size
     except OSError as exc:
         raise _unreadable(path, exc) from exc
-    if size > MAX_FILE_BYTES:
-        raise DatasetError(
-            f"{path.name} is {size / 1e6:,.1f} MB, over the {MAX_FILE_BYTES / 1e6:,.0f} MB limit. "
-            "Keep a sample of the cases (or split the file) so each file is under the limit."
-        )
+    check_size(path.name, size)
     if size == 0:
         raise _empty(path)
     return size
+
+
+def check_size(name: str, size: int) -> None:
+    """Refuse a case file of ``size`` bytes when it is over :data:`MAX_FILE_BYTES`."""
+    if size > MAX_FILE_BYTES:
+        raise DatasetError(
+            f"{name} is {size / 1e6:,.1f} MB, over the {MAX_FILE_BYTES / 1e6:,.0f} MB limit. "
+            "Keep a sample of the cases (or split the file) so each file is under the limit."
+        )
+
+
+def save_upload(name: str, data: BinaryIO, directory: str | Path) -> Path:
+    """Keep an uploaded case file on disk, so a choice of it survives a restart; return its path.
+
+    The file goes to ``directory/<first 16 hex digits of its SHA-256>/<name>``: the
+    same file uploaded again lands on the same path, and two different files with
+    one name do not overwrite each other. ``name`` is reduced to a plain file name.
+    Raises :class:`DatasetError`, before anything is written, for an unsupported
+    extension, an empty file or one over :data:`MAX_FILE_BYTES`.
+    """
+    safe = _UNSAFE_NAME.sub("_", Path(name.replace("\\", "/")).name).strip(" .") or "upload"
+    _suffix(Path(safe))
+    data.seek(0, io.SEEK_END)
+    size = data.tell()
+    data.seek(0)
+    check_size(safe, size)
+    if size == 0:
+        raise _empty(Path(safe))
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    with tempfile.NamedTemporaryFile(dir=folder, prefix=".upload-", delete=False) as handle:
+        partial = Path(handle.name)
+        try:
+            while chunk := data.read(_CHUNK_BYTES):
+                digest.update(chunk)
+                handle.write(chunk)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+    target = folder / digest.hexdigest()[:16] / safe
+    if target.is_file():
+        partial.unlink()
+    else:
+        target.parent.mkdir(exist_ok=True)
+        partial.replace(target)
+    data.seek(0)
+    return target
 
 
 def _unreadable(path: Path, exc: OSError) -> DatasetError:
@@ -503,13 +603,14 @@ def _jsonl_row(file: str, number: int, obj: dict[str, Any]) -> _Row:
     )
 
 
-def _flatten_jsonl(objects: list[tuple[int, dict[str, Any]]]) -> pd.DataFrame:
-    import pandas as pd  # tables only: the CLI's JSONL path starts faster without pandas
-
+def _flatten_jsonl(file: str, objects: list[tuple[int, dict[str, Any]]]) -> pd.DataFrame:
     """One row per object: ``input``, ``expected`` and ``observation`` objects spread into
     prefixed columns (null ones add nothing), ``output`` kept whole (its shape may differ from line to line,
     and the metric must see exactly what the artifact returned)."""
+    import pandas as pd  # tables only: the CLI's JSONL path starts faster without pandas
+
     records = []
+    columns: dict[str, None] = {}
     for _, obj in objects:
         record: dict[str, Any] = {}
         for key, value in obj.items():
@@ -518,9 +619,11 @@ def _flatten_jsonl(objects: list[tuple[int, dict[str, Any]]]) -> pd.DataFrame:
             else:
                 record[key] = value
         records.append(record)
-    columns = list(dict.fromkeys(column for record in records for column in record))
+        columns.update(dict.fromkeys(record))
+        # Lines with ever-new keys would otherwise build a huge table before the width check.
+        _check_width(file, len(columns))
     frame = pd.DataFrame(
-        [[record.get(column) for column in columns] for record in records], columns=columns, dtype=object
+        [[record.get(column) for column in columns] for record in records], columns=list(columns), dtype=object
     )
     frame.index = pd.Index([number for number, _ in objects], name="line")
     return frame
@@ -598,7 +701,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     suffix = _suffix(path)
     if suffix in _JSONL_SUFFIXES:
-        frame = _flatten_jsonl(_jsonl_objects(path))
+        frame = _flatten_jsonl(path.name, _jsonl_objects(path))
     elif suffix == ".csv":
         frame = _read_csv(path)
     else:
@@ -655,8 +758,14 @@ def _csv_cell(text: Any, role: Role, field: str) -> Any:
     return text
 
 
-def _check_roles(file: str, columns: list[str], roles: dict[str, tuple[Role, str]]) -> None:
-    """Refuse role assignments that cannot make cases: no input, no output, clashes."""
+def _check_roles(
+    file: str, columns: list[str], roles: dict[str, tuple[Role, str]], *, joined_to: str | None = None
+) -> None:
+    """Refuse role assignments that cannot make cases: no input, no output, clashes.
+
+    ``joined_to`` names the main file when ``file`` is a candidate file: it then needs
+    an id column instead of an input column, and may not have a candidate column.
+    """
     by_role: dict[Role, list[str]] = {}
     targets: dict[tuple[Role, str], str] = {}
     for column in columns:
@@ -684,7 +793,19 @@ def _check_roles(file: str, columns: list[str], roles: dict[str, tuple[Role, str
                 "the other.",
                 column=second,
             )
-    if not by_role.get(Role.INPUT):
+    if joined_to is not None and by_role.get(Role.CANDIDATE):
+        raise DatasetError(
+            f"{file}: column {by_role[Role.CANDIDATE][0]!r} has the candidate role, but a candidate file holds the "
+            "outputs of one candidate, named when the file is added. Set the column's role to ignored, or use this "
+            "file as the main file.",
+            column=by_role[Role.CANDIDATE][0],
+        )
+    if joined_to is not None and not by_role.get(Role.ID):
+        raise DatasetError(
+            f"{file} has no id column. A candidate file is joined to the cases of {joined_to} by id: add an id "
+            f"column with the same ids as {joined_to}, or give a column the id role."
+        )
+    if joined_to is None and not by_role.get(Role.INPUT):
         raise DatasetError(
             f"{file} has no input column. Name input columns with the input. prefix (e.g. input.question), or give "
             "a column the input role."
@@ -715,7 +836,8 @@ def _object_part(target: dict[str, Any], value: Any, role: Role, field: str, whe
     if not isinstance(value, dict):
         raise DatasetError(
             f"{where}: the column holds the whole {role.value} but this cell is {_describe(value)}, not an object. "
-            f'Write a JSON object such as {{"question": "..."}}, or name the column {role.value}.<field>.'
+            f'Write a JSON object such as {{"question": "..."}}, or give the column a field name (name it '
+            f"{role.value}.<field>)."
         )
     target.update(value)
 
@@ -740,6 +862,16 @@ def cases_from_frame(
     _check_width(file, len(columns))
     if df.empty:
         raise DatasetError(f"{file} has column names but no rows. Add one row per case and load it again.")
+    final = _final_roles(file, columns, roles)
+    _check_roles(file, columns, final)
+    rows, unit = _frame_rows(df, final, source)
+    return _dataset(rows, name=name or Path(str(source)).stem or file, source=str(source), file=file, unit=unit)
+
+
+def _final_roles(
+    file: str, columns: list[str], roles: dict[str, tuple[Role, str]] | None
+) -> dict[str, tuple[Role, str]]:
+    """Every column's role: the given ones, :func:`infer_roles`' guess for the rest."""
     given = dict(roles or {})
     unknown = [column for column in given if column not in columns]
     if unknown:
@@ -751,54 +883,105 @@ def cases_from_frame(
     final = infer_roles(columns)
     for column, (role, field) in given.items():
         final[column] = (Role(role), str(field).strip())
-    _check_roles(file, columns, final)
+    return final
 
+
+def _frame_rows(df: pd.DataFrame, final: dict[str, tuple[Role, str]], source: str) -> tuple[list[_Row], str]:
+    """The table's rows with their roles applied, and the unit (``line`` or ``row``) messages count in."""
+    file = _file_label(source)
     unit = "line" if df.index.name == "line" else "row"
     if df.index.name in ("line", "row"):
         row_numbers = [int(label) for label in df.index]
     else:
         row_numbers = list(range(1, len(df) + 1))
     is_csv = Path(str(source)).suffix.lower() == ".csv"
-    used = [column for column in columns if final[column][0] is not Role.IGNORED]
-    cells: dict[Any, list[Any]] = {}
+    used = [column for column in df.columns if final[column][0] is not Role.IGNORED]
+    cells: list[list[Any]] = []
     for column in used:
         role, field = final[column]
-        values = [_plain(value) for value in df[column].tolist()]
-        cells[column] = [_csv_cell(value, role, field) for value in values] if is_csv else values
+        # read_table's CSV cells are already plain text: converting only the others saves a call per cell.
+        values = [value if type(value) is str else _plain(value) for value in df[column].tolist()]
+        if is_csv:
+            values = [_csv_cell(value, role, field) for value in values]
+        elif role is Role.OBSERVATION and field:
+            _check_measurement_kinds(file, unit, str(column), zip(row_numbers, values, strict=True))
+        cells.append(values)
 
+    plans = [_column_plan(file, unit, column, *final[column]) for column in used]
     rows = []
-    for position, number in enumerate(row_numbers):
+    for number, values in zip(row_numbers, zip(*cells, strict=True) if cells else [()] * len(row_numbers),
+                              strict=True):
         try:
-            rows.append(
-                _frame_row(file, unit, number, [(column, *final[column], cells[column][position]) for column in used])
-            )
+            rows.append(_frame_row(file, unit, number, plans, values))
         except DatasetError as exc:
             exc.line = number
             raise
-    return _dataset(rows, name=name or Path(str(source)).stem or file, source=str(source), file=file, unit=unit)
+    return rows, unit
 
 
-def _frame_row(file: str, unit: str, number: int, row: list[tuple[Any, Role, str, Any]]) -> _Row:
-    """One table row from its (column, role, field, cell) quadruples."""
+def _check_measurement_kinds(file: str, unit: str, column: str, cells: Iterable[tuple[int, Any]]) -> None:
+    """Refuse a measurement column of a typed file (JSON Lines, Parquet) that mixes numbers and text.
+
+    A table cell may hold a number written as text, but a typed column holding both
+    is a broken export: say so for the column, not for one cell. (CSV cells are all text.)
+    """
+    first: dict[str, tuple[int, Any]] = {}
+    for number, value in cells:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            kind = "number"
+        elif isinstance(value, str) and value.strip():
+            kind = "text"
+        else:
+            continue
+        first.setdefault(kind, (number, value))
+        if len(first) == 2:
+            (one, one_value), (two, two_value) = sorted(first.values(), key=lambda item: item[0])
+            raise DatasetError(
+                f"{file}: the measurement column {column!r} mixes numbers and text ({unit} {one} has "
+                f"{_describe(one_value)}, {unit} {two} has {_describe(two_value)}). Write every value as a number, "
+                "leaving it empty (null) when it was not measured.",
+                line=two,
+                column=column,
+            )
+
+
+_NAME, _MEASUREMENT, _OBSERVATION, _WHOLE_OUTPUT, _PART = range(5)
+
+
+def _column_plan(file: str, unit: str, column: Any, role: Role, field: str) -> tuple[Any, ...]:
+    """What :func:`_frame_row` does with a column's cells, worked out once per column."""
+    if role in (Role.ID, Role.SPLIT, Role.CANDIDATE):
+        kind = _NAME
+    elif role is Role.OBSERVATION:
+        kind = _MEASUREMENT if field else _OBSERVATION
+    elif role is Role.OUTPUT and not field:
+        kind = _WHOLE_OUTPUT
+    else:
+        kind = _PART
+    return column, role, field, kind, role.value, f"{file}, column {str(column)!r}, {unit} "
+
+
+def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], values: tuple[Any, ...]) -> _Row:
+    """One table row from its cells, one per :func:`_column_plan`."""
     objects: dict[Role, dict[str, Any]] = {Role.INPUT: {}, Role.EXPECTED: {}, Role.OUTPUT: {}}
     measured: dict[str, float | None] = {}
     names: dict[Role, str | None] = {Role.ID: None, Role.SPLIT: None, Role.CANDIDATE: None}
     output: Any = None
     has_expected = False
-    for column, role, field, value in row:
-        where = f"{file}, column {str(column)!r}, {unit} {number}"
+    for (column, role, field, kind, what, prefix), value in zip(plans, values, strict=True):
+        where = prefix + str(number)
         try:
-            if role in names:
-                names[role] = _name_value(value, role.value, where)
-            elif role is Role.OBSERVATION and field:
+            if kind == _NAME:
+                names[role] = _name_value(value, what, where)
+            elif kind == _MEASUREMENT:
                 measured[field] = _measurement(value, f"observation.{field}", where, text_ok=True)
-            elif role is Role.OBSERVATION:
+            elif kind == _OBSERVATION:
                 measured.update(
                     (key, item)
                     for key, item in _observation(value, where, text_ok=True).to_json().items()
                     if item is not None
                 )
-            elif role is Role.OUTPUT and not field:
+            elif kind == _WHOLE_OUTPUT:
                 output = value
             else:
                 _object_part(objects[role], value, role, field, where)
@@ -911,18 +1094,160 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
     return Dataset(name=name, cases=cases, candidates=candidates, source=source, splits_from_column=from_column)
 
 
+@dataclass(frozen=True)
+class CandidateFile:
+    """One more candidate's outputs, in a file of their own, joined to the main file's cases by id.
+
+    The file needs an id column and an output column; its observations are this
+    candidate's own. Input, expected and split columns may be left out (the main
+    file's are used); when present they must agree with the main file for every id.
+    Columns get roles like the main file's: the main file's roles for columns of the
+    same name, then ``roles`` here, then :func:`infer_roles`' guess.
+    """
+
+    name: str
+    path: str
+    roles: dict[str, tuple[Role, str]] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "path": self.path, "roles": roles_to_json(self.roles) if self.roles else None}
+
+    @classmethod
+    def from_json(cls, value: Any) -> CandidateFile:
+        if not isinstance(value, dict) or not isinstance(value.get("path"), str):
+            raise DatasetError(f'A candidate file is written as {{"name": ..., "path": ...}}, not {_describe(value)}.')
+        roles = value.get("roles")
+        return cls(
+            name=str(value.get("name") or ""),
+            path=value["path"],
+            roles=roles_from_json(roles, f"the roles of {value['path']}") if roles else None,
+        )
+
+
+def join_candidates(
+    base: Dataset,
+    files: Sequence[CandidateFile],
+    *,
+    roles: dict[str, tuple[Role, str]] | None = None,
+    main_candidate: str | None = None,
+) -> Dataset:
+    """``base`` with each file's candidate added, its cases lined up with ``base``'s by id.
+
+    When ``base`` has no candidate column its cases become candidate
+    ``main_candidate`` (default: its file name without the extension). Every
+    file must have exactly the ids of ``base``'s first candidate, each once, and
+    every candidate name must be new; the added cases take their input, expected
+    and split from ``base``. ``roles`` are the main file's (see :class:`CandidateFile`).
+    Raises :class:`DatasetError` naming the file, the row and the id.
+    """
+    if not files:
+        return base
+    main_file = _file_label(base.source)
+    cases = list(base.cases)
+    candidates = list(base.candidates)
+    if candidates == [""]:
+        main = (main_candidate or "").strip() or Path(base.source).stem or "main"
+        cases = [replace(case, candidate=main) for case in cases]
+        candidates = [main]
+    reference = {case.id: case for case in cases if case.candidate == candidates[0]}
+    for extra in files:
+        name = extra.name.strip()
+        file = _file_label(extra.path)
+        if not name:
+            raise DatasetError(f"{file}: name the candidate whose outputs this file holds.")
+        if name in candidates:
+            raise DatasetError(
+                f"{file}: the candidate name {name!r} is already used. Give each candidate its own name."
+            )
+        cases.extend(_candidate_cases(extra, name, reference, roles, main_file))
+        candidates.append(name)
+    return Dataset(
+        name=base.name,
+        cases=cases,
+        candidates=candidates,
+        source=base.source,
+        splits_from_column=base.splits_from_column,
+    )
+
+
+def _candidate_cases(
+    extra: CandidateFile,
+    name: str,
+    reference: dict[str, Case],
+    main_roles: dict[str, tuple[Role, str]] | None,
+    main_file: str,
+) -> list[Case]:
+    file = _file_label(extra.path)
+    frame = read_table(extra.path)
+    columns = list(frame.columns)
+    inherited = {column: role for column, role in (main_roles or {}).items() if column in columns}
+    final = _final_roles(file, columns, {**inherited, **(extra.roles or {})})
+    _check_roles(file, columns, final, joined_to=main_file)
+    has = {role for role, _ in final.values()}
+    rows, unit = _frame_rows(frame, final, extra.path)
+
+    seen: dict[str, _Row] = {}
+    for row in rows:
+        if row.id is None:
+            raise DatasetError(
+                f"{row.where} has no id. Every row of a candidate file needs the id of the case it answers.",
+                line=row.number,
+            )
+        if row.id in seen:
+            raise DatasetError(
+                f"{file}: id {row.id!r} appears twice ({unit}s {seen[row.id].number} and {row.number}). A candidate "
+                "file has one row per case.",
+                line=row.number,
+            )
+        if row.id not in reference:
+            raise DatasetError(
+                f"{row.where}: id {row.id!r} is not a case of {main_file}. Every candidate needs the same case ids: "
+                f"remove the row, or check that this file's ids are the ones {main_file} uses.",
+                line=row.number,
+            )
+        seen[row.id] = row
+    missing = next((case_id for case_id in reference if case_id not in seen), None)
+    if missing is not None:
+        raise DatasetError(
+            f"{file} has no row for case {missing!r} of {main_file} (candidate {name!r}: {len(seen)} of "
+            f"{len(reference)} cases). Every candidate needs the same case ids: add the missing cases."
+        )
+
+    cases = []
+    for row in rows:
+        ref = reference[row.id or ""]
+        for part, role in (("input", Role.INPUT), ("expected", Role.EXPECTED)):
+            if role in has and getattr(row, part) != getattr(ref, part):
+                raise DatasetError(
+                    f"{row.where}: case {ref.id!r} has a different {part} than in {main_file}. The candidates must "
+                    "answer the same cases: check that the ids match the right rows.",
+                    line=row.number,
+                )
+        if Role.SPLIT in has and row.split != ref.split:
+            raise DatasetError(
+                f"{row.where}: case {ref.id!r} is in split {row.split!r} here but {ref.split!r} in {main_file}. Give "
+                "each case one split, or drop the split column from the candidate file.",
+                line=row.number,
+            )
+        cases.append(replace(ref, output=row.output, observation=row.observation, candidate=name))
+    return cases
+
+
 def load_dataset(
     path: str | Path,
     *,
     roles: dict[str, tuple[Role, str]] | None = None,
     name: str | None = None,
+    candidate_files: Sequence[CandidateFile] = (),
+    main_candidate: str | None = None,
 ) -> Dataset:
     """Load a ``.jsonl``/``.json`` (JSON Lines), ``.csv`` or ``.parquet`` case file.
 
     Without ``roles``, JSON Lines is read directly (values exactly as written);
     with ``roles``, or for a table, the file goes through :func:`read_table` and
     :func:`cases_from_frame`. ``name`` defaults to the file name without its
-    extension. Raises :class:`DatasetError` for any problem with the file.
+    extension. ``candidate_files`` add candidates from files of their own (see
+    :func:`join_candidates`). Raises :class:`DatasetError` for any problem with a file.
     """
     path = Path(path)
     suffix = _suffix(path)
@@ -934,8 +1259,10 @@ def load_dataset(
             except DatasetError as exc:
                 exc.line = number
                 raise
-        return _dataset(rows, name=name or path.stem, source=str(path), file=path.name, unit="line")
-    return cases_from_frame(read_table(path), roles, str(path), name=name)
+        base = _dataset(rows, name=name or path.stem, source=str(path), file=path.name, unit="line")
+    else:
+        base = cases_from_frame(read_table(path), roles, str(path), name=name)
+    return join_candidates(base, candidate_files, roles=roles, main_candidate=main_candidate)
 
 
 def load_example() -> Dataset:
