@@ -97,7 +97,8 @@ def curve_figure(kind: str, ref: float, xs: ArrayLike, ids: Sequence[str] | None
     missing = int(np.isnan(values).sum())
     title = f"{label}: the part's score falls as the {axis.split(' (')[0].lower()} grows"
     if missing:
-        title += f" ({missing} case{'s' if missing != 1 else ''} not measured, scored 0)"
+        # On a line of its own: beside the title it is cut off when the figure is half a page wide.
+        title += f"<br><sup>({missing} case{'s' if missing != 1 else ''} not measured, scored 0)</sup>"
     return _layout(figure, title, axis, "Part score (0 to 1)", yrange=(0, 1.05))
 
 
@@ -234,11 +235,13 @@ def ternary_winner_figure(grid: WinnerMap, current_weights: Mapping[str, float])
     traces: list[Any] = []
     for index, name in enumerate(grid.names):
         points = grid.weights[grid.winners == index]
+        # plotly.js leaves a trace without points out of the legend; one blank point keeps it listed.
+        a, b, c = (points[:, 0], points[:, 1], points[:, 2]) if len(points) else ([None], [None], [None])
         traces.append(
             go.Scatterternary(
-                a=points[:, 0],
-                b=points[:, 1],
-                c=points[:, 2],
+                a=a,
+                b=b,
+                c=c,
                 mode="markers",
                 name=name if len(points) else f"{name} (never wins)",
                 marker={"color": candidate_color(index), "size": size, "symbol": "square"},
@@ -270,6 +273,8 @@ def ternary_winner_figure(grid: WinnerMap, current_weights: Mapping[str, float])
             "caxis": {"title": {"text": "cost weight"}},
         },
         legend={"title": {"text": "winner"}},
+        # Room for the corner axis titles, which themes with narrow side margins would cut off.
+        margin={"l": 70, "r": 70, "t": 80, "b": 50},
     )
     return figure
 
@@ -280,8 +285,9 @@ def score_histogram(scores: ArrayLike) -> go.Figure:
     finite = values[np.isfinite(values)]
     bins: dict[str, float] = {}
     if finite.size and finite.min() >= 0 and finite.max() <= 1:
-        # Scores in [0, 1] get fixed bins, so two histograms side by side compare bar for bar.
-        bins = {"start": 0.0, "end": 1.0 + 1e-9, "size": 0.05}
+        # Scores in [0, 1] get fixed bins, so two histograms side by side compare bar for bar. Plotly's
+        # bins are half-open, so the last one must reach a whole bin past 1.0 to count scores of exactly 1.
+        bins = {"start": 0.0, "end": 1.05, "size": 0.05}
     figure = go.Figure(
         go.Histogram(
             x=finite,
@@ -290,6 +296,8 @@ def score_histogram(scores: ArrayLike) -> go.Figure:
             hovertemplate="score %{x}<br>%{y} cases<extra></extra>",
         )
     )
+    if bins:
+        figure.update_xaxes(range=[0.0, 1.05])
     left_out = len(values) - len(finite)
     title = "How the scores are spread across cases"
     if left_out:

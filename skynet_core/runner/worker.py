@@ -29,7 +29,7 @@ from . import sandbox
 
 MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest replies at 1 MiB
 STDERR_KEEP = 64 * 1024
-KILL_GRACE_S = 0.25  # after SIGUSR1, time for the stack dump before SIGKILL
+KILL_GRACE_S = 1.0  # after SIGUSR1, the most we wait for the stack dump (a busy machine is slow to schedule it)
 ANSWER_SLACK_S = 0.5  # beyond the timeout, since the last results: the child's flush interval and then some
 _METRIC_LINE = re.compile(r'File "metric\.py", line (\d+)')
 
