@@ -12,6 +12,8 @@ from skynet_core.history import compare_runs, unified_diff
 from skynet_core.jobs import Job
 from skynet_core.runner import score_cases
 
+studio.ensure_router()
+
 CURRENT = "Current draft"
 POLL_S = 0.3
 S = st.session_state

@@ -3,6 +3,11 @@
     python -m skynet_core check METRIC.py --data CASES [--timeout S] [--json]
     python -m skynet_core score METRIC.py --data CASES [--out FILE] [--timeout S] [--concurrency N] [--json]
 
+``--roles FILE.json`` gives column roles as the Data page does (``{column: [role,
+field]}``), and ``--candidate-file NAME=FILE`` adds a candidate from a file of its
+own, joined to CASES by id (repeatable); the main file's candidate is then named
+after the file.
+
 Exit status: 0 when the contract holds (check) or every case scored (score);
 1 when the metric breaks the contract or a case errs; 2 for a usage or input
 problem (unreadable data, bad arguments).
@@ -19,8 +24,11 @@ from typing import Any, NoReturn, TextIO
 import orjson
 
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
-from .datasets import DatasetError, load_dataset
+from .datasets import CandidateFile, DatasetError, Role, load_dataset, roles_from_json
+from .judge import judge_summary
+from .llm import machine_settings, make_handler
 from .results import CaseResult, CheckReport, StageStatus
+from .runner.worker import LlmHandler
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MARKS = {StageStatus.PASSED: "✓", StageStatus.FAILED: "✗", StageStatus.SKIPPED: "-", StageStatus.NOT_RUN: "·"}
@@ -47,11 +55,15 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
                          help="seconds per call of score, 1 to 600 (default 60)")
         sub.add_argument("--candidate", default=None, help="which candidate's outputs to score (default: the first)")
+        sub.add_argument("--roles", metavar="FILE.json",
+                         help='column roles as JSON, {"column": ["role", "field"]}; unnamed columns are inferred')
+        sub.add_argument("--candidate-file", action="append", default=[], metavar="NAME=FILE",
+                         help="another candidate's outputs in a file of their own, joined to CASES by id")
         sub.add_argument("--json", action="store_true", help="print one JSON object instead of text")
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help="write per-case results to FILE (.csv, .jsonl, .parquet)")
-            sub.add_argument("--concurrency", type=int, default=1, metavar="N",
-                             help="cases in flight at once, 1 to 64 (default 1)")
+            sub.add_argument("--concurrency", type=int, default=None, metavar="N",
+                             help="cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)")
             sub.add_argument("--split", default=None, help="score only this split (train, val or test)")
     return parser
 
@@ -67,6 +79,25 @@ def _read_metric(path: str) -> str:
         raise UsageError(f"{path}: cannot read the metric file ({exc.strerror})") from None
 
 
+def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
+    try:
+        text = Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--roles {path}: cannot read the file ({exc.strerror})") from None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise UsageError(f"--roles {path}: not valid JSON ({exc})") from None
+    return roles_from_json(value, f"--roles {path}")
+
+
+def _candidate_file(text: str) -> CandidateFile:
+    name, equals, path = text.partition("=")
+    if not equals or not name.strip() or not path.strip():
+        raise UsageError(f"--candidate-file {text!r}: write NAME=FILE, e.g. --candidate-file large=large.csv")
+    return CandidateFile(name=name.strip(), path=path.strip())
+
+
 def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -74,12 +105,13 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     try:
         timeout = validate_timeout(args.timeout)
         if args.command == "score":
-            if not 1 <= args.concurrency <= 64:
+            if args.concurrency is not None and not 1 <= args.concurrency <= 64:
                 raise UsageError(f"--concurrency must be from 1 to 64, not {args.concurrency}")
             if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
                 raise UsageError(f"--out {args.out}: use a .csv, .jsonl or .parquet file name")
         source = _read_metric(args.metric)
-        dataset = load_dataset(args.data)
+        dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None,
+                               candidate_files=[_candidate_file(text) for text in args.candidate_file])
         candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
         if candidate not in dataset.candidates:
             raise UsageError(f"--candidate {candidate!r} is not in {args.data}; it has "
@@ -89,8 +121,11 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
         print(f"error: {exc}", file=stderr)
         return EXIT_USAGE
 
+    # The metric's llm() calls are made here, with the app's saved settings or the environment's (keys stay here).
+    settings = machine_settings()
+    llm = make_handler(settings)
     if args.command == "check":
-        report = check_metric(source, cases, timeout=timeout)
+        report = check_metric(source, cases, timeout=timeout, llm=llm)
     else:
         if args.split:
             cases = [case for case in cases if case.split == args.split]
@@ -98,7 +133,8 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                 print(f"error: no cases in split {args.split!r}; the splits are "
                       + ", ".join(sorted(dataset.split_counts())), file=stderr)
                 return EXIT_USAGE
-        report = _score(source, cases, timeout, args.concurrency, show_progress=not args.json and stderr.isatty(),
+        concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
+        report = _score(source, cases, timeout, concurrency, llm, show_progress=not args.json and stderr.isatty(),
                         stderr=stderr)
         if args.out:
             from .export import write_results
@@ -109,7 +145,10 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                 print(f"error: cannot write {args.out}: {exc.strerror}", file=stderr)
                 return EXIT_USAGE
     if args.json:
-        stdout.write(orjson.dumps(report.to_json(), option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
+        data = report.to_json()
+        if args.command == "score":
+            data["judge"] = judge_summary(report.cases).to_json()
+        stdout.write(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
     else:
         stdout.write(format_report(report, args.command, Path(args.metric).name, args.out if args.command == "score"
                                    else None))
@@ -118,8 +157,8 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-def _score(source: str, cases: list[Any], timeout: float, concurrency: int, *, show_progress: bool,
-           stderr: TextIO) -> CheckReport:
+def _score(source: str, cases: list[Any], timeout: float, concurrency: int, llm: LlmHandler, *,
+           show_progress: bool, stderr: TextIO) -> CheckReport:
     bar = None
     if show_progress:
         from tqdm import tqdm
@@ -133,7 +172,7 @@ def _score(source: str, cases: list[Any], timeout: float, concurrency: int, *, s
                 bar.update(1)
 
     try:
-        return check_metric(source, cases, timeout=timeout, sample=cases, concurrency=concurrency,
+        return check_metric(source, cases, timeout=timeout, sample=cases, concurrency=concurrency, llm=llm,
                             on_result=progress, stop_on_timeout=False)
     finally:
         if bar is not None:
@@ -163,6 +202,9 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
             ok = [case.score for case in report.cases if case.ok and case.score is not None]
             mean = f", mean score {sum(ok) / len(ok):.3f}" if ok else ""
             lines.append(f"  {len(ok)} of {len(report.cases)} cases scored{mean}")
+            judge = judge_summary(report.cases)
+            if judge.used:
+                lines.append(f"  {judge.describe()}")
     if out:
         lines.append(f"  results written to {out}")
     lines.append("")

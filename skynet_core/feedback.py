@@ -31,11 +31,14 @@ Conventions shared by the rules and the health checks:
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import math
 import re
 import sqlite3
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing
@@ -45,7 +48,7 @@ from enum import StrEnum
 from functools import cached_property
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -56,7 +59,9 @@ __all__ = [
     "GENERIC_PHRASES",
     "NAMED_SCORE_SYNONYMS",
     "PROBE_KINDS",
+    "GRADE_INSTRUCTIONS",
     "Flag",
+    "Grade",
     "HealthFinding",
     "Mark",
     "MarkStore",
@@ -66,11 +71,16 @@ __all__ = [
     "Severity",
     "Thresholds",
     "export_rows",
+    "grade_feedback",
+    "grade_prompt",
     "health",
     "judge_probes",
+    "parse_grade",
     "parse_probe_id",
     "probe_cases",
     "review",
+    "rows_csv",
+    "rows_jsonl",
     "rules",
 ]
 
@@ -444,7 +454,8 @@ class Thresholds:
     - ``input_overlap``: feedback with at least this fraction of its words taken from the
       input (and not from the expected value or the output) only repeats the input.
 
-    Fractions lie in [0, 1], counts are 0 or more; anything else raises ``ValueError``.
+    Fractions (the fields named in ``FRACTIONS``) lie in [0, 1], the others are 0 or
+    more; anything else raises ``ValueError``.
     """
 
     min_words: int = 3
@@ -456,13 +467,16 @@ class Thresholds:
     max_chars: int = 1500
     input_overlap: float = 0.8
 
+    FRACTIONS: ClassVar[frozenset[str]] = frozenset(
+        {"low_score", "contradiction_margin", "low_named_score", "input_overlap"}
+    )
+
     def __post_init__(self) -> None:
-        fractions = ("low_score", "contradiction_margin", "low_named_score", "input_overlap")
         for item in fields(self):
             value = getattr(self, item.name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise ValueError(f"Threshold {item.name} must be a number, not {value!r}.")
-            if item.name in fractions and not 0.0 <= value <= 1.0:
+            if item.name in self.FRACTIONS and not 0.0 <= value <= 1.0:
                 raise ValueError(f"Threshold {item.name} is a fraction between 0 and 1; {value!r} is outside it.")
             if value < 0:
                 raise ValueError(f"Threshold {item.name} cannot be negative; {value!r} was given.")
@@ -1201,6 +1215,181 @@ def judge_probes(probe_results: Sequence[CaseResult], real_results: Sequence[Cas
 
 
 # ---------------------------------------------------------------------------
+# Model review (optional)
+
+GRADE_INSTRUCTIONS = """\
+You review the feedback that a metric wrote about one output of a program. An optimization engine \
+reads this feedback to write a better version of the program, so feedback is useful when it says \
+what was wrong (or right) and what the right output looks like.
+
+Grade how actionable the feedback is for that engine, from 1 to 5:
+5: it names the exact fault and what the right output is.
+4: it names the specific fault, but not fully how to fix it.
+3: it points in the right direction, but vaguely.
+2: a verdict with little detail.
+1: it gives nothing to act on (such as "Wrong."), or it contradicts the score.
+
+Reply with one line: the grade, a dash, and one sentence giving the reason.
+Example: 2 - It says the label is wrong but not which label was expected."""
+
+_PROMPT_PART_CHARS = 2000
+_REASON_CHARS = 200
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_OF_FIVE = r"(?:\s*(?:/|out\s+of)\s*5(?!\d))?"
+_LABELLED_GRADE = re.compile(
+    rf"\b(?:grade|score|rating)\b\W{{0,3}}(?:is\s+|of\s+)?\W{{0,3}}{_NUMBER}{_OF_FIVE}", re.IGNORECASE
+)
+_OUT_OF_FIVE = re.compile(rf"(?<![\w.]){_NUMBER}\s*(?:/|out\s+of)\s*5(?!\d)", re.IGNORECASE)
+_LEADING_GRADE = re.compile(rf"^[^\w\n]*{_NUMBER}{_OF_FIVE}(?!\w|\.\d|\s*/)", re.IGNORECASE)
+_LONE_DIGIT = re.compile(r"(?<![\w./])([1-5])(?!\w|\.\d|\s*/)")
+_JSON_OBJECT = re.compile(r"\{.*?\}", re.DOTALL)
+_REASON_LEAD = re.compile(r"^[\s*_`\-\u2013\u2014:;.,)\]]+|^(?:reason|because)\b\W*", re.IGNORECASE)
+_REASON_TAIL = re.compile(
+    r"[\s*_`,;:(\-\u2013\u2014]*(?:\b(?:so|thus|hence|therefore|i give it))?[\s,;:(\-\u2013\u2014]*$", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Grade:
+    """A model's grade of one case's feedback: ``grade`` from 1 (nothing to act on) to 5
+    (names the fault and the fix) with a one-line ``reason``. When there is no grade
+    (``grade`` is ``None``), ``error`` says why."""
+
+    case_id: str
+    grade: int | None
+    reason: str = ""
+    error: str = ""
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
+
+
+def grade_prompt(case: Case, result: CaseResult) -> tuple[str, str]:
+    """``(instructions, input)`` asking a model to grade the feedback of one scored case.
+
+    The instructions (:data:`GRADE_INSTRUCTIONS`) go in the system message; the input
+    shows the case's input, output and expected value, the score and named scores, and
+    the feedback, each part cut to 2,000 characters.
+    """
+    parts = [
+        ("Input", _as_text(case.input)),
+        ("Output", _as_text(case.output)),
+        ("Expected", "none given" if case.expected is None else _as_text(case.expected)),
+        ("Score given by the metric (higher is better)", _fmt(result.score)),
+    ]
+    if result.scores:
+        parts.append(("Named scores", ", ".join(f"{name}: {_fmt(value)}" for name, value in result.scores.items())))
+    parts.append(("Feedback to grade", result.feedback if result.feedback.strip() else "(empty)"))
+    return GRADE_INSTRUCTIONS, "\n\n".join(f"{title}:\n{_cut(text, _PROMPT_PART_CHARS)}" for title, text in parts)
+
+
+def _grade_value(raw: Any) -> int:
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"the grade {raw!r} is not a number") from None
+    if not 1.0 <= value <= 5.0:
+        raise ValueError(f"the grade {value:g} is outside 1 to 5")
+    return int(math.floor(value + 0.5))
+
+
+def _reason(text: str) -> str:
+    """The reason's words: no leading dash, colon or "Reason:", no trailing "so" before a grade."""
+    text = _REASON_TAIL.sub("", _REASON_LEAD.sub("", _REASON_LEAD.sub("", text.strip()))).strip().strip("*_`")
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1]
+    return _cut(text.strip(), _REASON_CHARS)
+
+
+def _json_grade(text: str) -> tuple[int, str] | None:
+    for match in _JSON_OBJECT.finditer(text):
+        try:
+            data = json.loads(match.group())
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        lowered = {str(key).casefold(): value for key, value in data.items()}
+        raw = next((lowered[key] for key in ("grade", "score", "rating") if key in lowered), None)
+        if raw is None:
+            continue
+        reason = next((lowered[key] for key in ("reason", "reasons", "explanation", "why") if key in lowered), "")
+        return _grade_value(raw), _reason(str(reason))
+    return None
+
+
+def parse_grade(text: str) -> tuple[int, str]:
+    """The grade (1 to 5) and a one-line reason from a model's reply; ``ValueError`` when it has no grade.
+
+    Accepted: "4 - Names the label.", "**Grade: 4/5** Names the label.", "Score: 4. …",
+    "… so 3 out of 5.", a JSON object with ``grade`` (or ``score``, ``rating``) and
+    ``reason``, or a reply whose only number from 1 to 5 is the grade. A decimal grade is
+    rounded half up; one outside 1 to 5 is refused. The reason is the rest of the grade's
+    line (else the next line, else the text before the grade), cut to 200 characters.
+    """
+    found = _json_grade(text)
+    if found is not None:
+        return found
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    for pattern in (_LABELLED_GRADE, _OUT_OF_FIVE, _LEADING_GRADE):
+        for index, line in enumerate(lines):
+            match = pattern.search(line)
+            if match is None:
+                continue
+            grade = _grade_value(match.group(1))
+            after, before = line[match.end():], line[: match.start()]
+            rest = [_reason(other) for other in lines[index + 1:]]
+            reason = _reason(after) or next((item for item in rest if item), "") or _reason(before)
+            return grade, reason
+    digits = {match.group(1) for match in _LONE_DIGIT.finditer(text)}
+    if len(digits) == 1:
+        return int(digits.pop()), _reason(lines[0] if lines else "")
+    raise ValueError(f"the reply has no grade from 1 to 5: {_show(text.strip(), 80)}")
+
+
+def grade_feedback(
+    pairs: Sequence[Pair],
+    ask: Callable[[str, str], str],
+    *,
+    cancel: threading.Event | None = None,
+    on_grade: Callable[[Grade], None] | None = None,
+) -> list[Grade]:
+    """Ask a model to grade each case's feedback, in order; ``ask(instructions, input)`` returns the reply text.
+
+    A reply without a grade gives that case a :class:`Grade` with an ``error`` and the
+    review goes on. A failed call (``ask`` raised) is recorded on its case and stops the
+    review, since a wrong key or model name would fail every case the same way.
+    ``cancel`` stops it between cases; ``on_grade`` sees each grade as it comes.
+    """
+    grades: list[Grade] = []
+    for case, result in pairs:
+        if cancel is not None and cancel.is_set():
+            break
+        try:
+            reply = ask(*grade_prompt(case, result))
+        except Exception as exc:  # noqa: BLE001  (the model call's failure is shown to the user, not raised)
+            grade = Grade(case.id, None, error=str(exc) or type(exc).__name__)
+            grades.append(grade)
+            if on_grade is not None:
+                on_grade(grade)
+            break
+        try:
+            value, reason = parse_grade(reply)
+            grade = Grade(case.id, value, reason)
+        except ValueError as exc:
+            grade = Grade(case.id, None, error=f"The model's reply could not be read: {exc}.")
+        grades.append(grade)
+        if on_grade is not None:
+            on_grade(grade)
+    return grades
+
+
+# ---------------------------------------------------------------------------
 # Marks
 
 
@@ -1289,28 +1478,51 @@ class MarkStore:
         return {case_id: Mark(case_id, MarkValue(value), note, marked_at) for case_id, value, note, marked_at in rows}
 
 
-def export_rows(pairs: Sequence[Pair], review: Review, marks: Mapping[str, Mark]) -> list[dict[str, Any]]:
+def export_rows(
+    pairs: Sequence[Pair], review: Review, marks: Mapping[str, Mark], grades: Mapping[str, Grade] | None = None
+) -> list[dict[str, Any]]:
     """One flat row per case, in run order, for CSV or JSON Lines export.
 
     Keys: ``id``, ``split``, ``status``, ``score`` (``None`` unless ``ok``), ``feedback``,
     ``rules_broken`` (rule names joined by ", "; empty when none or not judged), ``mark``
-    (``useful``, ``weak`` or empty) and ``mark_note``. Every value is a plain string or
-    number, so both formats write it as is.
+    (``useful``, ``weak`` or empty) and ``mark_note``; with ``grades`` (a model review,
+    by case id) also ``model_grade`` (1 to 5, or ``None``) and ``model_reason`` (the
+    reason, or why there is no grade). Every value is a plain string or number (or
+    ``None``), so both formats write it as is.
     """
     broken = review.rules_broken
     rows = []
     for case, result in pairs:
         mark = marks.get(case.id)
-        rows.append(
-            {
-                "id": case.id,
-                "split": case.split,
-                "status": result.status.value,
-                "score": result.score if result.ok else None,
-                "feedback": result.feedback,
-                "rules_broken": ", ".join(broken.get(case.id, [])),
-                "mark": mark.value.value if mark else "",
-                "mark_note": mark.note if mark else "",
-            }
-        )
+        row: dict[str, Any] = {
+            "id": case.id,
+            "split": case.split,
+            "status": result.status.value,
+            "score": result.score if result.ok else None,
+            "feedback": result.feedback,
+            "rules_broken": ", ".join(broken.get(case.id, [])),
+            "mark": mark.value.value if mark else "",
+            "mark_note": mark.note if mark else "",
+        }
+        if grades is not None:
+            grade = grades.get(case.id)
+            row["model_grade"] = grade.grade if grade else None
+            row["model_reason"] = (grade.reason or grade.error) if grade else ""
+        rows.append(row)
     return rows
+
+
+def rows_csv(rows: Sequence[Mapping[str, Any]]) -> bytes:
+    """Rows as UTF-8 CSV with a header from the first row's keys; ``None`` is an empty cell."""
+    if not rows:
+        return b""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({key: "" if value is None else value for key, value in row.items()} for row in rows)
+    return buffer.getvalue().encode("utf-8")
+
+
+def rows_jsonl(rows: Sequence[Mapping[str, Any]]) -> bytes:
+    """Rows as UTF-8 JSON Lines, one object a line."""
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8")

@@ -4,26 +4,49 @@ Metric code never holds a key: its `llm()` request crosses the runner's
 channel, and the call is made here, in the parent. litellm is imported only
 when a call is made (it takes seconds), with its offline cost map so nothing
 reaches for the internet.
+
+Where a setting comes from, strongest first: what the Settings page saved (the
+store's ``llm.settings``), then the environment (``SKYNET_METRIC_MODEL``,
+``SKYNET_REFLECTION_MODEL``, ``SKYNET_METRIC_API_BASE``,
+``SKYNET_REFLECTION_API_BASE``), then the defaults below. Keys are never
+saved: they come from the provider's usual variable (``OPENAI_API_KEY``, …)
+or are typed in for one browser session.
 """
 
 from __future__ import annotations
 
+import gc
+import math
 import os
+import random
+import re
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .runner.worker import LlmRequest
+from .runner.worker import LlmHandler, LlmRequest
+
+if TYPE_CHECKING:
+    from .store import Store
 
 NO_MODEL_MESSAGE = (
     "no model is configured for llm(): set SKYNET_METRIC_MODEL to a litellm model name (e.g. openai/gpt-4o-mini) "
     "and the provider's key variable (e.g. OPENAI_API_KEY), or point SKYNET_METRIC_API_BASE at an OpenAI-compatible "
     "server such as a local Ollama (http://127.0.0.1:11434/v1) or vLLM; the Settings page does the same"
 )
+STORE_KEY = "llm.settings"
+ROLES = ("metric", "reflection")
+# Provider errors worth another try: litellm's classes (and their subclasses) for 429, timeouts, lost connections, 5xx.
 RETRYABLE = ("RateLimitError", "Timeout", "APIConnectionError", "InternalServerError", "ServiceUnavailableError",
              "BadGatewayError")
+MAX_BACKOFF_S = 8.0
+TEMPERATURE_RANGE = (0.0, 2.0)
+TIMEOUT_RANGE_S = (1.0, 600.0)
+CONCURRENCY_RANGE = (1, 64)
+RETRIES_RANGE = (0, 10)
+PING_INSTRUCTIONS = "This is a connection test. Reply with the single word OK."
 
 
 class LlmError(RuntimeError):
@@ -32,24 +55,50 @@ class LlmError(RuntimeError):
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """One model: a litellm model name, an optional OpenAI-compatible API base, an optional key.
+    """One model: a litellm model name, an optional OpenAI-compatible API base, an optional key and price.
 
-    The key is for this server process only: never written to disk, never shown,
-    never sent into the metric's process (``repr`` hides it).
+    The key is for this server process only: never written to disk, never shown
+    in full, never sent into the metric's process (``repr`` hides it).
+    ``price_per_million`` is (input, output) US dollars per million tokens; when
+    set it is used instead of litellm's cost map (for models the map lacks).
     """
 
     model: str
     api_base: str | None = None
     api_key: str | None = field(default=None, repr=False)
+    price_per_million: tuple[float, float] | None = None
 
     @property
     def masked_key(self) -> str:
-        return "" if not self.api_key else f"…{self.api_key[-4:]}"
+        return mask(self.api_key)
+
+    @property
+    def provider(self) -> str:
+        """The provider prefix of the litellm name (``openai`` in ``openai/gpt-4o-mini``), or ``""``."""
+        return self.model.split("/", 1)[0] if "/" in self.model else ""
+
+    def to_stored(self) -> dict[str, Any]:
+        """What may be written to disk: everything but the key."""
+        return {"model": self.model, "api_base": self.api_base,
+                "price_per_million": list(self.price_per_million) if self.price_per_million else None}
+
+
+def mask(secret: str | None) -> str:
+    """A key as people may see it again: its last four characters only."""
+    if not secret:
+        return ""
+    return f"…{secret[-4:]}" if len(secret) > 8 else "…"
 
 
 @dataclass(frozen=True)
 class ModelSettings:
-    """The metric model, the reflection model, and how calls are made."""
+    """The metric model, the reflection model, and how calls are made.
+
+    ``concurrency`` is the number of cases (hence judge calls) in flight when the
+    app scores a dataset. A call that fails with a rate limit, a timeout, a lost
+    connection or a 5xx is tried again up to ``max_retries`` times, waiting
+    ``backoff_s``, then twice that, … (at most 8 s, with jitter) in between.
+    """
 
     metric: ModelConfig | None = None
     reflection: ModelConfig | None = None
@@ -57,7 +106,7 @@ class ModelSettings:
     request_timeout_s: float = 30.0
     max_retries: int = 2
     concurrency: int = 8
-    price_per_million: tuple[float, float] | None = None  # (input, output) USD, for models litellm does not price
+    backoff_s: float = 0.5
 
     def effective(self) -> tuple[ModelConfig, str] | None:
         """The model metric calls use: the metric model, else the reflection model (contract Part A)."""
@@ -67,21 +116,104 @@ class ModelSettings:
             return self.reflection, "reflection model (no metric model is set)"
         return None
 
+    def config(self, role: str) -> ModelConfig | None:
+        """The ``metric`` or ``reflection`` model."""
+        return {"metric": self.metric, "reflection": self.reflection}[role]
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ModelSettings:
+        """The defaults the server's environment gives (``SKYNET_*_MODEL``, ``SKYNET_*_API_BASE``)."""
         env = os.environ if env is None else env
 
         def config(prefix: str) -> ModelConfig | None:
             model = env.get(f"SKYNET_{prefix}_MODEL", "").strip()
             base = env.get(f"SKYNET_{prefix}_API_BASE", "").strip() or None
             if not model and base:
-                model = "openai/default"
+                model = "openai/default"  # a local server that serves one model ignores the name
             return ModelConfig(model, base) if model else None
 
         return cls(metric=config("METRIC"), reflection=config("REFLECTION"))
 
+    @classmethod
+    def resolve(cls, stored: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None,
+                keys: Mapping[str, str] | None = None) -> ModelSettings:
+        """The settings in effect: ``stored`` values over the environment's, with the session's ``keys``.
+
+        ``stored`` is what :meth:`to_stored` wrote; a value that is missing or
+        out of range falls back to the environment or the default. A role
+        stored as ``None`` means "no model" even when the environment names one.
+        """
+        settings = cls.from_env(env)
+        stored = stored if isinstance(stored, Mapping) else {}
+        changes: dict[str, Any] = {}
+        for role in ROLES:
+            if role in stored:
+                changes[role] = _stored_config(stored[role])
+        for name, kind, (low, high) in (("temperature", float, TEMPERATURE_RANGE),
+                                        ("request_timeout_s", float, TIMEOUT_RANGE_S),
+                                        ("concurrency", int, CONCURRENCY_RANGE),
+                                        ("max_retries", int, RETRIES_RANGE)):
+            value = _number(stored.get(name))
+            if value is not None and low <= value <= high:
+                changes[name] = kind(value)
+        return settings.with_changes(**changes).with_keys(keys or {})
+
+    def to_stored(self) -> dict[str, Any]:
+        """The JSON the store keeps: every setting but the keys."""
+        return {"metric": self.metric.to_stored() if self.metric else None,
+                "reflection": self.reflection.to_stored() if self.reflection else None,
+                "temperature": self.temperature, "request_timeout_s": self.request_timeout_s,
+                "concurrency": self.concurrency, "max_retries": self.max_retries}
+
+    def with_keys(self, keys: Mapping[str, str]) -> ModelSettings:
+        """These settings with session keys by role (``{"metric": "sk-…"}``); empty keys are ignored."""
+        changes = {role: replace(config, api_key=keys[role]) for role in ROLES
+                   if keys.get(role) and (config := self.config(role)) is not None}
+        return self.with_changes(**changes)
+
     def with_changes(self, **changes: Any) -> ModelSettings:
         return replace(self, **changes)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _stored_config(data: Any) -> ModelConfig | None:
+    if not isinstance(data, Mapping) or not str(data.get("model") or "").strip():
+        return None
+    base = str(data.get("api_base") or "").strip() or None
+    price = data.get("price_per_million")
+    prices = [_number(value) for value in price] if isinstance(price, list) and len(price) == 2 else []
+    if len(prices) == 2 and prices[0] is not None and prices[1] is not None and min(prices) >= 0:
+        return ModelConfig(str(data["model"]).strip(), base, price_per_million=(prices[0], prices[1]))
+    return ModelConfig(str(data["model"]).strip(), base)
+
+
+def load_settings(store: Store | None, keys: Mapping[str, str] | None = None,
+                  env: Mapping[str, str] | None = None) -> ModelSettings:
+    """The settings in effect: what the Settings page saved in ``store``, over the environment, with ``keys``."""
+    return ModelSettings.resolve(store.get(STORE_KEY) if store is not None else None, env, keys)
+
+
+def machine_settings() -> ModelSettings:
+    """For the command line: what the app saved in the data directory (when it ran here), over the environment."""
+    from .store import DB_NAME, Store, data_dir
+
+    saved = data_dir() / DB_NAME
+    return load_settings(Store(saved.parent) if saved.exists() else None)
+
+
+def save_settings(store: Store, settings: ModelSettings) -> None:
+    """Save every setting but the keys (they live in the session, never on disk)."""
+    store.set(STORE_KEY, settings.to_stored())
+
+
+def forget_settings(store: Store) -> None:
+    """Drop the saved settings: the environment's defaults apply again."""
+    store.delete(STORE_KEY)
 
 
 @dataclass(frozen=True)
@@ -91,6 +223,7 @@ class LlmReply:
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float | None
+    attempts: int = 1
 
     def usage(self) -> dict[str, Any]:
         return {"latency_ms": self.latency_ms, "prompt_tokens": self.prompt_tokens,
@@ -98,25 +231,60 @@ class LlmReply:
 
 
 _import_lock = threading.Lock()
+_loaded: Any = None
+_warming: threading.Thread | None = None
 
 
 def _litellm() -> Any:
+    global _loaded
+    if _loaded is not None:
+        return _loaded
     with _import_lock:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        os.environ.setdefault("LITELLM_LOG", "ERROR")
-        import litellm
+        if _loaded is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            os.environ.setdefault("LITELLM_LOG", "ERROR")
+            import litellm
 
-        litellm.telemetry = False
-        litellm.suppress_debug_info = True
-        return litellm
+            litellm.telemetry = False
+            litellm.suppress_debug_info = True
+            # Its import leaves some 350,000 long-lived objects that every full collection would scan again,
+            # holding the GIL for a quarter of a second (Streamlit collects after each script run, many times a
+            # second while a page polls a job): move them out of the collector's sight.
+            gc.collect()
+            gc.freeze()
+            _loaded = litellm
+        return _loaded
+
+
+def litellm_ready() -> bool:
+    """Whether litellm is imported already (its first import takes seconds, far more on a busy machine)."""
+    return _loaded is not None
+
+
+def warm_up(wait: bool = False) -> None:
+    """Import litellm in a background thread, once, so the first model call does not wait for it.
+
+    With ``wait``, return only once it is imported.
+    """
+    global _warming
+    with _import_lock:
+        if _loaded is None and _warming is None:
+            _warming = threading.Thread(target=_litellm, daemon=True, name="skynet-litellm-import")
+            _warming.start()
+        thread = _warming
+    if wait and thread is not None:
+        thread.join()
 
 
 def complete(settings: ModelSettings, instructions: str, input: str | None = None, *,
              config: ModelConfig | None = None, mock_response: str | None = None) -> LlmReply:
     """One chat completion: ``instructions`` as the system message, ``input`` as the user message.
 
-    Retries rate limits, timeouts and server errors ``max_retries`` times with
-    backoff, then raises LlmError with the provider's message.
+    Uses ``config``, else the model in effect (:meth:`ModelSettings.effective`).
+    Retries rate limits, timeouts, lost connections and server errors
+    ``max_retries`` times with backoff, then raises LlmError with the
+    provider's message; other failures (bad key, unknown model) raise at once.
+    ``latency_ms`` is the last attempt's; the waits between attempts are not in it.
     """
     chosen = config or (settings.effective() or (None, ""))[0]
     if chosen is None:
@@ -126,13 +294,10 @@ def complete(settings: ModelSettings, instructions: str, input: str | None = Non
     if input is not None:
         messages.append({"role": "user", "content": input})
     kwargs: dict[str, Any] = {"model": chosen.model, "messages": messages, "temperature": settings.temperature,
-                              "timeout": settings.request_timeout_s, "num_retries": 0}
+                              "timeout": settings.request_timeout_s, "num_retries": 0, "drop_params": True}
     if chosen.api_base:
         kwargs["api_base"] = chosen.api_base
-        # OpenAI-compatible local servers rarely need a key, but the client insists on one.
-        kwargs["api_key"] = chosen.api_key or "no-key-needed"
-    elif chosen.api_key:
-        kwargs["api_key"] = chosen.api_key
+    kwargs.update(_credentials(litellm, chosen))
     if mock_response is not None:
         kwargs["mock_response"] = mock_response
     attempt = 0
@@ -142,62 +307,189 @@ def complete(settings: ModelSettings, instructions: str, input: str | None = Non
             response = litellm.completion(**kwargs)
             break
         except Exception as exc:  # noqa: BLE001  (litellm maps provider errors to many classes)
-            name = type(exc).__name__
-            if name in RETRYABLE and attempt < settings.max_retries:
-                time.sleep(min(8.0, 0.5 * 2 ** attempt))
+            if _retryable(exc) and attempt < settings.max_retries:
+                time.sleep(min(MAX_BACKOFF_S, settings.backoff_s * 2 ** attempt) * random.uniform(1.0, 1.25))
                 attempt += 1
                 continue
-            raise LlmError(explain_error(exc, chosen, settings)) from None
+            raise LlmError(explain_error(exc, chosen, settings, attempts=attempt + 1)) from None
     latency_ms = (time.perf_counter() - started) * 1000.0
     usage = getattr(response, "usage", None)
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
     completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
     text = response.choices[0].message.content or ""
     return LlmReply(text, latency_ms, prompt_tokens, completion_tokens,
-                    _cost(litellm, response, settings, prompt_tokens, completion_tokens))
+                    _cost(litellm, response, chosen, prompt_tokens, completion_tokens), attempt + 1)
 
 
-def _cost(litellm: Any, response: Any, settings: ModelSettings, prompt_tokens: int,
+def _credentials(litellm: Any, config: ModelConfig) -> dict[str, str]:
+    """The key to send: the session's, else litellm reads the provider's variable; refuse early when neither is set."""
+    if config.api_key:
+        return {"api_key": config.api_key}
+    missing = _missing_key_variables(litellm, config.model)
+    if not missing:
+        return {}
+    if config.api_base:
+        # Local OpenAI-compatible servers rarely check the key, but the client insists on one.
+        return {"api_key": "no-key-needed"}
+    raise LlmError(f"no API key for {config.model}: set {' or '.join(missing)} in the server's environment "
+                   "(then restart it) or type a key on the Settings page")
+
+
+def _missing_key_variables(litellm: Any, model: str) -> list[str]:
+    try:
+        missing = litellm.validate_environment(model=model).get("missing_keys") or []
+    except Exception:  # noqa: BLE001  (an unknown provider: the call itself will say so)
+        return []
+    return [name for name in missing if name.endswith(("_KEY", "_TOKEN"))]
+
+
+def _retryable(exc: BaseException) -> bool:
+    if "Missing credentials" in str(exc):  # litellm reports a missing key as a server error; no retry mends it
+        return False
+    return any(kind.__name__ in RETRYABLE for kind in type(exc).__mro__)
+
+
+def _cost(litellm: Any, response: Any, config: ModelConfig, prompt_tokens: int,
           completion_tokens: int) -> float | None:
-    if settings.price_per_million is not None:
-        price_in, price_out = settings.price_per_million
+    if config.price_per_million is not None:
+        price_in, price_out = config.price_per_million
         return (prompt_tokens * price_in + completion_tokens * price_out) / 1e6
     try:
         cost = litellm.completion_cost(completion_response=response)
-    except Exception:  # noqa: BLE001  (unknown model: the cost is simply not known)
+    except Exception:  # noqa: BLE001  (a model the cost map lacks: the cost is simply not known)
         return None
-    return float(cost) if cost else None
+    return float(cost) if cost is not None else None
 
 
-def explain_error(exc: BaseException, config: ModelConfig, settings: ModelSettings) -> str:
-    """The provider's error in one sentence a user can act on."""
-    name = type(exc).__name__
-    detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else name
-    where = config.api_base or "the provider"
-    if name == "AuthenticationError":
+def known_price(config: ModelConfig) -> tuple[float, float] | None:
+    """(input, output) USD per million tokens from litellm's offline cost map, or None when it lacks the model."""
+    litellm = _litellm()
+    try:
+        info = litellm.get_model_info(config.model)
+    except Exception:  # noqa: BLE001  (litellm raises for names it does not map)
+        return None
+    price_in, price_out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    if price_in is None or price_out is None:
+        return None
+    return float(price_in) * 1e6, float(price_out) * 1e6
+
+
+@dataclass(frozen=True)
+class KeyStatus:
+    """Where ``config``'s key comes from, for people (masked); ``ok`` is False when a call would lack one."""
+
+    ok: bool
+    text: str
+
+
+def key_status(config: ModelConfig) -> KeyStatus:
+    """Which key a call with ``config`` sends, shown masked: the session's, the server environment's, or none."""
+    if config.api_key:
+        return KeyStatus(True, f"typed in for this session ({config.masked_key})")
+    missing = _missing_key_variables(_litellm(), config.model)
+    if missing and config.api_base:
+        return KeyStatus(True, f"none ({' or '.join(missing)} is not set; a local server rarely needs a key, "
+                               "type one if it asks)")
+    if missing:
+        return KeyStatus(False, f"missing: set {' or '.join(missing)} in the server's environment (then restart "
+                                "it) or type a key for this session")
+    variable = f"{(config.provider or 'openai').upper()}_API_KEY"
+    if os.environ.get(variable):
+        return KeyStatus(True, f"{variable} from the server's environment ({mask(os.environ[variable])})")
+    return KeyStatus(True, "none needed")
+
+
+@dataclass(frozen=True)
+class ConnectionCheck:
+    """The outcome of one tiny call: the reply, its latency and cost, or the error for people."""
+
+    ok: bool
+    model: str
+    reply: str = ""
+    latency_ms: float = 0.0
+    cost_usd: float | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    error: str = ""
+
+
+def check_connection(settings: ModelSettings, config: ModelConfig | None = None,
+                     mock_response: str | None = None) -> ConnectionCheck:
+    """One tiny call with ``config`` (default: the model in effect), without retries: a failure shows at once."""
+    chosen = config or (settings.effective() or (None, ""))[0]
+    if chosen is None:
+        return ConnectionCheck(False, "", error=NO_MODEL_MESSAGE)
+    try:
+        reply = complete(settings.with_changes(max_retries=0), PING_INSTRUCTIONS, "Connection test.",
+                         config=chosen, mock_response=mock_response)
+    except LlmError as exc:
+        return ConnectionCheck(False, chosen.model, error=str(exc))
+    return ConnectionCheck(True, chosen.model, reply.text, reply.latency_ms, reply.cost_usd, reply.prompt_tokens,
+                           reply.completion_tokens)
+
+
+_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)?(?:\w+Error:\s*)?(?:\w+Exception\s*-\s*)?")
+
+
+def provider_message(exc: BaseException) -> str:
+    """The provider's own words from a litellm exception, without litellm's class-name prefixes."""
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return _PREFIX.sub("", first).strip()[:300] or type(exc).__name__
+
+
+def explain_error(exc: BaseException, config: ModelConfig, settings: ModelSettings, attempts: int = 1) -> str:
+    """The provider's error in one sentence a user can act on, with the provider's message at the end."""
+    names = {kind.__name__ for kind in type(exc).__mro__}
+    text = str(exc)
+    detail = provider_message(exc)
+    where = config.api_base or (f"the {config.provider} API" if config.provider else "the provider")
+    tries = f" (tried {attempts} times)" if attempts > 1 else ""
+    if "LLM Provider NOT provided" in text:
+        return (f"litellm does not know the model {config.model!r}: write it with its provider, e.g. "
+                "openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest or ollama/llama3 (for an OpenAI-compatible "
+                "server, openai/<the name it serves> and its API base)")
+    if "Missing credentials" in text:  # the key variable is set but empty
+        return (f"no API key for {config.model}: set the provider's key variable (e.g. OPENAI_API_KEY) in the "
+                "server's environment (then restart it) or type a key on the Settings page")
+    if "AuthenticationError" in names:
         return (f"{where} rejected the API key for {config.model}: set a valid key in the provider's variable "
                 f"(e.g. OPENAI_API_KEY) or on the Settings page ({detail})")
-    if name in ("NotFoundError",) or "LLM Provider NOT provided" in detail or "not found" in detail.lower():
-        return (f"the model {config.model!r} is unknown to {where} or to litellm; check its name "
+    if "NotFoundError" in names:
+        return (f"{where} does not know the model {config.model!r}: check its name on the Settings page "
                 f"(litellm names look like openai/gpt-4o-mini or ollama/llama3) ({detail})")
-    if name == "Timeout":
-        return f"{config.model} did not answer within {settings.request_timeout_s:g} s; raise the request timeout " \
-               f"or check the server ({detail})"
-    if name == "APIConnectionError":
-        return f"could not reach {where} for {config.model}: is the server running and the API base right? ({detail})"
-    if name == "RateLimitError":
-        return f"{where} kept refusing with a rate limit after {settings.max_retries} retries ({detail})"
-    return f"the call to {config.model} failed: {name}: {detail}"
+    if "Timeout" in names:
+        return (f"{config.model} did not answer within {settings.request_timeout_s:g} s{tries}: raise the request "
+                "timeout on the Settings page or check the server")
+    if "APIConnectionError" in names or "Connection error" in text:
+        return (f"could not reach {where} for {config.model}{tries}: is the server running and the API base "
+                f"right? ({detail})")
+    if "RateLimitError" in names:
+        return (f"{where} refused {config.model} with a rate limit{tries}: lower the calls in flight on the "
+                f"Settings page or try later ({detail})")
+    if names & {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}:
+        return f"{where} failed to answer for {config.model}{tries}: {detail}"
+    return f"the call to {config.model} failed: {detail}"
 
 
-def make_handler(settings: ModelSettings, mock_response: str | None = None) -> Any:
-    """An LlmHandler for the runner: it answers the metric's `llm()` requests with this process's settings."""
+def make_handler(settings: ModelSettings, mock_response: str | None = None) -> LlmHandler:
+    """An LlmHandler for the runner: it answers the metric's `llm()` requests with these settings.
+
+    Never raises: any failure becomes ``{"error": …}``, which the metric's
+    ``llm()`` raises as ``LlmError`` (so the case fails with that message).
+    When a model is configured, litellm starts importing in the background now.
+    """
+
+    if settings.effective() is not None:
+        warm_up()  # a model is configured: a metric may call it soon
 
     def handle(request: LlmRequest) -> dict[str, Any]:
         try:
             reply = complete(settings, request.instructions, request.input, mock_response=mock_response)
         except LlmError as exc:
             return {"error": str(exc)}
+        except Exception as exc:  # noqa: BLE001  (a failure here must reach the metric as an error, not a hang)
+            return {"error": f"the model call failed unexpectedly: {type(exc).__name__}: {exc}"}
         return {"text": reply.text, "usage": reply.usage()}
 
     return handle

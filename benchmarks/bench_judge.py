@@ -1,0 +1,110 @@
+"""Judge benchmark: scoring with a model-as-judge metric, cases in flight against a slow judge.
+
+    .venv/bin/python benchmarks/bench_judge.py [--cases 200] [--latency-ms 200] [--concurrency 8] [--repeats 3]
+
+A local OpenAI-compatible server (tests/fake_openai.py, 127.0.0.1) answers
+every call after ``--latency-ms``. The metric calls ``llm()`` once per case,
+through the isolated runner and litellm, as in the app. The figure is the wall
+time as a ratio of the ideal N × latency / concurrency (target ≤ 1.5), median
+of ``--repeats`` runs, with two diagnostics: the same run with a handler that
+only sleeps (the runner's own overhead, no HTTP or litellm), and the litellm
+call's own overhead per call (a judge that answers at once, one call at a time).
+The machine is shared: read ratios rather than absolutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from skynet_core.cases import Case  # noqa: E402
+from skynet_core.llm import ModelConfig, ModelSettings, complete, make_handler  # noqa: E402
+from skynet_core.runner import LlmRequest, WorkerPool, score_cases  # noqa: E402
+from tests.fake_openai import FakeOpenAI  # noqa: E402
+
+TARGET_RATIO = 1.5
+JUDGE = """
+from skynet import llm
+
+def score(input, output, expected=None):
+    verdict = llm("Answer PASS or FAIL, then one sentence.", input=f"Question: {input['question']}\\nAnswer: {output}")
+    return (1.0 if verdict.strip().upper().startswith("PASS") else 0.0), {"feedback": verdict}
+"""
+
+
+def make_cases(count: int) -> list[Case]:
+    return [Case(id=f"case-{i}", input={"question": f"question {i}"}, output="billing",
+                 expected={"label": "billing"}) for i in range(count)]
+
+
+def timed_run(pool: WorkerPool, cases: list[Case], concurrency: int, handler: Any) -> float:
+    started = time.perf_counter()
+    run = score_cases(JUDGE, cases, concurrency=concurrency, llm=handler, pool=pool)
+    elapsed = time.perf_counter() - started
+    failed = [result for result in run.results if not result.ok]
+    if failed or len(run.results) != len(cases):
+        raise SystemExit(f"the benchmark run failed: {failed[0].error if failed else 'cases missing'}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=200)
+    parser.add_argument("--latency-ms", type=float, default=200.0)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    latency_s = args.latency_ms / 1000.0
+    ideal_s = args.cases * latency_s / args.concurrency
+    cases = make_cases(args.cases)
+    pool = WorkerPool()
+
+    def sleeper(request: LlmRequest) -> dict[str, Any]:
+        time.sleep(latency_s)
+        return {"text": "PASS. fine", "usage": {"latency_ms": args.latency_ms, "prompt_tokens": 0,
+                                                "completion_tokens": 0, "cost_usd": None}}
+
+    try:
+        with FakeOpenAI(latency_s=latency_s, usage=(60, 12)) as server:
+            settings = ModelSettings(metric=ModelConfig("openai/gpt-4o-mini", api_base=server.url))
+            handler = make_handler(settings)
+            complete(settings, "warm up litellm")  # its import takes seconds; the app pays it once
+            timed_run(pool, cases[: args.concurrency], args.concurrency, handler)  # warm caches and the pool
+
+            walls = [timed_run(pool, cases, args.concurrency, handler) for _ in range(args.repeats)]
+            sleeps = [timed_run(pool, cases, args.concurrency, sleeper) for _ in range(args.repeats)]
+
+            server.latency_s = 0.0
+            calls = 50
+            started = time.perf_counter()
+            for _ in range(calls):
+                complete(settings, "Answer PASS or FAIL.", "x")
+            per_call_ms = (time.perf_counter() - started) / calls * 1000.0
+            in_flight = server.max_in_flight
+    finally:
+        pool.close()
+
+    wall = statistics.median(walls)
+    ratio = wall / ideal_s
+    print(f"judge scoring: {args.cases} cases, judge latency {args.latency_ms:g} ms, {args.concurrency} in flight")
+    print(f"  ideal (N x latency / concurrency)   {ideal_s:6.2f} s")
+    print(f"  wall time, median of {args.repeats}            {wall:6.2f} s   (runs: "
+          + ", ".join(f"{value:.2f}" for value in walls) + ")")
+    print(f"  ratio to ideal                      {ratio:6.2f}    (target <= {TARGET_RATIO}: "
+          f"{'met' if ratio <= TARGET_RATIO else 'NOT met'})")
+    print(f"  one at a time would take            {args.cases * latency_s:6.2f} s")
+    print(f"  most calls seen in flight           {in_flight:6d}")
+    print(f"  runner alone (handler sleeps)       {statistics.median(sleeps):6.2f} s   ratio "
+          f"{statistics.median(sleeps) / ideal_s:.2f}")
+    print(f"  litellm + HTTP overhead per call    {per_call_ms:6.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""Background jobs: a contract check or a full scoring run in a thread, so a page never waits on metric code.
+
+A :class:`Job` is read by the page while its thread writes it:
+
+- ``done``/``total`` count cases finished so far; ``partial`` holds their
+  results in arrival order (a copy is safe to read at any time).
+- Exactly one of ``result``, ``error`` is set once ``finished`` is true;
+  neither when the job was cancelled (``cancelled`` true).
+- ``cancel`` is the event the runner watches; setting it stops the metric's
+  child soon after.
+
+A :class:`JobSlot` holds one session's latest job of one kind: submitting a
+new one cancels the older one still running, so a newer edit always wins.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from .cases import Case
+from .contract import DEFAULT_TIMEOUT_S, check_metric
+from .results import CaseResult, CheckReport
+from .runner.pool import WorkerPool
+from .runner.worker import Cancelled, LlmHandler
+
+T = TypeVar("T")
+
+_ids = itertools.count(1)
+
+
+@dataclass(eq=False)
+class Job(Generic[T]):
+    """One background run. ``kind`` says what it is (``check`` or ``score``), ``label`` what it ran on."""
+
+    kind: str
+    total: int = 0
+    label: str = ""
+    id: int = field(default_factory=lambda: next(_ids))
+    cancel: threading.Event = field(default_factory=threading.Event)
+    done: int = 0
+    result: T | None = None
+    error: str | None = None
+    cancelled: bool = False
+    started_at: float = field(default_factory=time.monotonic)
+    finished_at: float | None = None
+    _partial: list[CaseResult] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _finished: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def finished(self) -> bool:
+        return self._finished.is_set()
+
+    @property
+    def running(self) -> bool:
+        return not self._finished.is_set()
+
+    @property
+    def progress(self) -> float:
+        """Fraction of cases done, 0 to 1 (1 once finished)."""
+        if self.finished:
+            return 1.0
+        return min(1.0, self.done / self.total) if self.total else 0.0
+
+    @property
+    def elapsed_s(self) -> float:
+        end = self.finished_at if self.finished_at is not None else time.monotonic()
+        return end - self.started_at
+
+    @property
+    def partial(self) -> list[CaseResult]:
+        with self._lock:
+            return list(self._partial)
+
+    def add_result(self, result: CaseResult) -> None:
+        """Record one case's result (called from runner threads)."""
+        with self._lock:
+            self._partial.append(result)
+            self.done += 1
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the job to finish; True when it has."""
+        return self._finished.wait(timeout)
+
+    def start(self, target: Callable[[Job[T]], T]) -> Job[T]:
+        """Run ``target(self)`` in a daemon thread and return self."""
+        threading.Thread(target=self._run, args=(target,), daemon=True, name=f"skynet-{self.kind}-{self.id}").start()
+        return self
+
+    def _run(self, target: Callable[[Job[T]], T]) -> None:
+        try:
+            value = target(self)
+            if self.cancel.is_set():
+                self.cancelled = True
+            else:
+                self.result = value
+        except Cancelled:
+            self.cancelled = True
+        except Exception as exc:  # noqa: BLE001  (a job reports its failure; the page shows it)
+            if self.cancel.is_set():
+                self.cancelled = True
+            else:
+                last = traceback.extract_tb(exc.__traceback__)[-1:]
+                where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
+                self.error = f"{type(exc).__name__}: {exc}{where}"
+        finally:
+            self.finished_at = time.monotonic()
+            self._finished.set()
+
+
+class JobSlot:
+    """The current job of one kind for one session. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._job: Job[Any] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def job(self) -> Job[Any] | None:
+        return self._job
+
+    def submit(self, job: Job[T], target: Callable[[Job[T]], T]) -> Job[T]:
+        """Cancel the job still running here (if any), then start ``job``."""
+        with self._lock:
+            older, self._job = self._job, job
+        if older is not None and older.running:
+            older.cancel.set()
+        return job.start(target)
+
+    def cancel(self) -> None:
+        """Cancel the current job if it still runs; it stays in the slot, marked cancelled when it stops."""
+        job = self._job
+        if job is not None and job.running:
+            job.cancel.set()
+
+    def clear(self) -> None:
+        self.cancel()
+        self._job = None
+
+
+def score_concurrency() -> int:
+    """Cases in flight for a full scoring run: one per CPU, at most 8."""
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+def submit_check(slot: JobSlot, source: str, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
+                 pool: WorkerPool | None = None, llm: LlmHandler | None = None,
+                 label: str = "") -> Job[CheckReport]:
+    """Start the contract check of ``source`` on the sampled cases (3 at most)."""
+
+    def run(job: Job[CheckReport]) -> CheckReport:
+        return check_metric(source, cases, timeout=timeout, llm=llm, cancel=job.cancel, pool=pool,
+                            on_result=job.add_result)
+
+    return slot.submit(Job(kind="check", total=min(3, len(cases)), label=label), run)
+
+
+def submit_score(slot: JobSlot, source: str, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
+                 pool: WorkerPool | None = None, llm: LlmHandler | None = None, concurrency: int | None = None,
+                 label: str = "") -> Job[CheckReport]:
+    """Start scoring every case in ``cases``; the report's ``cases`` hold all results in case order.
+
+    A hanging case times out alone and the run goes on (unlike the check, which stops at the first).
+    """
+
+    def run(job: Job[CheckReport]) -> CheckReport:
+        return check_metric(source, cases, timeout=timeout, llm=llm, cancel=job.cancel, pool=pool, sample=cases,
+                            concurrency=concurrency or score_concurrency(), on_result=job.add_result,
+                            stop_on_timeout=False)
+
+    return slot.submit(Job(kind="score", total=len(cases), label=label), run)

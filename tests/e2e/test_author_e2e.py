@@ -1,0 +1,187 @@
+"""The Author page in headless Chromium: a person's paths, one screenshot per state in test-artifacts/."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import shot
+
+pytestmark = pytest.mark.e2e
+
+EDITOR = 'iframe[title="code_editor.code_editor"]'
+PASSES = "The metric meets the contract."
+SYNTAX_ERROR = ("import json\n\ndef score(input, output, expected=None):\n    x = [1,\n"
+                "    return 1.0, {'feedback': 'x'}\n")
+FIXED = ("import json\n\ndef score(input, output, expected=None):\n    x = [1]\n"
+         "    return 0.5, {'feedback': 'Half marks: the label is close.', 'scores': {'tone': 0.25}}\n")
+LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass\n"
+
+
+def open_author(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.get_by_text("Contract check")).to_be_visible(timeout=20_000)
+    page.frame_locator(EDITOR).locator(".ace_content").wait_for()
+
+
+def type_metric(page: Page, text: str) -> None:
+    """Click into the editor, select everything, and type ``text`` over it."""
+    expect(page.locator(EDITOR)).to_have_count(1)
+    page.frame_locator(EDITOR).locator(".ace_content").click()
+    page.keyboard.press("Control+A")
+    # insert_text types the whole text at once, as an input method would: Ace's auto-closing
+    # brackets and auto-indent would otherwise rewrite key-by-key typing of Python.
+    page.keyboard.insert_text(text)
+
+
+def wait_for_editor_text(page: Page, check, timeout: float = 10.0) -> str:
+    """The editor's text once ``check(text)`` holds (an example or upload replaces the editor)."""
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        try:
+            text = page.frame_locator(EDITOR).last.locator(".ace_editor").evaluate(
+                "el => el.env.editor.getValue()", timeout=2_000)
+        except PlaywrightError:  # the old editor's frame went away mid-read
+            continue
+        if check(text):
+            break
+        time.sleep(0.1)
+    return text
+
+
+def editor_text(page: Page) -> str:
+    expect(page.locator(EDITOR)).to_have_count(1)  # a freshly loaded example replaces the editor
+    return page.frame_locator(EDITOR).locator(".ace_editor").evaluate("el => el.env.editor.getValue()")
+
+
+def check_panel(page: Page):
+    return page.get_by_test_id("stMain")
+
+
+def test_app_opens_on_the_example_and_it_passes(page: Page, server: str):
+    open_author(page, server)
+    expect(page.get_by_text(PASSES)).to_be_visible(timeout=20_000)
+    expect(page).to_have_title("Skynet Metric Studio")
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("Support tickets (example)")
+    expect(page.get_by_test_id("stSidebar")).to_contain_text(re.compile(r"full|reduced"))
+    assert "def score(input, output, expected=None):" in editor_text(page)
+    shot(page, "01-example-passes")
+
+
+def test_syntax_error_marks_the_line_and_a_fix_passes_with_new_feedback(page: Page, server: str):
+    open_author(page, server)
+    type_metric(page, SYNTAX_ERROR)
+    failure = page.get_by_text("The metric breaks the contract at load (metric.py line 4).")
+    expect(failure).to_be_visible()
+    expect(page.get_by_text(re.compile(r"load · failed · metric\.py line 4"))).to_be_visible()
+    marked = page.frame_locator(EDITOR).locator(".ace_gutter-cell.ace_error")
+    expect(marked).to_have_count(1)
+    expect(marked).to_have_text("4")
+    shot(page, "02-syntax-error-line-4")
+
+    type_metric(page, FIXED)
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    expect(page.frame_locator(EDITOR).locator(".ace_gutter-cell.ace_error")).to_have_count(0)
+    table = page.get_by_test_id("stTable")
+    expect(table).to_contain_text("Half marks: the label is close.")
+    expect(table.locator("th", has_text="score.tone")).to_have_count(1)
+    shot(page, "03-fixed-new-feedback-and-named-score")
+
+
+def test_reload_keeps_the_text(page: Page, server: str):
+    open_author(page, server)
+    marker = f"# kept across reloads {time.time():.0f}\n"
+    type_metric(page, marker + FIXED)
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    time.sleep(0.5)
+    page.reload()
+    open_author(page, server)
+    expect(page.get_by_text(PASSES)).to_be_visible(timeout=20_000)
+    assert editor_text(page) == marker + FIXED
+    shot(page, "04-after-reload")
+
+
+def test_score_all_cases_fills_the_table(page: Page, server: str):
+    open_author(page, server)
+    page.get_by_role("button", name="Load example").click()
+    assert wait_for_editor_text(page, lambda text: text.startswith('"""Exact match')).startswith('"""Exact match')
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    page.get_by_role("button", name="Score all cases").click()
+    caption = page.get_by_text(re.compile(r"Showing 72 of 72 scored cases"))
+    expect(caption).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stMetric").first).to_contain_text("Mean score (ok cases)")
+    grid = page.get_by_test_id("stDataFrame")
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    # The first data row's selection cell: left edge of the grid, below the header row.
+    page.mouse.click(box["x"] + 12, box["y"] + 35 + 17)
+    expect(page.get_by_text(re.compile(r"^Case .+ · (train|val|test) · ok$"))).to_be_visible()
+    expect(page.get_by_text("Side information", exact=True)).to_be_visible()
+    grid.scroll_into_view_if_needed()
+    shot(page, "05-score-all-table")
+    page.get_by_text("Printed by metric.py").scroll_into_view_if_needed()
+    shot(page, "06-selected-case-details")
+
+
+def test_upload_refuses_non_utf8_and_loads_a_good_file(page: Page, server: str, tmp_path):
+    open_author(page, server)
+    page.get_by_text("Upload metric.py", exact=True).click()
+    bad = tmp_path / "latin1.py"
+    bad.write_bytes("# caf\xe9\ndef score(input, output):\n    return 1.0, {'feedback': 'ok'}\n".encode("latin-1"))
+    page.locator("input[type=file]").set_input_files(str(bad))
+    expect(page.get_by_text(re.compile(r"latin1\.py is not UTF-8 text .* save it as UTF-8"))).to_be_visible()
+    good = tmp_path / "uploaded.py"
+    good.write_text("def score(input, output):\n    return 1.0, {'feedback': 'from the uploaded file'}\n")
+    page.locator("input[type=file]").set_input_files(str(good))
+    expect(page.get_by_test_id("stTable")).to_contain_text("from the uploaded file")
+    wait_for_editor_text(page, lambda text: "from the uploaded file" in text)
+    expect(page.get_by_text(re.compile(r"is not UTF-8 text"))).to_have_count(0)
+    assert "from the uploaded file" in editor_text(page)
+    shot(page, "07-uploaded-metric")
+
+
+def test_reward_example_shows_its_weights_and_parts(page: Page, server: str):
+    open_author(page, server)
+    page.get_by_test_id("stSelectbox").click()
+    page.get_by_role("option", name="Accuracy, speed and cost").click()
+    page.get_by_role("button", name="Load example").click()
+    assert "REWARD_SPEC" in wait_for_editor_text(page, lambda text: "REWARD_SPEC" in text)
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    expect(page.get_by_text(re.compile(r"reward spec · passed"))).to_be_visible()
+    expect(page.get_by_text("Normalised weights (they sum to 1)")).to_be_visible()
+    table = page.get_by_test_id("stTable")
+    for part in ("score.accuracy", "score.speed", "score.cost"):
+        expect(table.locator("th", has_text=part)).to_have_count(1)
+    page.get_by_test_id("stPlotlyChart").first.scroll_into_view_if_needed()  # the weights chart
+    shot(page, "08-reward-example")
+
+
+def test_an_endless_loop_times_out_while_the_page_keeps_answering(page: Page, server: str):
+    open_author(page, server)
+    timeout = page.get_by_role("spinbutton", name="Timeout per call (s)")
+    timeout.fill("2")
+    timeout.press("Enter")
+    expect(timeout).to_have_value("2")
+    time.sleep(0.5)
+    type_metric(page, LOOPS)
+    expect(page.get_by_text(re.compile(r"Checking… \d of 3 sampled cases"))).to_be_visible()
+    # The page answers while metric.py spins: the upload panel opens at once.
+    page.get_by_text("Upload metric.py", exact=True).click()
+    expect(page.get_by_text("A UTF-8 Python file")).to_be_visible(timeout=2_000)
+    expect(page.get_by_text(re.compile(r"still running; each call is stopped after 2 s"))).to_be_visible()
+    shot(page, "09-endless-loop-running")
+    expect(page.get_by_text("The metric breaks the contract at metric return value")).to_be_visible(timeout=15_000)
+    stage = page.get_by_text(re.compile(r"metric return value · failed"))
+    # The runner names the line it found the loop at when it could sample it in time (not always, on a busy machine).
+    timed_out = re.compile(r"did not finish within 2 s(, stuck at metric\.py line [23])?; it was stopped")
+    expect(stage).to_contain_text(timed_out)
+    expect(page.get_by_test_id("stTable")).to_contain_text("timeout")
+    shot(page, "10-endless-loop-timed-out")
+    timeout.fill("60")
+    timeout.press("Enter")
+    expect(timeout).to_have_value("60")

@@ -1,0 +1,104 @@
+"""The Settings page in headless Chromium: configure a local model server, test it, judge with it.
+
+The app runs against its own data directory (these settings must not leak into
+other tests) and a fake OpenAI-compatible server on 127.0.0.1 that insists on
+the key typed in the browser: every judge call proves the server, not metric
+code, sent it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import shot, start_server, stop_server
+from tests.fake_openai import FakeOpenAI
+
+pytestmark = pytest.mark.e2e
+
+KEY = "sk-e2e-typed-in-the-browser-9ABCD"
+PASSES = "The metric meets the contract."
+
+
+def settle(page: Page) -> None:
+    """Wait until the page's run has finished: no element left over from the previous run."""
+    page.wait_for_timeout(250)
+    expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=30_000)
+
+
+@pytest.fixture(scope="module")
+def judge() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(latency_s=0.1, require_key=KEY) as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data_dir = tmp_path_factory.mktemp("skynet-settings-data")
+    process, url = start_server(data_dir)
+    yield url
+    stop_server(process)
+
+
+def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, app: str, judge: FakeOpenAI):
+    page.goto(app)
+    page.get_by_role("link", name="Settings", exact=True).click()
+    expect(page.get_by_role("heading", name="Settings")).to_be_visible(timeout=20_000)
+    expect(page.get_by_text(re.compile(r"No model is configured for llm\(\)"))).to_be_visible()
+    expect(page.get_by_test_id("stMain").get_by_text(re.compile(r"(full|reduced) ·"))).to_be_visible()
+
+    metric = page.locator(".st-key-settings-panel-metric")
+    for label, value in (("Model (a litellm model name)", "openai/gpt-4o-mini"), ("API base (optional)", judge.url),
+                         ("API key for this session (optional)", KEY)):
+        field = metric.get_by_label(label, exact=True)
+        field.fill(value)
+        field.press("Enter")  # Streamlit takes the value and reruns the page
+        settle(page)
+        expect(field).to_have_value(value)
+    expect(page.get_by_text(re.compile("Unsaved changes"))).to_be_visible()
+    page.get_by_role("button", name="Save settings").click()
+    settle(page)
+    expect(page.get_by_text(re.compile(r"Metrics' llm\(\) calls use openai/gpt-4o-mini"))).to_be_visible()
+    expect(metric.get_by_text("Key: typed in for this session (…ABCD)")).to_have_count(1)
+    expect(metric.get_by_label("API key for this session (optional)", exact=True)).to_have_value("")
+    assert KEY not in page.content()
+    shot(page, "settings-01-saved")
+
+    metric.get_by_role("button", name="Test connection").click()
+    reply = metric.get_by_text(re.compile(r"replied “PASS\. The triage fits\.” in \d+ ms .* cost \$0\.0000\d+"))
+    expect(reply).to_be_visible(timeout=30_000)
+    assert judge.requests[-1].authorization == f"Bearer {KEY}"
+    shot(page, "settings-02-test-connection")
+
+    page.get_by_role("button", name="Run the judge example").click()
+    cost = page.get_by_test_id("stMetric").filter(has_text="Judge cost per 1,000 cases")
+    expect(cost).to_contain_text(re.compile(r"\$0\.\d{4}"), timeout=60_000)
+    expect(page.get_by_test_id("stMetric").filter(has_text="Judge time per 1,000 cases")).to_contain_text(
+        re.compile(r"\d+\.\d s"))
+    expect(page.get_by_test_id("stMetric").filter(has_text="Judge calls")).to_contain_text("5")
+    page.get_by_test_id("stMain").get_by_test_id("stDataFrame").last.scroll_into_view_if_needed()
+    shot(page, "settings-03-judge-example")
+
+    # The same session on the Author page: score every case with the model-as-judge example.
+    page.get_by_role("link", name="Author", exact=True).click()
+    expect(page.get_by_text("Contract check")).to_be_visible(timeout=20_000)
+    examples = page.get_by_test_id("stSelectbox").filter(has_text="Start from an example")
+    examples.click()
+    page.get_by_role("option", name="Model as judge").click()
+    expect(page.get_by_role("combobox", name="Start from an example")).to_have_value("Model as judge")
+    settle(page)
+    page.get_by_role("button", name="Load example").click()
+    # The contract check of the judge example asks the local server: its verdict is the sampled cases' feedback.
+    judged = page.get_by_test_id("stTable").filter(has_text="PASS. The triage fits.")
+    expect(judged.first).to_be_visible(timeout=60_000)
+    expect(page.get_by_text(PASSES)).to_be_visible(timeout=30_000)
+    page.get_by_role("button", name="Score all cases").click()
+    expect(page.get_by_text(re.compile(r"Showing (\d+) of \1 scored cases"))).to_be_visible(timeout=90_000)
+    expect(page.get_by_text(re.compile(r"error \d"))).to_have_count(0)
+    page.get_by_test_id("stDataFrame").last.scroll_into_view_if_needed()
+    shot(page, "settings-04-author-scored-with-the-judge")
+    assert len(judge.requests) > 20
+    assert {request.authorization for request in judge.requests} == {f"Bearer {KEY}"}

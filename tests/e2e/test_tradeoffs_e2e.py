@@ -1,0 +1,92 @@
+"""Reward trade-offs in a real browser: score the example's candidates, move a weight, write the spec back."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from skynet_core.examples import EXAMPLE_METRICS
+from skynet_core.reward import replace_reward_spec
+from skynet_core.store import Store
+from tests.e2e.conftest import ARTIFACTS, shot, start_server, stop_server
+
+pytestmark = pytest.mark.e2e
+
+REWARD_METRIC = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
+# Near these weights the bundled example's winner changes from balanced to large-careful.
+SHIFTED_SPEC = {
+    "weights": {"accuracy": 0.76, "speed": 0.2, "cost": 0.04},
+    "accuracy": {},
+    "speed": {"reference": 2000},
+    "cost": {"reference": 0.01},
+}
+
+
+@pytest.fixture
+def reward_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A fresh server whose saved draft is the example reward metric."""
+    Store(tmp_path).save_draft(REWARD_METRIC)
+    process, url = start_server(tmp_path)
+    yield url, tmp_path
+    stop_server(process)
+
+
+def tall_shot(page: Page, name: str) -> Path:
+    """A screenshot of the whole page: Streamlit scrolls inside its main pane, so grow the viewport to fit it."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    size = page.viewport_size
+    height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], height)})
+    # Charts re-lay themselves out for the new size; wait until the pane no longer scrolls.
+    page.wait_for_function("() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+                           " return m.scrollHeight <= m.clientHeight + 2; }")
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
+    return path
+
+
+def set_number(page: Page, label: str, value: str) -> None:
+    field = page.get_by_label(label, exact=True)
+    field.fill(value)
+    field.press("Enter")
+
+
+def test_moving_a_weight_changes_the_winner_and_writes_the_spec_into_the_editor(
+        reward_server: tuple[str, Path], page: Page) -> None:
+    url, data_dir = reward_server
+    page.goto(url)
+    page.get_by_role("link", name="Reward trade-offs").click()
+    page.get_by_role("button", name="Score candidates").click()
+    winner = page.get_by_test_id("stMetric").filter(has_text="Winner at these weights")
+    expect(winner).to_contain_text("balanced", timeout=60_000)
+    expect(page.get_by_text("where large-careful wins")).to_be_visible()
+    expect(page.locator(".js-plotly-plot")).to_have_count(6)
+    tall_shot(page, "tradeoffs-scored")
+
+    normalised = page.get_by_text(re.compile(r"^Normalised: "))
+    set_number(page, "Accuracy weight", "0.76")
+    expect(normalised).to_have_text("Normalised: accuracy 72% · speed 19% · cost 9%")
+    set_number(page, "Cost weight", "0.04")
+    expect(normalised).to_have_text("Normalised: accuracy 76% · speed 20% · cost 4%")
+    expect(winner).to_contain_text("large-careful")
+    expect(page.get_by_text("These values are not in metric.py yet.")).to_be_visible()
+    tall_shot(page, "tradeoffs-weight-moved")
+
+    page.get_by_role("button", name="Write to metric.py").click()
+    expect(page.get_by_text("Wrote REWARD_SPEC to metric.py")).to_be_visible()
+    expect(page.get_by_text("metric.py's REWARD_SPEC has these values.")).to_be_visible()
+    # Writing changes only REWARD_SPEC, so the scores still hold: no rescoring needed.
+    expect(winner).to_contain_text("large-careful")
+    assert Store(data_dir).draft() == replace_reward_spec(REWARD_METRIC, SHIFTED_SPEC)
+    assert [version.source for version in Store(data_dir).versions()] == [REWARD_METRIC]
+
+    page.get_by_role("link", name="Author").click()
+    editor = page.frame_locator('iframe[title="code_editor.code_editor"]')
+    expect(editor.locator(".ace_content")).to_contain_text(
+        '"weights": {"accuracy": 0.76, "speed": 0.2, "cost": 0.04},', timeout=30_000)
+    shot(page, "tradeoffs-written-into-author-editor")

@@ -1,0 +1,255 @@
+"""The Data page through Streamlit's AppTest: choose a file, set roles, use it, see the splits; errors as messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import studio
+from skynet_core.store import DATA_DIR_ENV, Store
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "data.py")
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    directory = tmp_path / "data"
+    monkeypatch.setenv(DATA_DIR_ENV, str(directory))
+    return directory
+
+
+@pytest.fixture
+def plain_csv(tmp_path: Path) -> Path:
+    """40 cases whose column names carry no role prefix: the roles must be set by hand."""
+    path = tmp_path / "cases.csv"
+    rows = [f"q{i},Question {i}?,{'billing' if i % 2 else 'shipping'},billing" for i in range(40)]
+    path.write_text("key,question,gold,prediction\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def open_page() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def open_file(at: AppTest, path: Path | str) -> None:
+    at.radio(key="data.source").set_value("A file").run()
+    at.text_input(key="data.path").input(str(path))
+    button(at, "Open this file").click()
+    at.run()
+    assert not at.exception, at.exception
+
+
+def button(at: AppTest, label: str) -> Any:
+    return next(item for item in at.button if item.label == label)
+
+
+def edit_roles(at: AppTest, rows: dict[int, dict[str, str]]) -> None:
+    """Edit the role editor's cells as a user would: {row number: {column: new value}}."""
+    at.session_state[at.data_editor[0].key] = {"edited_rows": rows, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception, at.exception
+
+
+def use_dataset(at: AppTest) -> None:
+    button(at, "Use this dataset").click()
+    at.run()
+    assert not at.exception, at.exception
+
+
+def errors(at: AppTest) -> list[str]:
+    return [item.value for item in at.error]
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {item.label: item.value for item in at.metric}
+
+
+SET_ROLES = {0: {"role": "id"}, 1: {"role": "input field"}, 2: {"role": "expected field", "field": "label"},
+             3: {"role": "output"}}
+
+
+def test_file_with_roles_set_by_hand_is_used_and_its_splits_shown(data_dir: Path, plain_csv: Path) -> None:
+    at = open_page()
+    open_file(at, plain_csv)
+    assert [row["column"] for _, row in at.data_editor[0].value.iterrows()] == ["key", "question", "gold",
+                                                                                  "prediction"]
+    edit_roles(at, SET_ROLES)
+    use_dataset(at)
+
+    assert errors(at) == []
+    assert [item.value for item in at.success] == ["Using cases.csv: 40 cases × 1 candidate."]
+    assert metrics(at) == {"train": "32", "val": "8", "test": "0"}
+    assert any("Splits follow the Skynet planner: under 30 cases, all train" in item.value for item in at.caption)
+    store = Store(data_dir)
+    assert store.get(studio.SETTING_DATASET_PATH) == str(plain_csv)
+    assert store.get(studio.SETTING_DATASET_ROLES) == {
+        "key": ["id", ""], "question": ["input", "question"], "gold": ["expected", "label"],
+        "prediction": ["output", ""],
+    }
+    editor = at.data_editor[0].value
+    assert editor["role"].tolist() == ["id", "input field", "expected field", "output"]
+    assert editor["field"].tolist() == ["", "question", "label", ""]
+
+
+def test_choice_and_roles_come_back_after_a_reload(data_dir: Path, plain_csv: Path) -> None:
+    at = open_page()
+    open_file(at, plain_csv)
+    edit_roles(at, SET_ROLES)
+    use_dataset(at)
+
+    again = open_page()  # a new session on the same data directory: a reload, or a server restart
+    assert again.radio(key="data.source").value == "A file"
+    assert again.markdown[0].value.startswith("In use: **cases** · 40 cases")
+    assert again.data_editor[0].value["role"].tolist() == ["id", "input field", "expected field", "output"]
+    assert metrics(again) == {"train": "32", "val": "8", "test": "0"}
+
+
+def test_apply_error_is_shown_and_the_role_choices_are_kept(data_dir: Path, plain_csv: Path) -> None:
+    at = open_page()
+    open_file(at, plain_csv)
+    use_dataset(at)
+    assert errors(at) == ["cases.csv has no input column. Name input columns with the input. prefix (e.g. "
+                          "input.question), or give a column the input role."]
+
+    edit_roles(at, {1: {"role": "input field"}})
+    use_dataset(at)
+    assert len(errors(at)) == 1 and errors(at)[0].startswith("cases.csv has no output column.")
+    key = at.data_editor[0].key
+    assert at.session_state[key]["edited_rows"] == {1: {"role": "input field"}}
+    at.run()
+    assert at.data_editor[0].key == key and at.session_state[key]["edited_rows"] == {1: {"role": "input field"}}
+    assert Store(data_dir).get(studio.SETTING_DATASET_PATH) is None  # the example stays in use
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    ("input.q,output\nok,fine\ncaf\u00e9,x\n".encode("latin-1"), "cases.csv is not UTF-8 text"),
+    (b"", "cases.csv is empty. Add at least one case"),
+    (b'input.q,output\nx,"unclosed\n', "cases.csv could not be read as CSV"),
+])
+def test_malformed_file_shows_an_error_not_an_exception(data_dir: Path, tmp_path: Path, content: bytes,
+                                                        words: str) -> None:
+    path = tmp_path / "cases.csv"
+    path.write_bytes(content)
+    at = open_page()
+    open_file(at, path)
+    assert len(errors(at)) == 1 and words in errors(at)[0]
+    assert not at.data_editor
+
+
+def test_missing_path_says_it_was_not_found(data_dir: Path, tmp_path: Path) -> None:
+    at = open_page()
+    open_file(at, tmp_path / "nowhere.jsonl")
+    assert errors(at) == [f"nowhere.jsonl was not found at {tmp_path / 'nowhere.jsonl'}. Check the path, or upload "
+                          "the file again."]
+
+
+def test_split_and_candidate_choices_are_stored_for_the_author_page(data_dir: Path) -> None:
+    at = open_page()
+    assert at.markdown[0].value.startswith("In use: **Support tickets (example)** · 72 cases × 3 candidates")
+    split = next(item for item in at.selectbox if item.label == "Split")
+    assert split.options == ["all (72 cases)", "train (58 cases)", "val (14 cases)", "test (0 cases)"]
+    split.set_value("val").run()
+    candidate = next(item for item in at.selectbox if item.label == "Candidate")
+    candidate.set_value("large-careful").run()
+    assert not at.exception
+    store = Store(data_dir)
+    assert (store.get(studio.SETTING_SPLIT), store.get(studio.SETTING_CANDIDATE)) == ("val", "large-careful")
+    assert "The Author page scores 14 cases: candidate large-careful, split val." in [item.value for item in at.caption]
+    next(item for item in at.selectbox if item.label == "Split").set_value("all").run()
+    assert Store(data_dir).get(studio.SETTING_SPLIT) is None
+
+
+def test_candidate_file_added_by_path_is_joined_and_can_be_chosen(data_dir: Path, tmp_path: Path) -> None:
+    main = tmp_path / "small.jsonl"
+    main.write_text("".join(json.dumps({"id": f"c{i}", "input": {"q": i}, "output": "a"}) + "\n" for i in range(3)))
+    large = tmp_path / "large.csv"
+    large.write_text("id,output,observation.latency_ms\nc2,b,900\nc0,b,800\nc1,b,700\n")
+    at = open_page()
+    open_file(at, main)
+    button(at, "Add candidate").click()
+    at.run()
+    assert "Name the candidate whose outputs the file holds." in errors(at)
+
+    at.text_input(key="data.new_name").input("large")
+    at.text_input(key="data.new_path").input(str(large))
+    button(at, "Add candidate").click()
+    at.run()
+    assert errors(at) == []
+    assert at.text_input(key=f"data.main.{at.session_state['data.gen']}").value == "small"
+    at.text_input(key=f"data.main.{at.session_state['data.gen']}").input("fast")
+    use_dataset(at)
+    assert errors(at) == [] and at.success[0].value == "Using small.jsonl: 3 cases × 2 candidates."
+    candidate = next(item for item in at.selectbox if item.label == "Candidate")
+    assert candidate.options == ["fast", "large"]
+    candidate.set_value("large").run()
+    store = Store(data_dir)
+    assert store.get(studio.SETTING_CANDIDATE) == "large" and store.get(studio.SETTING_DATASET_MAIN_CANDIDATE) == "fast"
+    assert store.get(studio.SETTING_DATASET_CANDIDATE_FILES) == [{"name": "large", "path": str(large), "roles": None}]
+
+
+def test_candidate_file_that_does_not_line_up_is_an_error_on_use(data_dir: Path, tmp_path: Path) -> None:
+    main = tmp_path / "small.csv"
+    main.write_text("id,input.q,output\na,1,x\nb,2,y\n")
+    other = tmp_path / "other.csv"
+    other.write_text("id,output\na,z\n")
+    at = open_page()
+    open_file(at, main)
+    at.text_input(key="data.new_name").input("other")
+    at.text_input(key="data.new_path").input(str(other))
+    button(at, "Add candidate").click()
+    at.run()
+    use_dataset(at)
+    assert errors(at) == ["other.csv has no row for case 'b' of small.csv (candidate 'other': 1 of 2 cases). Every "
+                          "candidate needs the same case ids: add the missing cases."]
+    assert Store(data_dir).get(studio.SETTING_DATASET_PATH) is None
+
+
+def test_wide_file_says_which_columns_reach_the_metric(data_dir: Path, tmp_path: Path) -> None:
+    header = ["input.q", "output", *[f"extra{i}" for i in range(150)]]
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(header) + "\n" + ",".join(["x", "y", *["0"] * 150]) + "\n")
+    at = open_page()
+    open_file(at, path)
+    assert len(at.info) == 1 and at.info[0].value.startswith("This file has 152 columns.")
+    assert len(at.data_editor[0].value) == 152
+    use_dataset(at)
+    assert errors(at) == []
+
+
+def test_mixed_types_preview_as_written(data_dir: Path, tmp_path: Path) -> None:
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"id": 1, "input": {"q": 1}, "output": {"label": "x"}}\n'
+                    '{"id": "b", "input": {"q": "two"}, "output": "plain"}\n')
+    at = open_page()
+    open_file(at, path)
+    assert errors(at) == []
+    preview = at.dataframe[0].value
+    assert preview["output"].tolist() == ['{"label": "x"}', "plain"]
+    use_dataset(at)
+    assert errors(at) == [] and at.success[0].value == "Using mixed.jsonl: 2 cases × 1 candidate."
+
+
+def test_example_can_be_chosen_again(data_dir: Path, plain_csv: Path) -> None:
+    at = open_page()
+    open_file(at, plain_csv)
+    edit_roles(at, SET_ROLES)
+    use_dataset(at)
+    at.radio(key="data.source").set_value("The bundled example").run()
+    button(at, "Use the example").click()
+    at.run()
+    assert Store(data_dir).get(studio.SETTING_DATASET_PATH) == studio.EXAMPLE_SOURCE
+    assert at.markdown[0].value.startswith("In use: **Support tickets (example)**")
+
+
+def test_stored_file_that_is_gone_falls_back_to_the_example_with_a_warning(data_dir: Path, tmp_path: Path) -> None:
+    Store(data_dir).set(studio.SETTING_DATASET_PATH, str(tmp_path / "gone.csv"))
+    at = open_page()
+    assert len(at.warning) == 1 and "could not be read" in at.warning[0].value
+    assert at.markdown[0].value.startswith("In use: **Support tickets (example)**")

@@ -1,0 +1,187 @@
+"""The Feedback review page in Streamlit's AppTest, over a run seeded into a temporary data directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from skynet_core.datasets import load_example
+from skynet_core.feedback import MarkStore, MarkValue
+from skynet_core.llm import NO_MODEL_MESSAGE, LlmReply, ModelSettings
+from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.runs import RunKey, RunStore
+from skynet_core.store import DATA_DIR_ENV, DB_NAME, Store
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'Wrong.'}\n"
+WEAK_EVERY = 3  # every third case gets the weak feedback "Wrong."
+
+
+def seeded_results() -> list[CaseResult]:
+    """Every third case scored 0 with "Wrong.", the others 1 with specific feedback, the last one errored."""
+    data = load_example()
+    cases = data.for_candidate(data.candidates[0])
+    results = []
+    for index, case in enumerate(cases):
+        if index == len(cases) - 1:
+            results.append(CaseResult(id=case.id, split=case.split, status=CaseStatus.ERROR, error="KeyError: 'label'",
+                                      candidate=case.candidate))
+        elif index % WEAK_EVERY == 0:
+            results.append(CaseResult(id=case.id, split=case.split, score=0.0, feedback="Wrong.",
+                                      candidate=case.candidate))
+        else:
+            label = (case.expected or {}).get("label", "none")
+            results.append(CaseResult(id=case.id, split=case.split, score=1.0,
+                                      feedback=f"Correct: the label is {label!r}.", candidate=case.candidate))
+    return results
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
+    for name in ("SKYNET_METRIC_MODEL", "SKYNET_REFLECTION_MODEL", "SKYNET_METRIC_API_BASE",
+                 "SKYNET_REFLECTION_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    Store(tmp_path).save_draft(SOURCE)
+    return tmp_path
+
+
+@pytest.fixture
+def seeded(data_dir: Path) -> RunKey:
+    data = load_example()
+    key = RunKey.of(data, data.candidates[0], None, SOURCE)
+    RunStore(data_dir).save(key, seeded_results(), metric_source=SOURCE)
+    return key
+
+
+def open_page() -> AppTest:
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    app.switch_page("pages/feedback.py")
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def metric(app: AppTest, label: str) -> str:
+    return next(item.value for item in app.metric if item.label == label)
+
+
+def weak_count() -> int:
+    return len([index for index in range(len(seeded_results()) - 1) if index % WEAK_EVERY == 0])
+
+
+def test_without_a_run_the_page_says_so_and_offers_to_score(data_dir: Path) -> None:
+    app = open_page()
+    assert app.title[0].value == "Feedback review"
+    assert any("No scored run of Support tickets (example)" in info.value for info in app.info)
+    assert app.button(key="feedback.score").label == "Score all cases now"
+    assert not app.button(key="feedback.score").disabled
+
+
+def test_counts_per_rule_and_the_flagged_table(seeded: RunKey) -> None:
+    app = open_page()
+    weak = weak_count()
+    assert metric(app, "Cases judged") == str(len(seeded_results()) - 1)
+    assert metric(app, "Broke a rule") == str(weak)
+    assert any(f"{weak} of {len(seeded_results()) - 1} judged cases broke at least one rule" in item.value
+               for item in app.markdown)
+    counts = app.table[0].value["Flagged"].to_dict()
+    assert counts["Generic phrase only"] == weak
+    assert counts["Empty or very short"] == weak
+    assert counts["Score and feedback disagree"] == 0
+    flagged = app.dataframe[0].value
+    assert len(flagged) == weak
+    assert set(flagged["feedback"]) == {"Wrong."}
+    assert all("Generic phrase only" in rules for rules in flagged["rules broken"])
+    assert not any("metric.py has changed" in info.value for info in app.info)
+
+
+def test_the_selected_case_is_shown_side_by_side_with_its_rules_and_suggestion(seeded: RunKey) -> None:
+    app = open_page()
+    first = app.dataframe[0].value["id"].iloc[0]
+    assert app.selectbox(key="feedback.case").value == first
+    text = " ".join(item.value for item in app.markdown)
+    assert f"Case {first}" in text
+    assert "**Generic phrase only**" in text
+    assert "What the feedback should add" in text
+    assert any(code.value == "Wrong." for code in app.code)
+
+
+def test_changing_a_threshold_reruns_the_review(seeded: RunKey) -> None:
+    app = open_page()
+    app.number_input(key="feedback.threshold.min_words").set_value(1).run()
+    assert app.table[0].value["Flagged"]["Empty or very short"] == 0
+    assert app.table[0].value["Threshold"]["Empty or very short"] == "1 words (fewer is flagged)"
+    app.number_input(key="feedback.threshold.low_score").set_value(0.0).run()
+    assert app.table[0].value["Flagged"]["Low score without specifics"] == 0
+    assert metric(app, "Broke a rule") == str(weak_count())  # "Wrong." is still a generic phrase
+
+
+def test_filtering_by_a_rule_with_no_flags_shows_an_empty_note(seeded: RunKey) -> None:
+    app = open_page()
+    app.selectbox(key="feedback.show").set_value("contradiction").run()
+    assert not app.dataframe or len(app.dataframe[0].value) == 0
+    assert any("No case matches this filter" in caption.value for caption in app.caption)
+    app.selectbox(key="feedback.show").set_value("all").run()
+    assert len(app.dataframe[0].value) == len(seeded_results()) - 1
+
+
+def test_marking_feedback_weak_persists_and_shows_in_the_table(seeded: RunKey, data_dir: Path) -> None:
+    app = open_page()
+    case_id = app.selectbox(key="feedback.case").value
+    app.text_input(key=f"feedback.note.{RunStore(data_dir).latest('example').id}.{case_id}").input("says nothing")
+    app.button(key="feedback.mark_weak").click().run()
+    assert metric(app, "Marked weak") == "1"
+    table = app.dataframe[0].value.set_index("id")
+    assert table.loc[case_id, "mark"] == "weak"
+
+    marks = MarkStore(data_dir / DB_NAME).marks_for(seeded.scope, seeded.metric_hash)
+    assert marks[case_id].value is MarkValue.WEAK and marks[case_id].note == "says nothing"
+
+    again = open_page()
+    assert metric(again, "Marked weak") == "1"
+    assert again.dataframe[0].value.set_index("id").loc[case_id, "mark"] == "weak"
+    again.button(key="feedback.mark_useful").click().run()
+    assert (metric(again, "Marked useful"), metric(again, "Marked weak")) == ("1", "0")
+    again.button(key="feedback.mark_clear").click().run()
+    assert MarkStore(data_dir / DB_NAME).marks_for(seeded.scope, seeded.metric_hash) == {}
+
+
+def test_a_changed_metric_asks_for_a_new_run(seeded: RunKey, data_dir: Path) -> None:
+    Store(data_dir).save_draft(SOURCE + "# edited\n")
+    app = open_page()
+    assert any("Metric.py has changed since this run" in info.value for info in app.info)
+    assert app.button(key="feedback.score").label == "Score all cases now"
+
+
+def test_metric_health_and_the_optional_model_review_without_a_model(seeded: RunKey) -> None:
+    app = open_page()
+    assert any("distinct score" in info.value for info in app.info)
+    assert any("1 of 72 cases (1%) did not score" in warning.value and "Cases: TCK-" in warning.value
+               for warning in app.warning)
+    assert any(NO_MODEL_MESSAGE[1:] in info.value for info in app.info)
+    assert app.button(key="feedback.probe").label == "Run probes"
+
+
+def test_the_optional_model_review_grades_flagged_feedback_beside_the_rules(
+        seeded: RunKey, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKYNET_METRIC_MODEL", "openai/test-model")
+    asked: list[str] = []
+
+    def fake_complete(settings: ModelSettings, instructions: str, input: str | None = None, **_: object) -> LlmReply:
+        asked.append(input or "")
+        return LlmReply("Grade: 2/5 - Only a verdict, nothing to act on.", 1.0, 10, 5, None)
+
+    monkeypatch.setattr("skynet_core.llm.complete", fake_complete)
+    app = open_page()
+    assert app.button(key="feedback.grade").label == f"Grade {weak_count()} flagged"
+    app.button(key="feedback.grade").click().run()
+    assert app.session_state["studio.jobs.feedback.grades"].job.wait(30)
+    app.run()
+    assert len(asked) == weak_count() and all("Feedback to grade:\nWrong." in text for text in asked)
+    assert set(app.dataframe[0].value["model grade"]) == {"2/5"}
+    text = " ".join(item.value for item in app.markdown)
+    assert f"Graded {weak_count()} feedback texts: mean 2.0 of 5" in text
+    assert "**2/5** · Only a verdict, nothing to act on." in text

@@ -1,0 +1,177 @@
+"""The Settings page through Streamlit's AppTest: models saved, keys kept in the session only, test connection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from skynet_core.llm import NO_MODEL_MESSAGE, STORE_KEY, ModelConfig, load_settings
+from skynet_core.store import Store
+from tests.fake_openai import FakeOpenAI
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "settings.py")
+SECRET = "sk-typed-secret-0123456789WXYZ"
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
+    for name in ("OPENAI_API_KEY", "SKYNET_METRIC_MODEL", "SKYNET_REFLECTION_MODEL", "SKYNET_METRIC_API_BASE",
+                 "SKYNET_REFLECTION_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(latency_s=0.02) as fake:
+        yield fake
+
+
+def open_page() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def texts(at: AppTest) -> str:
+    """Everything the page shows as text, for asserting what a user can read."""
+    parts = [element.value for kind in ("markdown", "caption", "success", "error", "warning", "info", "toast")
+             for element in getattr(at, kind)]
+    parts += [str(widget.value) for widget in at.text_input]
+    return "\n".join(str(part) for part in parts)
+
+
+def configure(at: AppTest, server: FakeOpenAI, model: str = "openai/gpt-4o-mini") -> AppTest:
+    at.text_input(key="settings.metric.model").input(model)
+    at.text_input(key="settings.metric.api_base").input(server.url)
+    return at.run()
+
+
+def test_without_any_model_the_page_says_how_to_set_one(data_dir) -> None:
+    at = open_page()
+    assert NO_MODEL_MESSAGE[1:] in at.warning[0].value
+
+
+def test_the_environment_gives_the_defaults(data_dir, monkeypatch) -> None:
+    monkeypatch.setenv("SKYNET_REFLECTION_MODEL", "openai/gpt-4o")
+    monkeypatch.setenv("SKYNET_REFLECTION_API_BASE", "http://127.0.0.1:11434/v1")
+    at = open_page()
+    assert at.text_input(key="settings.reflection.model").value == "openai/gpt-4o"
+    assert at.text_input(key="settings.metric.model").value == ""
+    assert "openai/gpt-4o" in at.success[0].value and "reflection model" in at.success[0].value
+
+
+def test_settings_round_trip_through_the_store(data_dir, server) -> None:
+    at = configure(open_page(), server)
+    at.text_input(key="settings.reflection.model").input("openai/reflector")
+    at.number_input(key="settings.reflection.price_in").set_value(0.5)
+    at.number_input(key="settings.reflection.price_out").set_value(1.5)
+    at.slider(key="settings.temperature").set_value(0.3)
+    at.number_input(key="settings.timeout").set_value(12.0)
+    at.number_input(key="settings.concurrency").set_value(4)
+    at.number_input(key="settings.retries").set_value(3)
+    at.run()
+    assert "Unsaved changes" in texts(at)
+    at.button(key="settings.save").click().run()
+    assert not at.exception
+
+    saved = load_settings(Store(data_dir))
+    assert saved.metric == ModelConfig("openai/gpt-4o-mini", server.url)
+    assert saved.reflection == ModelConfig("openai/reflector", price_per_million=(0.5, 1.5))
+    assert (saved.temperature, saved.request_timeout_s, saved.concurrency, saved.max_retries) == (0.3, 12.0, 4, 3)
+    assert "Unsaved changes" not in texts(at)
+    assert "openai/gpt-4o-mini" in at.success[0].value and "the metric model" in at.success[0].value
+
+    again = open_page()  # a new session reads what was saved
+    assert again.text_input(key="settings.metric.api_base").value == server.url
+    assert again.number_input(key="settings.reflection.price_out").value == 1.5
+    assert again.number_input(key="settings.concurrency").value == 4
+
+    again.button(key="settings.reset").click().run()
+    assert Store(data_dir).get(STORE_KEY) is None
+    assert again.text_input(key="settings.metric.model").value == ""
+
+
+def test_a_typed_key_is_masked_kept_in_the_session_and_never_written(data_dir, server) -> None:
+    at = configure(open_page(), server)
+    at.text_input(key="settings.metric.key").input(SECRET)
+    at.button(key="settings.save").click().run()
+    assert not at.exception
+    shown = texts(at)
+    assert "typed in for this session (…WXYZ)" in shown
+    assert SECRET not in shown and at.text_input(key="settings.metric.key").value == ""
+    assert at.session_state["studio.llm_keys"] == {"metric": SECRET}
+    for path in data_dir.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), f"the key was written to {path.name}"
+            assert b"0123456789WXYZ" not in path.read_bytes()
+
+    at.button(key="settings.metric.test").click().run()
+    assert server.requests[-1].authorization == f"Bearer {SECRET}"
+    assert "replied" in at.success[-1].value
+
+    at.button(key="settings.metric.forget").click().run()
+    assert at.session_state["studio.llm_keys"] == {}
+    assert "typed in for this session" not in texts(at)
+
+
+def test_test_connection_shows_reply_latency_and_cost(data_dir, server) -> None:
+    at = configure(open_page(), server)
+    at.button(key="settings.metric.test").click().run()
+    message = at.success[-1].value
+    assert "replied “PASS. The triage fits.”" in message and " ms " in message and "cost $0.0000" in message
+    assert server.requests[-1].system.startswith("This is a connection test")
+
+
+@pytest.mark.parametrize(("setup", "expected"), [
+    (lambda s: setattr(s, "require_key", "sk-other-key-0000"), "rejected the API key"),
+    (lambda s: setattr(s, "models", {"something-else"}), "does not know the model"),
+    (lambda s: setattr(s, "script", [503]), "failed to answer"),
+])
+def test_test_connection_shows_each_failure_clearly(data_dir, server, setup, expected) -> None:
+    setup(server)
+    at = configure(open_page(), server)
+    at.button(key="settings.metric.test").click().run()
+    assert expected in at.error[-1].value
+
+
+def test_test_connection_reports_an_unreachable_server_and_a_timeout(data_dir, server) -> None:
+    at = open_page()
+    at.text_input(key="settings.metric.model").input("openai/judge")
+    at.text_input(key="settings.metric.api_base").input("http://127.0.0.1:9/v1").run()
+    at.button(key="settings.metric.test").click().run()
+    assert "could not reach http://127.0.0.1:9/v1" in at.error[-1].value
+    server.latency_s = 2.5
+    configure(at, server, "openai/judge")
+    at.number_input(key="settings.timeout").set_value(1.0)
+    at.button(key="settings.metric.test").click().run()
+    assert "did not answer within 1 s" in at.error[-1].value
+
+
+def test_a_model_without_a_known_price_asks_for_one(data_dir, server) -> None:
+    at = configure(open_page(), server, "openai/local-judge")
+    assert "litellm has no price for this model" in texts(at)
+    at.number_input(key="settings.metric.price_in").set_value(1.0)
+    at.run()
+    assert "Enter both prices, or neither." in texts(at)
+
+
+def test_the_judge_example_shows_judge_cost_and_time(data_dir, server) -> None:
+    at = configure(open_page(), server)
+    at.button(key="settings.try").click().run()
+    assert not at.exception
+    metrics = {metric.label: metric.value for metric in at.metric}
+    assert metrics["Judge calls"] == "5"
+    assert metrics["Judge time per 1,000 cases"].endswith(" s")
+    assert metrics["Judge cost per 1,000 cases"].startswith("$")
+    assert len(server.requests) == 5
+
+
+def test_the_isolation_level_is_shown(data_dir) -> None:
+    at = open_page()
+    assert any("full" in element.value or "reduced" in element.value for element in at.markdown)
