@@ -133,17 +133,22 @@ class Worker:
     def alive(self) -> bool:
         return not self._closed and self.process.poll() is None
 
-    def close(self) -> None:
-        """Kill the child and everything it started; safe to call twice."""
+    def close(self, wait: bool = False) -> None:
+        """Kill the child and everything it started; safe to call twice.
+
+        The kill is sent at once; waiting for the processes to be gone happens
+        in the background unless ``wait``, so a finished check is not held up
+        by the kernel tearing a sandbox down.
+        """
         if self._closed:
             return
         self._closed = True
-        self._kill_tree()
-        for fd in (self._reply_read, self._err_read, self._req_write):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        reaper = _first_child(self.process.pid) if self.isolation is Isolation.FULL else None
+        self._signal_tree()
+        if wait:
+            self._reap(reaper)
+        else:
+            threading.Thread(target=self._reap, args=(reaper,), daemon=True, name="skynet-reap").start()
 
     def __enter__(self) -> Worker:
         return self
@@ -151,26 +156,30 @@ class Worker:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _kill_tree(self) -> None:
+    def _signal_tree(self) -> None:
         # The child's session holds its process group; in full isolation the PID
         # namespace dies with bubblewrap, taking even processes that called setsid.
-        reaper = _first_child(self.process.pid) if self.isolation is Isolation.FULL else None
         for sig_target in (lambda: os.killpg(self.process.pid, signal.SIGKILL),
                            lambda: self.process.kill()):
             try:
                 sig_target()
             except (ProcessLookupError, PermissionError):
                 pass
+
+    def _reap(self, reaper: int | None) -> None:
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        # The sandbox's PID-1 reaper finishes exiting only after every process in the sandbox has:
-        # wait for it, so that a fork storm's processes no longer count against the sandbox user's
-        # process limit when the next sandbox starts.
+        # The sandbox's PID-1 reaper exits only after every process in the sandbox has.
         deadline = time.monotonic() + 2.0
         while reaper is not None and _alive(reaper) and time.monotonic() < deadline:
             time.sleep(0.002)
+        for fd in (self._reply_read, self._err_read, self._req_write):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     # -- channel ---------------------------------------------------------
 
