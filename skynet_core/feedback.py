@@ -37,11 +37,9 @@ import io
 import json
 import math
 import re
-import sqlite3
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import closing
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -54,6 +52,7 @@ import numpy as np
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.store import connect
 
 __all__ = [
     "GENERIC_PHRASES",
@@ -1417,16 +1416,14 @@ class MarkStore:
     changed metric (a new hash) starts unmarked and the old marks stay with the old
     version. Every call opens its own short-lived connection, so several Streamlit
     sessions (threads) can share one store; WAL mode lets readers run beside a writer and
-    a short busy timeout makes a rare clash wait instead of fail. ``path`` must be a file
+    a busy timeout makes a rare clash wait instead of fail. ``path`` must be a file
     (``:memory:`` would not persist between calls); its folder is created if needed.
     """
-
-    BUSY_TIMEOUT_S = 2.0
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(self._connect()) as conn, conn:
+        with connect(self.path) as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(
                 """CREATE TABLE IF NOT EXISTS feedback_marks (
@@ -1440,9 +1437,6 @@ class MarkStore:
                 )"""
             )
 
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=self.BUSY_TIMEOUT_S)
-
     def set_mark(self, dataset: str, metric_hash: str, case_id: str, value: MarkValue | str, note: str = "") -> Mark:
         """Mark a case's feedback ``useful`` or ``weak`` (replacing any earlier mark) and return the mark."""
         try:
@@ -1450,7 +1444,7 @@ class MarkStore:
         except ValueError:
             raise ValueError(f"A mark is 'useful' or 'weak', not {value!r}.") from None
         mark = Mark(case_id, verdict, note, datetime.now(UTC).isoformat(timespec="seconds"))
-        with closing(self._connect()) as conn, conn:
+        with connect(self.path) as conn:
             conn.execute(
                 """INSERT INTO feedback_marks (dataset, metric_hash, case_id, mark, note, marked_at)
                    VALUES (?, ?, ?, ?, ?, ?)
@@ -1462,7 +1456,7 @@ class MarkStore:
 
     def clear_mark(self, dataset: str, metric_hash: str, case_id: str) -> None:
         """Remove a case's mark; nothing happens when it has none."""
-        with closing(self._connect()) as conn, conn:
+        with connect(self.path) as conn:
             conn.execute(
                 "DELETE FROM feedback_marks WHERE dataset = ? AND metric_hash = ? AND case_id = ?",
                 (dataset, metric_hash, case_id),
@@ -1470,7 +1464,7 @@ class MarkStore:
 
     def marks_for(self, dataset: str, metric_hash: str) -> dict[str, Mark]:
         """Every mark for one dataset and metric version, by case id."""
-        with closing(self._connect()) as conn:
+        with connect(self.path) as conn:
             rows = conn.execute(
                 "SELECT case_id, mark, note, marked_at FROM feedback_marks WHERE dataset = ? AND metric_hash = ?",
                 (dataset, metric_hash),

@@ -18,8 +18,8 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .results import CaseResult
-from .store import BUSY_TIMEOUT_MS, DB_NAME, data_dir
+from .store import connect, open_database
 
 if TYPE_CHECKING:
     from .datasets import Dataset
@@ -110,22 +110,10 @@ class RunStore:
     """
 
     def __init__(self, directory: str | Path | None = None) -> None:
-        self.directory = Path(directory) if directory is not None else data_dir()
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.path = self.directory / DB_NAME
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+        self.directory, self.path = open_database(directory, _SCHEMA)
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000)
-        try:
-            db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            with db:  # commits, or rolls back on an exception
-                yield db
-        finally:
-            db.close()
+    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path)
 
     def save(self, key: RunKey, results: Sequence[CaseResult], *, metric_source: str = "") -> int:
         """Keep a finished run and return its id; the oldest runs beyond :data:`KEEP_RUNS` are dropped."""

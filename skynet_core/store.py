@@ -18,7 +18,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,33 @@ CREATE TABLE IF NOT EXISTS settings (
 """
 
 
+@contextmanager
+def connect(path: Path) -> Iterator[sqlite3.Connection]:
+    """A short connection to the studio's database that commits (or rolls back) and closes."""
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        with db:
+            yield db
+    finally:
+        db.close()
+
+
+def open_database(directory: str | Path | None, schema: str) -> tuple[Path, Path]:
+    """Create the data directory and ``schema``'s tables (WAL mode); return the directory and the file."""
+    folder = Path(directory) if directory is not None else data_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"cannot create the data directory {folder} ({exc.strerror}); "
+                      f"set {DATA_DIR_ENV} to a writable directory") from None
+    path = folder / DB_NAME
+    with connect(path) as db:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(schema)
+    return folder, path
+
+
 def data_dir() -> Path:
     """The data directory: ``$SKYNET_DATA_DIR`` when set, else ``~/.skynet-metric-studio``."""
     configured = os.environ.get(DATA_DIR_ENV, "").strip()
@@ -74,26 +101,10 @@ class Store:
     """The studio's SQLite file. Safe to share between threads; every method commits before returning."""
 
     def __init__(self, directory: str | Path | None = None) -> None:
-        self.directory = Path(directory) if directory is not None else data_dir()
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise OSError(f"cannot create the data directory {self.directory} ({exc.strerror}); "
-                          f"set {DATA_DIR_ENV} to a writable directory") from None
-        self.path = self.directory / DB_NAME
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+        self.directory, self.path = open_database(directory, _SCHEMA)
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000)
-        try:
-            db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            with db:  # commits, or rolls back on an exception
-                yield db
-        finally:
-            db.close()
+    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path)
 
     def draft(self, workspace: str = DEFAULT_WORKSPACE) -> str | None:
         """The saved draft of ``workspace``, or ``None`` when nothing was typed there yet."""
