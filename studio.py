@@ -290,6 +290,38 @@ def calls_in_flight() -> int:
     return model_settings().concurrency
 
 
+JOB_POLL_S = 0.2
+
+
+def job_progress(slot: JobSlot, key: str, what: str = "cases") -> None:
+    """While ``slot``'s job runs, a progress bar and a Cancel button, redrawn by a polling fragment.
+
+    When the job finishes, one full rerun lets the page draw its result (and
+    stops the polling). ``key`` prefixes this panel's widget and state keys.
+    """
+    job = slot.job
+    shown = f"{key}.shown"
+    if job is not None and job.finished:
+        st.session_state[shown] = job.id
+
+    @st.fragment(run_every=JOB_POLL_S if job is not None and job.running else None)
+    def progress() -> None:
+        current = slot.job
+        if current is None:
+            return
+        if current.finished:
+            if st.session_state.get(shown) != current.id:
+                st.session_state[shown] = current.id
+                st.rerun()
+            return
+        left, right = st.columns([5, 1], vertical_alignment="center")
+        left.progress(current.progress, text=f"Running… {current.done} of {current.total} {what} "
+                                              f"({current.elapsed_s:.1f} s)")
+        right.button("Cancel", on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
+
+    progress()
+
+
 def llm_handler() -> LlmHandler:
     """The handler for the metric's ``llm()``; litellm is imported only when a metric calls it."""
     return make_handler(model_settings())

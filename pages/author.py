@@ -219,31 +219,13 @@ def restore_last_run() -> None:
 def score_panel(source: str, case_count: int) -> None:
     restore_last_run()
     job = score_slot.job
-    if job is not None and job.finished:
-        S["author.shown_score"] = job.id
-
-    @st.fragment(run_every=POLL_S if job is not None and job.running else None)
-    def progress() -> None:
-        current = score_slot.job
-        if current is None:
-            return
-        if current.finished:
-            if S.get("author.shown_score") != current.id:
-                S["author.shown_score"] = current.id
-                st.rerun()
-            return
-        left, right = st.columns([5, 1], vertical_alignment="center")
-        left.progress(current.progress, text=f"Scoring… {current.done} of {current.total} cases "
-                                              f"({current.elapsed_s:.1f} s)")
-        right.button("Cancel", on_click=score_slot.cancel, icon=":material/stop_circle:", key="author.cancel")
-
     running = job is not None and job.running
     cols = st.columns([2, 5], vertical_alignment="center")
     cols[0].button("Score all cases", on_click=start_score, disabled=running or case_count == 0, type="primary",
                    icon=":material/play_arrow:", key="author.score_all")
     cols[1].caption(f"Runs metric.py on all {case_count} cases of the chosen candidate and split, "
                     "in the background.")
-    progress()
+    studio.job_progress(score_slot, "author.score")
     if job is None or job.running:
         if job is None:
             st.caption("No cases scored yet.")
@@ -363,21 +345,7 @@ def consistency_panel(source: str, cases: list[Case]) -> None:
     cols[2].button("Judge each case again", on_click=start_consistency, args=(source, cases),
                    disabled=(job is not None and job.running) or not cases, icon=":material/repeat:")
 
-    @st.fragment(run_every=POLL_S if job is not None and job.running else None)
-    def progress() -> None:
-        current = slot.job
-        if current is None or not current.running:
-            if current is not None and S.get("author.shown_consistency") != current.id:
-                S["author.shown_consistency"] = current.id
-                st.rerun()
-            return
-        left, right = st.columns([5, 1], vertical_alignment="center")
-        left.progress(current.progress, text=f"Judging again… {current.done} of {current.total} runs")
-        right.button("Cancel", on_click=slot.cancel, key="author.consistency_cancel")
-
-    if job is not None and job.finished:
-        S["author.shown_consistency"] = job.id
-    progress()
+    studio.job_progress(slot, "author.consistency", "runs")
     if job is None or job.running:
         return
     if job.error:

@@ -15,7 +15,6 @@ from skynet_core.runner import score_cases
 studio.ensure_router()
 
 CURRENT = "Current draft"
-POLL_S = 0.3
 S = st.session_state
 
 
@@ -45,26 +44,10 @@ def comparison() -> None:
     slot = studio.job_slot("history")
     job = slot.job
 
-    @st.fragment(run_every=POLL_S if job is not None and job.running else None)
-    def progress() -> None:
-        current = slot.job
-        if current is None or current is not job:
-            return
-        if current.finished:
-            if S.get("history.shown") != current.id:
-                S["history.shown"] = current.id
-                st.rerun()  # a full run stops the polling and draws the result
-            return
-        left, right = st.columns([5, 1], vertical_alignment="center")
-        left.progress(current.progress, text=f"Scoring both versions: {current.done} of {current.total} cases")
-        right.button("Cancel", on_click=slot.cancel, icon=":material/stop_circle:", key="history.cancel")
-
     if job is None:
         st.caption("Scores both versions on the cases in use (in the sandbox) and lists what changed, case by case.")
         return
-    if job.finished:
-        S["history.shown"] = job.id
-    progress()
+    studio.job_progress(slot, "history.compare")
     if job.running:
         return
     if job.cancelled:

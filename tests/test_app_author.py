@@ -141,8 +141,8 @@ def test_cancel_stops_scoring_and_keeps_the_cases_done(app):
     app.run()
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
-    run_until(app, lambda at: any(b.key == "author.cancel" for b in at.button))
-    app.button(key="author.cancel").click().run()
+    run_until(app, lambda at: any(b.key == "author.score.cancel" for b in at.button))
+    app.button(key="author.score.cancel").click().run()
     run_until(app, lambda at: any("cancelled" in w.value for w in at.warning))
     warning = next(w.value for w in app.warning if "cancelled" in w.value)
     assert "of 72 cases" in warning

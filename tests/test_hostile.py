@@ -88,7 +88,10 @@ def _process_table() -> dict[int, tuple[int, int, str]]:
     return table
 
 
-def _descendants(table: dict[int, tuple[int, int, str]], root: int) -> set[int]:
+def _descendants(table: dict[int, tuple[int, int, str]], root: int, known: set[int] = frozenset()) -> set[int]:
+    """Processes under ``root``, not looking below the ``known`` ones: processes that were already
+    running before the test (a browser or app server of other tests in this session) may start
+    children of their own at any time, and those are not the hostile metric's."""
     children: dict[int, list[int]] = {}
     for pid, (ppid, _, _) in table.items():
         children.setdefault(ppid, []).append(pid)
@@ -98,16 +101,18 @@ def _descendants(table: dict[int, tuple[int, int, str]], root: int) -> set[int]:
         for child in children.get(todo.pop(), []):
             if child not in found:
                 found.add(child)
-                todo.append(child)
+                if child not in known:
+                    todo.append(child)
     return found
 
 
-def _suspects(table: dict[int, tuple[int, int, str]]) -> set[int]:
+def _suspects(table: dict[int, tuple[int, int, str]], known: set[int] = frozenset()) -> set[int]:
     """Processes a hostile metric may have left: anything still under this test process (the pool
-    keeps no spares), orphaned sandbox-user processes, and the sleepers the metrics start."""
+    keeps no spares; below ``known`` processes is not looked at), orphaned sandbox-user processes,
+    and the sleepers the metrics start."""
     orphans = {pid for pid, (ppid, uid, _) in table.items() if is_sandbox_uid(uid) and ppid in (0, 1)}
     sleepers = {pid for pid, (_, _, command) in table.items() if command == SLEEPER}
-    return _descendants(table, os.getpid()) | orphans | sleepers
+    return _descendants(table, os.getpid(), known) | orphans | sleepers
 
 
 def leftovers(before: set[int], wait_s: float = 5.0) -> list[str]:
@@ -119,7 +124,7 @@ def leftovers(before: set[int], wait_s: float = 5.0) -> list[str]:
     deadline = time.monotonic() + wait_s
     while True:
         table = _process_table()
-        new = _suspects(table) - before
+        new = _suspects(table, before) - before
         if not new or time.monotonic() >= deadline:
             return [f"pid {pid} uid {table[pid][1]}: {table[pid][2]!r}" for pid in sorted(new) if pid in table]
         time.sleep(0.05)
