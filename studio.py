@@ -293,29 +293,30 @@ def calls_in_flight() -> int:
 JOB_POLL_S = 0.2
 
 
-def job_progress(slot: JobSlot, key: str, what: str = "cases") -> None:
-    """While ``slot``'s job runs, a progress bar and a Cancel button, redrawn by a polling fragment.
+def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done: bool) -> None:
+    """A progress bar with a Cancel button while ``slot``'s job runs, then full reruns until one draws it finished.
 
-    When the job finishes, one full rerun lets the page draw its result (and
-    stops the polling). ``key`` prefixes this panel's widget and state keys.
+    ``job`` and ``done`` are the job and whether it had finished, as the calling run saw it once at
+    the start of its section (the caller draws the result only when ``done``): the job can finish
+    while the run draws, and only a run that drew the finished job may stop the polling. A rerun can
+    be lost while the server is busy, so the fragment keeps asking until one lands.
+    ``key`` prefixes this panel's widget and state keys.
     """
-    job = slot.job
-    shown = f"{key}.shown"
-    if job is not None and job.finished:
-        st.session_state[shown] = job.id
+    drawn = f"{key}.drawn"
+    if job is not None and done:
+        st.session_state[drawn] = job.id
 
-    @st.fragment(run_every=JOB_POLL_S if job is not None and job.running else None)
+    @st.fragment(run_every=JOB_POLL_S if job is not None and not done else None)
     def progress() -> None:
         current = slot.job
         if current is None:
             return
         if current.finished:
-            if st.session_state.get(shown) != current.id:
-                st.session_state[shown] = current.id
+            if st.session_state.get(drawn) != current.id:
                 st.rerun()
             return
         left, right = st.columns([5, 1], vertical_alignment="center")
-        left.progress(current.progress, text=f"Running… {current.done} of {current.total} {what} "
+        left.progress(current.progress, text=f"{what}… {current.done} of {current.total} "
                                               f"({current.elapsed_s:.1f} s)")
         right.button("Cancel", on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
 

@@ -219,14 +219,15 @@ def restore_last_run() -> None:
 def score_panel(source: str, case_count: int) -> None:
     restore_last_run()
     job = score_slot.job
-    running = job is not None and job.running
+    done = job is not None and job.finished
+    running = job is not None and not done
     cols = st.columns([2, 5], vertical_alignment="center")
     cols[0].button("Score all cases", on_click=start_score, disabled=running or case_count == 0, type="primary",
                    icon=":material/play_arrow:", key="author.score_all")
     cols[1].caption(f"Runs metric.py on all {case_count} cases of the chosen candidate and split, "
                     "in the background.")
-    studio.job_progress(score_slot, "author.score")
-    if job is None or job.running:
+    studio.job_progress(score_slot, "author.score", "Scoring", job, done)
+    if job is None or not done:
         if job is None:
             st.caption("No cases scored yet.")
         return
@@ -338,15 +339,16 @@ def consistency_panel(source: str, cases: list[Case]) -> None:
     """Judge each case several times: a judge whose verdict flips on the same case is a weak metric."""
     slot = studio.job_slot("consistency")
     job = slot.job
+    done = job is not None and job.finished
     cols = st.columns([1, 1, 2], vertical_alignment="bottom")
     cols[0].number_input("Times per case", min_value=2, max_value=10, value=3, key="author.consistency_repeats")
     cols[1].number_input("Cases", min_value=1, max_value=max(1, len(cases)), value=min(20, max(1, len(cases))),
                          key="author.consistency_cases")
     cols[2].button("Judge each case again", on_click=start_consistency, args=(source, cases),
-                   disabled=(job is not None and job.running) or not cases, icon=":material/repeat:")
+                   disabled=(job is not None and not done) or not cases, icon=":material/repeat:")
 
-    studio.job_progress(slot, "author.consistency", "runs")
-    if job is None or job.running:
+    studio.job_progress(slot, "author.consistency", "Judging again", job, done)
+    if job is None or not done:
         return
     if job.error:
         st.error(f"The repeated runs could not run: {md(job.error)}")

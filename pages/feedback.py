@@ -37,7 +37,7 @@ from skynet_core.feedback import (
     rows_jsonl,
     rules,
 )
-from skynet_core.jobs import Job, JobSlot, submit_score
+from skynet_core.jobs import Job, submit_score
 from skynet_core.llm import NO_MODEL_MESSAGE, ModelSettings, complete
 from skynet_core.results import CaseResult, CheckReport
 from skynet_core.runs import SavedRun, metric_hash
@@ -86,13 +86,13 @@ def start_scoring() -> None:
     source = studio.metric_source()
     S["feedback.scored_source"] = source
     submit_score(score_slot, source, studio.cases_in_use(), timeout=studio.timeout_s(), pool=studio.pool(),
-                 llm=studio.llm_handler())
+                 llm=studio.llm_handler(), concurrency=studio.calls_in_flight())
 
 
 def start_probes(run: SavedRun, cases: list[Case]) -> None:
     source = run.metric_source or studio.metric_source()
     submit_score(probe_slot, source, probe_cases(cases), timeout=studio.timeout_s(), pool=studio.pool(),
-                 llm=studio.llm_handler(), label=str(run.id))
+                 llm=studio.llm_handler(), concurrency=studio.calls_in_flight(), label=str(run.id))
 
 
 def start_grading(run: SavedRun, pairs: list[tuple[Case, CaseResult]], settings: ModelSettings) -> None:
@@ -112,34 +112,6 @@ def start_grading(run: SavedRun, pairs: list[tuple[Case, CaseResult]], settings:
     grade_slot.submit(Job(kind="grade", total=len(pairs), label=str(run.id)), target)
 
 
-def progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done: bool) -> None:
-    """A progress bar with a Cancel button while ``slot``'s job runs, then full reruns until one draws it finished.
-
-    ``job`` and ``done`` are the job and whether it had finished as this run saw it once, at
-    the start of its section: the job can finish while the run draws, and only a run that
-    drew the finished job may stop the polling.
-    """
-    if job is not None and done:
-        S[f"{key}.drawn"] = job.id
-
-    @st.fragment(run_every=POLL_S if job is not None and not done else None)
-    def bar() -> None:
-        current = slot.job
-        if current is None:
-            return
-        if current.finished:
-            # A rerun can be lost while the server is busy; polling goes on until a run draws the result.
-            if S.get(f"{key}.drawn") != current.id:
-                st.rerun()
-            return
-        left, right = st.columns([5, 1], vertical_alignment="center")
-        left.progress(current.progress, text=f"{what}… {current.done} of {current.total} "
-                                             f"({current.elapsed_s:.1f} s)")
-        right.button("Cancel", on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
-
-    bar()
-
-
 def score_controls(case_count: int, primary: bool, job: Job[CheckReport] | None, done: bool) -> None:
     running = job is not None and not done
     with action_row():
@@ -147,7 +119,7 @@ def score_controls(case_count: int, primary: bool, job: Job[CheckReport] | None,
                   type="primary" if primary else "secondary", icon=":material/play_arrow:", key="feedback.score")
         st.caption(f"Runs the current metric.py on the {case_count} cases in use, in the background, "
                    "and reviews the new run.")
-    progress(score_slot, "feedback.score_job", "Scoring", job, done)
+    studio.job_progress(score_slot, "feedback.score_job", "Scoring", job, done)
     if job is None or not done:
         return
     if job.error:
@@ -404,7 +376,7 @@ def health_section(run: SavedRun, pairs: list[tuple[Case, CaseResult]]) -> None:
                   icon=":material/science:", key="feedback.probe")
         st.caption("Scores trivial outputs (an empty string, the input echoed back, \"I don't know\") against up "
                    "to 20 of the run's cases, in the isolated workers. A metric that rewards them can be gamed.")
-    progress(probe_slot, "feedback.probe_job", "Scoring probes", job, done)
+    studio.job_progress(probe_slot, "feedback.probe_job", "Scoring probes", job, done)
     if job is None or not done or job.label != str(run.id):
         return
     if job.error:
@@ -462,7 +434,7 @@ def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Re
             st.button(f"Grade {len(to_grade)} flagged", on_click=start_grading, args=(run, to_grade, settings),
                       disabled=running or not to_grade, icon=":material/grading:", key="feedback.grade")
             st.caption(f"Uses `{md(config.model)}`, the {which}: one call per flagged case{limit}.")
-        progress(grade_slot, "feedback.grade_job", "Grading", job, done)
+        studio.job_progress(grade_slot, "feedback.grade_job", "Grading", job, done)
         if job is not None and done and job.error:
             st.error(f"The model review could not run: {job.error}.")
         failed = [grade for grade in grades.values() if grade.grade is None]

@@ -47,8 +47,9 @@ def comparison() -> None:
     if job is None:
         st.caption("Scores both versions on the cases in use (in the sandbox) and lists what changed, case by case.")
         return
-    studio.job_progress(slot, "history.compare")
-    if job.running:
+    done = job.finished
+    studio.job_progress(slot, "history.compare", "Scoring both versions", job, done)
+    if not done:
         return
     if job.cancelled:
         st.info("The comparison was cancelled.")

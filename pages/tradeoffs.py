@@ -159,7 +159,7 @@ def start_scoring(source: str, data: Dataset, split: str | None) -> None:
         "source": source,
     }
     submit_score(slot, source, cases, timeout=studio.timeout_s(), pool=studio.pool(), llm=studio.llm_handler(),
-                 label="tradeoffs")
+                 concurrency=studio.calls_in_flight(), label="tradeoffs")
 
 
 def take_finished_job() -> str | None:

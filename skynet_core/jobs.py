@@ -16,7 +16,6 @@ new one cancels the older one still running, so a newer edit always wins.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 import time
 import traceback
@@ -145,11 +144,6 @@ class JobSlot:
         self._job = None
 
 
-def score_concurrency() -> int:
-    """Cases in flight for a full scoring run: one per CPU, at most 8."""
-    return max(1, min(8, os.cpu_count() or 1))
-
-
 def submit_check(slot: JobSlot, source: str, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
                  pool: WorkerPool | None = None, llm: LlmHandler | None = None,
                  label: str = "") -> Job[CheckReport]:
@@ -163,7 +157,7 @@ def submit_check(slot: JobSlot, source: str, cases: list[Case], *, timeout: floa
 
 
 def submit_score(slot: JobSlot, source: str, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
-                 pool: WorkerPool | None = None, llm: LlmHandler | None = None, concurrency: int | None = None,
+                 pool: WorkerPool | None = None, llm: LlmHandler | None = None, concurrency: int = 8,
                  label: str = "") -> Job[CheckReport]:
     """Start scoring every case in ``cases``; the report's ``cases`` hold all results in case order.
 
@@ -172,7 +166,7 @@ def submit_score(slot: JobSlot, source: str, cases: list[Case], *, timeout: floa
 
     def run(job: Job[CheckReport]) -> CheckReport:
         return check_metric(source, cases, timeout=timeout, llm=llm, cancel=job.cancel, pool=pool, sample=cases,
-                            concurrency=concurrency or score_concurrency(), on_result=job.add_result,
+                            concurrency=concurrency, on_result=job.add_result,
                             stop_on_timeout=False)
 
     return slot.submit(Job(kind="score", total=len(cases), label=label), run)
