@@ -1,0 +1,179 @@
+"""A metric is a folder: ``metric.py`` plus the helper modules and small data files beside it.
+
+``MetricSource`` is the one value that the editor, the drafts and versions, the contract check,
+the runner, the CLI and the exports pass around (contract Part B, rule 13). Invariants:
+
+- ``files`` maps a relative POSIX path (no ``..``, no leading ``/``, no hidden parts) to its text;
+- ``metric.py`` is always present: it defines ``score``;
+- the folder is small: at most ``MAX_FILES`` files and ``MAX_TOTAL_BYTES`` of UTF-8 text.
+
+A plain ``str`` is still accepted wherever a metric is expected: it is ``metric.py`` alone
+(``MetricSource.of(text)``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from types import MappingProxyType
+
+MAIN_FILE = "metric.py"
+MAX_FILES = 64
+MAX_TOTAL_BYTES = 4_000_000
+# What a metric folder may hold besides Python modules: small text data the metric reads.
+DATA_SUFFIXES = (".py", ".json", ".jsonl", ".txt", ".csv", ".yaml", ".yml", ".toml", ".md", ".tsv")
+
+
+class MetricSourceError(ValueError):
+    """A metric folder that cannot be used; the message names the file and the fix."""
+
+
+def check_name(name: str) -> str:
+    """Return ``name`` as a clean relative POSIX path, or raise MetricSourceError saying why not."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    if not name or path.is_absolute() or any(part in ("", ".", "..") for part in path.parts):
+        raise MetricSourceError(f"{name!r} is not a file name inside the metric folder. Use a name like helpers.py.")
+    if any(part.startswith(".") for part in path.parts):
+        raise MetricSourceError(f"{name!r} is hidden. Give the file a name that does not start with a dot.")
+    if path.suffix.lower() not in DATA_SUFFIXES:
+        allowed = ", ".join(DATA_SUFFIXES)
+        raise MetricSourceError(f"{name!r} is not a kind of file a metric folder holds. Allowed: {allowed}.")
+    return str(path)
+
+
+@dataclass(frozen=True)
+class MetricSource:
+    """metric.py and the files beside it. Immutable; build changed copies with ``with_file``."""
+
+    files: Mapping[str, str]
+    digest: str = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        clean = {check_name(name): text for name, text in self.files.items()}
+        if MAIN_FILE not in clean:
+            raise MetricSourceError("The metric folder has no metric.py. Add metric.py with a function score.")
+        if len(clean) > MAX_FILES:
+            raise MetricSourceError(f"The metric folder has {len(clean)} files; at most {MAX_FILES} are allowed.")
+        total = sum(len(text.encode("utf-8", "surrogatepass")) for text in clean.values())
+        if total > MAX_TOTAL_BYTES:
+            raise MetricSourceError(
+                f"The metric folder holds {total:,} bytes; at most {MAX_TOTAL_BYTES:,} are allowed. "
+                "Keep large data out of the metric folder."
+            )
+        ordered = dict(sorted(clean.items(), key=lambda item: (item[0] != MAIN_FILE, item[0])))
+        object.__setattr__(self, "files", MappingProxyType(ordered))
+        hasher = hashlib.sha256()
+        for name, text in ordered.items():
+            hasher.update(name.encode() + b"\0" + text.encode("utf-8", "surrogatepass") + b"\0")
+        object.__setattr__(self, "digest", hasher.hexdigest()[:16])
+
+    @classmethod
+    def of(cls, metric: str | MetricSource) -> MetricSource:
+        """``metric`` as a MetricSource: a plain string is metric.py alone."""
+        return metric if isinstance(metric, MetricSource) else cls({MAIN_FILE: metric})
+
+    @property
+    def main(self) -> str:
+        """The text of metric.py."""
+        return self.files[MAIN_FILE]
+
+    @property
+    def is_single_file(self) -> bool:
+        return len(self.files) == 1
+
+    def with_file(self, name: str, text: str) -> MetricSource:
+        return MetricSource({**self.files, name: text})
+
+    def without_file(self, name: str) -> MetricSource:
+        if name == MAIN_FILE:
+            raise MetricSourceError("metric.py cannot be removed: it defines score.")
+        return MetricSource({key: value for key, value in self.files.items() if key != name})
+
+    def renamed(self, old: str, new: str) -> MetricSource:
+        if old == MAIN_FILE:
+            raise MetricSourceError("metric.py cannot be renamed: Skynet looks for score in metric.py.")
+        if check_name(new) in self.files:
+            raise MetricSourceError(f"{new} already exists in the metric folder. Choose another name.")
+        return MetricSource({(new if key == old else key): value for key, value in self.files.items()})
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MetricSource) and dict(self.files) == dict(other.files)
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    # --- files on disk and zip archives -------------------------------------------------------
+
+    @classmethod
+    def from_path(cls, path: str | Path) -> MetricSource:
+        """Read a metric from ``path``: metric.py (its folder's other files come along) or the folder."""
+        path = Path(path)
+        folder = path if path.is_dir() else path.parent
+        main = path / MAIN_FILE if path.is_dir() else path
+        if not main.is_file():
+            raise MetricSourceError(f"{main} is not a file. Give metric.py or the folder that holds it.")
+        files = {MAIN_FILE: _read_text(main)}
+        for item in sorted(folder.rglob("*")):
+            rel = item.relative_to(folder).as_posix()
+            if item == main or not item.is_file() or "__pycache__" in item.parts:
+                continue
+            if any(part.startswith(".") for part in PurePosixPath(rel).parts):
+                continue
+            if item.suffix.lower() in DATA_SUFFIXES and item.name != MAIN_FILE:
+                files[rel] = _read_text(item)
+        return cls(files)
+
+    def write_to(self, folder: str | Path) -> Path:
+        """Write the files under ``folder`` (created if missing); return the path of metric.py."""
+        folder = Path(folder)
+        for name, text in self.files.items():
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        return folder / MAIN_FILE
+
+    def to_zip(self) -> bytes:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, text in self.files.items():
+                archive.writestr(name, text)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_zip(cls, data: bytes) -> MetricSource:
+        """Read a zip of a metric folder; a single top folder inside the archive is stripped."""
+        try:
+            archive = zipfile.ZipFile(io.BytesIO(data))
+        except zipfile.BadZipFile:
+            raise MetricSourceError("The upload is not a zip archive. Upload metric.py or a .zip of the folder.") from None
+        with archive:
+            members = [info for info in archive.infolist() if not info.is_dir()]
+            members = [m for m in members if "__pycache__" not in m.filename and "__MACOSX" not in m.filename]
+            if len(members) > MAX_FILES:
+                raise MetricSourceError(f"The archive has {len(members)} files; at most {MAX_FILES} are allowed.")
+            if sum(m.file_size for m in members) > MAX_TOTAL_BYTES:
+                raise MetricSourceError(f"The archive unpacks to more than {MAX_TOTAL_BYTES:,} bytes.")
+            names = [m.filename for m in members]
+            tops = {PurePosixPath(name).parts[0] for name in names}
+            strip = len(tops) == 1 and MAIN_FILE not in names and all("/" in name for name in names)
+            files: dict[str, str] = {}
+            for member in members:
+                name = member.filename.split("/", 1)[1] if strip else member.filename
+                try:
+                    files[name] = archive.read(member).decode("utf-8")
+                except UnicodeDecodeError:
+                    raise MetricSourceError(f"{name} in the archive is not UTF-8 text.") from None
+        return cls(files)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise MetricSourceError(f"{path} is not UTF-8 text. Save it as UTF-8.") from None
+    except OSError as exc:
+        raise MetricSourceError(f"Cannot read {path}: {exc.strerror or exc}.") from None
