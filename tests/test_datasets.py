@@ -8,6 +8,7 @@ import importlib.util
 import json
 import math
 import numbers
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from skynet_core.datasets import (
     sample_for_check,
     split_plan,
 )
-from skynet_core.examples import EXAMPLE_METRICS, make_tickets
+from skynet_core.examples import EXAMPLE_METRICS
 
 
 def _jsonl(tmp_path: Path, records: list[Any], name: str = "cases.jsonl") -> Path:
@@ -467,7 +468,7 @@ def test_some_lines_without_a_candidate_are_refused(tmp_path: Path) -> None:
 
 def test_over_size_limit_says_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert datasets.MAX_FILE_BYTES >= 200_000_000
-    monkeypatch.setattr(datasets, "MAX_FILE_BYTES", 2_000_000)
+    monkeypatch.setattr(datasets.files, "MAX_FILE_BYTES", 2_000_000)
     path = tmp_path / "big.jsonl"
     path.write_bytes(b" " * 2_500_000)
     message = _error(path)
@@ -672,7 +673,19 @@ def test_example_candidates_trade_accuracy_for_speed_and_cost() -> None:
     assert cost["fast-small"] < cost["balanced"] < cost["large-careful"]
 
 
+def _load_script(name: str) -> Any:
+    """A script from scripts/ as a module (scripts are not a package)."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_example_file_is_what_make_tickets_writes(tmp_path: Path) -> None:
+    make_tickets = _load_script("make_tickets")
     regenerated = tmp_path / "tickets.jsonl"
     make_tickets.write(regenerated)
     assert regenerated.read_bytes() == EXAMPLE_PATH.read_bytes()

@@ -1,6 +1,6 @@
 """Regenerate ``tickets.jsonl``, the bundled example: 72 support tickets triaged by 3 candidates.
 
-Run ``python -m skynet_core.examples.make_tickets`` to rewrite the file beside this script.
+Run ``.venv/bin/python scripts/make_tickets.py`` to rewrite ``skynet_core/examples/tickets.jsonl``.
 
 The tickets are written by hand; what each candidate "returned" is generated. Every
 random choice comes from a ``random.Random`` seeded with the candidate and the ticket
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SEED = "skynet-tickets-v1"
-OUT_PATH = Path(__file__).with_name("tickets.jsonl")
+OUT_PATH = Path(__file__).resolve().parents[1] / "skynet_core" / "examples" / "tickets.jsonl"
 FIELDS = ["label", "priority", "reply"]
 UNLABELLED = 10
 

@@ -1,0 +1,427 @@
+"""Case files on disk: sizes, uploads, JSON Lines, CSV and Parquet into plain rows or a frame."""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import hashlib
+import io
+import json
+import math
+import numbers
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import orjson
+
+from skynet_core.cases import Observation
+
+from .model import (
+    _MEASUREMENTS,
+    DatasetError,
+    _Row,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MAX_FILE_BYTES = 250_000_000
+"""Largest case file we read. Whole files are held in memory (and JSON cells parsed
+in Python), so far larger files would stall the server for every user."""
+
+MAX_COLUMNS = 1000
+"""Most columns a table may have; wider files are nearly always a wrong export."""
+
+_JSONL_SUFFIXES = (".jsonl", ".json")
+_SUFFIXES = (*_JSONL_SUFFIXES, ".csv", ".parquet")
+_NUMBER_TEXT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+_UNSAFE_NAME = re.compile(r"[^\w.\- ()+]")
+_CHUNK_BYTES = 1 << 20
+
+
+def _file_label(source: str | Path) -> str:
+    return Path(str(source)).name or str(source)
+
+
+def _suffix(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in _SUFFIXES:
+        shown = f"{suffix} files are" if suffix else "Files without an extension are"
+        raise DatasetError(
+            f"{path.name}: {shown} not supported. Save the cases as JSON Lines (.jsonl), CSV (.csv) or Parquet "
+            "(.parquet) and load that file."
+        )
+    return suffix
+
+
+def _check_file(path: Path) -> int:
+    """The file's size, after checking it exists, is a file and is under the limit."""
+    if not path.exists():
+        raise DatasetError(f"{path.name} was not found at {path}. Check the path, or upload the file again.")
+    if not path.is_file():
+        raise DatasetError(f"{path.name} is a folder, not a file. Choose the case file inside it.")
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise _unreadable(path, exc) from exc
+    check_size(path.name, size)
+    if size == 0:
+        raise _empty(path)
+    return size
+
+
+def check_size(name: str, size: int) -> None:
+    """Refuse a case file of ``size`` bytes when it is over :data:`MAX_FILE_BYTES`."""
+    if size > MAX_FILE_BYTES:
+        raise DatasetError(
+            f"{name} is {size / 1e6:,.1f} MB, over the {MAX_FILE_BYTES / 1e6:,.0f} MB limit. "
+            "Keep a sample of the cases (or split the file) so each file is under the limit."
+        )
+
+
+def save_upload(name: str, data: BinaryIO, directory: str | Path) -> Path:
+    """Keep an uploaded case file on disk, so a choice of it survives a restart; return its path.
+
+    The file goes to ``directory/<first 16 hex digits of its SHA-256>/<name>``: the
+    same file uploaded again lands on the same path, and two different files with
+    one name do not overwrite each other. ``name`` is reduced to a plain file name.
+    Raises :class:`DatasetError`, before anything is written, for an unsupported
+    extension, an empty file or one over :data:`MAX_FILE_BYTES`.
+    """
+    safe = _UNSAFE_NAME.sub("_", Path(name.replace("\\", "/")).name).strip(" .") or "upload"
+    _suffix(Path(safe))
+    data.seek(0, io.SEEK_END)
+    size = data.tell()
+    data.seek(0)
+    check_size(safe, size)
+    if size == 0:
+        raise _empty(Path(safe))
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    with tempfile.NamedTemporaryFile(dir=folder, prefix=".upload-", delete=False) as handle:
+        partial = Path(handle.name)
+        try:
+            while chunk := data.read(_CHUNK_BYTES):
+                digest.update(chunk)
+                handle.write(chunk)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+    target = folder / digest.hexdigest()[:16] / safe
+    if target.is_file():
+        partial.unlink()
+    else:
+        target.parent.mkdir(exist_ok=True)
+        partial.replace(target)
+    data.seek(0)
+    return target
+
+
+def _unreadable(path: Path, exc: OSError) -> DatasetError:
+    return DatasetError(
+        f"{path.name} could not be read ({exc.strerror or exc}). Check that the file exists and that you may read it."
+    )
+
+
+def _empty(path: Path) -> DatasetError:
+    return DatasetError(f"{path.name} is empty. Add at least one case and load it again.")
+
+
+def _read_bytes(path: Path) -> bytes:
+    _check_file(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _unreadable(path, exc) from exc
+    if not data.strip():
+        raise _empty(path)
+    return data
+
+
+def _read_text(path: Path) -> str:
+    data = _read_bytes(path)
+    # Spreadsheet programs often prepend a byte-order mark; it is not part of the data.
+    skipped = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        return data[skipped:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + skipped
+        line = data[:offset].count(b"\n") + 1
+        raise DatasetError(
+            f"{path.name} is not UTF-8 text: byte 0x{data[offset]:02X} at byte offset {offset} (line {line}) is not "
+            'valid UTF-8. Save it as UTF-8 (in Excel: "CSV UTF-8") and load it again.',
+            line=line,
+        ) from exc
+
+
+def _describe(value: Any) -> str:
+    """How a value's type reads in a message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, numbers.Number):
+        return f"the number {value}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"the text {shown!r}"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not allowed in JSON; write null or a number")
+
+
+def _parse_json(text: str) -> Any:
+    """Parse with orjson for speed; on failure, the standard parser gives the message people read
+    (and accepts what orjson refuses but JSON allows, such as integers beyond 64 bits)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text, parse_constant=_reject_constant)
+
+
+def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Each non-blank line's object with its 1-based line number."""
+    text = _read_text(path)
+    objects: list[tuple[int, dict[str, Any]]] = []
+    # Split on "\n" only: str.splitlines would also split on U+2028, which JSON allows inside strings.
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = _parse_json(line)
+        except ValueError as exc:
+            detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+            fix = (
+                "If the file is one JSON array of cases, write each object on its own line instead (JSON Lines)."
+                if line.strip() == "["
+                else "Each line must hold one complete JSON object; check for a trailing comma, a missing quote, "
+                "or an object spread over several lines."
+            )
+            raise DatasetError(f"{path.name}, line {number} is not valid JSON ({detail}). {fix}", line=number) from exc
+        if not isinstance(value, dict):
+            fix = (
+                "If the file is one JSON array of cases, write each object on its own line instead (JSON Lines)."
+                if isinstance(value, list)
+                else 'Each line must be one object like {"input": {...}, "output": ...}.'
+            )
+            raise DatasetError(
+                f"{path.name}, line {number} is {_describe(value)}, not a JSON object. {fix}", line=number
+            )
+        objects.append((number, value))
+    if not objects:
+        raise DatasetError(f"{path.name} has no cases, only blank lines. Add one JSON object per line.")
+    return objects
+
+
+def _measurement(value: Any, what: str, where: str, *, text_ok: bool) -> float | None:
+    """A latency or cost: ``None`` when not measured, else a finite number of 0 or more.
+
+    ``text_ok`` lets table cells hold numbers written as text; JSON has real numbers.
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    number: float | None = None
+    # Plain int and float only: cells have been through _plain, and the numbers.Real ABC check is slow per cell.
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    elif text_ok and isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None
+        if _NUMBER_TEXT.fullmatch(text):
+            number = float(text)
+    meaning, example = _MEASUREMENTS[what.rpartition(".")[2]]
+    if number is None:
+        raise DatasetError(
+            f"{where}: {what} is {_describe(value)}, not a number. Write {meaning} as a number (e.g. {example}), "
+            "or leave it empty (null) when it was not measured."
+        )
+    if not math.isfinite(number) or number < 0:
+        raise DatasetError(
+            f"{where}: {what} is {number}. Write {meaning} as a finite number of 0 or more, or leave it empty "
+            "(null) when it was not measured."
+        )
+    return number
+
+
+def _observation(value: Any, where: str, *, text_ok: bool) -> Observation:
+    if value is None:
+        return Observation()
+    if not isinstance(value, dict):
+        raise DatasetError(
+            f'{where}: observation is {_describe(value)}, not an object. Write it as {{"latency_ms": 850, '
+            '"cost_usd": 0.002}, using null for a value that was not measured.'
+        )
+    return Observation(
+        latency_ms=_measurement(value.get("latency_ms"), "observation.latency_ms", where, text_ok=text_ok),
+        cost_usd=_measurement(value.get("cost_usd"), "observation.cost_usd", where, text_ok=text_ok),
+    )
+
+
+def _name_value(value: Any, what: str, where: str) -> str | None:
+    """An id, split or candidate: text or a whole number, ``None`` when empty."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    # Parquet stores a whole-number column with gaps as floats.
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        return value.strip() or None
+    raise DatasetError(f"{where}: {what} is {_describe(value)}. Write the {what} as text or a whole number.")
+
+
+def _jsonl_row(file: str, number: int, obj: dict[str, Any]) -> _Row:
+    where = f"{file}, line {number}"
+    if "input" not in obj:
+        raise DatasetError(
+            f'{where} has no "input". Give every line an input object, e.g. {{"input": {{"question": "..."}}, '
+            '"output": "..."}.',
+        )
+    if not isinstance(obj["input"], dict):
+        raise DatasetError(
+            f'{where}: "input" is {_describe(obj["input"])}, not an object. Write the input fields as an object, '
+            'e.g. "input": {"question": "..."}.',
+        )
+    if "output" not in obj:
+        raise DatasetError(
+            f'{where} has no "output". Add the output to score to every line (any JSON value; null if there was none).',
+        )
+    expected = obj.get("expected")
+    if expected is not None and not isinstance(expected, dict):
+        raise DatasetError(
+            f'{where}: "expected" is {_describe(expected)}, not an object. Key it by output field, e.g. '
+            '"expected": {"label": "billing"}, or write null when the case has no expected value.',
+        )
+    return _Row(
+        number=number,
+        where=where,
+        input=obj["input"],
+        output=obj["output"],
+        expected=expected,
+        observation=_observation(obj.get("observation"), where, text_ok=False),
+        id=_name_value(obj.get("id"), "id", where),
+        split=_name_value(obj.get("split"), "split", where),
+        candidate=_name_value(obj.get("candidate"), "candidate", where),
+    )
+
+
+def _flatten_jsonl(file: str, objects: list[tuple[int, dict[str, Any]]]) -> pd.DataFrame:
+    """One row per object: ``input``, ``expected`` and ``observation`` objects spread into
+    prefixed columns (null ones add nothing), ``output`` kept whole (its shape may differ from line to line,
+    and the metric must see exactly what the artifact returned)."""
+    import pandas as pd  # tables only: the CLI's JSONL path starts faster without pandas
+
+    records = []
+    columns: dict[str, None] = {}
+    for _, obj in objects:
+        record: dict[str, Any] = {}
+        for key, value in obj.items():
+            if key in ("input", "expected", "observation") and (value is None or isinstance(value, dict)):
+                record.update({f"{key}.{field}": item for field, item in (value or {}).items()})
+            else:
+                record[key] = value
+        records.append(record)
+        columns.update(dict.fromkeys(record))
+        # Lines with ever-new keys would otherwise build a huge table before the width check.
+        _check_width(file, len(columns))
+    frame = pd.DataFrame(
+        [[record.get(column) for column in columns] for record in records], columns=list(columns), dtype=object
+    )
+    frame.index = pd.Index([number for number, _ in objects], name="line")
+    return frame
+
+
+def _check_width(file: str, count: int) -> None:
+    if count > MAX_COLUMNS:
+        raise DatasetError(
+            f"{file} has {count:,} columns; at most {MAX_COLUMNS:,} are supported. Keep only the columns the metric "
+            "needs (input.*, expected.*, output, observation.*, id, split, candidate) and load it again."
+        )
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
+    text = _read_text(path)
+    try:
+        header = next(csv.reader(io.StringIO(text)))
+    except (csv.Error, StopIteration) as exc:
+        raise DatasetError(
+            f"{path.name} has no readable header row ({exc}). Put the column names on the first line."
+        ) from exc
+    _check_width(path.name, len(header))
+    seen: dict[str, int] = {}
+    for position, column in enumerate(header, start=1):
+        if column in seen:
+            raise DatasetError(
+                f"{path.name}: the column name {column!r} appears twice (columns {seen[column]} and {position}). "
+                "Rename one so every column name is unique.",
+                column=column,
+            )
+        seen[column] = position
+    try:
+        # Read every cell as text: CSV has no types, and pandas' guessing would turn "007" into 7.
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
+    except (pd.errors.ParserError, csv.Error) as exc:
+        raise DatasetError(
+            f"{path.name} could not be read as CSV ({exc}). Check that every row has as many fields as the header "
+            "and that every quote is closed."
+        ) from exc
+    frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
+    return frame
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    _check_file(path)
+    try:
+        _check_width(path.name, len(pq.read_schema(path).names))
+        frame = pd.read_parquet(path)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        if isinstance(exc, DatasetError):
+            raise
+        raise DatasetError(
+            f"{path.name} could not be read as Parquet ({exc}). Check that it is a Parquet file, or save the cases "
+            "as CSV or JSON Lines."
+        ) from exc
+    frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
+    return frame
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """The file as a table, for a page to preview and assign roles to.
+
+    JSON Lines objects are flattened with the role prefixes (``input.question``,
+    ``expected.label``, ``observation.latency_ms``; ``output`` stays one column).
+    CSV cells are the text written (empty cells are ``""``). The index is the
+    1-based line (JSON Lines, named ``line``) or row (tables, named ``row``) number
+    that messages refer to. Raises :class:`DatasetError` for an unreadable file.
+    """
+    path = Path(path)
+    suffix = _suffix(path)
+    if suffix in _JSONL_SUFFIXES:
+        frame = _flatten_jsonl(path.name, _jsonl_objects(path))
+    elif suffix == ".csv":
+        frame = _read_csv(path)
+    else:
+        frame = _read_parquet(path)
+    _check_width(path.name, len(frame.columns))
+    if frame.empty:
+        raise DatasetError(f"{path.name} has column names but no rows. Add one row per case and load it again.")
+    return frame
+
+

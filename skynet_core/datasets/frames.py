@@ -1,0 +1,402 @@
+"""From a table (pandas frame) and its column roles to a Dataset, with every cell checked."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skynet_core.cases import Case, Observation
+
+from .files import _check_width, _describe, _file_label, _measurement, _name_value, _observation, _parse_json
+from .model import _MEASUREMENTS, Dataset, DatasetError, Role, _Row
+from .roles import infer_roles
+from .splits import assign_splits
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+def _plain(value: Any) -> Any:
+    """A cell as plain Python: numpy and pandas values converted, missing values ``None``."""
+    import numpy as np
+    import pandas as pd
+
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, np.ndarray):
+        return [_plain(item) for item in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    return value
+
+
+def _json_cell(text: str) -> Any:
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return _parse_json(stripped)
+        except ValueError:
+            return text
+    return text
+
+
+def _csv_cell(text: Any, role: Role, field: str) -> Any:
+    if not isinstance(text, str):
+        return text
+    if role is Role.OUTPUT and not field:
+        return text
+    if text == "":
+        return None
+    if role in (Role.INPUT, Role.EXPECTED, Role.OUTPUT, Role.OBSERVATION):
+        return _json_cell(text)
+    return text
+
+
+def _check_roles(
+    file: str, columns: list[str], roles: dict[str, tuple[Role, str]], *, joined_to: str | None = None
+) -> None:
+    """Refuse role assignments that cannot make cases: no input, no output, clashes.
+
+    ``joined_to`` names the main file when ``file`` is a candidate file: it then needs
+    an id column instead of an input column, and may not have a candidate column.
+    """
+    by_role: dict[Role, list[str]] = {}
+    targets: dict[tuple[Role, str], str] = {}
+    for column in columns:
+        role, field = roles[column]
+        by_role.setdefault(role, []).append(column)
+        if role is Role.OBSERVATION and field not in ("", *_MEASUREMENTS):
+            raise DatasetError(
+                f"{file}: column {column!r} has the observation role with field {field!r}. Use latency_ms or "
+                "cost_usd, or ignore the column.",
+                column=column,
+            )
+        if role in (Role.INPUT, Role.EXPECTED, Role.OUTPUT, Role.OBSERVATION) and field:
+            if (role, field) in targets:
+                raise DatasetError(
+                    f"{file}: columns {targets[role, field]!r} and {column!r} are both {role.value} field {field!r}. "
+                    "Give one another field name or ignore it.",
+                    column=column,
+                )
+            targets[role, field] = column
+    for role in (Role.ID, Role.SPLIT, Role.CANDIDATE):
+        if len(by_role.get(role, [])) > 1:
+            first, second = by_role[role][:2]
+            raise DatasetError(
+                f"{file}: columns {first!r} and {second!r} both have the {role.value} role. Keep one and ignore "
+                "the other.",
+                column=second,
+            )
+    if joined_to is not None and by_role.get(Role.CANDIDATE):
+        raise DatasetError(
+            f"{file}: column {by_role[Role.CANDIDATE][0]!r} has the candidate role, but a candidate file holds the "
+            "outputs of one candidate, named when the file is added. Set the column's role to ignored, or use this "
+            "file as the main file.",
+            column=by_role[Role.CANDIDATE][0],
+        )
+    if joined_to is not None and not by_role.get(Role.ID):
+        raise DatasetError(
+            f"{file} has no id column. A candidate file is joined to the cases of {joined_to} by id: add an id "
+            f"column with the same ids as {joined_to}, or give a column the id role."
+        )
+    if joined_to is None and not by_role.get(Role.INPUT):
+        raise DatasetError(
+            f"{file} has no input column. Name input columns with the input. prefix (e.g. input.question), or give "
+            "a column the input role."
+        )
+    outputs = by_role.get(Role.OUTPUT, [])
+    if not outputs:
+        raise DatasetError(
+            f"{file} has no output column. Add a column named output (or output.<field> for an object output), or "
+            "give a column the output role."
+        )
+    whole = [column for column in outputs if not roles[column][1]]
+    if whole and len(outputs) > 1:
+        other = next(column for column in outputs if column != whole[0])
+        raise DatasetError(
+            f"{file}: column {whole[0]!r} holds the whole output but {other!r} is an output field too. Keep either "
+            "one output column or only output.<field> columns.",
+            column=other,
+        )
+
+
+def _object_part(target: dict[str, Any], value: Any, role: Role, field: str, where: str) -> None:
+    """Put one cell into the input, expected or output object being built."""
+    if field:
+        target[field] = value
+        return
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        raise DatasetError(
+            f"{where}: the column holds the whole {role.value} but this cell is {_describe(value)}, not an object. "
+            f'Write a JSON object such as {{"question": "..."}}, or give the column a field name (name it '
+            f"{role.value}.<field>)."
+        )
+    target.update(value)
+
+
+def cases_from_frame(
+    df: pd.DataFrame,
+    roles: dict[str, tuple[Role, str]] | None,
+    source: str,
+    *,
+    name: str | None = None,
+) -> Dataset:
+    """Build a dataset from a table and its column roles.
+
+    ``roles`` maps a column name to ``(Role, field name)``; columns it leaves out
+    get :func:`infer_roles`' guess, so ``None`` means infer every role. ``source``
+    names the file in messages (its extension also says whether cells are CSV
+    text). Rows are numbered by the index when it is the ``line``/``row`` index
+    :func:`read_table` makes, else 1, 2, 3... Raises :class:`DatasetError`.
+    """
+    file = _file_label(source)
+    columns = list(df.columns)
+    _check_width(file, len(columns))
+    if df.empty:
+        raise DatasetError(f"{file} has column names but no rows. Add one row per case and load it again.")
+    final = _final_roles(file, columns, roles)
+    _check_roles(file, columns, final)
+    rows, unit = _frame_rows(df, final, source)
+    return _dataset(rows, name=name or Path(str(source)).stem or file, source=str(source), file=file, unit=unit)
+
+
+def _final_roles(
+    file: str, columns: list[str], roles: dict[str, tuple[Role, str]] | None
+) -> dict[str, tuple[Role, str]]:
+    """Every column's role: the given ones, :func:`infer_roles`' guess for the rest."""
+    given = dict(roles or {})
+    unknown = [column for column in given if column not in columns]
+    if unknown:
+        raise DatasetError(
+            f"{file} has no column {unknown[0]!r}, but a role was given for it. Choose roles only for the columns "
+            f"shown: {', '.join(map(str, columns[:10]))}{', ...' if len(columns) > 10 else ''}.",
+            column=str(unknown[0]),
+        )
+    final = infer_roles(columns)
+    for column, (role, field) in given.items():
+        final[column] = (Role(role), str(field).strip())
+    return final
+
+
+def _frame_rows(df: pd.DataFrame, final: dict[str, tuple[Role, str]], source: str) -> tuple[list[_Row], str]:
+    """The table's rows with their roles applied, and the unit (``line`` or ``row``) messages count in."""
+    file = _file_label(source)
+    unit = "line" if df.index.name == "line" else "row"
+    if df.index.name in ("line", "row"):
+        row_numbers = [int(label) for label in df.index]
+    else:
+        row_numbers = list(range(1, len(df) + 1))
+    is_csv = Path(str(source)).suffix.lower() == ".csv"
+    used = [column for column in df.columns if final[column][0] is not Role.IGNORED]
+    cells: list[list[Any]] = []
+    for column in used:
+        role, field = final[column]
+        # read_table's CSV cells are already plain text: converting only the others saves a call per cell.
+        values = [value if type(value) is str else _plain(value) for value in df[column].tolist()]
+        if is_csv:
+            values = [_csv_cell(value, role, field) for value in values]
+        elif role is Role.OBSERVATION and field:
+            _check_measurement_kinds(file, unit, str(column), zip(row_numbers, values, strict=True))
+        cells.append(values)
+
+    plans = [_column_plan(file, unit, column, *final[column]) for column in used]
+    rows = []
+    for number, values in zip(row_numbers, zip(*cells, strict=True) if cells else [()] * len(row_numbers),
+                              strict=True):
+        try:
+            rows.append(_frame_row(file, unit, number, plans, values))
+        except DatasetError as exc:
+            exc.line = number
+            raise
+    return rows, unit
+
+
+def _check_measurement_kinds(file: str, unit: str, column: str, cells: Iterable[tuple[int, Any]]) -> None:
+    """Refuse a measurement column of a typed file (JSON Lines, Parquet) that mixes numbers and text.
+
+    A table cell may hold a number written as text, but a typed column holding both
+    is a broken export: say so for the column, not for one cell. (CSV cells are all text.)
+    """
+    first: dict[str, tuple[int, Any]] = {}
+    for number, value in cells:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            kind = "number"
+        elif isinstance(value, str) and value.strip():
+            kind = "text"
+        else:
+            continue
+        first.setdefault(kind, (number, value))
+        if len(first) == 2:
+            (one, one_value), (two, two_value) = sorted(first.values(), key=lambda item: item[0])
+            raise DatasetError(
+                f"{file}: the measurement column {column!r} mixes numbers and text ({unit} {one} has "
+                f"{_describe(one_value)}, {unit} {two} has {_describe(two_value)}). Write every value as a number, "
+                "leaving it empty (null) when it was not measured.",
+                line=two,
+                column=column,
+            )
+
+
+_NAME, _MEASUREMENT, _OBSERVATION, _WHOLE_OUTPUT, _PART = range(5)
+
+
+def _column_plan(file: str, unit: str, column: Any, role: Role, field: str) -> tuple[Any, ...]:
+    """What :func:`_frame_row` does with a column's cells, worked out once per column."""
+    if role in (Role.ID, Role.SPLIT, Role.CANDIDATE):
+        kind = _NAME
+    elif role is Role.OBSERVATION:
+        kind = _MEASUREMENT if field else _OBSERVATION
+    elif role is Role.OUTPUT and not field:
+        kind = _WHOLE_OUTPUT
+    else:
+        kind = _PART
+    return column, role, field, kind, role.value, f"{file}, column {str(column)!r}, {unit} "
+
+
+def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], values: tuple[Any, ...]) -> _Row:
+    """One table row from its cells, one per :func:`_column_plan`."""
+    objects: dict[Role, dict[str, Any]] = {Role.INPUT: {}, Role.EXPECTED: {}, Role.OUTPUT: {}}
+    measured: dict[str, float | None] = {}
+    names: dict[Role, str | None] = {Role.ID: None, Role.SPLIT: None, Role.CANDIDATE: None}
+    output: Any = None
+    has_expected = False
+    for (column, role, field, kind, what, prefix), value in zip(plans, values, strict=True):
+        where = prefix + str(number)
+        try:
+            if kind == _NAME:
+                names[role] = _name_value(value, what, where)
+            elif kind == _MEASUREMENT:
+                measured[field] = _measurement(value, f"observation.{field}", where, text_ok=True)
+            elif kind == _OBSERVATION:
+                measured.update(
+                    (key, item)
+                    for key, item in _observation(value, where, text_ok=True).to_json().items()
+                    if item is not None
+                )
+            elif kind == _WHOLE_OUTPUT:
+                output = value
+            else:
+                _object_part(objects[role], value, role, field, where)
+                has_expected = has_expected or (role is Role.EXPECTED and value is not None)
+        except DatasetError as exc:
+            exc.column = str(column)
+            raise
+    return _Row(
+        number=number,
+        where=f"{file}, {unit} {number}",
+        input=objects[Role.INPUT],
+        output=objects[Role.OUTPUT] or output,
+        expected=objects[Role.EXPECTED] if has_expected else None,
+        observation=Observation(latency_ms=measured.get("latency_ms"), cost_usd=measured.get("cost_usd")),
+        id=names[Role.ID],
+        split=names[Role.SPLIT],
+        candidate=names[Role.CANDIDATE],
+    )
+
+
+def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) -> Dataset:
+    """Settle ids, candidates and splits, checking that candidates line up."""
+    with_candidate = [row for row in rows if row.candidate is not None]
+    if with_candidate and len(with_candidate) < len(rows):
+        row = next(row for row in rows if row.candidate is None)
+        raise DatasetError(
+            f"{row.where} has no candidate, but other {unit}s do. Give every {unit} a candidate, or none.",
+            line=row.number,
+        )
+    positions: dict[str, int] = {}
+    first_seen: dict[tuple[str, str], _Row] = {}
+    ids: list[str] = []
+    for row in rows:
+        candidate = row.candidate or ""
+        positions[candidate] = positions.get(candidate, 0) + 1
+        case_id = row.id or str(positions[candidate] if with_candidate else row.number)
+        earlier = first_seen.get((candidate, case_id))
+        if earlier is not None:
+            whose = f" for candidate {candidate!r}" if candidate else ""
+            raise DatasetError(
+                f"{file}: id {case_id!r} appears twice{whose} ({unit}s {earlier.number} and {row.number}). Give every "
+                "case its own id.",
+                line=row.number,
+            )
+        first_seen[candidate, case_id] = row
+        ids.append(case_id)
+
+    candidates = list(dict.fromkeys(row.candidate or "" for row in rows))
+    reference = candidates[0]
+    reference_rows = {case_id: row for (candidate, case_id), row in first_seen.items() if candidate == reference}
+    for candidate in candidates[1:]:
+        own = {case_id: row for (name_, case_id), row in first_seen.items() if name_ == candidate}
+        missing = next((case_id for case_id in reference_rows if case_id not in own), None)
+        extra = next((case_id for case_id in own if case_id not in reference_rows), None)
+        if missing is not None or extra is not None:
+            lacking, having, case_id = (
+                (candidate, reference, missing) if missing is not None else (reference, candidate, extra)
+            )
+            found = (reference_rows if missing is not None else own)[case_id]
+            raise DatasetError(
+                f"{file}: candidate {lacking!r} has no case with id {case_id!r}, which candidate {having!r} has "
+                f"({unit} {found.number}). Every candidate needs the same case ids: add the missing case, or give "
+                "the cases an id column so they line up by id rather than by order.",
+                line=found.number,
+            )
+        for case_id, row in own.items():
+            ref = reference_rows[case_id]
+            for part in ("input", "expected"):
+                if getattr(row, part) != getattr(ref, part):
+                    raise DatasetError(
+                        f"{file}: case {case_id!r} has a different {part} for candidate {candidate!r} ({unit} "
+                        f"{row.number}) than for {reference!r} ({unit} {ref.number}). The candidates must answer the "
+                        "same cases: check that ids match the right rows.",
+                        line=row.number,
+                    )
+
+    from_column = any(row.split is not None for row in rows)
+    if from_column:
+        without = next((row for row in rows if row.split is None), None)
+        if without is not None:
+            raise DatasetError(
+                f"{without.where} has no split, but other {unit}s do. Give every {unit} a split (train, val or "
+                "test), or remove all splits to let the planner assign them.",
+                line=without.number,
+            )
+        for row, case_id in zip(rows, ids, strict=True):
+            ref = reference_rows[case_id]
+            if row.split != ref.split:
+                raise DatasetError(
+                    f"{file}: case {case_id!r} is in split {row.split!r} at {unit} {row.number} but "
+                    f"{ref.split!r} at {unit} {ref.number}. Give each case id one split for all candidates.",
+                    line=row.number,
+                )
+        splits = {case_id: row.split or "" for row, case_id in zip(rows, ids, strict=True)}
+    else:
+        splits = assign_splits(list(reference_rows))
+
+    cases = [
+        Case(
+            id=case_id,
+            input=row.input,
+            output=row.output,
+            expected=row.expected,
+            split=splits[case_id],
+            observation=row.observation,
+            candidate=row.candidate or "",
+        )
+        for row, case_id in zip(rows, ids, strict=True)
+    ]
+    return Dataset(name=name, cases=cases, candidates=candidates, source=source, splits_from_column=from_column)
+

@@ -1,0 +1,108 @@
+"""The dataset model: a Dataset of cases, column roles, the limits, and DatasetError."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from skynet_core.cases import Case, Observation
+
+EXAMPLE_PATH = Path(__file__).parents[1] / "examples" / "tickets.jsonl"
+
+SPLITS = ("train", "val", "test")
+
+_MEASUREMENTS = {"latency_ms": ("the latency in milliseconds", "850"), "cost_usd": ("the cost in US dollars", "0.002")}
+
+
+class DatasetError(ValueError):
+    """A case file (or a table built from one) that cannot become a dataset.
+
+    The message is for people: the file, the line (JSON Lines) or column and row
+    (tables) where it applies, what is wrong and what to do, in one or two
+    sentences. ``line`` and ``column`` repeat the location for a page that wants
+    to highlight it.
+    """
+
+    def __init__(self, message: str, *, line: int | None = None, column: str | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+class Role(StrEnum):
+    """What a column means. ``IGNORED`` columns are shown but not passed to the metric."""
+
+    INPUT = "input"
+    EXPECTED = "expected"
+    OUTPUT = "output"
+    OBSERVATION = "observation"
+    CANDIDATE = "candidate"
+    SPLIT = "split"
+    ID = "id"
+    IGNORED = "ignored"
+
+
+@dataclass
+class Dataset:
+    """The cases of one file.
+
+    ``cases`` holds every candidate's cases in file order. ``candidates`` lists the
+    candidate names in order of first appearance, ``[""]`` when the file has no
+    candidate column. All candidates have the same case ids, and a case id has the
+    same split (and input and expected) for every candidate. ``source`` is the
+    file's path, or ``"example"`` for the bundled example. ``splits_from_column``
+    is true when a ``split`` column gave the splits instead of the planner.
+    """
+
+    name: str
+    cases: list[Case]
+    candidates: list[str]
+    source: str
+    splits_from_column: bool = False
+
+    def for_candidate(self, candidate: str) -> list[Case]:
+        """The cases of one candidate, in file order. Raises ``ValueError`` for an unknown name."""
+        if candidate not in self.candidates:
+            raise ValueError(f"The dataset has no candidate {candidate!r}; its candidates are {self.candidates}.")
+        return [case for case in self.cases if case.candidate == candidate]
+
+    def split_counts(self) -> dict[str, int]:
+        """How many distinct case ids each split has (one candidate's worth, since all line up).
+
+        With planned splits the keys are always ``train``, ``val``, ``test`` (zeros
+        included) and the counts equal ``split_plan(number of ids)``. With a split
+        column the keys are the names present: ``train``, ``val``, ``test`` first,
+        then the others in order of first appearance.
+        """
+        per_id = {case.id: case.split for case in self.cases}
+        counts = dict.fromkeys(SPLITS, 0)
+        for split in per_id.values():
+            counts[split] = counts.get(split, 0) + 1
+        if self.splits_from_column:
+            counts = {split: count for split, count in counts.items() if count}
+        return counts
+
+    def by_split(self, split: str | None) -> list[Case]:
+        """The cases (every candidate's) in ``split``, in file order; all cases when ``split`` is ``None``."""
+        if split is None:
+            return list(self.cases)
+        return [case for case in self.cases if case.split == split]
+
+
+@dataclass
+class _Row:
+    """One parsed line or row, before ids and splits are settled."""
+
+    number: int
+    where: str
+    input: dict[str, Any]
+    output: Any
+    expected: dict[str, Any] | None
+    observation: Observation
+    id: str | None
+    split: str | None
+    candidate: str | None
+
+

@@ -1,0 +1,81 @@
+"""Splits (contract Part B rule 11) and the contract check's sample of cases (rule 7)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from skynet_core.cases import Case
+
+if TYPE_CHECKING:
+    pass
+
+def split_plan(n: int) -> dict[str, int]:
+    """How many of ``n`` cases go to each split (contract Part B rule 11).
+
+    - fewer than 30: all train;
+    - 30 to 79: val = round(n / 5) (20%), the rest train;
+    - 80 to 299: val = test = round(n / 5), the rest train (60/20/20);
+    - 300 or more: val = min(round(n / 5), 200), test = min(round(n / 5), 500), the rest train.
+
+    ``n / 5`` is never exactly halfway between two integers, so the rounding has no ties.
+    """
+    if n < 0:
+        raise ValueError(f"A dataset cannot have {n} cases.")
+    fifth = round(n / 5)
+    if n < 30:
+        val, test = 0, 0
+    elif n < 80:
+        val, test = fifth, 0
+    elif n < 300:
+        val, test = fifth, fifth
+    else:
+        val, test = min(fifth, 200), min(fifth, 500)
+    return {"train": n - val - test, "val": val, "test": test}
+
+
+def _stable_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def assign_splits(ids: list[str]) -> dict[str, str]:
+    """Map each distinct id to ``train``, ``val`` or ``test`` following :func:`split_plan`.
+
+    The ids are ordered by the SHA-256 of their text (not by file order, not at
+    random), then the first ``train`` of them go to train, the next ``val`` to val,
+    the rest to test. So the same ids always get the same splits, whatever their
+    order in the file; duplicates in ``ids`` count once.
+    """
+    distinct = list(dict.fromkeys(ids))
+    plan = split_plan(len(distinct))
+    ordered = sorted(distinct, key=lambda case_id: (_stable_key(case_id), case_id))
+    names = ["train"] * plan["train"] + ["val"] * plan["val"] + ["test"] * plan["test"]
+    return dict(zip(ordered, names, strict=True))
+
+
+def sample_for_check(cases: list[Case], k: int = 3) -> list[Case]:
+    """The cases the contract check runs on (contract Part B rule 7).
+
+    Takes the ``k`` cases first in SHA-256 order of ``candidate`` and ``id``: the same
+    cases for the same dataset every time, all of them when there are fewer than
+    ``k``. When the cases include both some with ``expected`` and some without, and
+    ``k`` is at least 2, the sample has at least one of each: the last pick is
+    swapped for the first case (in the same order) of the missing kind.
+    """
+    if k <= 0:
+        return []
+    ordered = sorted(cases, key=lambda case: (_stable_key(f"{case.candidate}\n{case.id}"), case.candidate, case.id))
+    picked = ordered[:k]
+    if len(picked) >= 2:
+        for labelled in (True, False):
+            if not any(_labelled(case) == labelled for case in picked):
+                missing = next((case for case in ordered if _labelled(case) == labelled), None)
+                if missing is not None:
+                    picked[-1] = missing
+    return picked
+
+
+def _labelled(case: Case) -> bool:
+    return case.expected is not None
+
+
