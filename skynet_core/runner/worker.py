@@ -13,9 +13,12 @@ import mmap
 import os
 import re
 import select
+import shutil
 import signal
+import stat
 import struct
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +27,8 @@ from typing import Any
 
 import orjson
 
+from ..metric_source import MetricSource
+from ..packages import ensure_packages_dir
 from ..results import Isolation
 from . import sandbox
 
@@ -31,7 +36,7 @@ MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest 
 STDERR_KEEP = 64 * 1024
 KILL_GRACE_S = 1.0  # after SIGUSR1, the most we wait for the stack dump (a busy machine is slow to schedule it)
 ANSWER_SLACK_S = 0.5  # beyond the timeout, since the last results: the child's flush interval and then some
-_METRIC_LINE = re.compile(r'File "metric\.py", line (\d+)')
+METRIC_FILE = "metric.py"
 
 
 class ChildDied(Exception):
@@ -47,13 +52,14 @@ class ChildDied(Exception):
 
 
 class CallTimeout(Exception):
-    """A call outlived the timeout; ``line`` is where metric.py was stuck and ``index``
-    the running case's position, where known."""
+    """A call outlived the timeout; ``line`` is where the metric folder's ``file`` was stuck
+    and ``index`` the running case's position, where known."""
 
-    def __init__(self, line: int | None, index: int | None = None) -> None:
+    def __init__(self, line: int | None, index: int | None = None, file: str = METRIC_FILE) -> None:
         super().__init__("timeout")
         self.line = line
         self.index = index
+        self.file = file
 
 
 class Cancelled(Exception):
@@ -74,6 +80,8 @@ class Worker:
 
     Not thread-safe: one caller drives a worker at a time. Always ``close()``
     it (or use it as a context manager): that kills the child's whole tree.
+    The metric folder is written into a private temp dir of this worker when the
+    metric is loaded; the child sees it read-only (full isolation) and imports from it.
     """
 
     def __init__(self, isolation: Isolation, limits: sandbox.Limits | None = None) -> None:
@@ -92,11 +100,23 @@ class Worker:
         os.ftruncate(progress_fd, 16)
         self._progress = mmap.mmap(progress_fd, 16)
         self._set_idle()
-        args = sandbox.child_args(req_read, reply_write, isolation, progress_fd)
+        # The temp dir is private (0700); the folder in it is readable by the sandbox's own uid.
+        self._metric_root = tempfile.mkdtemp(prefix="skynet-metric-")
+        self.metric_host_dir = os.path.join(self._metric_root, "metric")
+        os.mkdir(self.metric_host_dir)
+        os.chmod(self.metric_host_dir, 0o755)
+        packages = ensure_packages_dir()
         if isolation is Isolation.FULL:
-            command = sandbox.bwrap_command(args, self.limits)
+            self.metric_dir = sandbox.METRIC_MOUNT
+            args = sandbox.child_args(req_read, reply_write, isolation, progress_fd, self.metric_dir,
+                                      sandbox.PACKAGES_MOUNT if packages is not None else None)
+            command = sandbox.bwrap_command(args, self.limits, metric_dir=self.metric_host_dir,
+                                            packages_dir=str(packages) if packages is not None else None)
             env: dict[str, str] = {}
         else:
+            self.metric_dir = self.metric_host_dir
+            args = sandbox.child_args(req_read, reply_write, isolation, progress_fd, self.metric_dir,
+                                      str(packages) if packages is not None else None)
             command = sandbox.reduced_command(args)
             env = sandbox.child_env()
         limits_ = self.limits
@@ -180,6 +200,7 @@ class Worker:
                 os.close(fd)
             except OSError:
                 pass
+        shutil.rmtree(self._metric_root, ignore_errors=True)
 
     # -- channel ---------------------------------------------------------
 
@@ -220,9 +241,9 @@ class Worker:
             index, started_ns = struct.unpack_from("qq", self._progress, 0)
             if index >= self._unanswered and started_ns and \
                     time.monotonic_ns() - started_ns >= self._call_timeout * 1e9:
-                raise CallTimeout(self._stuck_line(), index)
+                raise self._timeout(index)
         if time.monotonic() >= deadline:
-            raise CallTimeout(self._stuck_line(), self.running_index())
+            raise self._timeout(self.running_index())
 
     def running_index(self) -> int | None:
         """The position of the call the child is in, by its progress page (None when idle)."""
@@ -317,11 +338,16 @@ class Worker:
                     "or close the runner's file descriptors?)")
         if "Fatal Python error" in text:
             what += ": " + text[text.index("Fatal Python error"):].splitlines()[0]
-        line = last_metric_line(text)
-        return what + (f" at metric.py line {line}" if line else "")
+        frame = last_metric_frame(text, self.metric_dir)
+        return what + (f" at {frame[0]} line {frame[1]}" if frame else "")
 
-    def _stuck_line(self) -> int | None:
-        """Ask the child for its stack (SIGUSR1 → faulthandler) and find the metric.py line in it."""
+    def _timeout(self, index: int | None) -> CallTimeout:
+        frame = self._stuck_frame()
+        return CallTimeout(frame[1], index, frame[0]) if frame else CallTimeout(None, index)
+
+    def _stuck_frame(self) -> tuple[str, int] | None:
+        """Ask the child for its stack (SIGUSR1 → faulthandler) and find the metric folder's innermost
+        frame in it: (file, line)."""
         pid = self._find_python_pid()
         if pid is None:
             return None
@@ -336,9 +362,9 @@ class Worker:
                 self._pump(0.02)
             except ChildDied:
                 break
-            if _METRIC_LINE.search(self._stderr[before:].decode("utf-8", "replace")):
+            if last_metric_frame(self._stderr[before:].decode("utf-8", "replace"), self.metric_dir):
                 break
-        return last_metric_line(self._stderr[before:].decode("utf-8", "replace"))
+        return last_metric_frame(self._stderr[before:].decode("utf-8", "replace"), self.metric_dir)
 
     def _find_python_pid(self) -> int | None:
         if self._python_pid is not None:
@@ -361,10 +387,13 @@ class Worker:
 
     # -- requests --------------------------------------------------------
 
-    def load(self, source: str, timeout: float, cancel: threading.Event | None = None) -> dict[str, Any]:
+    def load(self, source: str | MetricSource, timeout: float, cancel: threading.Event | None = None) -> dict[str, Any]:
+        """Write the metric folder where the child sees it, then have the child import metric.py."""
         deadline = time.monotonic() + timeout
+        source = MetricSource.of(source)
+        _materialise(source, self.metric_host_dir)
         self.wait_ready()
-        self.send({"op": "load", "source": source}, deadline, cancel)
+        self.send({"op": "load", "source": source.main}, deadline, cancel)
         reply = self.receive(deadline, cancel)
         if reply.get("t") != "loaded":
             raise ChildDied("the metric's process answered the load with an unexpected message")
@@ -468,11 +497,28 @@ def _widen_pipe(fd: int) -> None:
         pass  # the default size works, only with more round trips
 
 
-def last_metric_line(text: str) -> int | None:
-    """The innermost metric.py line in a faulthandler dump (it lists the innermost frame first)."""
+def _materialise(source: MetricSource, folder: str) -> None:
+    """Write the metric folder's files (replacing what was there), readable by the sandbox's uid."""
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            os.unlink(entry.path)
+    source.write_to(folder)
+    for root, dirs, files in os.walk(folder):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)
+
+
+def last_metric_frame(text: str, metric_dir: str) -> tuple[str, int] | None:
+    """The innermost frame in the metric folder of a faulthandler dump (it lists the innermost
+    frame first), as (file relative to the folder, line)."""
+    pattern = re.compile(r'File "' + re.escape(metric_dir.rstrip("/")) + r'/([^"]+)", line (\d+)')
     blocks = text.strip().split("\n\n")
     for block in reversed(blocks):
-        found = _METRIC_LINE.findall(block)
+        found = pattern.findall(block)
         if found:
-            return int(found[0])
+            return found[0][0], int(found[0][1])
     return None
