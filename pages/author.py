@@ -16,6 +16,7 @@ import streamlit as st
 from code_editor import code_editor
 
 import studio
+from panels.packages import draw_packages
 from skynet_core.cases import Case
 from skynet_core.charts import score_histogram, weights_figure
 from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
@@ -23,6 +24,7 @@ from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.export import results_frame, score_names
 from skynet_core.jobs import Job, submit_check, submit_score
 from skynet_core.judge import Consistency, JudgeSummary, judge_consistency, judge_summary
+from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, CheckReport, StageStatus
 
 studio.ensure_router()
@@ -442,6 +444,8 @@ with check_col:
     st.markdown("**Contract check** · "
                 f"{len(cases) and min(3, len(cases))} sampled cases of {md(data.name)}")
     check_panel(timeout)
+    with st.expander("Packages"):
+        draw_packages(MetricSource.of(source))
 
 if report is not None and (weights := studio.reward_weights(source)):
     with check_col:

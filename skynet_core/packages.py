@@ -274,3 +274,20 @@ def missing_command(report: list[PackageStatus]) -> str | None:
     """One command that installs every missing package of ``report``; None when nothing is missing."""
     missing = list(dict.fromkeys(status.distribution for status in report if not status.found))
     return install_command(missing) if missing else None
+
+
+WHERE_WORDS = {"studio": "the studio's environment", "packages": "the metric packages folder", None: "missing"}
+
+
+def package_rows(report: list[PackageStatus]) -> list[dict[str, str]]:
+    """The Packages panel's table: one row per third-party module, in the words the panel shows."""
+    return [
+        {
+            "module": status.module,
+            "package": status.distribution,
+            "found in": WHERE_WORDS[status.where],
+            "version": status.version or "",
+            "imported at": f"{status.file} line {status.line}",
+        }
+        for status in report
+    ]
