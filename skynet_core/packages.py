@@ -232,6 +232,9 @@ def _versions(paths: tuple[str, ...], stamp: tuple[float, ...]) -> dict[str, tup
 
 
 def _locate(module: str, paths: list[str]) -> bool:
+    for path in paths:  # a folder missing at an earlier look is remembered as None; it may exist now
+        if path in sys.path_importer_cache and sys.path_importer_cache[path] is None:
+            del sys.path_importer_cache[path]
     try:
         return importlib.machinery.PathFinder.find_spec(module, paths) is not None
     except (ImportError, ValueError):

@@ -87,7 +87,8 @@ def python_paths() -> list[str]:
     roots = {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"], sysconfig.get_paths()["purelib"],
              sysconfig.get_paths()["platlib"]}
     lib_dynload = os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")
-    paths = [SANDBOX_MOUNT] + sorted(roots) + [lib_dynload]
+    # Resolved: the sandbox mounts real paths, so a symlinked virtualenv must be named by its target.
+    paths = [SANDBOX_MOUNT] + sorted({os.path.realpath(root) for root in roots}) + [os.path.realpath(lib_dynload)]
     project_root = str(SANDBOX_SRC.parent.parent)
     return [path for path in dict.fromkeys(paths) if os.path.isdir(path) or path == SANDBOX_MOUNT
             if not (path.startswith(project_root + os.sep) and ".venv" not in path)]
