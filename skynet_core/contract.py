@@ -19,7 +19,7 @@ from .pysource import parse as parse_source
 from .results import STAGE_ORDER, CaseResult, CaseStatus, CheckReport, Stage, StageName, StageStatus
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, load_into, score_cases
-from .runner.worker import Cancelled, LlmHandler
+from .runner.worker import Cancelled, LlmHandler, Worker
 from .sandbox.returns import check_number, check_return, check_signature
 
 __all__ = ["DEFAULT_TIMEOUT_S", "MAX_TIMEOUT_S", "MIN_TIMEOUT_S", "SAMPLE_SIZE", "check_metric", "check_number",
@@ -83,6 +83,7 @@ def check_metric(source: str | MetricSource, cases: list[Case], *, timeout: floa
     started = time.monotonic()
     stages: dict[StageName, Stage] = {}
     worker = pool.take()
+    owned: Worker | None = worker  # closed here, unless score_cases took it
     try:
         try:
             loaded = load_into(worker, source, timeout, cancel)
@@ -131,7 +132,7 @@ def check_metric(source: str | MetricSource, cases: list[Case], *, timeout: floa
             return _report(stages, started, pool)
         run = score_cases(source, sample, timeout=timeout, llm=llm, cancel=cancel, pool=pool, worker=worker,
                           stop_on_timeout=stop_on_timeout, concurrency=concurrency, on_result=on_result)
-        worker = None  # score_cases closed it
+        owned = None  # score_cases closed it
         if run.cancelled:
             raise Cancelled()
         failed = [result for result in run.results if result.status is not CaseStatus.OK]
@@ -154,8 +155,8 @@ def check_metric(source: str | MetricSource, cases: list[Case], *, timeout: floa
                                                    case_id=bad.id, file=file)
         return _report(stages, started, pool, run.results)
     finally:
-        if worker is not None:
-            worker.close()
+        if owned is not None:
+            owned.close()
 
 
 def _score_def(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

@@ -239,3 +239,10 @@ def test_the_packages_panel_shows_versions_and_the_command_for_the_missing(packa
     assert list(table["module"]) == ["orjson", "rapidfuzz"]
     assert list(table["found in"]) == ["the studio's environment", "missing"]
     assert at.code[0].value == install_command(["rapidfuzz"])
+
+
+def test_a_package_imported_inside_score_gets_the_same_hint(packages, fresh_pool):
+    source = "def score(input, output, expected=None):\n    import rapidfuzz\n    return 1.0, {'feedback': ''}\n"
+    stage = check_metric(source, make_cases(1), timeout=30, pool=fresh_pool).stage(StageName.RETURN_VALUE)
+    assert stage.status is StageStatus.FAILED and stage.line == 2
+    assert install_command(["rapidfuzz"]) in stage.message

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cases import Case
-from ..metric_source import MAIN_FILE, MetricSource
+from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
 from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage
 from .pool import WorkerPool, default_pool
@@ -22,6 +22,7 @@ from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
 
 MAX_BATCH_CASES = 1024
 GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
+MAX_NAME_CHARS = 255
 
 ResultCallback = Callable[[CaseResult], None]
 
@@ -85,8 +86,18 @@ def load_into(worker: Worker, source: str | MetricSource, timeout: float,
 
 def _file_of(reply: dict[str, Any]) -> str:
     """The metric folder's file the child's reply names (metric.py when it names none)."""
-    file = reply.get("file")
-    return file if isinstance(file, str) and file else MAIN_FILE
+    return _clean_file(reply.get("file"))
+
+
+def _clean_file(file: Any) -> str:
+    """``file`` when it is a Python file a metric folder could hold, else metric.py: the name comes
+    from the child, which metric code controls."""
+    if not isinstance(file, str) or not file.endswith(".py") or len(file) > MAX_NAME_CHARS:
+        return MAIN_FILE
+    try:
+        return check_name(file)
+    except MetricSourceError:
+        return MAIN_FILE
 
 
 def where(file: str, line: int | None) -> str:
@@ -238,7 +249,7 @@ def _place_from(message: str) -> tuple[str, int | None]:
     if not digits.isdigit() or " at " not in head:
         return MAIN_FILE, None
     file = head.rsplit(" at ", 1)[1]
-    return (file, int(digits)) if file.endswith(".py") else (MAIN_FILE, None)
+    return (file, int(digits)) if _clean_file(file) == file else (MAIN_FILE, None)
 
 
 def score_cases(source: str | MetricSource, cases: list[Case], *, timeout: float = 60.0, concurrency: int = 1,

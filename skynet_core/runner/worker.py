@@ -515,7 +515,7 @@ def _materialise(source: MetricSource, folder: str) -> None:
 def last_metric_frame(text: str, metric_dir: str) -> tuple[str, int] | None:
     """The innermost frame in the metric folder of a faulthandler dump (it lists the innermost
     frame first), as (file relative to the folder, line)."""
-    pattern = re.compile(r'File "' + re.escape(metric_dir.rstrip("/")) + r'/([^"]+)", line (\d+)')
+    pattern = re.compile(r'File "' + re.escape(metric_dir.rstrip("/")) + r'/([\w.-][\w./-]{0,254}\.py)", line (\d+)')
     blocks = text.strip().split("\n\n")
     for block in reversed(blocks):
         found = pattern.findall(block)

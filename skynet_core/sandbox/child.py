@@ -245,11 +245,11 @@ class Metric:
                 exec(code, module.__dict__)
         except BaseException as exc:  # noqa: BLE001  (untrusted code may raise anything)
             detail, line, file = metric_traceback(exc)
-            reply = {"t": "loaded", "ok": False, "error": describe_exception(exc, loading=True),
-                     "detail": detail, "stdout": captured.value()}
+            failure: dict[str, Any] = {"t": "loaded", "ok": False, "error": describe_exception(exc, loading=True),
+                                       "detail": detail, "stdout": captured.value()}
             if isinstance(exc, ModuleNotFoundError) and exc.name:
-                reply["missing_module"] = exc.name
-            return _located(reply, line, file)
+                failure["missing_module"] = exc.name
+            return _located(failure, line, file)
         signature = returns.check_signature(module.__dict__, metric_file)
         reply: dict[str, Any] = {"t": "loaded", "ok": True, "signature": signature, "stdout": captured.value()}
         if signature["ok"]:

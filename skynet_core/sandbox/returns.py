@@ -185,7 +185,7 @@ def _check_scores(scores: Any) -> tuple[dict[str, float], str]:
             return {}, (f"named score {key!r} is a dict ({_short(item, 40)}); give the number itself: "
                         f'"scores": {{{key!r}: {_short(item["score"], 20)}}}, and put any explanation in the feedback')
         number, message = check_number(item, f"named score {key!r}")
-        if message:
+        if number is None:
             return {}, message
         checked[key] = number
     return checked, ""
@@ -206,7 +206,10 @@ def _where(func: Any, locate: Callable[[str], str | None] | None) -> dict[str, A
     file = locate(code.co_filename)
     if file is None:
         return {}
-    return {"line": code.co_firstlineno} | ({"file": file} if file != "metric.py" else {})
+    where: dict[str, Any] = {"line": code.co_firstlineno}
+    if file != "metric.py":
+        where["file"] = file
+    return where
 
 
 def _dspy_shape(func: Any) -> bool:
