@@ -246,3 +246,22 @@ def test_a_package_imported_inside_score_gets_the_same_hint(packages, fresh_pool
     stage = check_metric(source, make_cases(1), timeout=30, pool=fresh_pool).stage(StageName.RETURN_VALUE)
     assert stage.status is StageStatus.FAILED and stage.line == 2
     assert install_command(["rapidfuzz"]) in stage.message
+
+
+def test_the_printed_command_itself_installs_the_real_package(packages, fresh_pool):
+    """The command exactly as the load stage prints it, run by a shell against the package index
+    pip is configured with; skipped where no index can be reached."""
+    before = studio_site_packages()
+    message = check_metric(FUZZY, make_cases(1), timeout=30, pool=fresh_pool).stage(StageName.LOAD).message
+    command = install_command(["rapidfuzz"])
+    assert command in message
+    done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=280, cwd=Path.cwd())
+    if done.returncode != 0:
+        pytest.skip(f"pip could not install rapidfuzz here: {done.stderr.strip().splitlines()[-1:]}")
+    report = check_metric(FUZZY, make_cases(3), timeout=30, pool=fresh_pool)
+    assert report.ok, report.first_failure
+    assert [case.score for case in report.cases] == [1.0, 1.0, 1.0]
+    status = {status.module: status for status in package_report(MetricSource.of(FUZZY))}["rapidfuzz"]
+    assert status.where == "packages" and status.version
+    assert studio_site_packages() == before
+    assert importlib.util.find_spec("rapidfuzz") is None
