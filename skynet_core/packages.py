@@ -79,14 +79,10 @@ def packages_dir() -> Path:
     return (data_dir() / "packages").absolute()
 
 
-def ensure_packages_dir() -> Path | None:
-    """The packages folder, created when missing (so that a sandbox started before the first install
-    already mounts it); None when it cannot be created."""
+def existing_packages_dir() -> Path | None:
+    """The packages folder when it exists (a sandbox mounts only an existing folder; creating it
+    would create the data directory as a side effect of a check)."""
     folder = packages_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
     return folder if folder.is_dir() else None
 
 

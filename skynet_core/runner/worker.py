@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from ..metric_source import MetricSource
-from ..packages import ensure_packages_dir
+from ..packages import existing_packages_dir
 from ..results import Isolation
 from . import sandbox
 
@@ -105,7 +105,8 @@ class Worker:
         self.metric_host_dir = os.path.join(self._metric_root, "metric")
         os.mkdir(self.metric_host_dir)
         os.chmod(self.metric_host_dir, 0o755)
-        packages = ensure_packages_dir()
+        packages = existing_packages_dir()
+        self.packages_host = str(packages) if packages is not None else None
         if isolation is Isolation.FULL:
             self.metric_dir = sandbox.METRIC_MOUNT
             args = sandbox.child_args(req_read, reply_write, isolation, progress_fd, self.metric_dir,
@@ -152,6 +153,13 @@ class Worker:
     @property
     def alive(self) -> bool:
         return not self._closed and self.process.poll() is None
+
+    @property
+    def stale(self) -> bool:
+        """Whether the metric packages folder changed since this child started (it was created by a
+        first install, or moved): the child would not see it, so a pool must not hand it out."""
+        current = existing_packages_dir()
+        return (str(current) if current is not None else None) != self.packages_host
 
     def close(self, wait: bool = False) -> None:
         """Kill the child and everything it started; safe to call twice.
