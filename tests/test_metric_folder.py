@@ -226,3 +226,12 @@ def test_a_file_name_the_child_sends_is_trusted_only_when_a_folder_could_hold_it
     assert result.file == "metric.py"
     result = reply_to_result(case, {"status": "error", "error": "boom", "line": 2, "file": "checks/rules.py"})
     assert result.file == "checks/rules.py" and "(checks/rules.py line 2)" in result.error
+
+
+def test_closing_a_worker_removes_its_copy_of_the_metric_folder(pool):
+    worker = pool.take()
+    worker.load(folder(), timeout=30)
+    copy = Path(worker.metric_host_dir)
+    assert (copy / "grading_helpers.py").read_text() == HELPERS
+    worker.close()
+    assert not copy.exists()

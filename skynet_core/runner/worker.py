@@ -8,6 +8,7 @@ whole process tree and the case it was on fails with a clear error.
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import mmap
 import os
@@ -37,6 +38,9 @@ STDERR_KEEP = 64 * 1024
 KILL_GRACE_S = 1.0  # after SIGUSR1, the most we wait for the stack dump (a busy machine is slow to schedule it)
 ANSWER_SLACK_S = 0.5  # beyond the timeout, since the last results: the child's flush interval and then some
 METRIC_FILE = "metric.py"
+# Metric folders of workers not closed yet; removed at exit too (a spare being started when the
+# interpreter exits is never closed).
+_live_roots: set[str] = set()
 
 
 class ChildDied(Exception):
@@ -102,6 +106,7 @@ class Worker:
         self._set_idle()
         # The temp dir is private (0700); the folder in it is readable by the sandbox's own uid.
         self._metric_root = tempfile.mkdtemp(prefix="skynet-metric-")
+        _live_roots.add(self._metric_root)
         self.metric_host_dir = os.path.join(self._metric_root, "metric")
         os.mkdir(self.metric_host_dir)
         os.chmod(self.metric_host_dir, 0o755)
@@ -173,6 +178,10 @@ class Worker:
         self._closed = True
         reaper = _first_child(self.process.pid) if self.isolation is Isolation.FULL else None
         self._signal_tree()
+        # At once, not in the reaping thread, which may not run before the interpreter exits. A sandbox
+        # still being torn down keeps its mount; the host's files can go.
+        shutil.rmtree(self._metric_root, ignore_errors=True)
+        _live_roots.discard(self._metric_root)
         if wait:
             self._reap(reaper)
         else:
@@ -208,7 +217,6 @@ class Worker:
                 os.close(fd)
             except OSError:
                 pass
-        shutil.rmtree(self._metric_root, ignore_errors=True)
 
     # -- channel ---------------------------------------------------------
 
@@ -503,6 +511,12 @@ def _widen_pipe(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
     except (AttributeError, OSError):
         pass  # the default size works, only with more round trips
+
+
+@atexit.register
+def _remove_live_roots() -> None:
+    for root in list(_live_roots):
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _materialise(source: MetricSource, folder: str) -> None:
