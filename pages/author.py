@@ -125,7 +125,7 @@ def latest_report(source: str) -> CheckReport | None:
 def annotations(report: CheckReport | None) -> list[dict[str, Any]]:
     """Ace gutter markers for the failed stage's metric.py line."""
     failure = report.first_failure if report else None
-    if failure is None or not failure.line:
+    if failure is None or not failure.line or failure.file != "metric.py":
         return []
     return [{"row": failure.line - 1, "column": 0, "type": "error",
              "text": f"{failure.label}: {failure.message.splitlines()[0] if failure.message else 'failed'}"}]
@@ -169,10 +169,10 @@ def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
     if failure is None:
         st.success("The metric meets the contract.", icon=":material/task_alt:")
     else:
-        where = f" (metric.py line {failure.line})" if failure.line else ""
+        where = f" ({failure.file} line {failure.line})" if failure.line else ""
         st.error(f"The metric breaks the contract at **{failure.label}**{where}.", icon=":material/error:")
     for stage in report.stages:
-        notes = [f"metric.py line {stage.line}" if stage.line and stage.status is StageStatus.FAILED else "",
+        notes = [f"{stage.file} line {stage.line}" if stage.line and stage.status is StageStatus.FAILED else "",
                  f"case {md(stage.case_id)}" if stage.case_id else ""]
         notes_text = " · ".join(note for note in notes if note)
         first, *rest = (stage.message or "").splitlines() or [""]
@@ -242,7 +242,7 @@ def score_panel(source: str, case_count: int) -> None:
         st.warning(f"Scoring was cancelled after {len(results)} of {job.total} cases; the table shows those.")
     if job.result is not None and job.result.first_failure is not None and not results:
         failure = job.result.first_failure
-        where = f" (metric.py line {failure.line})" if failure.line else ""
+        where = f" ({failure.file} line {failure.line})" if failure.line else ""
         st.error(f"No case was scored: metric.py fails at {failure.label}{where}: {failure.message}")
         return
     if job.label == "restored":
