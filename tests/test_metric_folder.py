@@ -235,3 +235,23 @@ def test_closing_a_worker_removes_its_copy_of_the_metric_folder(pool):
     assert (copy / "grading_helpers.py").read_text() == HELPERS
     worker.close()
     assert not copy.exists()
+
+
+def test_a_helper_package_and_data_found_through_file_work_like_plain_python(pool):
+    source = MetricSource(
+        {
+            "metric.py": "from pathlib import Path\n\nfrom checks import REGISTRY\n\n"
+            "WORDS = (Path(__file__).parent / 'data' / 'words.txt').read_text().split()\n\n\n"
+            "def score(input, output, expected=None):\n"
+            "    passed = [name for name, check in REGISTRY.items() if check(output, WORDS)]\n"
+            "    return len(passed) / len(REGISTRY), {'feedback': ', '.join(passed)}\n",
+            "checks/__init__.py": "from .rules import REGISTRY\n",
+            "checks/rules.py": "REGISTRY = {'known': lambda out, words: out in words,\n"
+            "            'short': lambda out, words: len(out) < 5}\n",
+            "data/words.txt": "billing other\n",
+        }
+    )
+    report = check_metric(source, make_cases(3), timeout=30, pool=pool)
+    assert report.ok, report.first_failure
+    assert [case.score for case in report.cases] == [0.5, 0.5, 0.5]
+    assert report.cases[0].feedback == "known"
