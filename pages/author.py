@@ -16,6 +16,7 @@ import streamlit as st
 from code_editor import code_editor
 
 import studio
+from panels.packages import draw_packages
 from skynet_core.cases import Case
 from skynet_core.charts import score_histogram, weights_figure
 from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
@@ -23,6 +24,7 @@ from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.export import results_frame, score_names
 from skynet_core.jobs import Job, submit_check, submit_score
 from skynet_core.judge import Consistency, JudgeSummary, judge_consistency, judge_summary
+from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, CheckReport, StageStatus
 
 studio.ensure_router()
@@ -123,7 +125,7 @@ def latest_report(source: str) -> CheckReport | None:
 def annotations(report: CheckReport | None) -> list[dict[str, Any]]:
     """Ace gutter markers for the failed stage's metric.py line."""
     failure = report.first_failure if report else None
-    if failure is None or not failure.line:
+    if failure is None or not failure.line or failure.file != "metric.py":
         return []
     return [{"row": failure.line - 1, "column": 0, "type": "error",
              "text": f"{failure.label}: {failure.message.splitlines()[0] if failure.message else 'failed'}"}]
@@ -167,10 +169,10 @@ def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
     if failure is None:
         st.success("The metric meets the contract.", icon=":material/task_alt:")
     else:
-        where = f" (metric.py line {failure.line})" if failure.line else ""
+        where = f" ({failure.file} line {failure.line})" if failure.line else ""
         st.error(f"The metric breaks the contract at **{failure.label}**{where}.", icon=":material/error:")
     for stage in report.stages:
-        notes = [f"metric.py line {stage.line}" if stage.line and stage.status is StageStatus.FAILED else "",
+        notes = [f"{stage.file} line {stage.line}" if stage.line and stage.status is StageStatus.FAILED else "",
                  f"case {md(stage.case_id)}" if stage.case_id else ""]
         notes_text = " · ".join(note for note in notes if note)
         first, *rest = (stage.message or "").splitlines() or [""]
@@ -240,7 +242,7 @@ def score_panel(source: str, case_count: int) -> None:
         st.warning(f"Scoring was cancelled after {len(results)} of {job.total} cases; the table shows those.")
     if job.result is not None and job.result.first_failure is not None and not results:
         failure = job.result.first_failure
-        where = f" (metric.py line {failure.line})" if failure.line else ""
+        where = f" ({failure.file} line {failure.line})" if failure.line else ""
         st.error(f"No case was scored: metric.py fails at {failure.label}{where}: {failure.message}")
         return
     if job.label == "restored":
@@ -442,6 +444,8 @@ with check_col:
     st.markdown("**Contract check** · "
                 f"{len(cases) and min(3, len(cases))} sampled cases of {md(data.name)}")
     check_panel(timeout)
+    with st.expander("Packages"):
+        draw_packages(MetricSource.of(source))
 
 if report is not None and (weights := studio.reward_weights(source)):
     with check_col:

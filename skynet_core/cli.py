@@ -3,6 +3,9 @@
     python -m skynet_core check METRIC.py --data CASES [--timeout S] [--json]
     python -m skynet_core score METRIC.py --data CASES [--out FILE] [--timeout S] [--concurrency N] [--json]
 
+METRIC.py may also be the metric's folder; either way the helper modules and small data files
+beside metric.py come along (contract rule 13).
+
 ``--roles FILE.json`` gives column roles as the Data page does (``{column: [role,
 field]}``), and ``--candidate-file NAME=FILE`` adds a candidate from a file of its
 own, joined to CASES by id (repeatable); the main file's candidate is then named
@@ -27,6 +30,7 @@ from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
 from .datasets import CandidateFile, DatasetError, Role, load_dataset, roles_from_json
 from .judge import judge_summary
 from .llm import machine_settings, make_handler
+from .metric_source import MetricSource, MetricSourceError
 from .results import CaseResult, CheckReport, StageStatus
 from .runner.worker import LlmHandler
 
@@ -50,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, help_text in (("check", "run the contract check on 3 sampled cases"),
                             ("score", "score every case of the dataset")):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("metric", metavar="METRIC.py", help="the metric file")
+        sub.add_argument("metric", metavar="METRIC.py", help="the metric file, or the folder that holds metric.py")
         sub.add_argument("--data", required=True, metavar="CASES", help="cases: .jsonl, .csv or .parquet")
         sub.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
                          help="seconds per call of score, 1 to 600 (default 60)")
@@ -68,15 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_metric(path: str) -> str:
+def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
+    """The metric folder at ``path`` (metric.py or its folder); ``inputs``, the data files given
+    with it, never come along as metric files."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such metric file") from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the metric file ({exc.strerror})") from None
+        return MetricSource.from_path(path, exclude=inputs)
+    except MetricSourceError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
@@ -109,7 +111,8 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                 raise UsageError(f"--concurrency must be from 1 to 64, not {args.concurrency}")
             if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
                 raise UsageError(f"--out {args.out}: use a .csv, .jsonl or .parquet file name")
-        source = _read_metric(args.metric)
+        source = _read_metric(args.metric, (args.data, *(text.partition("=")[2] for text in args.candidate_file),
+                                            *((args.roles,) if args.roles else ())))
         dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None,
                                candidate_files=[_candidate_file(text) for text in args.candidate_file])
         candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
@@ -157,7 +160,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-def _score(source: str, cases: list[Any], timeout: float, concurrency: int, llm: LlmHandler, *,
+def _score(source: MetricSource, cases: list[Any], timeout: float, concurrency: int, llm: LlmHandler, *,
            show_progress: bool, stderr: TextIO) -> CheckReport:
     bar = None
     if show_progress:
@@ -183,7 +186,7 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
     """The report for people: stages with their verdicts, the cases, a one-line conclusion."""
     lines = [f"Contract check of {metric_name} (isolation: {report.isolation.value})"]
     for stage in report.stages:
-        where = f" [metric.py line {stage.line}]" if stage.line and stage.status is StageStatus.FAILED else ""
+        where = f" [{stage.file} line {stage.line}]" if stage.line and stage.status is StageStatus.FAILED else ""
         message = stage.message.splitlines()[0] if stage.message else stage.status.value.replace("_", " ")
         lines.append(f"  {MARKS[stage.status]} {stage.label:<20} {message}{where}")
         for extra in stage.message.splitlines()[1:] if stage.status is StageStatus.FAILED else []:

@@ -1,9 +1,10 @@
 """The contract check: load, signature, reward spec, and the return value on sampled cases.
 
-Implements contract Part A and Part B rules 1-8. The stages run in order; a
-stage after a failed one is reported ``not_run``. The check never raises for
-anything metric.py does: every problem is a failed stage with a message that
-names the metric.py line or the case, and the fix.
+Implements contract Part A and Part B rules 1-8, 13 and 15. The stages run in
+order; a stage after a failed one is reported ``not_run``. The check never
+raises for anything metric code does: every problem is a failed stage with a
+message that names the file and line (metric.py or a helper module beside it)
+or the case, and the fix.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import threading
 import time
 
 from .cases import Case
+from .metric_source import MAIN_FILE, MetricSource
 from .pysource import parse as parse_source
 from .results import STAGE_ORDER, CaseResult, CaseStatus, CheckReport, Stage, StageName, StageStatus
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, load_into, score_cases
-from .runner.worker import Cancelled, LlmHandler
+from .runner.worker import Cancelled, LlmHandler, Worker
 from .sandbox.returns import check_number, check_return, check_signature
 
 __all__ = ["DEFAULT_TIMEOUT_S", "MAX_TIMEOUT_S", "MIN_TIMEOUT_S", "SAMPLE_SIZE", "check_metric", "check_number",
@@ -61,11 +63,12 @@ def _report(stages: dict[StageName, Stage], started: float, pool: WorkerPool,
                        duration_ms=(time.monotonic() - started) * 1000.0)
 
 
-def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
+def check_metric(source: str | MetricSource, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
                  llm: LlmHandler | None = None, cancel: threading.Event | None = None,
                  pool: WorkerPool | None = None, sample: list[Case] | None = None, concurrency: int = 1,
                  on_result: ResultCallback | None = None, stop_on_timeout: bool = True) -> CheckReport:
-    """Run the contract check of metric.py ``source`` on a sample of ``cases``.
+    """Run the contract check of the metric ``source`` (metric.py's text, or a metric folder)
+    on a sample of ``cases``.
 
     ``sample`` overrides the sampling (Part B rule 7) with chosen cases; the
     `score` command passes every case, with ``stop_on_timeout=False`` so that
@@ -74,24 +77,31 @@ def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIM
     asked for that and has a newer check coming.
     """
     timeout = validate_timeout(timeout)
+    source = MetricSource.of(source)
+    main = source.main
     pool = pool or default_pool()
     started = time.monotonic()
     stages: dict[StageName, Stage] = {}
     worker = pool.take()
+    owned: Worker | None = worker  # closed here, unless score_cases took it
     try:
         try:
             loaded = load_into(worker, source, timeout, cancel)
         except LoadFailure as exc:
             message = exc.message if not exc.detail else f"{exc.message}\n{exc.detail}"
-            stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.FAILED, message, line=exc.line)
+            stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.FAILED, message, line=exc.line, file=exc.file)
             return _report(stages, started, pool)
         stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.PASSED, "metric.py compiles and imports")
 
         signature = loaded.get("signature") or {}
         if not signature.get("ok"):
-            stages[StageName.SIGNATURE] = Stage(StageName.SIGNATURE, StageStatus.FAILED,
-                                                str(signature.get("message", "score has an unusable signature")),
-                                                line=_def_line(source))
+            line = signature.get("line")
+            file = signature.get("file")
+            stages[StageName.SIGNATURE] = Stage(
+                StageName.SIGNATURE, StageStatus.FAILED,
+                str(signature.get("message", "score has an unusable signature")),
+                line=line if isinstance(line, int) else _def_line(main),
+                file=file if isinstance(file, str) and isinstance(line, int) else MAIN_FILE)
             return _report(stages, started, pool)
         arity = signature.get("arity")
         how = "score(input, output, expected)" if arity == 3 else "score(input, output)"
@@ -104,11 +114,11 @@ def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIM
                                                   "metric.py defines no REWARD_SPEC")
         elif not spec.get("ok"):
             stages[StageName.REWARD_SPEC] = Stage(StageName.REWARD_SPEC, StageStatus.FAILED,
-                                                  str(spec.get("message")), line=reward_spec_line(source))
+                                                  str(spec.get("message")), line=reward_spec_line(main))
             return _report(stages, started, pool)
         else:
             stages[StageName.REWARD_SPEC] = Stage(StageName.REWARD_SPEC, StageStatus.PASSED,
-                                                  "REWARD_SPEC is valid", line=reward_spec_line(source))
+                                                  "REWARD_SPEC is valid", line=reward_spec_line(main))
 
         sampled = sample is None
         if sample is None:
@@ -122,7 +132,7 @@ def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIM
             return _report(stages, started, pool)
         run = score_cases(source, sample, timeout=timeout, llm=llm, cancel=cancel, pool=pool, worker=worker,
                           stop_on_timeout=stop_on_timeout, concurrency=concurrency, on_result=on_result)
-        worker = None  # score_cases closed it
+        owned = None  # score_cases closed it
         if run.cancelled:
             raise Cancelled()
         failed = [result for result in run.results if result.status is not CaseStatus.OK]
@@ -137,21 +147,39 @@ def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIM
                     CaseStatus.ERROR: "failed"}[bad.status]
             first_line = bad.error.splitlines()[0] if bad.error else ""
             others = f" ({len(failed) - 1} more of {len(sample)} cases failed too)" if len(failed) > 1 else ""
+            line, file = bad.line, bad.file
+            if line is None and bad.status is CaseStatus.INVALID:
+                line, file = _return_line(main), MAIN_FILE  # where the fix goes: score's return
             stages[StageName.RETURN_VALUE] = Stage(StageName.RETURN_VALUE, StageStatus.FAILED,
-                                                   f"case {bad.id} {verb}: {first_line}{others}", line=bad.line,
-                                                   case_id=bad.id)
+                                                   f"case {bad.id} {verb}: {first_line}{others}", line=line,
+                                                   case_id=bad.id, file=file)
         return _report(stages, started, pool, run.results)
     finally:
-        if worker is not None:
-            worker.close()
+        if owned is not None:
+            owned.close()
 
 
-def _def_line(source: str) -> int | None:
+def _score_def(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     try:
         tree = parse_source(source)
     except SyntaxError:
         return None
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "score":
-            return node.lineno
-    return None
+    found = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return next((node for node in found if node.name == "score"), None) or next(
+        (node for node in found if node.name == "metric"), None)
+
+
+def _def_line(source: str) -> int | None:
+    """The line of ``def score`` (or of ``def metric``, a name from other frameworks)."""
+    node = _score_def(source)
+    return node.lineno if node is not None else None
+
+
+def _return_line(source: str) -> int | None:
+    """The line of score's one ``return`` with a value, else of ``def score``: where a wrongly shaped
+    return value is fixed."""
+    node = _score_def(source)
+    if node is None:
+        return None
+    returns = [item for item in ast.walk(node) if isinstance(item, ast.Return) and item.value is not None]
+    return returns[0].lineno if len(returns) == 1 else node.lineno

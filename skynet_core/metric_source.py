@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import stat
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +28,13 @@ MAX_FILES = 64
 MAX_TOTAL_BYTES = 4_000_000
 # What a metric folder may hold besides Python modules: small text data the metric reads.
 DATA_SUFFIXES = (".py", ".json", ".jsonl", ".txt", ".csv", ".yaml", ".yml", ".toml", ".md", ".tsv")
+# Reading a folder from disk stays bounded however large the folder around metric.py is: data files
+# over MAX_DATA_FILE_BYTES (a dataset kept beside the metric) stay out, the walk goes MAX_DEPTH folders
+# down and looks at MAX_WALK_ENTRIES entries at most, and never into hidden or environment folders.
+MAX_DATA_FILE_BYTES = 1_000_000
+MAX_DEPTH = 3
+MAX_WALK_ENTRIES = 2000
+SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env"})
 
 
 class MetricSourceError(ValueError):
@@ -109,22 +118,43 @@ class MetricSource:
     # --- files on disk and zip archives -------------------------------------------------------
 
     @classmethod
-    def from_path(cls, path: str | Path) -> MetricSource:
-        """Read a metric from ``path``: metric.py (its folder's other files come along) or the folder."""
+    def from_path(cls, path: str | Path, *, exclude: tuple[str | Path, ...] = ()) -> MetricSource:
+        """Read a metric from ``path``: metric.py (its folder's other files come along) or the folder.
+
+        A file of another name is read as metric.py. The folder's ``*.py`` files and small data
+        files come along; ``exclude`` (such as the dataset given with it) and data files over
+        ``MAX_DATA_FILE_BYTES`` stay out. Anything but a regular file is refused: a FIFO or a
+        device would block the reader or never end.
+        """
         path = Path(path)
-        folder = path if path.is_dir() else path.parent
-        main = path / MAIN_FILE if path.is_dir() else path
-        if not main.is_file():
-            raise MetricSourceError(f"{main} is not a file. Give metric.py or the folder that holds it.")
+        folder, main = (path, path / MAIN_FILE) if path.is_dir() else (path.parent, path)
+        _regular_size(main, required=True)
+        excluded = {_resolved(item) for item in (main, *exclude)}
         files = {MAIN_FILE: _read_text(main)}
-        for item in sorted(folder.rglob("*")):
-            rel = item.relative_to(folder).as_posix()
-            if item == main or not item.is_file() or "__pycache__" in item.parts:
-                continue
-            if any(part.startswith(".") for part in PurePosixPath(rel).parts):
-                continue
-            if item.suffix.lower() in DATA_SUFFIXES and item.name != MAIN_FILE:
+        seen = 0
+        for root, dirs, names in os.walk(folder):
+            relative = Path(root).relative_to(folder)
+            dirs[:] = sorted(name for name in dirs if len(relative.parts) < MAX_DEPTH
+                             and not name.startswith(".") and name not in SKIPPED_DIRS
+                             and not (Path(root) / name / "pyvenv.cfg").exists())
+            for name in sorted(names):
+                seen += 1
+                if seen > MAX_WALK_ENTRIES:
+                    raise MetricSourceError(f"{folder} holds more than {MAX_WALK_ENTRIES} entries; "
+                                            "put metric.py and its helper files in a folder of their own.")
+                item = Path(root) / name
+                rel = (relative / name).as_posix()
+                if name.startswith(".") or item.suffix.lower() not in DATA_SUFFIXES or rel == MAIN_FILE:
+                    continue
+                size = _regular_size(item)
+                if size is None or _resolved(item) in excluded:
+                    continue
+                if item.suffix.lower() != ".py" and size > MAX_DATA_FILE_BYTES:
+                    continue
                 files[rel] = _read_text(item)
+                if len(files) > MAX_FILES:
+                    raise MetricSourceError(f"{folder} holds more than {MAX_FILES} Python and data files; "
+                                            "put metric.py and its helper files in a folder of their own.")
         return cls(files)
 
     def write_to(self, folder: str | Path) -> Path:
@@ -149,7 +179,9 @@ class MetricSource:
         try:
             archive = zipfile.ZipFile(io.BytesIO(data))
         except zipfile.BadZipFile:
-            raise MetricSourceError("The upload is not a zip archive. Upload metric.py or a .zip of the folder.") from None
+            raise MetricSourceError(
+                "The upload is not a zip archive. Upload metric.py or a .zip of the folder."
+            ) from None
         with archive:
             members = [info for info in archive.infolist() if not info.is_dir()]
             members = [m for m in members if "__pycache__" not in m.filename and "__MACOSX" not in m.filename]
@@ -168,6 +200,34 @@ class MetricSource:
                 except UnicodeDecodeError:
                     raise MetricSourceError(f"{name} in the archive is not UTF-8 text.") from None
         return cls(files)
+
+
+def _resolved(path: str | Path) -> Path:
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):
+        return Path(path).absolute()
+
+
+def _regular_size(path: Path, required: bool = False) -> int | None:
+    """The size of ``path`` when it is a regular file (following links); else None, or
+    MetricSourceError saying why when ``required``."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        if not required:
+            return None
+        if isinstance(exc, FileNotFoundError):
+            raise MetricSourceError(f"{path}: no such file. Give metric.py or the folder that holds it.") from None
+        raise MetricSourceError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    if stat.S_ISREG(info.st_mode):
+        if required and info.st_size > MAX_TOTAL_BYTES:
+            raise MetricSourceError(f"{path} is {info.st_size:,} bytes; a metric is at most {MAX_TOTAL_BYTES:,}.")
+        return info.st_size
+    if required:
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe, socket or device)"
+        raise MetricSourceError(f"{path} is {kind}. Give metric.py or the folder that holds it.")
+    return None
 
 
 def _read_text(path: Path) -> str:

@@ -74,14 +74,16 @@ class Isolation(StrEnum):
 
 @dataclass(frozen=True)
 class Stage:
-    """One stage's verdict. ``line`` is the metric.py line and ``case_id`` the
-    case the message is about, where they apply."""
+    """One stage's verdict. ``line`` is the line in ``file`` (metric.py unless the error comes
+    from another file of the metric folder, such as ``helpers.py``) and ``case_id`` the case the
+    message is about, where they apply."""
 
     name: StageName
     status: StageStatus
     message: str = ""
     line: int | None = None
     case_id: str | None = None
+    file: str = "metric.py"
 
     @property
     def label(self) -> str:
@@ -95,6 +97,7 @@ class Stage:
             "message": self.message,
             "line": self.line,
             "case_id": self.case_id,
+            "file": self.file,
         }
 
 
@@ -124,7 +127,8 @@ class CaseResult:
     ``scores`` holds the named scores, ``extra`` the side-information keys other
     than ``feedback`` and ``scores`` (allowed and shown, Part B rule 3).
     ``stdout`` is what the metric printed during the call (capped: head and
-    tail kept). ``line`` is the metric.py line of the error, where known.
+    tail kept). ``line`` is the line of the error in ``file`` (metric.py unless the error
+    comes from another file of the metric folder), where known.
     """
 
     id: str
@@ -140,6 +144,7 @@ class CaseResult:
     line: int | None = None
     candidate: str = ""
     judge: JudgeUsage = field(default_factory=JudgeUsage)
+    file: str = "metric.py"
 
     @property
     def ok(self) -> bool:

@@ -41,7 +41,7 @@ class WorkerPool:
             worker = None
             while self._ready:
                 candidate = self._ready.pop()
-                if candidate.alive:
+                if candidate.alive and not candidate.stale:
                     worker = candidate
                     break
                 candidate.close()

@@ -14,23 +14,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cases import Case
+from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
+from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage
 from .pool import WorkerPool, default_pool
 from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
 
 MAX_BATCH_CASES = 1024
 GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
+MAX_NAME_CHARS = 255
 
 ResultCallback = Callable[[CaseResult], None]
 
 
 @dataclass
 class LoadFailure(Exception):
-    """metric.py did not load: ``message`` for people, ``line`` in metric.py where known."""
+    """metric.py did not load: ``message`` for people, ``line`` in ``file`` (metric.py or a
+    helper module of the metric folder) where known."""
 
     message: str
     line: int | None = None
     detail: str = ""
+    file: str = MAIN_FILE
 
     def __str__(self) -> str:
         return self.message
@@ -49,28 +54,58 @@ class ScoreRun:
     by_status: dict[str, int] = field(default_factory=dict)
 
 
-def timeout_message(timeout: float, line: int | None, what: str = "score") -> str:
-    where = f", stuck at metric.py line {line}" if line else ""
+def timeout_message(timeout: float, line: int | None, what: str = "score", file: str = MAIN_FILE) -> str:
+    where = f", stuck at {file} line {line}" if line else ""
     return (f"{what} did not finish within {timeout:g} s{where}; it was stopped. "
             "Look for an endless loop or a slow call, or raise the timeout (at most 600 s)")
 
 
-def load_into(worker: Worker, source: str, timeout: float, cancel: threading.Event | None) -> dict[str, Any]:
-    """Load metric.py in ``worker``; raise LoadFailure when it does not import cleanly."""
+def load_into(worker: Worker, source: str | MetricSource, timeout: float,
+              cancel: threading.Event | None) -> dict[str, Any]:
+    """Load the metric folder in ``worker``; raise LoadFailure when metric.py does not import cleanly.
+
+    A missing module's message says what to install and the exact command (contract rule 13).
+    """
+    source = MetricSource.of(source)
     try:
         reply = worker.load(source, timeout, cancel)
     except CallTimeout as exc:
-        raise LoadFailure(timeout_message(timeout, exc.line, "loading metric.py"), exc.line) from None
+        raise LoadFailure(timeout_message(timeout, exc.line, "loading metric.py", exc.file), exc.line,
+                          file=exc.file) from None
     except ChildDied as exc:
         raise LoadFailure(f"loading metric.py failed: {exc}") from None
     if not reply.get("ok"):
         return_line = reply.get("line") if isinstance(reply.get("line"), int) else None
-        raise LoadFailure(str(reply.get("error", "metric.py failed to load")), return_line,
-                          str(reply.get("detail", "")))
+        message = str(reply.get("error", "metric.py failed to load"))
+        missing = reply.get("missing_module")
+        if isinstance(missing, str) and missing:
+            message = f"{message}. {missing_module_hint(missing, source)}"
+        raise LoadFailure(message, return_line, str(reply.get("detail", "")), _file_of(reply))
     return reply
 
 
-def reply_to_result(case: Case, reply: dict[str, Any]) -> CaseResult:
+def _file_of(reply: dict[str, Any]) -> str:
+    """The metric folder's file the child's reply names (metric.py when it names none)."""
+    return _clean_file(reply.get("file"))
+
+
+def _clean_file(file: Any) -> str:
+    """``file`` when it is a Python file a metric folder could hold, else metric.py: the name comes
+    from the child, which metric code controls."""
+    if not isinstance(file, str) or not file.endswith(".py") or len(file) > MAX_NAME_CHARS:
+        return MAIN_FILE
+    try:
+        return check_name(file)
+    except MetricSourceError:
+        return MAIN_FILE
+
+
+def where(file: str, line: int | None) -> str:
+    """``metric.py line 3`` or ``helpers.py line 12``: how messages name a place in the metric folder."""
+    return f"{file} line {line}" if line else file
+
+
+def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | None = None) -> CaseResult:
     """Turn the child's (untrusted) reply into a CaseResult, refusing anything off-shape."""
     result = CaseResult(id=case.id, split=case.split, candidate=case.candidate)
     result.duration_ms = _finite(reply.get("duration_ms")) or 0.0
@@ -102,9 +137,14 @@ def reply_to_result(case: Case, reply: dict[str, Any]) -> CaseResult:
         result.error += "\n" + detail
     line = reply.get("line")
     result.line = line if isinstance(line, int) and not isinstance(line, bool) else None
-    if result.line and "metric.py line" not in result.error.splitlines()[0]:
+    result.file = _file_of(reply)
+    missing = reply.get("missing_module")
+    if isinstance(missing, str) and missing:
         first, *rest = result.error.split("\n", 1)
-        result.error = "\n".join([f"{first} (metric.py line {result.line})", *rest])
+        result.error = "\n".join([f"{first}. {missing_module_hint(missing, source)}", *rest])
+    if result.line and f"{result.file} line" not in result.error.splitlines()[0]:
+        first, *rest = result.error.split("\n", 1)
+        result.error = "\n".join([f"{first} ({where(result.file, result.line)})", *rest])
     return result
 
 
@@ -125,9 +165,9 @@ def _judge_usage(calls: Any) -> JudgeUsage:
 
 
 def failed_result(case: Case, status: CaseStatus, error: str, line: int | None = None,
-                  duration_ms: float = 0.0, stdout: str = "") -> CaseResult:
+                  duration_ms: float = 0.0, stdout: str = "", file: str = MAIN_FILE) -> CaseResult:
     return CaseResult(id=case.id, split=case.split, candidate=case.candidate, status=status, error=error,
-                      line=line, duration_ms=duration_ms, stdout=stdout)
+                      line=line, duration_ms=duration_ms, stdout=stdout, file=file)
 
 
 def batch_size(remaining: int, workers: int) -> int:
@@ -147,7 +187,7 @@ def batch_size(remaining: int, workers: int) -> int:
 class _Shard:
     """Runs batches in one worker at a time, replacing the worker after a failure."""
 
-    def __init__(self, source: str, pool: WorkerPool, timeout: float, llm: LlmHandler | None,
+    def __init__(self, source: MetricSource, pool: WorkerPool, timeout: float, llm: LlmHandler | None,
                  cancel: threading.Event, emit: Callable[[int, CaseResult], None],
                  worker: Worker | None = None, halt: threading.Event | None = None) -> None:
         self.source, self.pool, self.timeout, self.llm = source, pool, timeout, llm
@@ -179,7 +219,7 @@ class _Shard:
                 for reply in worker.run([cases[i].call_payload() for i in sent], self.timeout, self.llm,
                                         self.cancel):
                     index = sent[answered]
-                    self.emit(start + index, reply_to_result(cases[index], reply))
+                    self.emit(start + index, reply_to_result(cases[index], reply, self.source))
                     answered += 1
                 todo = []
             except (CallTimeout, ChildDied) as exc:
@@ -188,10 +228,12 @@ class _Shard:
                 elapsed = worker.running_ms()
                 case = cases[sent[failed]]
                 if isinstance(exc, CallTimeout):
-                    result = failed_result(case, CaseStatus.TIMEOUT, timeout_message(self.timeout, exc.line),
-                                           exc.line, elapsed)
+                    result = failed_result(case, CaseStatus.TIMEOUT,
+                                           timeout_message(self.timeout, exc.line, file=exc.file), exc.line,
+                                           elapsed, file=exc.file)
                 else:
-                    result = failed_result(case, CaseStatus.ERROR, str(exc), _line_from(str(exc)), elapsed)
+                    file, line = _place_from(str(exc))
+                    result = failed_result(case, CaseStatus.ERROR, str(exc), line, elapsed, file=file)
                 self.emit(start + sent[failed], result)
                 todo = sent[answered:failed] + sent[failed + 1:]
                 self.close()
@@ -200,19 +242,21 @@ class _Shard:
                     return
 
 
-def _line_from(message: str) -> int | None:
-    marker = "metric.py line "
-    if marker not in message:
-        return None
-    digits = message.split(marker, 1)[1].split()[0].rstrip(".,;:)")
-    return int(digits) if digits.isdigit() else None
+def _place_from(message: str) -> tuple[str, int | None]:
+    """The (file, line) a ChildDied message ends with ("... at helpers.py line 12")."""
+    head, marker, tail = message.rpartition(" line ")
+    digits = tail.split()[0].rstrip(".,;:)") if marker and tail.split() else ""
+    if not digits.isdigit() or " at " not in head:
+        return MAIN_FILE, None
+    file = head.rsplit(" at ", 1)[1]
+    return (file, int(digits)) if _clean_file(file) == file else (MAIN_FILE, None)
 
 
-def score_cases(source: str, cases: list[Case], *, timeout: float = 60.0, concurrency: int = 1,
+def score_cases(source: str | MetricSource, cases: list[Case], *, timeout: float = 60.0, concurrency: int = 1,
                 llm: LlmHandler | None = None, cancel: threading.Event | None = None,
                 on_result: ResultCallback | None = None, pool: WorkerPool | None = None,
                 worker: Worker | None = None, stop_on_timeout: bool = False) -> ScoreRun:
-    """Score every case with metric.py ``source`` in isolated children.
+    """Score every case with the metric ``source`` (metric.py's text, or a metric folder) in isolated children.
 
     ``on_result`` is called for each result as it arrives (from worker
     threads when ``concurrency`` > 1; keep it quick and thread-safe).
@@ -222,6 +266,7 @@ def score_cases(source: str, cases: list[Case], *, timeout: float = 60.0, concur
     ``stop_on_timeout``: after the first timeout, run no more cases (the
     contract check wants a fast verdict, not every case's timeout).
     """
+    source = MetricSource.of(source)
     pool = pool or default_pool()
     cancel = cancel or threading.Event()
     began = time.monotonic()
@@ -276,7 +321,7 @@ def score_cases(source: str, cases: list[Case], *, timeout: float = 60.0, concur
         for index, case in enumerate(cases):
             if slots[index] is None:
                 emit(index, failed_result(case, CaseStatus.ERROR, f"metric.py did not load: {failure.message}",
-                                          failure.line))
+                                          failure.line, file=failure.file))
     results = [result for result in slots if result is not None]
     counts: dict[str, int] = {}
     for result in results:

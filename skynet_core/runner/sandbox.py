@@ -3,8 +3,19 @@
 ``full``: bubblewrap with new PID, network, IPC and UTS namespaces, an empty
 root holding only the Python installation, the site-packages and our sandbox
 files (read-only), a private size-limited /tmp, and the child running as an
-unprivileged user. ``reduced``: a plain child process in its own session with
-the same resource limits and scrubbed environment but the host's file system.
+unprivileged user, a private size-limited writable /dev/shm (for
+``multiprocessing``), the metric folder at ``METRIC_MOUNT`` and the metric
+packages folder at ``PACKAGES_MOUNT`` (both read-only). ``reduced``: a plain
+child process in its own session with the same resource limits and scrubbed
+environment but the host's file system (the metric folder is a private temp dir).
+
+The child runs ``python -s -S -P`` with an environment we build from nothing,
+not ``python -I``: ``-I`` (like ``-E``) ignores every ``PYTHON*`` variable,
+including ``PYTHONHASHSEED``, and no command-line flag sets the hash seed. What
+``-I`` protects against, a caller's ``PYTHONPATH`` or ``PYTHONSTARTUP``, cannot
+reach the child because it sees only ``child_env()``; ``-s`` (no user site),
+``-S`` (no site) and ``-P`` (no script directory on sys.path) are the rest of
+``-I``. So ``hash()`` of a string is the same in every case and every run.
 """
 
 from __future__ import annotations
@@ -24,6 +35,10 @@ from ..results import Isolation
 
 SANDBOX_SRC = Path(__file__).resolve().parent.parent / "sandbox"
 SANDBOX_MOUNT = "/opt/skynet"
+METRIC_MOUNT = "/opt/metric"
+PACKAGES_MOUNT = "/opt/metric-packages"
+# -I minus -E: see the module docstring (PYTHONHASHSEED must take effect).
+PYTHON_FLAGS = ("-s", "-S", "-P")
 # As root, each sandbox runs as its own unused uid from this range, so that the process limit
 # (counted per uid) caps each sandbox alone: one metric's fork storm cannot starve the others.
 SANDBOX_UID_MIN = 1 << 20
@@ -41,6 +56,7 @@ class Limits:
     processes: int = 64
     open_files: int = 256
     tmp_bytes: int = 64 * MIB
+    shm_bytes: int = 64 * MIB
 
 
 # Variables a child may see; nothing else from the parent's environment crosses (no keys, no tokens).
@@ -71,7 +87,8 @@ def python_paths() -> list[str]:
     roots = {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"], sysconfig.get_paths()["purelib"],
              sysconfig.get_paths()["platlib"]}
     lib_dynload = os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")
-    paths = [SANDBOX_MOUNT] + sorted(roots) + [lib_dynload]
+    # Resolved: the sandbox mounts real paths, so a symlinked virtualenv must be named by its target.
+    paths = [SANDBOX_MOUNT] + sorted({os.path.realpath(root) for root in roots}) + [os.path.realpath(lib_dynload)]
     project_root = str(SANDBOX_SRC.parent.parent)
     return [path for path in dict.fromkeys(paths) if os.path.isdir(path) or path == SANDBOX_MOUNT
             if not (path.startswith(project_root + os.sep) and ".venv" not in path)]
@@ -112,7 +129,10 @@ def sandbox_uid() -> int:
     return SANDBOX_UID_MIN + secrets.randbelow(SANDBOX_UID_SPAN)
 
 
-def bwrap_command(python_args: list[str], limits: Limits, uid: int | None = None) -> list[str]:
+def bwrap_command(python_args: list[str], limits: Limits, uid: int | None = None, metric_dir: str | None = None,
+                  packages_dir: str | None = None) -> list[str]:
+    """The bubblewrap command line; ``metric_dir`` and ``packages_dir`` (host paths) are mounted read-only
+    at ``METRIC_MOUNT`` and ``PACKAGES_MOUNT`` when given."""
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
     args = [
@@ -122,6 +142,8 @@ def bwrap_command(python_args: list[str], limits: Limits, uid: int | None = None
         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
         "--proc", "/proc", "--dev", "/dev",
         "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",  # writable by the sandbox user
+        # multiprocessing's locks and queues are POSIX semaphores, files in /dev/shm.
+        "--perms", "1777", "--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm",
         "--chdir", "/tmp",
     ]
     made: set[str] = set()
@@ -130,6 +152,10 @@ def bwrap_command(python_args: list[str], limits: Limits, uid: int | None = None
         args += ["--ro-bind", root, root]
     args += _dirs_for(SANDBOX_MOUNT + "/x", made)
     args += ["--ro-bind", str(SANDBOX_SRC), SANDBOX_MOUNT]
+    for host, mount in ((metric_dir, METRIC_MOUNT), (packages_dir, PACKAGES_MOUNT)):
+        if host is not None:
+            args += _dirs_for(mount + "/x", made)
+            args += ["--ro-bind", host, mount]
     for name, value in child_env().items():
         args += ["--setenv", name, value]
     if os.geteuid() == 0:
@@ -147,13 +173,23 @@ def reduced_command(python_args: list[str]) -> list[str]:
     return [_interpreter(), *python_args]
 
 
-def child_args(request_fd: int, reply_fd: int, isolation: Isolation, progress_fd: int) -> list[str]:
+def child_args(request_fd: int, reply_fd: int, isolation: Isolation, progress_fd: int, metric_dir: str,
+               packages_dir: str | None = None) -> list[str]:
+    """The interpreter's arguments. ``metric_dir`` and ``packages_dir`` are paths as the child sees them.
+
+    sys.path: our sandbox modules, the metric folder (as ``python metric.py`` would put it), the
+    stdlib and the studio's packages, then the metric packages folder: a package installed for
+    metrics never shadows one the studio has.
+    """
     import orjson
 
     script_dir = SANDBOX_MOUNT if isolation is Isolation.FULL else str(SANDBOX_SRC)
     paths = [script_dir if path == SANDBOX_MOUNT else path for path in python_paths()]
-    return ["-I", "-S", f"{script_dir}/child.py", str(request_fd), str(reply_fd), orjson.dumps(paths).decode(),
-            str(progress_fd)]
+    paths.insert(1, metric_dir)
+    if packages_dir is not None:
+        paths.append(packages_dir)
+    return [*PYTHON_FLAGS, f"{script_dir}/child.py", str(request_fd), str(reply_fd), orjson.dumps(paths).decode(),
+            str(progress_fd), metric_dir]
 
 
 CLONE_NEWNET = 0x40000000

@@ -8,14 +8,18 @@ whole process tree and the case it was on fails with a clear error.
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import mmap
 import os
 import re
 import select
+import shutil
 import signal
+import stat
 import struct
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from ..metric_source import MetricSource
+from ..packages import existing_packages_dir
 from ..results import Isolation
 from . import sandbox
 
@@ -31,7 +37,10 @@ MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest 
 STDERR_KEEP = 64 * 1024
 KILL_GRACE_S = 1.0  # after SIGUSR1, the most we wait for the stack dump (a busy machine is slow to schedule it)
 ANSWER_SLACK_S = 0.5  # beyond the timeout, since the last results: the child's flush interval and then some
-_METRIC_LINE = re.compile(r'File "metric\.py", line (\d+)')
+METRIC_FILE = "metric.py"
+# Metric folders of workers not closed yet; removed at exit too (a spare being started when the
+# interpreter exits is never closed).
+_live_roots: set[str] = set()
 
 
 class ChildDied(Exception):
@@ -47,13 +56,14 @@ class ChildDied(Exception):
 
 
 class CallTimeout(Exception):
-    """A call outlived the timeout; ``line`` is where metric.py was stuck and ``index``
-    the running case's position, where known."""
+    """A call outlived the timeout; ``line`` is where the metric folder's ``file`` was stuck
+    and ``index`` the running case's position, where known."""
 
-    def __init__(self, line: int | None, index: int | None = None) -> None:
+    def __init__(self, line: int | None, index: int | None = None, file: str = METRIC_FILE) -> None:
         super().__init__("timeout")
         self.line = line
         self.index = index
+        self.file = file
 
 
 class Cancelled(Exception):
@@ -74,6 +84,8 @@ class Worker:
 
     Not thread-safe: one caller drives a worker at a time. Always ``close()``
     it (or use it as a context manager): that kills the child's whole tree.
+    The metric folder is written into a private temp dir of this worker when the
+    metric is loaded; the child sees it read-only (full isolation) and imports from it.
     """
 
     def __init__(self, isolation: Isolation, limits: sandbox.Limits | None = None) -> None:
@@ -92,11 +104,25 @@ class Worker:
         os.ftruncate(progress_fd, 16)
         self._progress = mmap.mmap(progress_fd, 16)
         self._set_idle()
-        args = sandbox.child_args(req_read, reply_write, isolation, progress_fd)
+        # The temp dir is private (0700); the folder in it is readable by the sandbox's own uid.
+        self._metric_root = tempfile.mkdtemp(prefix="skynet-metric-")
+        _live_roots.add(self._metric_root)
+        self.metric_host_dir = os.path.join(self._metric_root, "metric")
+        os.mkdir(self.metric_host_dir)
+        os.chmod(self.metric_host_dir, 0o755)
+        packages = existing_packages_dir()
+        self.packages_host = str(packages) if packages is not None else None
         if isolation is Isolation.FULL:
-            command = sandbox.bwrap_command(args, self.limits)
+            self.metric_dir = sandbox.METRIC_MOUNT
+            args = sandbox.child_args(req_read, reply_write, isolation, progress_fd, self.metric_dir,
+                                      sandbox.PACKAGES_MOUNT if packages is not None else None)
+            command = sandbox.bwrap_command(args, self.limits, metric_dir=self.metric_host_dir,
+                                            packages_dir=str(packages) if packages is not None else None)
             env: dict[str, str] = {}
         else:
+            self.metric_dir = self.metric_host_dir
+            args = sandbox.child_args(req_read, reply_write, isolation, progress_fd, self.metric_dir,
+                                      str(packages) if packages is not None else None)
             command = sandbox.reduced_command(args)
             env = sandbox.child_env()
         limits_ = self.limits
@@ -133,6 +159,13 @@ class Worker:
     def alive(self) -> bool:
         return not self._closed and self.process.poll() is None
 
+    @property
+    def stale(self) -> bool:
+        """Whether the metric packages folder changed since this child started (it was created by a
+        first install, or moved): the child would not see it, so a pool must not hand it out."""
+        current = existing_packages_dir()
+        return (str(current) if current is not None else None) != self.packages_host
+
     def close(self, wait: bool = False) -> None:
         """Kill the child and everything it started; safe to call twice.
 
@@ -145,6 +178,10 @@ class Worker:
         self._closed = True
         reaper = _first_child(self.process.pid) if self.isolation is Isolation.FULL else None
         self._signal_tree()
+        # At once, not in the reaping thread, which may not run before the interpreter exits. A sandbox
+        # still being torn down keeps its mount; the host's files can go.
+        shutil.rmtree(self._metric_root, ignore_errors=True)
+        _live_roots.discard(self._metric_root)
         if wait:
             self._reap(reaper)
         else:
@@ -220,9 +257,9 @@ class Worker:
             index, started_ns = struct.unpack_from("qq", self._progress, 0)
             if index >= self._unanswered and started_ns and \
                     time.monotonic_ns() - started_ns >= self._call_timeout * 1e9:
-                raise CallTimeout(self._stuck_line(), index)
+                raise self._timeout(index)
         if time.monotonic() >= deadline:
-            raise CallTimeout(self._stuck_line(), self.running_index())
+            raise self._timeout(self.running_index())
 
     def running_index(self) -> int | None:
         """The position of the call the child is in, by its progress page (None when idle)."""
@@ -317,11 +354,16 @@ class Worker:
                     "or close the runner's file descriptors?)")
         if "Fatal Python error" in text:
             what += ": " + text[text.index("Fatal Python error"):].splitlines()[0]
-        line = last_metric_line(text)
-        return what + (f" at metric.py line {line}" if line else "")
+        frame = last_metric_frame(text, self.metric_dir)
+        return what + (f" at {frame[0]} line {frame[1]}" if frame else "")
 
-    def _stuck_line(self) -> int | None:
-        """Ask the child for its stack (SIGUSR1 → faulthandler) and find the metric.py line in it."""
+    def _timeout(self, index: int | None) -> CallTimeout:
+        frame = self._stuck_frame()
+        return CallTimeout(frame[1], index, frame[0]) if frame else CallTimeout(None, index)
+
+    def _stuck_frame(self) -> tuple[str, int] | None:
+        """Ask the child for its stack (SIGUSR1 → faulthandler) and find the metric folder's innermost
+        frame in it: (file, line)."""
         pid = self._find_python_pid()
         if pid is None:
             return None
@@ -336,9 +378,9 @@ class Worker:
                 self._pump(0.02)
             except ChildDied:
                 break
-            if _METRIC_LINE.search(self._stderr[before:].decode("utf-8", "replace")):
+            if last_metric_frame(self._stderr[before:].decode("utf-8", "replace"), self.metric_dir):
                 break
-        return last_metric_line(self._stderr[before:].decode("utf-8", "replace"))
+        return last_metric_frame(self._stderr[before:].decode("utf-8", "replace"), self.metric_dir)
 
     def _find_python_pid(self) -> int | None:
         if self._python_pid is not None:
@@ -361,10 +403,13 @@ class Worker:
 
     # -- requests --------------------------------------------------------
 
-    def load(self, source: str, timeout: float, cancel: threading.Event | None = None) -> dict[str, Any]:
+    def load(self, source: str | MetricSource, timeout: float, cancel: threading.Event | None = None) -> dict[str, Any]:
+        """Write the metric folder where the child sees it, then have the child import metric.py."""
         deadline = time.monotonic() + timeout
+        source = MetricSource.of(source)
+        _materialise(source, self.metric_host_dir)
         self.wait_ready()
-        self.send({"op": "load", "source": source}, deadline, cancel)
+        self.send({"op": "load", "source": source.main}, deadline, cancel)
         reply = self.receive(deadline, cancel)
         if reply.get("t") != "loaded":
             raise ChildDied("the metric's process answered the load with an unexpected message")
@@ -468,11 +513,34 @@ def _widen_pipe(fd: int) -> None:
         pass  # the default size works, only with more round trips
 
 
-def last_metric_line(text: str) -> int | None:
-    """The innermost metric.py line in a faulthandler dump (it lists the innermost frame first)."""
+@atexit.register
+def _remove_live_roots() -> None:
+    for root in list(_live_roots):
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _materialise(source: MetricSource, folder: str) -> None:
+    """Write the metric folder's files (replacing what was there), readable by the sandbox's uid."""
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            os.unlink(entry.path)
+    source.write_to(folder)
+    for root, dirs, files in os.walk(folder):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)
+
+
+def last_metric_frame(text: str, metric_dir: str) -> tuple[str, int] | None:
+    """The innermost frame in the metric folder of a faulthandler dump (it lists the innermost
+    frame first), as (file relative to the folder, line)."""
+    pattern = re.compile(r'File "' + re.escape(metric_dir.rstrip("/")) + r'/([\w.-][\w./-]{0,254}\.py)", line (\d+)')
     blocks = text.strip().split("\n\n")
     for block in reversed(blocks):
-        found = _METRIC_LINE.findall(block)
+        found = pattern.findall(block)
         if found:
-            return int(found[0])
+            return found[0][0], int(found[0][1])
     return None

@@ -3,7 +3,7 @@
 STDLIB ONLY (orjson when the sandbox can see it). Started by
 ``skynet_core.runner`` inside bubblewrap (or a reduced sandbox) as
 
-    python -I -S child.py REQUEST_FD REPLY_FD SYS_PATH_JSON PROGRESS_FD
+    python -s -S -P child.py REQUEST_FD REPLY_FD SYS_PATH_JSON PROGRESS_FD METRIC_DIR
 
 It speaks JSON lines: requests on REQUEST_FD, replies on REPLY_FD. Results
 are sent in small batches (every few ms) to keep per-case cost low; so that
@@ -12,6 +12,10 @@ crashes, the child writes (case index, start time) into the shared
 PROGRESS_FD page before each call and (-1, 0) when idle. Metric
 code is untrusted; nothing it returns leaves this process except as JSON.
 The parent enforces every timeout and limit; this side only reports.
+
+METRIC_DIR is the metric folder (read-only in full isolation), written by the
+parent before it asks for a load: metric.py and the helper modules beside it.
+Errors name the file of the folder they come from and its line.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ except ImportError:  # the reduced sandbox may lack it; json is slower but equiv
     orjson = None
 
 METRIC_FILE = "metric.py"
+METRIC_DIR = sys.argv[5].rstrip("/")
 MAX_REPLY_BYTES = 1 << 20
 MAX_FEEDBACK_CHARS = 256 * 1024
 PRINT_HEAD = PRINT_TAIL = 4000
@@ -151,18 +156,43 @@ def encode(message: dict[str, Any]) -> bytes:
     return json.dumps(message, default=_fallback, allow_nan=False, separators=(",", ":")).encode()
 
 
-def metric_traceback(exc: BaseException) -> tuple[str, int | None]:
-    """The traceback trimmed to metric.py frames (and clipped: an exception's message can be
-    megabytes long), and the innermost metric.py line."""
-    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == METRIC_FILE]
+def metric_file(filename: str) -> str | None:
+    """``filename`` relative to the metric folder (``helpers.py``), or None when it lies outside it."""
+    prefix = METRIC_DIR + "/"
+    return filename[len(prefix):] if filename.startswith(prefix) else None
+
+
+def metric_traceback(exc: BaseException) -> tuple[str, int | None, str | None]:
+    """The traceback trimmed to the metric folder's frames, named relative to the folder (and
+    clipped: an exception's message can be megabytes long), and the innermost such frame's
+    line and file."""
+    frames = []
+    for frame in traceback.extract_tb(exc.__traceback__):
+        name = metric_file(frame.filename)
+        if name is not None:
+            frame.filename = name
+            frames.append(frame)
     text = "".join(traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)).rstrip()
+    text = text.replace(METRIC_DIR + "/", "")
     if len(text) > MAX_DETAIL_CHARS:
         half = MAX_DETAIL_CHARS // 2
         text = f"{text[:half]}\n[... {len(text) - 2 * half:,} characters left out ...]\n{text[-half:]}"
-    return text, (frames[-1].lineno if frames else None)
+    if isinstance(exc, SyntaxError) and exc.filename and metric_file(exc.filename) and exc.lineno:
+        return text, exc.lineno, metric_file(exc.filename)  # a helper module that does not compile
+    return text, (frames[-1].lineno if frames else None), (frames[-1].filename if frames else None)
+
+
+def _located(reply: dict[str, Any], line: int | None, file: str | None) -> dict[str, Any]:
+    """Add where the error comes from: ``line`` always, ``file`` when it is not metric.py."""
+    reply["line"] = line
+    if line is not None and file and file != METRIC_FILE:
+        reply["file"] = file
+    return reply
 
 
 def describe_exception(exc: BaseException, loading: bool = False) -> str:
+    if isinstance(exc, SyntaxError) and exc.filename and metric_file(exc.filename):
+        return _syntax_message(exc, metric_file(exc.filename) or METRIC_FILE)
     if isinstance(exc, SystemExit) and loading:
         return f"metric.py called sys.exit({exc.code!r}) while loading; remove the exit so the module can load"
     if isinstance(exc, SystemExit):
@@ -198,23 +228,29 @@ class Metric:
         self.captured = Captured()
 
     def load(self, source: str) -> dict[str, Any]:
+        path = f"{METRIC_DIR}/{METRIC_FILE}"
         lines = source.splitlines(keepends=True)
-        linecache.cache[METRIC_FILE] = (len(source), None, lines, METRIC_FILE)
+        linecache.cache[path] = (len(source), None, lines, path)
         try:
-            code = compile(source, METRIC_FILE, "exec")
+            code = compile(source, path, "exec")
         except SyntaxError as exc:
             return {"t": "loaded", "ok": False, "line": exc.lineno, "error": _syntax_message(exc)}
+        # Like `python metric.py` in its folder: relative paths find the data files beside it.
+        os.chdir(METRIC_DIR)
         module = types.ModuleType("metric")
-        module.__file__ = METRIC_FILE
+        module.__file__ = path
         sys.modules["metric"] = module
         try:
             with Captured() as captured:
                 exec(code, module.__dict__)
         except BaseException as exc:  # noqa: BLE001  (untrusted code may raise anything)
-            detail, line = metric_traceback(exc)
-            return {"t": "loaded", "ok": False, "line": line, "error": describe_exception(exc, loading=True),
-                    "detail": detail, "stdout": captured.value()}
-        signature = returns.check_signature(module.__dict__)
+            detail, line, file = metric_traceback(exc)
+            failure: dict[str, Any] = {"t": "loaded", "ok": False, "error": describe_exception(exc, loading=True),
+                                       "detail": detail, "stdout": captured.value()}
+            if isinstance(exc, ModuleNotFoundError) and exc.name:
+                failure["missing_module"] = exc.name
+            return _located(failure, line, file)
+        signature = returns.check_signature(module.__dict__, metric_file)
         reply: dict[str, Any] = {"t": "loaded", "ok": True, "signature": signature, "stdout": captured.value()}
         if signature["ok"]:
             self.score = module.__dict__["score"]
@@ -235,8 +271,10 @@ class Metric:
                 result = returns.check_return(value)
             except BaseException as exc:  # noqa: BLE001
                 duration = time.perf_counter() - started
-                detail, line = metric_traceback(exc)
-                result = {"status": "error", "error": describe_exception(exc), "detail": detail, "line": line}
+                detail, line, file = metric_traceback(exc)
+                result = _located({"status": "error", "error": describe_exception(exc), "detail": detail}, line, file)
+                if isinstance(exc, ModuleNotFoundError) and exc.name:
+                    result["missing_module"] = exc.name
         result["t"] = "result"
         result["i"] = index
         result["duration_ms"] = duration * 1000.0
@@ -260,11 +298,11 @@ class Captured:
         sys.stdout, sys.stderr = self.saved
 
 
-def _syntax_message(exc: SyntaxError) -> str:
+def _syntax_message(exc: SyntaxError, file: str = METRIC_FILE) -> str:
     where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
     text = (exc.text or "").rstrip("\n")
     shown = f": {text.strip()}" if text.strip() else ""
-    return f"{type(exc).__name__} at metric.py {where}: {exc.msg}{shown}"
+    return f"{type(exc).__name__} at {file} {where}: {exc.msg}{shown}"
 
 
 def _check_reward_spec(spec: Any) -> dict[str, Any]:

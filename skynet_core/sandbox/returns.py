@@ -1,4 +1,8 @@
-"""Checks of what `score` returned and of how `score` is defined (contract Part A and Part B rules 1-5).
+"""Checks of what `score` returned and of how `score` is defined (contract Part A and Part B rules 1-5, 15).
+
+Shapes from other frameworks (DSPy's metric signature and ``dspy.Prediction``, a function named
+``metric``, a ``{"score", "feedback"}`` dict, named scores as ``{name: {"score": ...}}``) are
+recognised and explained, never accepted (rule 15).
 
 STDLIB ONLY: this module runs inside the metric's sandbox, where the values
 live, and is imported by the parent as part of ``skynet_core.contract``.
@@ -10,9 +14,18 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 PAIR_EXAMPLE = '(1.0, {"feedback": "..."})'
+SCORE_DEF = "def score(input, output, expected=None):"
+# DSPy metrics are called metric(example, prediction, trace=None, pred_name=None, pred_trace=None).
+DSPY_FIRST = ("example", "gold")
+DSPY_SECOND = ("prediction", "pred")
+DSPY_ONLY = ("trace", "pred_name", "pred_trace")
+_DSPY_FIX = (f"change it to `{SCORE_DEF}`, read expected[\"answer\"] (a dict of the case's output columns) "
+             "instead of example.answer and output instead of prediction.answer, and return "
+             '(score, {"feedback": ...}) instead of dspy.Prediction')
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -121,10 +134,34 @@ def _pair_problem(value: Any) -> str:
             f'return ({_short(value)}, {{"feedback": "..."}})'
         )
     if isinstance(value, dict):
-        return f"score returned a dict, not a pair; put the score first: (score, {_short(value, 40)})"
+        return _dict_problem(value)
     if isinstance(value, str):
         return f"score returned a string ({_short(value)}); return a pair {PAIR_EXAMPLE}"
+    if _has_attr(value, "score"):
+        feedback = "pred.feedback" if _has_attr(value, "feedback") else '"..."'
+        return (f"score returned a {_type_name(value)} with a .score, as a DSPy metric does; Skynet wants a pair: "
+                f'return (pred.score, {{"feedback": {feedback}}}) instead of the {type(value).__name__}')
     return f"score returned a {_type_name(value)}; return a tuple or list of two: {PAIR_EXAMPLE}"
+
+
+def _has_attr(value: Any, name: str) -> bool:
+    try:
+        return hasattr(value, name)
+    except Exception:  # noqa: BLE001  (a hostile __getattr__ must not break the check)
+        return False
+
+
+def _dict_problem(value: dict[Any, Any]) -> str:
+    if "score" in value:
+        feedback = next((key for key in ("feedback", "reason", "explanation", "rationale") if key in value), None)
+        side = f'{{"feedback": d["{feedback}"]}}' if feedback else '{"feedback": "..."}'
+        return (f"score returned a dict, not a pair ({_short(value, 50)}); return the score first and the "
+                f'feedback in the side information: return (d["score"], {side})')
+    if value and all(isinstance(item, dict) and "score" in item for item in value.values()):
+        name = next(iter(value))
+        return (f"score returned a dict, not a pair, of named scores given as {{name: {{\"score\": ...}}}}; "
+                f'return (overall, {{"feedback": "...", "scores": {{{name!r}: number, ...}}}})')
+    return f"score returned a dict, not a pair; put the score first: (score, {_short(value, 40)})"
 
 
 def _side_not_dict(score_value: Any, side: Any) -> str:
@@ -144,8 +181,11 @@ def _check_scores(scores: Any) -> tuple[dict[str, float], str]:
     for key, item in scores.items():
         if not isinstance(key, str) or not key:
             return {}, f"named score key {_short(key)} is not a non-empty string; name each score, e.g. \"format\""
+        if isinstance(item, dict) and "score" in item:
+            return {}, (f"named score {key!r} is a dict ({_short(item, 40)}); give the number itself: "
+                        f'"scores": {{{key!r}: {_short(item["score"], 20)}}}, and put any explanation in the feedback')
         number, message = check_number(item, f"named score {key!r}")
-        if message:
+        if number is None:
             return {}, message
         checked[key] = number
     return checked, ""
@@ -158,13 +198,44 @@ def describe_signature(func: Any) -> str:
         return "score(...)"
 
 
-def check_signature(namespace: dict[str, Any]) -> dict[str, Any]:
-    """Decide how to call ``score`` (Part B rule 5).
+def _where(func: Any, locate: Callable[[str], str | None] | None) -> dict[str, Any]:
+    """``{"line": N}`` (and ``"file"`` when not metric.py) where ``func`` is defined in the metric folder."""
+    code = getattr(func, "__code__", None)
+    if code is None or locate is None:
+        return {}
+    file = locate(code.co_filename)
+    if file is None:
+        return {}
+    where: dict[str, Any] = {"line": code.co_firstlineno}
+    if file != "metric.py":
+        where["file"] = file
+    return where
+
+
+def _dspy_shape(func: Any) -> bool:
+    try:
+        names = list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return False
+    if any(name in DSPY_ONLY for name in names):
+        return True
+    return len(names) >= 2 and names[0] in DSPY_FIRST and names[1] in DSPY_SECOND
+
+
+def check_signature(namespace: dict[str, Any], locate: Callable[[str], str | None] | None = None) -> dict[str, Any]:
+    """Decide how to call ``score`` (Part B rules 5 and 15).
 
     Returns ``{"ok": True, "arity": 3 | 2, "signature": str}`` or
-    ``{"ok": False, "message": str, "signature": str}``.
+    ``{"ok": False, "message": str, "signature": str}``; either may carry ``line`` (and ``file``)
+    where the function is defined, when ``locate`` maps a code file name to the metric folder's.
     """
     if "score" not in namespace:
+        other = namespace.get("metric")
+        if inspect.isfunction(other):
+            dspy = " It has DSPy's metric signature: " + _DSPY_FIX if _dspy_shape(other) else ""
+            return {"ok": False, "signature": describe_signature(other).replace("score", "metric", 1),
+                    "message": f"metric.py defines a function named metric, but Skynet calls score; rename it: "
+                    f"`{SCORE_DEF}`.{dspy}", **_where(other, locate)}
         return {
             "ok": False,
             "signature": "",
@@ -173,6 +244,11 @@ def check_signature(namespace: dict[str, Any]) -> dict[str, Any]:
         }
     func = namespace["score"]
     found = describe_signature(func)
+    where = _where(func, locate)
+    if inspect.isfunction(func) and _dspy_shape(func):
+        return {"ok": False, "signature": found, **where,
+                "message": f"score has DSPy's metric signature ({found}), but Skynet calls "
+                f"score(input, output, expected): {_DSPY_FIX}"}
     if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
         return {"ok": False, "signature": f"async def {found}",
                 "message": f"score is `async def` ({found}); engines call it synchronously, so make it a plain `def`"}
@@ -194,9 +270,10 @@ def check_signature(namespace: dict[str, Any]) -> dict[str, Any]:
                 "message": f"score has required keyword-only parameters ({', '.join(required_kwonly)}) "
                 f"that Skynet cannot fill; found {found}, expected score(input, output, expected=None)"}
     if len(required) <= 3 and (len(positional) >= 3 or varargs):
-        return {"ok": True, "arity": 3, "signature": found}
+        return {"ok": True, "arity": 3, "signature": found, **where}
     if len(positional) == 2 and len(required) <= 2:
-        return {"ok": True, "arity": 2, "signature": found}
-    return {"ok": False, "signature": found,
+        return {"ok": True, "arity": 2, "signature": found, **where}
+    return {"ok": False, "signature": found, **where,
             "message": f"score takes {len(positional)} positional parameter(s) ({found}); "
             "it must accept (input, output, expected=None) or exactly (input, output)"}
+
