@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..llm import ModelConfig, ModelSettings, complete
+from ..llm import ModelConfig, ModelSettings, _credentials, _litellm, complete
 
 Task = Callable[[str, dict[str, Any]], Any]
 """``task(instruction, input) -> output``: runs the artifact on one case's input."""
@@ -47,3 +47,13 @@ def model_from_env(role: str, env: Mapping[str, str] | None = None) -> ModelConf
     if not model and base:
         model = "openai/default"
     return ModelConfig(model, base) if model else None
+
+
+def litellm_kwargs(config: ModelConfig) -> dict[str, Any]:
+    """What litellm needs besides the model name to reach ``config``: its API base and key, as the studio sends them.
+
+    Raises ``LlmError`` when the provider needs a key that is neither typed in nor in the environment.
+    """
+    kwargs: dict[str, Any] = {"api_base": config.api_base} if config.api_base else {}
+    kwargs.update(_credentials(_litellm(), config))
+    return kwargs
