@@ -70,3 +70,47 @@ def test_exported_runner_improves_the_instruction_with_the_metric_sandboxed(engi
     assert report["objective_pareto_front"] == {"format": 1.0, "label": 1.0}
     assert report["metric_calls"] > 0
     assert (folder / "best_instruction.txt").read_text().strip() == report["best_instruction"]
+
+
+def test_cli_export_writes_the_folder_with_the_bundled_example_instruction(tmp_path: Path) -> None:
+    from skynet_core.cli import run
+    from skynet_core.datasets import EXAMPLE_PATH
+
+    metric = EXAMPLE_PATH.parent / "metrics" / "exact_match.py"
+    code = run(["export", str(metric), "--engine", "gepa", "--out", str(tmp_path), "--data", str(EXAMPLE_PATH)])
+    assert code == 0
+    assert '"label"' in (tmp_path / "instruction.txt").read_text()
+    assert len((tmp_path / "cases.jsonl").read_text().splitlines()) == 72  # one line per case id
+    assert (tmp_path / "metric" / "metric.py").read_text() == metric.read_text()
+    assert (tmp_path / "run_gepa.py").is_file() and "gepa==0.1.4" in (tmp_path / "requirements.txt").read_text()
+
+
+def test_export_runs_in_a_fresh_virtualenv_with_only_its_requirements(tmp_path: Path) -> None:
+    """The one slow test: a new virtualenv (no system site packages), pip install -r requirements.txt, run."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    probe = subprocess.run(
+        [python, "-m", "pip", "download", "--no-deps", "-q", "-d", str(tmp_path / "probe"), "gepa==0.1.4"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    if probe.returncode != 0:
+        pytest.skip(
+            f"the package registry is unreachable, so a fresh virtualenv cannot be filled: {probe.stderr[-300:]}"
+        )
+    with stub_server() as server:
+        for engine in ("gepa", "dspy"):
+            folder = export_for_engine(MetricSource({"metric.py": METRIC}), engine, CASES, instruction=SEED)
+            folder = folder.write_to(tmp_path / engine)
+            subprocess.run(
+                [python, "-m", "pip", "install", "-q", "-r", "requirements.txt"],
+                cwd=folder,
+                check=True,
+                capture_output=True,
+                timeout=600,
+            )
+            report = run_export(python, folder, f"run_{engine}.py", server.url)
+            assert HINT in report["best_instruction"], engine
+            assert report["objective_pareto_front"] == {"format": 1.0, "label": 1.0}, engine

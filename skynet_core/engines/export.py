@@ -76,11 +76,17 @@ def export_for_engine(
     instruction: str | None = None,
     fields: DspyFields | None = None,
 ) -> EngineExport:
-    """The folder that runs ``metric`` in ``engine`` (``gepa`` or ``dspy``) on ``cases`` (one per id)."""
+    """The folder that runs ``metric`` in ``engine`` (``gepa`` or ``dspy``) on ``cases`` (one per id).
+
+    Without cases, ``cases.jsonl`` is empty and the runner says how to fill it.
+    """
     if engine not in ENGINES:
         raise ExportError(f"{engine!r} is not an engine Skynet exports for; choose gepa or dspy.")
-    if not cases:
-        raise ExportError("The export needs cases to optimize on; load a dataset first.")
+    if engine == "dspy" and not cases and fields is None:
+        raise ExportError(
+            "DSPy needs the dataset to know the input and expected field names: "
+            "give the cases (--data on the command line)."
+        )
     source = MetricSource.of(metric)
     files: dict[str, str] = {f"metric/{name}": text for name, text in source.files.items()}
     files["cases.jsonl"] = cases_jsonl(cases)

@@ -37,7 +37,10 @@ NO_REFLECTION_MODEL = (
 
 def dataset_instruction(dataset: Dataset) -> str | None:
     """The instruction the dataset's candidates answered, when the dataset carries one (the bundled example does)."""
-    return EXAMPLE_INSTRUCTION.read_text(encoding="utf-8").strip() if dataset.source == "example" else None
+    from ..datasets import EXAMPLE_PATH
+
+    bundled = dataset.source == "example" or Path(dataset.source).resolve() == EXAMPLE_PATH.resolve()
+    return EXAMPLE_INSTRUCTION.read_text(encoding="utf-8").strip() if bundled else None
 
 
 def pick_minibatch(

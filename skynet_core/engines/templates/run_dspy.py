@@ -34,6 +34,10 @@ from skynet_core.llm import ModelSettings, make_handler
 from skynet_core.metric_source import MetricSource
 
 HERE = Path(__file__).resolve().parent
+EMPTY = (
+    'cases.jsonl is empty: add one JSON line per case, {"id": ..., "split": "train" or "val", "input": {...}, '
+    '"expected": {...} or null}, or export again with the dataset.'
+)
 
 
 def main() -> None:

@@ -25,6 +25,10 @@ from skynet_core.llm import ModelSettings, make_handler
 from skynet_core.metric_source import MetricSource
 
 HERE = Path(__file__).resolve().parent
+EMPTY = (
+    'cases.jsonl is empty: add one JSON line per case, {"id": ..., "split": "train" or "val", "input": {...}, '
+    '"expected": {...} or null}, or export again with the dataset.'
+)
 
 
 def main() -> None:
@@ -40,6 +44,8 @@ def main() -> None:
             "SKYNET_REFLECTION_API_BASE for a local OpenAI-compatible server)."
         )
     examples = [json.loads(line) for line in (HERE / "cases.jsonl").read_text().splitlines() if line.strip()]
+    if not examples:
+        sys.exit(EMPTY)
     train = [example for example in examples if example["split"] == "train"] or examples
     val = [example for example in examples if example["split"] == "val"] or train
 
