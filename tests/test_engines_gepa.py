@@ -65,3 +65,12 @@ def test_a_metric_that_raises_scores_zero_and_says_why(stub, pool) -> None:
     assert score == 0.0
     assert info["Feedback"].startswith("The metric could not score this output")
     assert "KeyError" in info["Feedback"]
+
+
+def test_an_output_that_is_not_json_reaches_the_metric_as_its_text(pool) -> None:
+    class Answer:
+        def __str__(self) -> str:
+            return '{"label": "billing"}'
+
+    verdict = SandboxedMetric(METRIC, pool=pool).score(TICKETS[0]["input"], Answer(), TICKETS[0]["expected"])
+    assert verdict.ok and verdict.score == 1.0 and verdict.scores == {"format": 1.0, "label": 1.0}

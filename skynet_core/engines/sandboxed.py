@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..cases import Case
 from ..metric_source import MetricSource
 from ..results import CaseResult
@@ -79,7 +81,7 @@ class SandboxedMetric:
         if not items:
             return []
         cases = [
-            Case(id=f"engine-{index}", input=dict(input), output=output, expected=expected)
+            Case(id=f"engine-{index}", input=_plain(dict(input)), output=_plain(output), expected=_plain(expected))
             for index, (input, output, expected) in enumerate(items)
         ]
         run = score_cases(
@@ -116,3 +118,8 @@ def runner_source(source: MetricSource) -> Any:
     if not source.is_single_file:
         raise ValueError("This runner cannot run a metric folder yet; keep the metric in metric.py alone.")
     return source.main
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain JSON values (the runner's channel carries JSON): other objects become their text."""
+    return orjson.loads(orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS))
