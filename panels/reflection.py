@@ -90,16 +90,16 @@ def draw_reflection_step(
 
 
 def draw_step(step: ReflectionStep) -> None:
+    """The proposal and its diff first (what a person looks for), then the whole prompt."""
     if step.proposed is None:
         st.info(step.message)
+    else:
+        st.markdown(f"**Proposed text** · from {step.model}")
+        st.code(step.proposed, language=None, wrap_lines=True)
+        st.markdown("**Diff against the current text**")
+        st.code(step.diff or "The proposal is the same text.", language="diff", wrap_lines=True)
     st.markdown(f"**The prompt the engine would send** · cases {', '.join(step.case_ids)}, lowest score first")
-    st.code(step.prompt, language=None, wrap_lines=True)
-    if step.proposed is None:
-        return
-    st.markdown(f"**Proposed text** · from {step.model}")
-    st.code(step.proposed, language=None, wrap_lines=True)
-    st.markdown("**Diff against the current text**")
-    st.code(step.diff or "The proposal is the same text.", language="diff", wrap_lines=True)
+    st.code(step.prompt, language=None, wrap_lines=True, height=420)
 
 
 def draw_exports(source: str | MetricSource, cases: Sequence[Case], instruction: str, key: str) -> None:

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import shot, start_server, stop_server
-from tests.engine_stub import HINT, stub_server
+from tests.engine_stub import HINT, IMPROVED, stub_server
 
 pytestmark = pytest.mark.e2e
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a test requirement")
@@ -38,14 +38,16 @@ def test_reflection_step_shows_the_prompt_without_a_model_then_a_proposal_and_di
     step.click()
     expect(page.get_by_text("No reflection model is configured")).to_be_visible()
     expect(page.get_by_text("I am optimizing a parameter in my system.", exact=False)).to_be_visible()
-    expect(page.get_by_text("Expected ", exact=False).first).to_be_visible()  # the metric's feedback is in the prompt
+    expect(page.get_by_text("## Feedback", exact=False).first).to_be_visible()  # the metric's feedback, as GEPA puts it
     shot(page, "reflection-no-model")
 
     page.get_by_text("stub", exact=True).click()
     expect(page.get_by_text("Reflection model: openai/reflect", exact=False)).to_be_visible()
     step.click()
-    expect(page.get_by_text("Proposed text", exact=False)).to_be_visible()
+    # The server imports litellm for its first model call: slow on a busy machine.
+    expect(page.get_by_text("Proposed text", exact=False)).to_be_visible(timeout=90_000)
     expect(page.get_by_text(HINT, exact=False).first).to_be_visible()
+    expect(page.locator("code").filter(has_text=f"+{IMPROVED}")).to_have_count(1)  # the diff's added line
     expect(page.get_by_text("Diff against the current text")).to_be_visible()
     assert any("I am optimizing a parameter" in (request.user or "") for request in stub.requests)
     shot(page, "reflection-proposal")
