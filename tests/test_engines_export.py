@@ -114,3 +114,11 @@ def test_export_runs_in_a_fresh_virtualenv_with_only_its_requirements(tmp_path: 
             report = run_export(python, folder, f"run_{engine}.py", server.url)
             assert HINT in report["best_instruction"], engine
             assert report["objective_pareto_front"] == {"format": 1.0, "label": 1.0}, engine
+
+
+def test_cli_export_for_dspy_without_data_says_to_give_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from skynet_core.cli import run
+
+    (tmp_path / "metric.py").write_text(METRIC)
+    assert run(["export", str(tmp_path / "metric.py"), "--engine", "dspy", "--out", str(tmp_path / "out")]) == 2
+    assert "--data" in capsys.readouterr().err
