@@ -1,1 +1,4 @@
-"""Streamlit panels that pages place; each draws values that ``skynet_core`` computes."""
+"""Streamlit panels that pages place.
+
+Each takes explicit values, draws what ``skynet_core`` computes, and keeps its widgets' state under its ``key``.
+"""

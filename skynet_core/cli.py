@@ -2,6 +2,7 @@
 
     python -m skynet_core check METRIC.py --data CASES [--timeout S] [--json]
     python -m skynet_core score METRIC.py --data CASES [--out FILE] [--timeout S] [--concurrency N] [--json]
+    python -m skynet_core export METRIC --engine gepa|dspy --out DIR [--data CASES] [--instruction TEXT]
 
 METRIC.py may also be the metric's folder; either way the helper modules and small data files
 beside metric.py come along (contract rule 13).
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
             sub.add_argument("--concurrency", type=int, default=None, metavar="N",
                              help="cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)")
             sub.add_argument("--split", default=None, help="score only this split (train, val or test)")
+    _add_export_parser(commands)
     return parser
 
 
@@ -104,6 +106,8 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     args = build_parser().parse_args(argv)
+    if args.command == "export":
+        return _run_export(args, stdout, stderr)
     try:
         timeout = validate_timeout(args.timeout)
         if args.command == "score":
@@ -217,6 +221,45 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
         failure = report.first_failure
         lines.append(f"The metric breaks the contract at {failure.label}." if failure else "Some cases failed.")
     return "\n".join(lines) + "\n"
+
+
+# --- export for engines (#13): the logic is skynet_core.engines.export ---------------------------------------
+
+
+def _add_export_parser(commands: Any) -> None:
+    help_text = "write a folder that runs the metric inside GEPA or DSPy GEPA (run_gepa.py / run_dspy.py)"
+    sub = commands.add_parser("export", help=help_text, description=help_text)
+    sub.add_argument("metric", metavar="METRIC", help="metric.py, or the metric folder that holds it")
+    sub.add_argument("--engine", required=True, choices=("gepa", "dspy"), help="the engine to run the metric in")
+    sub.add_argument("--out", required=True, metavar="DIR", help="the folder to write (created if missing)")
+    sub.add_argument("--data", metavar="CASES", help="the cases to optimize on: .jsonl, .csv or .parquet")
+    sub.add_argument("--roles", metavar="FILE.json", help='column roles as JSON, {"column": ["role", "field"]}')
+    sub.add_argument("--instruction", metavar="TEXT", help="the instruction to optimize (default: the dataset's "
+                     "own, for the bundled example, else a placeholder to edit in instruction.txt)")
+
+
+def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .engines.export import export_for_engine
+    from .engines.reflection import dataset_instruction
+    from .metric_source import MetricSource
+
+    try:
+        source = MetricSource.from_path(args.metric)
+        cases, instruction = [], args.instruction
+        if args.data:
+            dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None)
+            cases = dataset.for_candidate(dataset.candidates[0])
+            instruction = instruction or dataset_instruction(dataset)
+        folder = export_for_engine(source, args.engine, cases, instruction=instruction).write_to(args.out)
+    except (UsageError, ValueError, DatasetError) as exc:
+        print(f"error: {exc}", file=stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=stderr)
+        return EXIT_USAGE
+    stdout.write(f"Wrote {folder}: pip install -r requirements.txt, then python run_{args.engine}.py "
+                 f"(see {folder / 'README.md'}).\n")
+    return EXIT_OK
 
 
 def main() -> None:

@@ -26,13 +26,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: Path, port: int | None = None) -> tuple[subprocess.Popen, str]:
-    """Start the app with its data in ``data_dir``; return the process and its URL once it answers."""
+def start_server(data_dir: Path, port: int | None = None, script: str = "app.py",
+                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """Start the app (or another ``script``) with its data in ``data_dir``; return the process and its URL once it
+    answers. ``env`` adds variables to the server's environment."""
     port = port or free_port()
-    env = {**os.environ, "SKYNET_DATA_DIR": str(data_dir)}
+    env = {**os.environ, **(env or {}), "SKYNET_DATA_DIR": str(data_dir)}
     log = (data_dir / "server.log").open("ab")
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"

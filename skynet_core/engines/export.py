@@ -1,0 +1,190 @@
+"""Export for engines: a folder that runs the metric inside GEPA or DSPy GEPA, on its own.
+
+The folder holds the metric (``metric/``), the cases (``cases.jsonl``: id, split,
+input, expected), the text to optimize (``instruction.txt``), a runnable
+``run_gepa.py`` or ``run_dspy.py``, ``requirements.txt`` (the engine, what the
+vendored runner needs, and the third-party packages the metric imports) and a
+vendored copy of the parts of ``skynet_core`` that run a metric sandboxed and
+adapt it to the engines. ``pip install -r requirements.txt`` in a fresh
+virtualenv is all it needs.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import io
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from ..cases import Case
+from ..metric_source import MetricSource
+from ..packages import package_report
+from .dspy_metric import DspyFields
+
+ENGINES = ("gepa", "dspy")
+# The engine versions the adapters are tested with (requirements-dev.txt).
+ENGINE_PINS = {"gepa": ["gepa==0.1.4"], "dspy": ["dspy==3.4.1", "gepa==0.1.4"]}
+# What the vendored runner and model calls import at run time, pinned to this environment's versions.
+RUNTIME_PACKAGES = ("litellm", "orjson")
+DEFAULT_INSTRUCTION = "Answer the task given in the input."
+PACKAGE = Path(__file__).resolve().parents[1]
+VENDOR_ROOTS = ("engines/__init__.py", "runner/__init__.py")
+VENDOR_TREES = ("sandbox",)
+VENDORED_INIT = (
+    '"""A vendored part of Skynet Metric Studio\'s skynet_core: what runs a metric sandboxed for engines."""\n'
+)
+
+
+class ExportError(ValueError):
+    """An export that cannot be written; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class EngineExport:
+    """The exported folder's files: relative path → text."""
+
+    engine: str
+    files: Mapping[str, str]
+
+    def write_to(self, folder: str | Path) -> Path:
+        folder = Path(folder)
+        for name, text in self.files.items():
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        return folder
+
+    def to_zip(self, top: str | None = None) -> bytes:
+        top = top or f"skynet-{self.engine}"
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, text in self.files.items():
+                archive.writestr(f"{top}/{name}", text)
+        return buffer.getvalue()
+
+
+def export_for_engine(
+    metric: str | MetricSource,
+    engine: str,
+    cases: Sequence[Case],
+    *,
+    instruction: str | None = None,
+    fields: DspyFields | None = None,
+) -> EngineExport:
+    """The folder that runs ``metric`` in ``engine`` (``gepa`` or ``dspy``) on ``cases`` (one per id).
+
+    Without cases, ``cases.jsonl`` is empty and the runner says how to fill it.
+    """
+    if engine not in ENGINES:
+        raise ExportError(f"{engine!r} is not an engine Skynet exports for; choose gepa or dspy.")
+    if engine == "dspy" and not cases and fields is None:
+        raise ExportError(
+            "DSPy needs the dataset to know the input and expected field names: "
+            "give the cases (--data on the command line)."
+        )
+    source = MetricSource.of(metric)
+    files: dict[str, str] = {f"metric/{name}": text for name, text in source.files.items()}
+    files["cases.jsonl"] = cases_jsonl(cases)
+    files["instruction.txt"] = (instruction or DEFAULT_INSTRUCTION).strip() + "\n"
+    if engine == "dspy":
+        chosen = fields or DspyFields.infer(cases)
+        files["fields.json"] = (
+            orjson.dumps(
+                {"inputs": chosen.inputs, "expected": chosen.expected, "outputs": chosen.outputs},
+                option=orjson.OPT_INDENT_2,
+            ).decode()
+            + "\n"
+        )
+    files[f"run_{engine}.py"] = (Path(__file__).parent / "templates" / f"run_{engine}.py").read_text(encoding="utf-8")
+    files["requirements.txt"] = requirements(source, engine)
+    files["README.md"] = (
+        (Path(__file__).parent / "templates" / "README.md").read_text(encoding="utf-8").replace("{engine}", engine)
+    )
+    files.update(vendored_files())
+    return EngineExport(engine, files)
+
+
+def cases_jsonl(cases: Sequence[Case]) -> str:
+    """One JSON line per case id: ``id``, ``split``, ``input``, ``expected``."""
+    seen: dict[str, Case] = {}
+    for case in cases:
+        seen.setdefault(case.id, case)
+    rows = [{"id": c.id, "split": c.split, "input": c.input, "expected": c.expected} for c in seen.values()]
+    return "".join(orjson.dumps(row, default=str).decode() + "\n" for row in rows)
+
+
+def requirements(source: MetricSource, engine: str) -> str:
+    """requirements.txt: the engine, the runner's packages, and the third-party packages the metric imports."""
+    lines = ["# The engine (the version Skynet's adapters are tested with).", *ENGINE_PINS[engine]]
+    lines += ["# What the vendored runner and the model calls need.", *(_pin(name) for name in RUNTIME_PACKAGES)]
+    report = package_report(source)
+    if report:
+        lines.append("# What metric/ imports.")
+        lines += [
+            f"{status.distribution}=={status.version}" if status.version else _pin(status.distribution)
+            for status in report
+            if status.found
+        ]
+        lines += [
+            f"# {status.module}: imported by metric/{status.file} line {status.line}, but not installed here "
+            f"(install {status.distribution})"
+            for status in report
+            if not status.found
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _pin(distribution: str) -> str:
+    try:
+        return f"{distribution}=={importlib.metadata.version(distribution)}"
+    except importlib.metadata.PackageNotFoundError:
+        return distribution
+
+
+def vendored_files() -> dict[str, str]:
+    """The modules of skynet_core that run a metric sandboxed and adapt it to the engines: what ``engines`` and
+    ``runner`` import at load time, and the sandbox's files (the child process runs them)."""
+    todo = [PACKAGE / root for root in VENDOR_ROOTS]
+    found: dict[Path, None] = {}
+    while todo:
+        path = todo.pop()
+        if path in found or not path.is_file():
+            continue
+        found[path] = None
+        todo += _relative_imports(path)
+    for tree in VENDOR_TREES:
+        found.update(dict.fromkeys(sorted((PACKAGE / tree).rglob("*.py"))))
+    files = {"skynet_core/__init__.py": VENDORED_INIT}
+    for path in found:
+        name = path.relative_to(PACKAGE).as_posix()
+        if name != "__init__.py" and "__pycache__" not in name:
+            files[f"skynet_core/{name}"] = path.read_text(encoding="utf-8")
+    return files
+
+
+def _relative_imports(path: Path) -> list[Path]:
+    """The package files a module imports at load time (imports inside functions or under ``TYPE_CHECKING`` are
+    what the module uses optionally, so they are left out)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    targets = []
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or node.level == 0:
+            continue
+        base = path.parent
+        for _ in range(node.level - 1):
+            base = base.parent
+        parts = node.module.split(".") if node.module else []
+        stem = base.joinpath(*parts)
+        candidates = [stem.with_suffix(".py"), stem / "__init__.py"]
+        if not parts or (stem / "__init__.py").is_file():
+            candidates += [(stem / alias.name).with_suffix(".py") for alias in node.names]
+        if stem != base:
+            candidates.append(stem.parent / "__init__.py")
+        # skynet_core's own __init__ (the studio's public face) is replaced by VENDORED_INIT, not followed.
+        targets += [c for c in candidates if c.is_file() and c != PACKAGE / "__init__.py"]
+    return targets

@@ -1,0 +1,142 @@
+"""One GEPA reflection step on cases the studio has scored: the prompt the engine would send, and its answer.
+
+The step takes the artifact's text (the instruction the candidates answered),
+the lowest-scoring cases (3 by default, like GEPA's minibatch), and builds the
+reflection prompt with GEPA's own code: ``optimize_anything``'s reflective
+dataset and reflection template, rendered by ``InstructionProposalSignature``.
+With a reflection model configured it sends the prompt the way GEPA does
+(``gepa.lm.LM``, one user message) and extracts the proposal with GEPA's
+extractor. Without one, the prompt is still built: it is what the engine reads.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..cases import Case
+from ..llm import LlmError, ModelSettings, explain_error
+from ..results import CaseResult
+from .gepa_adapter import reflective_dataset, side_info
+from .sandboxed import Verdict
+from .task import litellm_kwargs
+
+if TYPE_CHECKING:
+    from ..datasets import Dataset
+
+DEFAULT_MINIBATCH = 3
+EXAMPLE_INSTRUCTION = Path(__file__).resolve().parents[1] / "examples" / "tickets_instruction.txt"
+NO_REFLECTION_MODEL = (
+    "No reflection model is configured, so nothing was proposed. Choose one on the Settings page (reflection "
+    "model), or set SKYNET_REFLECTION_MODEL (and SKYNET_REFLECTION_API_BASE for a local OpenAI-compatible server)."
+)
+
+
+def dataset_instruction(dataset: Dataset) -> str | None:
+    """The instruction the dataset's candidates answered, when the dataset carries one (the bundled example does)."""
+    from ..datasets import EXAMPLE_PATH
+
+    bundled = dataset.source == "example" or Path(dataset.source).resolve() == EXAMPLE_PATH.resolve()
+    return EXAMPLE_INSTRUCTION.read_text(encoding="utf-8").strip() if bundled else None
+
+
+def pick_minibatch(
+    cases: Sequence[Case], results: Sequence[CaseResult], size: int = DEFAULT_MINIBATCH
+) -> list[tuple[Case, CaseResult]]:
+    """The ``size`` scored cases with the lowest scores (a case the metric failed on counts as 0), in case order
+    among equals. Results are matched to cases by id and candidate."""
+    by_key = {(case.id, case.candidate): case for case in cases}
+    pairs = [(by_key[(r.id, r.candidate)], r) for r in results if (r.id, r.candidate) in by_key]
+    pairs.sort(key=lambda pair: Verdict.from_result(pair[1]).score)
+    return pairs[: max(1, size)]
+
+
+def reflection_prompt(instruction: str, picked: Sequence[tuple[Case, CaseResult]]) -> str:
+    """The reflection prompt GEPA's ``optimize_anything`` would send for ``instruction`` and these scored cases."""
+    from gepa.optimize_anything import _STR_CANDIDATE_KEY, optimize_anything_reflection_prompt_template
+    from gepa.strategies.instruction_proposal import InstructionProposalSignature
+
+    verdicts = [Verdict.from_result(result) for _, result in picked]
+    infos = [
+        side_info({"input": case.input, "expected": case.expected}, case.output, verdict)
+        for (case, _), verdict in zip(picked, verdicts, strict=True)
+    ]
+    records = reflective_dataset(
+        {_STR_CANDIDATE_KEY: instruction}, [v.score for v in verdicts], infos, [_STR_CANDIDATE_KEY]
+    )
+    prompt = InstructionProposalSignature.prompt_renderer(
+        {
+            "current_instruction_doc": instruction,
+            "dataset_with_feedback": records[_STR_CANDIDATE_KEY],
+            "prompt_template": optimize_anything_reflection_prompt_template,
+        }
+    )
+    return prompt if isinstance(prompt, str) else str(prompt)
+
+
+@dataclass(frozen=True)
+class ReflectionStep:
+    """One step: the prompt, and (with a model) the proposed text, or why there is none.
+
+    ``proposed`` is ``None`` when no model is configured or the call failed; ``message`` then says
+    what to do. ``case_ids`` are the cases of the minibatch, lowest score first.
+    """
+
+    instruction: str
+    prompt: str
+    case_ids: tuple[str, ...]
+    model: str | None = None
+    proposed: str | None = None
+    raw_reply: str = ""
+    message: str = ""
+
+    @property
+    def diff(self) -> str:
+        """A unified diff from the old text to the proposed one (empty without a proposal)."""
+        if self.proposed is None:
+            return ""
+        old, new = self.instruction.splitlines(keepends=True), self.proposed.splitlines(keepends=True)
+        lines = difflib.unified_diff(old, new, "current", "proposed", lineterm="\n")
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def reflection_step(
+    instruction: str,
+    cases: Sequence[Case],
+    results: Sequence[CaseResult],
+    settings: ModelSettings,
+    *,
+    size: int = DEFAULT_MINIBATCH,
+) -> ReflectionStep:
+    """Build the reflection prompt for the lowest-scoring cases and, with a reflection model, ask it once."""
+    if not instruction.strip():
+        raise ValueError("Give the text being optimized (the instruction or prompt) to reflect on.")
+    picked = pick_minibatch(cases, results, size)
+    if not picked:
+        raise ValueError("No scored cases to reflect on. Score the dataset with the metric first.")
+    prompt = reflection_prompt(instruction, picked)
+    ids = tuple(case.id for case, _ in picked)
+    config = settings.reflection
+    if config is None or not config.model:
+        return ReflectionStep(instruction, prompt, ids, message=NO_REFLECTION_MODEL)
+    from gepa.optimize_anything import make_litellm_lm
+    from gepa.strategies.instruction_proposal import InstructionProposalSignature
+
+    kwargs: dict[str, Any] = {
+        "temperature": settings.temperature,
+        "timeout": settings.request_timeout_s,
+        "num_retries": settings.max_retries,
+    }
+    try:
+        kwargs.update(litellm_kwargs(config))  # imports litellm with the studio's offline settings first
+    except LlmError as exc:
+        return ReflectionStep(instruction, prompt, ids, config.model, message=str(exc))
+    try:
+        raw = make_litellm_lm(config.model, **kwargs)(prompt)
+    except Exception as exc:  # noqa: BLE001  (litellm maps provider errors to many classes)
+        return ReflectionStep(instruction, prompt, ids, config.model, message=explain_error(exc, config, settings))
+    proposed = InstructionProposalSignature.output_extractor(raw.strip())["new_instruction"]
+    return ReflectionStep(instruction, prompt, ids, config.model, proposed, raw)
