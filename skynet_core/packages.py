@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from .metric_source import MetricSource
 from .pysource import parse as parse_source
+from .store import data_dir
 
 PACKAGES_ENV = "SKYNET_METRIC_PACKAGES"
 
@@ -74,8 +75,6 @@ def packages_dir() -> Path:
     configured = os.environ.get(PACKAGES_ENV, "").strip()
     if configured:
         return Path(configured).expanduser().absolute()
-    from .store import data_dir
-
     return (data_dir() / "packages").absolute()
 
 
