@@ -1,9 +1,13 @@
 """Scoring on a Ray cluster: the same results as the local runner, case for case, through node deaths,
-cancellation and model calls. A local cluster (2 CPUs, 127.0.0.1) is started once for this module."""
+cancellation and model calls. A local cluster (2 CPUs, 127.0.0.1) is started once for this module
+and stopped after it, even when a test fails."""
 
 from __future__ import annotations
 
 import io
+import os
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -25,6 +29,7 @@ from tests.fake_openai import FakeOpenAI
 from tests.ray_cluster import LocalRayCluster, Node
 
 TICKETS = METRICS_DIR.parent / "tickets.jsonl"
+ROOT = Path(__file__).resolve().parent.parent
 SLOW = (
     "import time\n\ndef score(input, output, expected=None):\n    time.sleep({pause})\n"
     "    return float(input['n']), {{'feedback': 'slept'}}\n"
@@ -46,7 +51,7 @@ HOSTILE = {
 }
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[LocalRayCluster]:
     import ray
 
@@ -58,14 +63,15 @@ def ray_cluster() -> Iterator[LocalRayCluster]:
         cluster.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def reduced_node(ray_cluster: LocalRayCluster) -> Node:
     """A second node whose machine has no bubblewrap (forced reduced isolation), once it takes batches."""
     node = ray_cluster.add_node(cpus=1, env={"SKYNET_ISOLATION": "reduced"})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        run = score_cases_ray(SLOW.format(pause=0.05), numbered(12), address=ray_cluster.address, timeout=10,
-                              batch_cases=2)
+        run = score_cases_ray(
+            SLOW.format(pause=0.05), numbered(12), address=ray_cluster.address, timeout=10, batch_cases=2
+        )
         if run.isolation is Isolation.REDUCED:
             return node
     raise AssertionError("the second node took no batch within 60 s")
@@ -152,10 +158,15 @@ def test_a_killed_node_loses_and_duplicates_no_case(ray_cluster, reduced_node):
     node = reduced_node
     seen: list[str] = []
     killed_at: list[int] = []
+    busy_at_kill: list[bool] = []
 
     def kill_midway(result: CaseResult) -> None:
         seen.append(result.id)
         if len(seen) >= 100 and not killed_at:
+            deadline = time.monotonic() + 5
+            while not running_batches(node) and time.monotonic() < deadline:
+                time.sleep(0.005)
+            busy_at_kill.append(bool(running_batches(node)))
             killed_at.append(len(seen))
             threading.Thread(target=ray_cluster.kill, args=(node,), daemon=True).start()
 
@@ -163,7 +174,7 @@ def test_a_killed_node_loses_and_duplicates_no_case(ray_cluster, reduced_node):
     run = score_cases_ray(
         SLOW.format(pause=0.01), cases, address=ray_cluster.address, timeout=10, batch_cases=20, on_result=kill_midway
     )
-    assert killed_at and killed_at[0] < len(cases)
+    assert killed_at and killed_at[0] < len(cases) and busy_at_kill == [True]  # it died with a batch running
     assert [result.id for result in run.results] == [case.id for case in cases]
     assert run.by_status == {"ok": 600}
     assert [result.score for result in run.results] == [float(n) for n in range(600)]
@@ -198,19 +209,62 @@ def test_cancel_stops_every_task(ray_cluster):
     assert after.by_status == {"ok": 5}  # the cluster is usable again
 
 
+def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
+    metric = tmp_path / "metric.py"
+    metric.write_text(SLOW.format(pause=0.2))
+    data = tmp_path / "cases.jsonl"
+    data.write_bytes(b"\n".join(orjson.dumps({"id": f"c{n}", "input": {"n": n}, "output": "x"}) for n in range(400)))
+    command = [
+        sys.executable,
+        "-m",
+        "skynet_core",
+        "score",
+        str(metric),
+        "--data",
+        str(data),
+        "--json",
+        "--ray",
+        ray_cluster.address,
+    ]
+    cli_process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "SKYNET_DATA_DIR": str(tmp_path / "data")},
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not busy_workers(ray_cluster) and cli_process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert busy_workers(ray_cluster), cli_process.stderr.read().decode() if cli_process.poll() else "no task ran"
+        cli_process.send_signal(signal.SIGINT)
+        cli_process.wait(timeout=30)
+    finally:
+        if cli_process.poll() is None:
+            cli_process.kill()
+    assert cli_process.returncode != 0
+    deadline = time.monotonic() + 15
+    while busy_workers(ray_cluster) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert busy_workers(ray_cluster) == []
+
+
 def busy_workers(cluster: LocalRayCluster) -> list[int]:
-    """The cluster's worker processes still running a batch (Ray titles them after their task)."""
+    """The cluster's worker processes still running a batch."""
+    return [pid for node in cluster.nodes if node.process.poll() is None for pid in running_batches(node)]
+
+
+def running_batches(node: Node) -> list[int]:
+    """The node's worker processes running a batch now (Ray titles a worker after its task)."""
     busy = []
-    for node in cluster.nodes:
-        if node.process.poll() is not None:
+    for pid in node.tree():
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
             continue
-        for pid in node.tree():
-            try:
-                title = Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if title.startswith(b"ray::_score_batch"):
-                busy.append(pid)
+        if title.startswith(b"ray::_score_batch"):
+            busy.append(pid)
     return busy
 
 

@@ -40,11 +40,11 @@ from ..cases import Case
 from ..metric_source import MetricSource
 from ..results import CaseResult, CaseStatus, Isolation
 from .pool import default_pool
-from .run import MAX_BATCH_CASES, LoadFailure, ResultCallback, ScoreRun, failed_result, score_cases
+from .run import LoadFailure, ResultCallback, ScoreRun, batch_size, failed_result, score_cases
 from .sandbox import detect_isolation
 from .worker import LlmHandler, LlmRequest
 
-BATCHES_PER_CPU = 4  # enough batches that a slow node or a retried batch leaves no long tail
+MAX_BATCHES_PER_CPU = 16  # the smallest batches: each one loads the metric in a fresh child on its node
 TASK_RETRIES = 3  # a batch whose node dies runs again on another node, up to this many times
 POLL_S = 0.2  # how often the driver looks for finished batches and for a cancel
 CANCEL_GRACE_S = 5.0  # after a polite cancel, how long tasks get before their workers are killed
@@ -104,14 +104,16 @@ def score_cases_ray(
     ``on_result`` is called from this thread as each batch's results arrive (batches
     finish in any order). ``cancel`` stops the run: every task is cancelled and the
     results so far are returned with ``cancelled`` set. ``batch_cases`` overrides the
-    batch size (default: about ``BATCHES_PER_CPU`` batches per CPU of the cluster).
+    batch size (default: the local runner's guided sizes, large batches first, then smaller
+    ones, so that no node is left with a long tail; never below 1/``MAX_BATCHES_PER_CPU``
+    of a CPU's share).
     Raises :class:`ClusterError` when Ray is not installed or the cluster is unreachable.
     """
     ray = _connect(address)
     cancel = cancel or threading.Event()
     began = time.monotonic()
     files = dict(MetricSource.of(source).files)
-    size = batch_cases or _batch_size(len(cases), int(ray.cluster_resources().get("CPU", 1)))
+    spans = _cut(len(cases), int(ray.cluster_resources().get("CPU", 1)), batch_cases)
     slots: list[CaseResult | None] = [None] * len(cases)
     batches: list[BatchRun] = []
     load_errors: list[LoadFailure] = []
@@ -119,16 +121,15 @@ def score_cases_ray(
     task = _remote_batch(ray).options(max_retries=retries, retry_exceptions=False, scheduling_strategy="SPREAD")
     files_ref = ray.put(files)
     pending = {
-        task.remote(files_ref, cases[start : start + size], timeout, relay.actor if relay else None): start
-        for start in range(0, len(cases), size)
+        task.remote(files_ref, cases[start:end], timeout, relay.actor if relay else None): (start, end)
+        for start, end in spans
     }
     try:
         while pending and not cancel.is_set():
             done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=POLL_S)
             for ref in done:
-                start = pending.pop(ref)
-                chunk = cases[start : start + size]
-                results, batch, load_error = _take(ray, ref, start, chunk)
+                start, end = pending.pop(ref)
+                results, batch, load_error = _take(ray, ref, start, cases[start:end])
                 if batch is not None:
                     batches.append(batch)
                 if load_error is not None:
@@ -158,8 +159,15 @@ def score_cases_ray(
     )
 
 
-def _batch_size(cases: int, cpus: int) -> int:
-    return max(1, min(MAX_BATCH_CASES, math.ceil(cases / (max(1, cpus) * BATCHES_PER_CPU))))
+def _cut(count: int, cpus: int, size: int | None) -> list[tuple[int, int]]:
+    """The batches as (start, end) spans: ``size`` cases each, or guided sizes as the local runner's."""
+    floor = math.ceil(count / (max(1, cpus) * MAX_BATCHES_PER_CPU))
+    spans, start = [], 0
+    while start < count:
+        end = start + (size or max(floor, batch_size(count - start, cpus)))
+        spans.append((start, min(end, count)))
+        start = end
+    return spans
 
 
 def _take(
@@ -199,8 +207,6 @@ def _cancel_all(ray: Any, refs: list[Any]) -> None:
         except Exception:  # noqa: BLE001, S110  (a task that finished meanwhile cannot be force-cancelled)
             pass
 
-
-# --- the driver's side -----------------------------------------------------------------------------------------
 
 _connected: list[str] = []
 _connect_lock = threading.Lock()
@@ -262,8 +268,8 @@ class _Relay:
                 requests = self.ray.get(self.actor.take.remote(POLL_S))
             except Exception:  # noqa: BLE001  (the actor is gone: the run is over)
                 return
-            for call_id, instructions, text in requests:
-                self._calls.submit(self._answer, call_id, LlmRequest(instructions, text))
+            for call_id, request in requests:
+                self._calls.submit(self._answer, call_id, request)
 
     def _answer(self, call_id: int, request: LlmRequest) -> None:
         try:
@@ -283,21 +289,21 @@ class _LlmQueue:
     """The relay actor: node-side calls wait here until the driver answers them."""
 
     def __init__(self) -> None:
-        self._asked: asyncio.Queue[tuple[int, str, str | None]] = asyncio.Queue()
+        self._asked: asyncio.Queue[tuple[int, LlmRequest]] = asyncio.Queue()
         self._answers: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._next = 0
 
-    async def ask(self, instructions: str, text: str | None) -> dict[str, Any]:
+    async def ask(self, request: LlmRequest) -> dict[str, Any]:
         call_id, self._next = self._next, self._next + 1
         answer = asyncio.get_running_loop().create_future()
         self._answers[call_id] = answer
-        await self._asked.put((call_id, instructions, text))
+        await self._asked.put((call_id, request))
         try:
             return await answer
         finally:
             self._answers.pop(call_id, None)
 
-    async def take(self, wait_s: float) -> list[tuple[int, str, str | None]]:
+    async def take(self, wait_s: float) -> list[tuple[int, LlmRequest]]:
         try:
             asked = [await asyncio.wait_for(self._asked.get(), wait_s)]
         except TimeoutError:
@@ -311,8 +317,6 @@ class _LlmQueue:
         if answer is not None and not answer.done():
             answer.set_result(reply)
 
-
-# --- the node's side -------------------------------------------------------------------------------------------
 
 _remote: list[Any] = []
 
@@ -347,8 +351,9 @@ def _score_batch(files: dict[str, str], cases: list[Case], timeout: float, relay
     import ray
 
     def ask_driver(request: LlmRequest) -> dict[str, Any]:
-        # Bounded so that a vanished driver cannot leave this thread waiting for ever.
-        return ray.get(relay.ask.remote(request.instructions, request.input), timeout=timeout + 60.0)
+        # The whole request crosses, so the driver's handler sees what the local runner's would. Bounded,
+        # so that a vanished driver cannot leave this thread waiting for ever.
+        return ray.get(relay.ask.remote(request), timeout=timeout + 60.0)
 
     return score_batch_json(files, cases, timeout, ask_driver if relay is not None else None)
 
