@@ -1,4 +1,4 @@
-"""A small local Ray cluster for tests: a head and extra worker nodes on 127.0.0.1, started with
+"""A small local Ray cluster for tests: a head and extra worker nodes on loopback (127.0.0.2), started with
 ``ray start --block`` and stopped by killing exactly their own process trees (never ``ray stop``,
 which would stop every Ray process on the machine).
 
@@ -24,11 +24,13 @@ from pathlib import Path
 RAY = str(Path(sys.executable).with_name("ray"))
 START_TIMEOUT_S = 90.0
 OBJECT_STORE_BYTES = 200_000_000
+# A loopback address other than 127.0.0.1, which Ray rewrites to the machine's own network address.
+HOST = "127.0.0.2"
 
 
 def free_port() -> int:
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
+        probe.bind((HOST, 0))
         return probe.getsockname()[1]
 
 
@@ -46,7 +48,7 @@ class LocalRayCluster:
     def __init__(self, cpus: int = 2) -> None:
         self.temp_dir = Path(tempfile.mkdtemp(prefix="skyray-"))
         self.port = free_port()
-        self.address = f"127.0.0.1:{self.port}"
+        self.address = f"{HOST}:{self.port}"
         self.nodes: list[Node] = []
         self.head = self._start(["--head", f"--port={self.port}", "--include-dashboard=false"], cpus)
         self._wait_for_nodes(1)
@@ -65,7 +67,7 @@ class LocalRayCluster:
             "--block",
             *role,
             f"--num-cpus={cpus}",
-            "--node-ip-address=127.0.0.1",
+            f"--node-ip-address={HOST}",
             f"--object-store-memory={OBJECT_STORE_BYTES}",
             f"--temp-dir={self.temp_dir}",
             "--disable-usage-stats",

@@ -230,7 +230,9 @@ def _connect(address: str) -> Any:
             return ray
         if ray.is_initialized():
             ray.shutdown()
-        local = address.split(":", 1)[0] in ("127.0.0.1", "localhost")
+        host = address.rsplit(":", 1)[0]
+        # A cluster on this machine's loopback: the driver is reached there too, not on the network.
+        loopback = "127.0.0.1" if host == "localhost" else host if host.startswith("127.") else None
         try:
             # Our package travels with the tasks, so the nodes need only Python and the same packages.
             ray.init(
@@ -239,7 +241,7 @@ def _connect(address: str) -> Any:
                 log_to_driver=False,
                 logging_level="WARNING",
                 configure_logging=False,
-                **({"_node_ip_address": "127.0.0.1"} if local else {}),
+                **({"_node_ip_address": loopback} if loopback else {}),
             )
         except Exception as exc:  # noqa: BLE001  (Ray raises several kinds for an unreachable cluster)
             raise ClusterError(
