@@ -26,7 +26,7 @@ from skynet_core.results import CaseResult, Isolation
 from skynet_core.runner import score_cases
 from skynet_core.runner.cluster import ClusterError, score_cases_ray
 from tests.fake_openai import FakeOpenAI
-from tests.ray_cluster import LocalRayCluster, Node
+from tests.ray_cluster import HOST, LocalRayCluster, Node, free_port
 
 TICKETS = METRICS_DIR.parent / "tickets.jsonl"
 ROOT = Path(__file__).resolve().parent.parent
@@ -299,3 +299,17 @@ def test_scoring_on_ray_without_ray_installed_says_how_to_install_it(monkeypatch
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ClusterError, match="requirements-ray.txt"):
         cluster._import_ray()
+
+
+def test_an_address_where_no_cluster_listens_fails_at_once_with_what_to_do(tmp_path, monkeypatch):
+    address = f"{HOST}:{free_port()}"
+    with pytest.raises(ClusterError, match="no Ray cluster answers at .*ray start --head"):
+        score_cases_ray(SLOW.format(pause=0), numbered(2), address=address)
+    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "data"))
+    stderr = io.StringIO()
+    code = cli.run(
+        ["score", str(EXAMPLE_METRICS["Exact match"]), "--data", str(TICKETS), "--ray", address],
+        stdout=io.StringIO(),
+        stderr=stderr,
+    )
+    assert code == 2 and "no Ray cluster answers" in stderr.getvalue()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +49,7 @@ MAX_BATCHES_PER_CPU = 16  # the smallest batches: each one loads the metric in a
 TASK_RETRIES = 3  # a batch whose node dies runs again on another node, up to this many times
 POLL_S = 0.2  # how often the driver looks for finished batches and for a cancel
 CANCEL_GRACE_S = 5.0  # after a polite cancel, how long tasks get before their workers are killed
+CONNECT_PROBE_S = 5.0  # how long the head node's port may take to accept a connection
 RELAY_THREADS = 16  # model calls in flight at once in the driver
 INSTALL_HINT = "pip install -r requirements-ray.txt (or the package's [ray] extra)"
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -228,6 +230,7 @@ def _connect(address: str) -> Any:
     with _connect_lock:
         if ray.is_initialized() and _connected == [address]:
             return ray
+        _probe(address)
         if ray.is_initialized():
             ray.shutdown()
         host = address.rsplit(":", 1)[0]
@@ -250,6 +253,26 @@ def _connect(address: str) -> Any:
             ) from None
         _connected[:] = [address]
         return ray
+
+
+def _probe(address: str) -> None:
+    """Fail at once when nothing listens at ``address`` (Ray itself retries for minutes)."""
+    if address.startswith("ray://"):
+        raise ClusterError(
+            f"{address} is a Ray Client address, which needs ray[client]; give the head node's host:port "
+            "instead (its GCS port, 6379 unless `ray start --head --port` chose another)"
+        )
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto" and other forms that Ray resolves itself
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_PROBE_S):
+            pass
+    except OSError as exc:
+        raise ClusterError(
+            f"no Ray cluster answers at {address} ({exc.strerror or exc}). Start one with `ray start --head` "
+            "(see the README) or give the host:port of a running head node"
+        ) from None
 
 
 class _Relay:
