@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from skynet_core.cases import Case
 from skynet_core.datasets import load_dataset
 from skynet_core.examples import EXAMPLE_METRICS, METRICS_DIR
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
+from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, Isolation
 from skynet_core.runner import score_cases
 from skynet_core.runner.cluster import ClusterError, score_cases_ray
@@ -49,6 +51,22 @@ HOSTILE = {
     "    return (True if input['n'] % 2 else 0.25), {'feedback': 'x'}\n",
     "does not load": "import no_such_module_here\n\ndef score(input, output, expected=None):\n    return 1.0, {}\n",
 }
+# Metric folders: the helper module travels with the tasks; a helper that fails to import names its file.
+FOLDERS = [
+    MetricSource(
+        {
+            "metric.py": "from helpers import grade\n\ndef score(input, output, expected=None):\n"
+            "    return grade(input['n']), {'feedback': 'graded'}\n",
+            "helpers.py": "def grade(n):\n    return n % 3 / 2\n",
+        }
+    ),
+    MetricSource(
+        {
+            "metric.py": "import helpers\n\ndef score(input, output, expected=None):\n    return 1.0, {}\n",
+            "helpers.py": "x = 1\nraise RuntimeError('helper broke')\n",
+        }
+    ),
+]
 
 
 @pytest.fixture(scope="module")
@@ -82,11 +100,15 @@ def numbered(count: int) -> list[Case]:
 
 
 def comparable(results: list[CaseResult]) -> list[dict]:
-    """Everything a user sees of a result except how long it took."""
+    """Everything a user sees of a result except how long it took, and the line a hang was caught
+    on (sampled when the timeout strikes: the loop's condition or its body)."""
     rows = [result.to_json() for result in results]
     for row in rows:
         row.pop("duration_ms")
         row["judge"].pop("latency_ms")
+        if row["status"] == "timeout":
+            row["error"] = re.sub(r"line \d+", "line N", row.pop("error"))
+            row.pop("line")
     return rows
 
 
@@ -94,14 +116,20 @@ def test_the_held_out_corpus_scores_the_same_on_ray_as_locally(ray_cluster, pool
     tickets = load_dataset(str(TICKETS))
     ticket_cases = tickets.for_candidate(tickets.candidates[0])
     runs = [(path.read_text(), ticket_cases) for title, path in EXAMPLE_METRICS.items() if title != "Model as judge"]
-    runs += [(source, numbered(40)) for source in HOSTILE.values()]
+    runs += [(source, numbered(40)) for source in [*HOSTILE.values(), *FOLDERS]]
     for source, cases in runs:
-        local = score_cases(source, cases, timeout=1, pool=pool, concurrency=2)
-        remote = score_cases_ray(source, cases, address=ray_cluster.address, timeout=1, batch_cases=16)
-        assert comparable(remote.results) == comparable(local.results), source
+        local = score_cases(source, cases, timeout=3, pool=pool, concurrency=2)
+        remote = score_cases_ray(source, cases, address=ray_cluster.address, timeout=3, batch_cases=16)
+        pairs = zip(comparable(remote.results), comparable(local.results), strict=True)
+        differ = [(ours, theirs) for ours, theirs in pairs if ours != theirs]
+        assert not differ, (source, differ[:1])
         assert remote.by_status == local.by_status and not remote.cancelled
-        assert (remote.load_error is None) == (local.load_error is None)
+        assert (remote.load_error and (remote.load_error.file, remote.load_error.line)) == (
+            local.load_error and (local.load_error.file, local.load_error.line)
+        )
         assert remote.isolation is local.isolation
+        if source is FOLDERS[1]:
+            assert remote.load_error.file == "helpers.py" and "helper broke" in remote.results[0].error
         assert [batch.start for batch in remote.batches] == list(range(0, len(cases), 16))
         assert all(batch.isolation is local.isolation for batch in remote.batches)
 

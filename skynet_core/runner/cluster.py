@@ -190,7 +190,9 @@ def _take(
         return [failed_result(case, CaseStatus.ERROR, error) for case in cases], None, None
     batch = BatchRun(start=start, count=len(results), node=str(data["node"]), isolation=Isolation(data["isolation"]))
     failure = data.get("load_error")
-    load_error = LoadFailure(failure["message"], failure["line"], failure["detail"]) if failure else None
+    load_error = (
+        LoadFailure(failure["message"], failure["line"], failure["detail"], failure["file"]) if failure else None
+    )
     return results, batch, load_error
 
 
@@ -358,14 +360,19 @@ def score_batch_json(files: dict[str, str], cases: list[Case], timeout: float, l
     What a Ray task runs on its node; also callable without Ray, which tests use.
     """
     pool = default_pool()
-    run = score_cases(MetricSource(files).main, cases, timeout=timeout, llm=llm, pool=pool)
+    run = score_cases(MetricSource(files), cases, timeout=timeout, llm=llm, pool=pool)
     failure = run.load_error
     return orjson.dumps(
         {
             "isolation": run.isolation.value,
             "node": _node_id(),
             "results": [result.to_json() for result in run.results],
-            "load_error": {"message": failure.message, "line": failure.line, "detail": failure.detail}
+            "load_error": {
+                "message": failure.message,
+                "line": failure.line,
+                "detail": failure.detail,
+                "file": failure.file,
+            }
             if failure
             else None,
         }
