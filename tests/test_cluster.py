@@ -143,8 +143,9 @@ def test_twenty_thousand_cases_score_the_same_on_ray_as_locally(ray_cluster, poo
     assert remote.by_status == {"ok": 20_000} and len(remote.batches) > 1
 
 
-def test_results_stream_back_as_batches_finish(ray_cluster):
+def test_results_stream_back_as_batches_finish_and_in_case_order(ray_cluster):
     seen: list[str] = []
+    ordered: list[str] = []
     run = score_cases_ray(
         SLOW.format(pause=0.01),
         numbered(60),
@@ -152,8 +153,10 @@ def test_results_stream_back_as_batches_finish(ray_cluster):
         timeout=10,
         batch_cases=10,
         on_result=lambda result: seen.append(result.id),
+        in_order=lambda result: ordered.append(result.id),
     )
     assert sorted(seen) == sorted(result.id for result in run.results) and len(seen) == 60
+    assert ordered == [f"c{n}" for n in range(60)]
 
 
 def test_the_cli_scores_on_ray_with_the_same_report_and_output_file(ray_cluster, tmp_path, monkeypatch):
@@ -212,6 +215,7 @@ def test_a_killed_node_loses_and_duplicates_no_case(ray_cluster, reduced_node):
 def test_cancel_stops_every_task(ray_cluster):
     cancel = threading.Event()
     seen: list[str] = []
+    handed: list[str] = []
 
     def cancel_early(result: CaseResult) -> None:
         seen.append(result.id)
@@ -226,8 +230,10 @@ def test_cancel_stops_every_task(ray_cluster):
         batch_cases=5,
         cancel=cancel,
         on_result=cancel_early,
+        in_order=lambda result: handed.append(result.id),
     )
     assert run.cancelled and 10 <= len(run.results) < 200
+    assert handed == [result.id for result in run.results]  # what finished is handed on, none twice
     assert all(result.ok for result in run.results)
     deadline = time.monotonic() + 15
     while busy_workers(ray_cluster) and time.monotonic() < deadline:

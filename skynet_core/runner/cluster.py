@@ -98,13 +98,15 @@ def score_cases_ray(
     llm: LlmHandler | None = None,
     cancel: threading.Event | None = None,
     on_result: ResultCallback | None = None,
+    in_order: ResultCallback | None = None,
     batch_cases: int | None = None,
     retries: int = TASK_RETRIES,
 ) -> ClusterRun:
     """Score every case on the Ray cluster at ``address``; the result contract of ``score_cases``.
 
     ``on_result`` is called from this thread as each batch's results arrive (batches
-    finish in any order). ``cancel`` stops the run: every task is cancelled and the
+    finish in any order). ``in_order`` is called for each result in the order of ``cases``
+    (for writing results as they come). ``cancel`` stops the run: every task is cancelled and the
     results so far are returned with ``cancelled`` set. ``batch_cases`` overrides the
     batch size (default: the local runner's guided sizes, large batches first, then smaller
     ones, so that no node is left with a long tail; never below 1/``MAX_BATCHES_PER_CPU``
@@ -122,6 +124,7 @@ def score_cases_ray(
     relay = _Relay(ray, llm) if llm is not None else None
     task = _remote_batch(ray).options(max_retries=retries, retry_exceptions=False, scheduling_strategy="SPREAD")
     files_ref = ray.put(files)
+    handed = 0  # results before this index have gone to ``in_order``
     pending = {
         task.remote(files_ref, cases[start:end], timeout, relay.actor if relay else None): (start, end)
         for start, end in spans
@@ -140,11 +143,17 @@ def score_cases_ray(
                     slots[start + offset] = result
                     if on_result is not None:
                         on_result(result)
+                while in_order is not None and handed < len(slots) and slots[handed] is not None:
+                    in_order(slots[handed])
+                    handed += 1
     finally:
         _cancel_all(ray, list(pending))
         if relay is not None:
             relay.close()
     results = [result for result in slots if result is not None]
+    for result in slots[handed:] if in_order is not None else []:
+        if result is not None:  # a cancelled run: what finished past the first gap
+            in_order(result)
     counts: dict[str, int] = {}
     for result in results:
         counts[result.status.value] = counts.get(result.status.value, 0) + 1
