@@ -5,14 +5,17 @@
 Starts a Ray head on 127.0.0.1 with ``--cpus`` CPUs (stopped at the end), scores ``--cases``
 cases with a metric that burns about ``--cpu-ms`` of CPU per case, once through the local
 runner (``--cpus`` cases in flight) and once through the cluster, alternated ``--repeats`` times,
-and prints the best times and their ratio (the overhead of going through Ray on one machine),
+and prints the best times and their ratio (the overhead of going through Ray on one machine)
+and the CPU seconds each path used in all its processes (which a loaded machine does not skew),
 with how the cases were batched. The machine is shared: read the ratio, not the absolute times.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -22,7 +25,9 @@ sys.path.insert(0, str(ROOT))
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.runner import WorkerPool, score_cases  # noqa: E402
 from skynet_core.runner.cluster import score_cases_ray  # noqa: E402
-from tests.ray_cluster import LocalRayCluster  # noqa: E402
+from tests.ray_cluster import LocalRayCluster, descendants  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
 
 # A fixed amount of arithmetic per case (calibrated here to ``--cpu-ms``), so both runs compute the same scores.
 HEAVY = """def score(input, output, expected=None):
@@ -47,10 +52,40 @@ def _cpu_s(score) -> float:
     return time.process_time() - started
 
 
-def timed(run) -> tuple[float, object]:
+def timed(run, roots) -> tuple[float, float, object]:
+    """Wall seconds, and the CPU seconds of every process under ``roots()`` while ``run`` ran: on a
+    shared machine, CPU shows the overhead that wall time hides. Processes are sampled every 0.1 s,
+    each counted at its last sample (a short-lived one can be missed, so this is a lower bound)."""
+    seen: dict[tuple[int, int], float] = {}
+    base = _sample(roots())
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            seen.update(_sample(roots()))
+            done.wait(0.1)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     started = time.monotonic()
     result = run()
-    return time.monotonic() - started, result
+    wall = time.monotonic() - started
+    done.set()
+    sampler.join()
+    seen.update(_sample(roots()))
+    return wall, sum(cpu - base.get(key, 0.0) for key, cpu in seen.items()), result
+
+
+def _sample(roots: set[int]) -> dict[tuple[int, int], float]:
+    """CPU seconds so far of each process under ``roots``, keyed by (pid, start time)."""
+    found = {}
+    for pid in set().union(*(descendants(root) | {root} for root in roots)):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        found[(pid, int(fields[19]))] = (int(fields[11]) + int(fields[12])) / TICKS
+    return found
 
 
 def main() -> None:
@@ -71,12 +106,20 @@ def main() -> None:
     try:
         score_cases_ray(source, cases[: args.cpus], address=cluster.address, timeout=60)  # connect, start workers
         # Alternated, twice each, so that a burst of other work on the shared machine hits both.
-        local_times, remote_times = [], []
+        local_times, remote_times, local_cpu, remote_cpu = [], [], [], []
         for _ in range(args.repeats):
-            local_s, local = timed(lambda: score_cases(source, cases, timeout=60, pool=pool, concurrency=args.cpus))
-            remote_s, remote = timed(lambda: score_cases_ray(source, cases, address=cluster.address, timeout=60))
+            local_s, cpu, local = timed(
+                lambda: score_cases(source, cases, timeout=60, pool=pool, concurrency=args.cpus),
+                lambda: {os.getpid()},
+            )
             local_times.append(local_s)
+            local_cpu.append(cpu)
+            remote_s, cpu, remote = timed(
+                lambda: score_cases_ray(source, cases, address=cluster.address, timeout=60),
+                lambda: {os.getpid(), *(node.process.pid for node in cluster.nodes)},
+            )
             remote_times.append(remote_s)
+            remote_cpu.append(cpu)
     finally:
         pool.close()
         ray.shutdown()
@@ -95,6 +138,10 @@ def main() -> None:
         f"({remote_s / ideal_s:.2f}× ideal)"
     )
     print(f"  Ray / local: {remote_s / local_s:.2f}× (target ≤ 1.3×); same scores: {same}")
+    print(
+        f"  CPU seconds, all processes of each path: local {min(local_cpu):.1f}, Ray {min(remote_cpu):.1f} "
+        f"({min(remote_cpu) / min(local_cpu):.2f}×)"
+    )
 
 
 if __name__ == "__main__":
