@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_cluster.py [--cases 2000] [--cpu-ms 50] [--cpus 2]
 
-Starts a Ray head on 127.0.0.1 with ``--cpus`` CPUs (stopped at the end), scores ``--cases``
+Starts a Ray head on loopback (127.0.0.2) with ``--cpus`` CPUs (stopped at the end), scores ``--cases``
 cases with a metric that burns about ``--cpu-ms`` of CPU per case, once through the local
 runner (``--cpus`` cases in flight) and once through the cluster, alternated ``--repeats`` times,
 and prints the best times and their ratio (the overhead of going through Ray on one machine)
