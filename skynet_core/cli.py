@@ -33,6 +33,7 @@ from .judge import judge_summary
 from .llm import machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
 from .results import CaseResult, CheckReport, StageStatus
+from .runner.cluster import ClusterError, ray_scorer
 from .runner.worker import LlmHandler
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -70,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
             sub.add_argument("--concurrency", type=int, default=None, metavar="N",
                              help="cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)")
             sub.add_argument("--split", default=None, help="score only this split (train, val or test)")
+            sub.add_argument("--ray", metavar="ADDRESS", default=None,
+                             help="score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)")
     _add_export_parser(commands)
     return parser
 
@@ -141,8 +144,12 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                       + ", ".join(sorted(dataset.split_counts())), file=stderr)
                 return EXIT_USAGE
         concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
-        report = _score(source, cases, timeout, concurrency, llm, show_progress=not args.json and stderr.isatty(),
-                        stderr=stderr)
+        try:
+            report = _score(source, cases, timeout, concurrency, llm, show_progress=not args.json and stderr.isatty(),
+                            stderr=stderr, ray_address=args.ray)
+        except ClusterError as exc:
+            print(f"error: {exc}", file=stderr)
+            return EXIT_USAGE
         if args.out:
             from .export import write_results
 
@@ -165,7 +172,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
 
 
 def _score(source: MetricSource, cases: list[Any], timeout: float, concurrency: int, llm: LlmHandler, *,
-           show_progress: bool, stderr: TextIO) -> CheckReport:
+           show_progress: bool, stderr: TextIO, ray_address: str | None = None) -> CheckReport:
     bar = None
     if show_progress:
         from tqdm import tqdm
@@ -179,8 +186,9 @@ def _score(source: MetricSource, cases: list[Any], timeout: float, concurrency: 
                 bar.update(1)
 
     try:
+        scorer = ray_scorer(ray_address) if ray_address else None  # Ray itself is imported only then
         return check_metric(source, cases, timeout=timeout, sample=cases, concurrency=concurrency, llm=llm,
-                            on_result=progress, stop_on_timeout=False)
+                            on_result=progress, stop_on_timeout=False, scorer=scorer)
     finally:
         if bar is not None:
             bar.close()

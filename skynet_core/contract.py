@@ -12,13 +12,14 @@ from __future__ import annotations
 import ast
 import threading
 import time
+from collections.abc import Callable
 
 from .cases import Case
 from .metric_source import MAIN_FILE, MetricSource
 from .pysource import parse as parse_source
-from .results import STAGE_ORDER, CaseResult, CaseStatus, CheckReport, Stage, StageName, StageStatus
+from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, Stage, StageName, StageStatus
 from .runner.pool import WorkerPool, default_pool
-from .runner.run import LoadFailure, ResultCallback, load_into, score_cases
+from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_cases
 from .runner.worker import Cancelled, LlmHandler, Worker
 from .sandbox.returns import check_number, check_return, check_signature
 
@@ -57,22 +58,27 @@ def reward_spec_line(source: str) -> int | None:
 
 
 def _report(stages: dict[StageName, Stage], started: float, pool: WorkerPool,
-            cases: list[CaseResult] | None = None) -> CheckReport:
+            run: ScoreRun | None = None) -> CheckReport:
     ordered = [stages.get(name) or Stage(name, StageStatus.NOT_RUN) for name in STAGE_ORDER]
-    return CheckReport(stages=ordered, cases=cases or [], isolation=pool.isolation,
+    # The run is only as isolated as the weakest place its metric code ran: here, or a cluster's nodes.
+    isolation = pool.isolation if run is None or run.isolation is pool.isolation else Isolation.REDUCED
+    return CheckReport(stages=ordered, cases=run.results if run else [], isolation=isolation,
                        duration_ms=(time.monotonic() - started) * 1000.0)
 
 
 def check_metric(source: str | MetricSource, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
                  llm: LlmHandler | None = None, cancel: threading.Event | None = None,
                  pool: WorkerPool | None = None, sample: list[Case] | None = None, concurrency: int = 1,
-                 on_result: ResultCallback | None = None, stop_on_timeout: bool = True) -> CheckReport:
+                 on_result: ResultCallback | None = None, stop_on_timeout: bool = True,
+                 scorer: Callable[..., ScoreRun] | None = None) -> CheckReport:
     """Run the contract check of the metric ``source`` (metric.py's text, or a metric folder)
     on a sample of ``cases``.
 
     ``sample`` overrides the sampling (Part B rule 7) with chosen cases; the
     `score` command passes every case, with ``stop_on_timeout=False`` so that
     one hanging case does not hide the others' results.
+    ``scorer`` scores the cases elsewhere once the stages before passed here, with
+    ``score_cases``'s contract (``runner.cluster.ray_scorer`` scores on a Ray cluster).
     Raises ``Cancelled`` when ``cancel`` is set during the run; the caller
     asked for that and has a newer check coming.
     """
@@ -130,9 +136,14 @@ def check_metric(source: str | MetricSource, cases: list[Case], *, timeout: floa
                 StageName.RETURN_VALUE, StageStatus.FAILED,
                 "there are no cases to sample; load a dataset with at least one case")
             return _report(stages, started, pool)
-        run = score_cases(source, sample, timeout=timeout, llm=llm, cancel=cancel, pool=pool, worker=worker,
-                          stop_on_timeout=stop_on_timeout, concurrency=concurrency, on_result=on_result)
-        owned = None  # score_cases closed it
+        if scorer is not None:
+            owned = None
+            worker.close()  # the cases run elsewhere
+            run = scorer(source, sample, timeout=timeout, llm=llm, cancel=cancel, on_result=on_result)
+        else:
+            run = score_cases(source, sample, timeout=timeout, llm=llm, cancel=cancel, pool=pool, worker=worker,
+                              stop_on_timeout=stop_on_timeout, concurrency=concurrency, on_result=on_result)
+            owned = None  # score_cases closed it
         if run.cancelled:
             raise Cancelled()
         failed = [result for result in run.results if result.status is not CaseStatus.OK]
@@ -153,7 +164,7 @@ def check_metric(source: str | MetricSource, cases: list[Case], *, timeout: floa
             stages[StageName.RETURN_VALUE] = Stage(StageName.RETURN_VALUE, StageStatus.FAILED,
                                                    f"case {bad.id} {verb}: {first_line}{others}", line=line,
                                                    case_id=bad.id, file=file)
-        return _report(stages, started, pool, run.results)
+        return _report(stages, started, pool, run)
     finally:
         if owned is not None:
             owned.close()

@@ -1,0 +1,408 @@
+"""Scoring on a Ray cluster: the same isolated runner on every node, the same results.
+
+:func:`score_cases_ray` has the contract of :func:`score_cases`: one result per
+case, in the order of the cases given, with the same statuses and errors. The
+cases are cut into batches; each batch is one Ray task that runs it through
+``score_cases`` on whatever node it lands on (bubblewrap where the node has it).
+
+What crosses the cluster, and how:
+
+- the metric folder goes out once as a Ray object (a plain dict of text);
+- a batch's results come back as JSON bytes built by our code from the child's
+  JSON lines, never objects made by metric code; the driver rebuilds the
+  ``CaseResult``s from that JSON;
+- the metric's ``llm()`` calls go through a relay actor to the driver, which makes
+  them with its own ``LlmHandler``: the key never leaves the driver process, and the
+  call cap and the cost budget are enforced in that one place, as locally.
+
+A batch whose node dies is run again elsewhere (Ray's task retries); its results
+are taken once, from the attempt that finished. ``cancel`` (or Ctrl+C in the
+driver) cancels every task still pending or running.
+
+Ray is optional: it is imported only when this module's functions are called.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import socket
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..cases import Case
+from ..metric_source import MetricSource
+from ..results import CaseResult, CaseStatus, Isolation
+from .pool import default_pool
+from .run import LoadFailure, ResultCallback, ScoreRun, batch_size, failed_result, score_cases
+from .sandbox import detect_isolation
+from .worker import LlmHandler, LlmRequest
+
+MAX_BATCHES_PER_CPU = 16  # the smallest batches: each one loads the metric in a fresh child on its node
+TASK_RETRIES = 3  # a batch whose node dies runs again on another node, up to this many times
+POLL_S = 0.2  # how often the driver looks for finished batches and for a cancel
+CANCEL_GRACE_S = 5.0  # after a polite cancel, how long tasks get before their workers are killed
+CONNECT_PROBE_S = 5.0  # how long the head node's port may take to accept a connection
+RELAY_THREADS = 16  # model calls in flight at once in the driver
+INSTALL_HINT = "pip install -r requirements-ray.txt (or the package's [ray] extra)"
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+class ClusterError(RuntimeError):
+    """Ray is missing or the cluster cannot be reached; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    """One batch as it ran: the cases ``start`` to ``start + count``, the node and its isolation."""
+
+    start: int
+    count: int
+    node: str
+    isolation: Isolation
+
+
+@dataclass
+class ClusterRun(ScoreRun):
+    """A :class:`ScoreRun` from a cluster. ``isolation`` is the weakest of its batches' (the
+    run is only as isolated as its least isolated node); ``batches`` says where each ran."""
+
+    batches: list[BatchRun] = field(default_factory=list)
+
+
+Scorer = Callable[..., ScoreRun]
+
+
+def ray_scorer(address: str) -> Scorer:
+    """A scorer for ``check_metric(scorer=…)`` that scores on the Ray cluster at ``address``."""
+
+    def score(source: str | MetricSource, cases: list[Case], **options: Any) -> ScoreRun:
+        return score_cases_ray(source, cases, address=address, **options)
+
+    return score
+
+
+def score_cases_ray(
+    source: str | MetricSource,
+    cases: list[Case],
+    *,
+    address: str,
+    timeout: float = 60.0,
+    llm: LlmHandler | None = None,
+    cancel: threading.Event | None = None,
+    on_result: ResultCallback | None = None,
+    in_order: ResultCallback | None = None,
+    batch_cases: int | None = None,
+    retries: int = TASK_RETRIES,
+) -> ClusterRun:
+    """Score every case on the Ray cluster at ``address``; the result contract of ``score_cases``.
+
+    ``on_result`` is called from this thread as each batch's results arrive (batches
+    finish in any order). ``in_order`` is called for each result in the order of ``cases``
+    (for writing results as they come). ``cancel`` stops the run: every task is cancelled and the
+    results so far are returned with ``cancelled`` set. ``batch_cases`` overrides the
+    batch size (default: the local runner's guided sizes, large batches first, then smaller
+    ones, so that no node is left with a long tail; never below 1/``MAX_BATCHES_PER_CPU``
+    of a CPU's share).
+    Raises :class:`ClusterError` when Ray is not installed or the cluster is unreachable.
+    """
+    ray = _connect(address)
+    cancel = cancel or threading.Event()
+    began = time.monotonic()
+    files = dict(MetricSource.of(source).files)
+    spans = _cut(len(cases), int(ray.cluster_resources().get("CPU", 1)), batch_cases)
+    slots: list[CaseResult | None] = [None] * len(cases)
+    batches: list[BatchRun] = []
+    load_errors: list[LoadFailure] = []
+    relay = _Relay(ray, llm) if llm is not None else None
+    task = _remote_batch(ray).options(max_retries=retries, retry_exceptions=False, scheduling_strategy="SPREAD")
+    files_ref = ray.put(files)
+    handed = 0  # results before this index have gone to ``in_order``
+    pending = {
+        task.remote(files_ref, cases[start:end], timeout, relay.actor if relay else None): (start, end)
+        for start, end in spans
+    }
+    try:
+        while pending and not cancel.is_set():
+            done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=POLL_S)
+            for ref in done:
+                start, end = pending.pop(ref)
+                results, batch, load_error = _take(ray, ref, start, cases[start:end])
+                if batch is not None:
+                    batches.append(batch)
+                if load_error is not None:
+                    load_errors.append(load_error)
+                for offset, result in enumerate(results):
+                    slots[start + offset] = result
+                    if on_result is not None:
+                        on_result(result)
+                while in_order is not None and handed < len(slots) and slots[handed] is not None:
+                    in_order(slots[handed])
+                    handed += 1
+    finally:
+        _cancel_all(ray, list(pending))
+        if relay is not None:
+            relay.close()
+    results = [result for result in slots if result is not None]
+    for result in slots[handed:] if in_order is not None else []:
+        if result is not None:  # a cancelled run: what finished past the first gap
+            in_order(result)
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.status.value] = counts.get(result.status.value, 0) + 1
+    isolations = {batch.isolation for batch in batches} or {detect_isolation()[0]}
+    weakest = Isolation.REDUCED if Isolation.REDUCED in isolations else Isolation.FULL
+    return ClusterRun(
+        results=results,
+        isolation=weakest,
+        cancelled=bool(pending) or cancel.is_set(),
+        duration_ms=(time.monotonic() - began) * 1000.0,
+        load_error=load_errors[0] if load_errors else None,
+        by_status=counts,
+        batches=sorted(batches, key=lambda batch: batch.start),
+    )
+
+
+def _cut(count: int, cpus: int, size: int | None) -> list[tuple[int, int]]:
+    """The batches as (start, end) spans: ``size`` cases each, or guided sizes as the local runner's."""
+    floor = math.ceil(count / (max(1, cpus) * MAX_BATCHES_PER_CPU))
+    spans, start = [], 0
+    while start < count:
+        end = start + (size or max(floor, batch_size(count - start, cpus)))
+        spans.append((start, min(end, count)))
+        start = end
+    return spans
+
+
+def _take(
+    ray: Any, ref: Any, start: int, cases: list[Case]
+) -> tuple[list[CaseResult], BatchRun | None, LoadFailure | None]:
+    """One finished batch's results, rebuilt from its JSON; a batch that could not run fails its cases."""
+    try:
+        data = orjson.loads(ray.get(ref))
+        results = [CaseResult.from_json(item) for item in data["results"]]
+        if [result.id for result in results] != [case.id for case in cases]:
+            raise ValueError(f"the batch sent back {len(results)} results for {len(cases)} cases")
+    except Exception as exc:  # noqa: BLE001  (a lost batch fails its cases; the rest of the run goes on)
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        error = (
+            f"this case's batch could not run on the Ray cluster ({type(exc).__name__}: {reason}); "
+            "check the cluster's nodes with `ray status` and score again"
+        )
+        return [failed_result(case, CaseStatus.ERROR, error) for case in cases], None, None
+    batch = BatchRun(start=start, count=len(results), node=str(data["node"]), isolation=Isolation(data["isolation"]))
+    failure = data.get("load_error")
+    load_error = (
+        LoadFailure(failure["message"], failure["line"], failure["detail"], failure["file"]) if failure else None
+    )
+    return results, batch, load_error
+
+
+def _cancel_all(ray: Any, refs: list[Any]) -> None:
+    """Cancel every task: politely first (the task's runner kills its child), then by killing its worker."""
+    if not refs:
+        return
+    for ref in refs:
+        ray.cancel(ref, force=False)
+    deadline = time.monotonic() + CANCEL_GRACE_S
+    while refs and time.monotonic() < deadline:
+        _, refs = ray.wait(refs, num_returns=len(refs), timeout=POLL_S)
+    for ref in refs:
+        try:
+            ray.cancel(ref, force=True)
+        except Exception:  # noqa: BLE001, S110  (a task that finished meanwhile cannot be force-cancelled)
+            pass
+
+
+_connected: list[str] = []
+_connect_lock = threading.Lock()
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ClusterError(
+            f"Scoring on a Ray cluster needs the ray package, which is not installed: {INSTALL_HINT}"
+        ) from None
+    return ray
+
+
+def _connect(address: str) -> Any:
+    """Ray, connected to ``address`` (once per process; a different address reconnects)."""
+    ray = _import_ray()
+    with _connect_lock:
+        if ray.is_initialized() and _connected == [address]:
+            return ray
+        _probe(address)
+        if ray.is_initialized():
+            ray.shutdown()
+        host = address.rsplit(":", 1)[0]
+        # A cluster on this machine's loopback: the driver is reached there too, not on the network.
+        loopback = "127.0.0.1" if host == "localhost" else host if host.startswith("127.") else None
+        try:
+            # Our package travels with the tasks, so the nodes need only Python and the same packages.
+            ray.init(
+                address=address,
+                runtime_env={"py_modules": [str(_PACKAGE_DIR)]},
+                log_to_driver=False,
+                logging_level="WARNING",
+                configure_logging=False,
+                **({"_node_ip_address": loopback} if loopback else {}),
+            )
+        except Exception as exc:  # noqa: BLE001  (Ray raises several kinds for an unreachable cluster)
+            raise ClusterError(
+                f"cannot connect to the Ray cluster at {address}: {exc}. Start one with "
+                "`ray start --head` (see the README) or give the address of a running head node"
+            ) from None
+        _connected[:] = [address]
+        return ray
+
+
+def _probe(address: str) -> None:
+    """Fail at once when nothing listens at ``address`` (Ray itself retries for minutes)."""
+    if address.startswith("ray://"):
+        raise ClusterError(
+            f"{address} is a Ray Client address, which needs ray[client]; give the head node's host:port "
+            "instead (its GCS port, 6379 unless `ray start --head --port` chose another)"
+        )
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto" and other forms that Ray resolves itself
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_PROBE_S):
+            pass
+    except OSError as exc:
+        raise ClusterError(
+            f"no Ray cluster answers at {address} ({exc.strerror or exc}). Start one with `ray start --head` "
+            "(see the README) or give the host:port of a running head node"
+        ) from None
+
+
+class _Relay:
+    """Answers the nodes' model calls in the driver: a relay actor queues them, this thread
+    takes them and calls the driver's own ``LlmHandler`` (which alone holds the key)."""
+
+    def __init__(self, ray: Any, llm: LlmHandler) -> None:
+        self.ray, self.llm = ray, llm
+        self.actor = ray.remote(num_cpus=0, max_concurrency=1000)(_LlmQueue).remote()
+        self._stop = threading.Event()
+        self._calls = ThreadPoolExecutor(RELAY_THREADS, thread_name_prefix="skynet-ray-llm")
+        self._thread = threading.Thread(target=self._serve, daemon=True, name="skynet-ray-relay")
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                requests = self.ray.get(self.actor.take.remote(POLL_S))
+            except Exception:  # noqa: BLE001  (the actor is gone: the run is over)
+                return
+            for call_id, request in requests:
+                self._calls.submit(self._answer, call_id, request)
+
+    def _answer(self, call_id: int, request: LlmRequest) -> None:
+        try:
+            reply = self.llm(request)
+        except Exception as exc:  # noqa: BLE001  (as the local runner does: a broken handler fails the call)
+            reply = {"error": f"the model call failed in the runner: {type(exc).__name__}: {exc}"}
+        self.actor.answer.remote(call_id, reply)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2 * POLL_S + 1.0)
+        self._calls.shutdown(wait=False, cancel_futures=True)
+        self.ray.kill(self.actor)
+
+
+class _LlmQueue:
+    """The relay actor: node-side calls wait here until the driver answers them."""
+
+    def __init__(self) -> None:
+        self._asked: asyncio.Queue[tuple[int, LlmRequest]] = asyncio.Queue()
+        self._answers: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._next = 0
+
+    async def ask(self, request: LlmRequest) -> dict[str, Any]:
+        call_id, self._next = self._next, self._next + 1
+        answer = asyncio.get_running_loop().create_future()
+        self._answers[call_id] = answer
+        await self._asked.put((call_id, request))
+        try:
+            return await answer
+        finally:
+            self._answers.pop(call_id, None)
+
+    async def take(self, wait_s: float) -> list[tuple[int, LlmRequest]]:
+        try:
+            asked = [await asyncio.wait_for(self._asked.get(), wait_s)]
+        except TimeoutError:
+            return []
+        while not self._asked.empty():
+            asked.append(self._asked.get_nowait())
+        return asked
+
+    async def answer(self, call_id: int, reply: dict[str, Any]) -> None:
+        answer = self._answers.get(call_id)
+        if answer is not None and not answer.done():
+            answer.set_result(reply)
+
+
+_remote: list[Any] = []
+
+
+def _remote_batch(ray: Any) -> Any:
+    if not _remote:
+        _remote.append(ray.remote(num_cpus=1)(_score_batch))
+    return _remote[0]
+
+
+def score_batch_json(files: dict[str, str], cases: list[Case], timeout: float, llm: LlmHandler | None) -> bytes:
+    """Score one batch with this machine's isolated runner; the results as JSON bytes.
+
+    What a Ray task runs on its node; also callable without Ray, which tests use.
+    """
+    pool = default_pool()
+    run = score_cases(MetricSource(files), cases, timeout=timeout, llm=llm, pool=pool)
+    failure = run.load_error
+    return orjson.dumps(
+        {
+            "isolation": run.isolation.value,
+            "node": _node_id(),
+            "results": [result.to_json() for result in run.results],
+            "load_error": {
+                "message": failure.message,
+                "line": failure.line,
+                "detail": failure.detail,
+                "file": failure.file,
+            }
+            if failure
+            else None,
+        }
+    )
+
+
+def _score_batch(files: dict[str, str], cases: list[Case], timeout: float, relay: Any) -> bytes:
+    import ray
+
+    def ask_driver(request: LlmRequest) -> dict[str, Any]:
+        # The whole request crosses, so the driver's handler sees what the local runner's would. Bounded,
+        # so that a vanished driver cannot leave this thread waiting for ever.
+        return ray.get(relay.ask.remote(request), timeout=timeout + 60.0)
+
+    return score_batch_json(files, cases, timeout, ask_driver if relay is not None else None)
+
+
+def _node_id() -> str:
+    try:
+        import ray
+
+        return ray.get_runtime_context().get_node_id() if ray.is_initialized() else "local"
+    except ImportError:
+        return "local"
