@@ -11,10 +11,11 @@ from __future__ import annotations
 import ast
 import threading
 import time
+from collections.abc import Sequence
 
 from .cases import Case
 from .pysource import parse as parse_source
-from .results import STAGE_ORDER, CaseResult, CaseStatus, CheckReport, Stage, StageName, StageStatus
+from .results import STAGE_ORDER, CaseResult, CaseStatus, CheckReport, RunTally, Stage, StageName, StageStatus
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, load_into, score_cases
 from .runner.worker import Cancelled, LlmHandler
@@ -55,21 +56,24 @@ def reward_spec_line(source: str) -> int | None:
 
 
 def _report(stages: dict[StageName, Stage], started: float, pool: WorkerPool,
-            cases: list[CaseResult] | None = None) -> CheckReport:
+            cases: list[CaseResult] | None = None, tally: RunTally | None = None) -> CheckReport:
     ordered = [stages.get(name) or Stage(name, StageStatus.NOT_RUN) for name in STAGE_ORDER]
     return CheckReport(stages=ordered, cases=cases or [], isolation=pool.isolation,
-                       duration_ms=(time.monotonic() - started) * 1000.0)
+                       duration_ms=(time.monotonic() - started) * 1000.0, tally=tally or RunTally())
 
 
-def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
+def check_metric(source: str, cases: Sequence[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
                  llm: LlmHandler | None = None, cancel: threading.Event | None = None,
-                 pool: WorkerPool | None = None, sample: list[Case] | None = None, concurrency: int = 1,
-                 on_result: ResultCallback | None = None, stop_on_timeout: bool = True) -> CheckReport:
+                 pool: WorkerPool | None = None, sample: Sequence[Case] | None = None, concurrency: int = 1,
+                 on_result: ResultCallback | None = None, stop_on_timeout: bool = True,
+                 in_order: ResultCallback | None = None, keep: bool = True) -> CheckReport:
     """Run the contract check of metric.py ``source`` on a sample of ``cases``.
 
     ``sample`` overrides the sampling (Part B rule 7) with chosen cases; the
     `score` command passes every case, with ``stop_on_timeout=False`` so that
-    one hanging case does not hide the others' results.
+    one hanging case does not hide the others' results, and streams them
+    (``in_order``, ``keep=False``: see :func:`score_cases`); the report's
+    ``tally`` sums them up either way.
     Raises ``Cancelled`` when ``cancel`` is set during the run; the caller
     asked for that and has a newer check coming.
     """
@@ -121,26 +125,27 @@ def check_metric(source: str, cases: list[Case], *, timeout: float = DEFAULT_TIM
                 "there are no cases to sample; load a dataset with at least one case")
             return _report(stages, started, pool)
         run = score_cases(source, sample, timeout=timeout, llm=llm, cancel=cancel, pool=pool, worker=worker,
-                          stop_on_timeout=stop_on_timeout, concurrency=concurrency, on_result=on_result)
+                          stop_on_timeout=stop_on_timeout, concurrency=concurrency, on_result=on_result,
+                          in_order=in_order, keep=keep)
         worker = None  # score_cases closed it
         if run.cancelled:
             raise Cancelled()
-        failed = [result for result in run.results if result.status is not CaseStatus.OK]
-        if not failed:
+        tally = run.tally
+        if not tally.failed:
             stages[StageName.RETURN_VALUE] = Stage(
                 StageName.RETURN_VALUE, StageStatus.PASSED,
-                f"{len(run.results)} {'sampled ' if sampled else ''}case(s) returned valid "
+                f"{tally.total} {'sampled ' if sampled else ''}case(s) returned valid "
                 "(score, side information) pairs")
         else:
-            bad = failed[0]
+            bad = tally.failures[0]
             verb = {CaseStatus.TIMEOUT: "timed out", CaseStatus.INVALID: "returned an invalid value",
                     CaseStatus.ERROR: "failed"}[bad.status]
             first_line = bad.error.splitlines()[0] if bad.error else ""
-            others = f" ({len(failed) - 1} more of {len(sample)} cases failed too)" if len(failed) > 1 else ""
+            others = f" ({tally.failed - 1} more of {len(sample)} cases failed too)" if tally.failed > 1 else ""
             stages[StageName.RETURN_VALUE] = Stage(StageName.RETURN_VALUE, StageStatus.FAILED,
                                                    f"case {bad.id} {verb}: {first_line}{others}", line=bad.line,
                                                    case_id=bad.id)
-        return _report(stages, started, pool, run.results)
+        return _report(stages, started, pool, run.results, tally)
     finally:
         if worker is not None:
             worker.close()

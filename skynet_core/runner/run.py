@@ -9,17 +9,18 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..cases import Case
-from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage
+from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage, RunTally
 from .pool import WorkerPool, default_pool
 from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
 
 MAX_BATCH_CASES = 1024
 GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
+AHEAD_CASES = 8 * MAX_BATCH_CASES  # how far past the first unfinished case workers may run (bounds held results)
 
 ResultCallback = Callable[[CaseResult], None]
 
@@ -39,7 +40,8 @@ class LoadFailure(Exception):
 @dataclass
 class ScoreRun:
     """The outcome of scoring many cases: results in the order of the cases given
-    (only those that ran when ``cancelled``), and the isolation they ran with."""
+    (only those that ran when ``cancelled``; none when the caller streamed them
+    instead of keeping them), their tally, and the isolation they ran with."""
 
     results: list[CaseResult]
     isolation: Isolation
@@ -47,6 +49,7 @@ class ScoreRun:
     duration_ms: float = 0.0
     load_error: LoadFailure | None = None
     by_status: dict[str, int] = field(default_factory=dict)
+    tally: RunTally = field(default_factory=RunTally)
 
 
 def timeout_message(timeout: float, line: int | None, what: str = "score") -> str:
@@ -208,14 +211,51 @@ def _line_from(message: str) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
-def score_cases(source: str, cases: list[Case], *, timeout: float = 60.0, concurrency: int = 1,
+class _InOrder:
+    """Hands results on in the order of the cases, holding those that finish early.
+
+    Workers take no cases more than ``AHEAD_CASES`` past the first unfinished
+    one, so what is held stays bounded however many cases the run has. Not
+    thread-safe by itself: callers hold ``lock``.
+    """
+
+    def __init__(self, count: int, deliver: ResultCallback, lock: threading.Condition) -> None:
+        self.deliver, self.lock = deliver, lock
+        self.done = bytearray(count)
+        self.next = 0
+        self.early: dict[int, CaseResult] = {}
+
+    def put(self, index: int, result: CaseResult) -> None:
+        self.done[index] = 1
+        if index != self.next:
+            self.early[index] = result
+            return
+        self.deliver(result)
+        self.next += 1
+        while self.next in self.early:
+            self.deliver(self.early.pop(self.next))
+            self.next += 1
+        self.lock.notify_all()
+
+    def flush(self) -> None:
+        """Hand on what is held past a gap (cases a cancelled or halted run never ran)."""
+        for index in sorted(self.early):
+            self.deliver(self.early.pop(index))
+
+
+def score_cases(source: str, cases: Sequence[Case], *, timeout: float = 60.0, concurrency: int = 1,
                 llm: LlmHandler | None = None, cancel: threading.Event | None = None,
                 on_result: ResultCallback | None = None, pool: WorkerPool | None = None,
-                worker: Worker | None = None, stop_on_timeout: bool = False) -> ScoreRun:
+                worker: Worker | None = None, stop_on_timeout: bool = False,
+                in_order: ResultCallback | None = None, keep: bool = True) -> ScoreRun:
     """Score every case with metric.py ``source`` in isolated children.
 
     ``on_result`` is called for each result as it arrives (from worker
     threads when ``concurrency`` > 1; keep it quick and thread-safe).
+    ``in_order`` is called for each result in the order of ``cases``, one call
+    at a time (for writing results as they come); ``keep=False`` then keeps
+    none of them in the returned run, only its tally, so memory does not grow
+    with the number of cases (``cases`` may be a lazy sequence too).
     ``cancel`` stops the run; the results so far are returned. A metric that
     does not load fails every case with the load error (``load_error`` set).
     ``worker``: an already-loaded worker to start with (the contract check's).
@@ -225,13 +265,23 @@ def score_cases(source: str, cases: list[Case], *, timeout: float = 60.0, concur
     pool = pool or default_pool()
     cancel = cancel or threading.Event()
     began = time.monotonic()
-    slots: list[CaseResult | None] = [None] * len(cases)
-    lock = threading.Lock()
+    results: list[CaseResult] = []
+    tally = RunTally()
+    lock = threading.Condition()
     load_error: list[LoadFailure] = []
+
+    def deliver(result: CaseResult) -> None:
+        tally.add(result)
+        if keep:
+            results.append(result)
+        if in_order is not None:
+            in_order(result)
+
+    ordered = _InOrder(len(cases), deliver, lock)
 
     def emit(index: int, result: CaseResult) -> None:
         with lock:
-            slots[index] = result
+            ordered.put(index, result)
         if on_result is not None:
             on_result(result)
 
@@ -243,12 +293,16 @@ def score_cases(source: str, cases: list[Case], *, timeout: float = 60.0, concur
 
     def take_batch() -> tuple[int, list[Case]] | None:
         with lock:
-            start = next_start[0]
-            if start >= len(cases) or load_error or (halt is not None and halt.is_set()):
-                return None
+            while True:
+                start = next_start[0]
+                if start >= len(cases) or load_error or (halt is not None and halt.is_set()):
+                    return None
+                if start - ordered.next <= AHEAD_CASES or cancel.is_set():
+                    break
+                lock.wait(0.1)  # the first unfinished case is still running; do not run too far ahead of it
             end = start + batch_size(len(cases) - start, workers)
             next_start[0] = end
-            return start, cases[start:end]
+        return start, list(cases[start:end])
 
     def drive(shard: _Shard) -> None:
         try:
@@ -273,14 +327,12 @@ def score_cases(source: str, cases: list[Case], *, timeout: float = 60.0, concur
 
     if load_error:
         failure = load_error[0]
-        for index, case in enumerate(cases):
-            if slots[index] is None:
-                emit(index, failed_result(case, CaseStatus.ERROR, f"metric.py did not load: {failure.message}",
-                                          failure.line))
-    results = [result for result in slots if result is not None]
-    counts: dict[str, int] = {}
-    for result in results:
-        counts[result.status.value] = counts.get(result.status.value, 0) + 1
+        for index, done in enumerate(ordered.done):
+            if not done:
+                emit(index, failed_result(cases[index], CaseStatus.ERROR,
+                                          f"metric.py did not load: {failure.message}", failure.line))
+    with lock:
+        ordered.flush()
     return ScoreRun(results=results, isolation=pool.isolation, cancelled=cancelled[0] or cancel.is_set(),
                     duration_ms=(time.monotonic() - began) * 1000.0, load_error=load_error[0] if load_error else None,
-                    by_status=counts)
+                    by_status=dict(tally.by_status), tally=tally)
