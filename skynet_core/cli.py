@@ -1,7 +1,12 @@
 """The command line: the same contract check and scoring as the app, without a browser.
 
-    python -m skynet_core check METRIC.py --data CASES [--timeout S] [--json]
-    python -m skynet_core score METRIC.py --data CASES [--out FILE] [--timeout S] [--concurrency N] [--json]
+    python -m skynet_core check METRIC.py --data CASES [--timeout S] [--json | --json-lines]
+    python -m skynet_core score METRIC.py --data CASES [--out FILE] [--timeout S] [--concurrency N]
+                                [--json | --json-lines]
+
+``score`` streams: each result goes to ``--out`` and (with ``--json-lines``)
+to standard output as it comes, in case order, so memory does not grow with
+the number of cases.
 
 ``--roles FILE.json`` gives column roles as the Data page does (``{column: [role,
 field]}``), and ``--candidate-file NAME=FILE`` adds a candidate from a file of its
@@ -17,20 +22,27 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import IO, TYPE_CHECKING, NoReturn, TextIO
 
 import orjson
 
+from .cases import Case
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
 from .datasets import CandidateFile, DatasetError, Role, load_dataset, roles_from_json
-from .judge import judge_summary
+from .judge import judge_summary_of
 from .llm import machine_settings, make_handler
-from .results import CaseResult, CheckReport, StageStatus
-from .runner.worker import LlmHandler
+from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
+from .runner.worker import Cancelled, LlmHandler
+
+if TYPE_CHECKING:
+    from .export import ResultsWriter
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+SPOOL_IN_MEMORY = 8 << 20  # --json holds up to this much of the cases' JSON in memory, the rest in a temporary file
 MARKS = {StageStatus.PASSED: "✓", StageStatus.FAILED: "✗", StageStatus.SKIPPED: "-", StageStatus.NOT_RUN: "·"}
 
 
@@ -59,7 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help='column roles as JSON, {"column": ["role", "field"]}; unnamed columns are inferred')
         sub.add_argument("--candidate-file", action="append", default=[], metavar="NAME=FILE",
                          help="another candidate's outputs in a file of their own, joined to CASES by id")
-        sub.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        output = sub.add_mutually_exclusive_group()
+        output.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        output.add_argument("--json-lines", action="store_true",
+                            help="print each case's JSON object on its own line as it comes, then the report's")
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help="write per-case results to FILE (.csv, .jsonl, .parquet)")
             sub.add_argument("--concurrency", type=int, default=None, metavar="N",
@@ -126,38 +141,129 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     llm = make_handler(settings)
     if args.command == "check":
         report = check_metric(source, cases, timeout=timeout, llm=llm)
-    else:
-        if args.split:
-            cases = [case for case in cases if case.split == args.split]
-            if not cases:
-                print(f"error: no cases in split {args.split!r}; the splits are "
-                      + ", ".join(sorted(dataset.split_counts())), file=stderr)
-                return EXIT_USAGE
-        concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
-        report = _score(source, cases, timeout, concurrency, llm, show_progress=not args.json and stderr.isatty(),
-                        stderr=stderr)
-        if args.out:
-            from .export import write_results
+        output = ReportOutput(args, stdout)
+        for result in report.cases:
+            output.case(result)
+        output.finish(report)
+        return EXIT_OK if report.ok else EXIT_FAILED
 
+    if args.split:
+        cases = [case for case in cases if case.split == args.split]
+        if not cases:
+            print(f"error: no cases in split {args.split!r}; the splits are "
+                  + ", ".join(sorted(dataset.split_counts())), file=stderr)
+            return EXIT_USAGE
+    try:
+        out = open_out(args.out)
+    except OSError as exc:
+        print(f"error: cannot write {args.out}: {exc.strerror}", file=stderr)
+        return EXIT_USAGE
+    output = ReportOutput(args, stdout)
+    concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
+    sink = _Sink(output, out)
+    try:
+        report = _score(source, cases, timeout, concurrency, llm, sink,
+                        show_progress=not (args.json or args.json_lines) and stderr.isatty(), stderr=stderr)
+    except Cancelled:
+        report = None
+    finally:
+        if out is not None:
             try:
-                write_results(report.cases, args.out)
+                out.close()
             except OSError as exc:
-                print(f"error: cannot write {args.out}: {exc.strerror}", file=stderr)
-                return EXIT_USAGE
-    if args.json:
-        data = report.to_json()
-        if args.command == "score":
-            data["judge"] = judge_summary(report.cases).to_json()
-        stdout.write(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
-    else:
-        stdout.write(format_report(report, args.command, Path(args.metric).name, args.out if args.command == "score"
-                                   else None))
-    if args.command == "score":
-        return EXIT_OK if report.ok and len(report.cases) == len(cases) else EXIT_FAILED
-    return EXIT_OK if report.ok else EXIT_FAILED
+                sink.failed = sink.failed or exc
+    if sink.failed is not None:
+        print(f"error: cannot write {args.out}: {sink.failed.strerror or sink.failed}", file=stderr)
+        return EXIT_USAGE
+    assert report is not None
+    output.finish(report)
+    return EXIT_OK if report.ok and report.tally.total == len(cases) else EXIT_FAILED
 
 
-def _score(source: str, cases: list[Any], timeout: float, concurrency: int, llm: LlmHandler, *,
+def open_out(path: str | None) -> ResultsWriter | None:
+    """The ``--out`` file's writer, opened before scoring so a path that cannot be written fails at once."""
+    if not path:
+        return None
+    from .export import open_results
+
+    return open_results(path)
+
+
+class ReportOutput:
+    """What goes to standard output, in one of three forms, fed case by case in case order.
+
+    ``--json-lines``: each case's object on its own line as it comes, then one
+    line with the report without ``cases`` (``ok``, ``isolation``, ``stages``,
+    ``summary``; and ``judge`` for ``score``). ``--json``: one object, as
+    before; the cases' JSON is spooled (to a temporary file past a few MB)
+    until the verdict heading the object is known. Text: the report for
+    people at the end (:func:`format_report`).
+    """
+
+    def __init__(self, args: argparse.Namespace, stdout: TextIO) -> None:
+        self.args, self.stdout = args, stdout
+        self.mode = "lines" if args.json_lines else "json" if args.json else "text"
+        self.spool: IO[bytes] | None = None
+        self.cases = 0
+        if self.mode == "json":
+            self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+
+    def case(self, result: CaseResult) -> None:
+        if self.mode == "lines":
+            self.stdout.write(result.to_json_bytes().decode() + "\n")
+        elif self.spool is not None:
+            self.spool.write(b"," + result.to_json_bytes() if self.cases else result.to_json_bytes())
+        self.cases += 1
+
+    def finish(self, report: CheckReport) -> None:
+        args = self.args
+        judge = judge_summary_of(report.tally).to_json() if args.command == "score" else None
+        if self.mode == "text":
+            self.stdout.write(format_report(report, args.command, Path(args.metric).name,
+                                            args.out if args.command == "score" else None))
+            return
+        head = {"ok": report.ok, "isolation": report.isolation.value,
+                "stages": [stage.to_json() for stage in report.stages]}
+        if self.mode == "lines":
+            tally = report.tally
+            head["summary"] = {"cases": tally.total, "by_status": tally.by_status, "scored": tally.scored,
+                               "mean_score": tally.mean}
+            if judge is not None:
+                head["judge"] = judge
+            self.stdout.write(orjson.dumps(head).decode() + "\n")
+            return
+        assert self.spool is not None
+        self.stdout.write(orjson.dumps(head)[:-1].decode() + ',"cases":[')
+        self.spool.seek(0)
+        while chunk := self.spool.read(SPOOL_IN_MEMORY):
+            self.stdout.write(chunk.decode())
+        self.spool.close()
+        tail = "]" + (',"judge":' + orjson.dumps(judge).decode() if judge is not None else "") + "}\n"
+        self.stdout.write(tail)
+
+
+class _Sink:
+    """Takes each result in case order to the ``--out`` file and standard output; a write that
+    fails stops the run (``failed`` says why) rather than losing results silently."""
+
+    def __init__(self, output: ReportOutput, out: ResultsWriter | None) -> None:
+        self.output, self.out = output, out
+        self.cancel = threading.Event()
+        self.failed: OSError | None = None
+
+    def __call__(self, result: CaseResult) -> None:
+        if self.failed is not None:
+            return
+        try:
+            if self.out is not None:
+                self.out.write(result)
+            self.output.case(result)
+        except OSError as exc:
+            self.failed = exc
+            self.cancel.set()
+
+
+def _score(source: str, cases: Sequence[Case], timeout: float, concurrency: int, llm: LlmHandler, sink: _Sink, *,
            show_progress: bool, stderr: TextIO) -> CheckReport:
     bar = None
     if show_progress:
@@ -173,7 +279,8 @@ def _score(source: str, cases: list[Any], timeout: float, concurrency: int, llm:
 
     try:
         return check_metric(source, cases, timeout=timeout, sample=cases, concurrency=concurrency, llm=llm,
-                            on_result=progress, stop_on_timeout=False)
+                            on_result=progress if bar is not None else None, stop_on_timeout=False,
+                            cancel=sink.cancel, in_order=sink, keep=False)
     finally:
         if bar is not None:
             bar.close()
@@ -188,10 +295,10 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
         lines.append(f"  {MARKS[stage.status]} {stage.label:<20} {message}{where}")
         for extra in stage.message.splitlines()[1:] if stage.status is StageStatus.FAILED else []:
             lines.append(f"      {extra}")
-    if report.cases:
+    tally = report.tally
+    if tally.total:
         lines.append("")
-        shown = report.cases if command == "check" or len(report.cases) <= 20 else [
-            case for case in report.cases if not case.ok][:20]
+        shown = tally.first if command == "check" or tally.total <= SHOWN_CASES else tally.failures
         if shown:
             lines.append(f"  {'case':<14} {'split':<6} {'status':<8} {'score':>7}  feedback / error")
         for case in shown:
@@ -199,10 +306,9 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
             text = case.feedback if case.ok else case.error.splitlines()[0] if case.error else ""
             lines.append(f"  {case.id[:14]:<14} {case.split:<6} {case.status.value:<8} {score:>7}  {text[:100]}")
         if command == "score":
-            ok = [case.score for case in report.cases if case.ok and case.score is not None]
-            mean = f", mean score {sum(ok) / len(ok):.3f}" if ok else ""
-            lines.append(f"  {len(ok)} of {len(report.cases)} cases scored{mean}")
-            judge = judge_summary(report.cases)
+            mean = f", mean score {tally.mean:.3f}" if tally.mean is not None else ""
+            lines.append(f"  {tally.scored} of {tally.total} cases scored{mean}")
+            judge = judge_summary_of(tally)
             if judge.used:
                 lines.append(f"  {judge.describe()}")
     if out:

@@ -26,6 +26,21 @@ def test_results_come_back_in_case_order_with_concurrency(pool):
     assert run.by_status == {"ok": 3000}
 
 
+def test_streamed_results_come_in_case_order_and_none_are_kept(pool):
+    source = ("import os\n\ndef score(input, output, expected=None):\n"
+              "    if input['n'] == 1500:\n        os._exit(3)\n"
+              "    return float(input['n']), {'feedback': output}\n")
+    streamed = []
+    run = score_cases(source, numbered(3000), timeout=10, pool=pool, concurrency=3, in_order=streamed.append,
+                      keep=False)
+    assert run.results == []
+    assert [result.id for result in streamed] == [f"c{n}" for n in range(3000)]
+    assert streamed[1500].status is CaseStatus.ERROR
+    assert run.tally.total == 3000 and run.tally.by_status == {"ok": 2999, "error": 1}
+    assert run.tally.first_failure is streamed[1500]
+    assert run.tally.mean == (sum(range(3000)) - 1500) / 2999
+
+
 def test_a_crash_fails_one_case_and_the_rest_run_in_a_fresh_child(pool):
     source = ("import os\n\ndef score(input, output, expected=None):\n"
               "    if input['n'] == 5:\n        os._exit(7)\n"
