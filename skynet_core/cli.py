@@ -24,7 +24,7 @@ import argparse
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, NoReturn, TextIO
 
@@ -32,10 +32,11 @@ import orjson
 
 from .cases import Case
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
-from .datasets import CandidateFile, DatasetError, Role, load_dataset, roles_from_json
+from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset, read_case_lines, roles_from_json
 from .judge import judge_summary_of
 from .llm import machine_settings, make_handler
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
+from .runner.pool import default_pool
 from .runner.worker import Cancelled, LlmHandler
 
 if TYPE_CHECKING:
@@ -117,6 +118,8 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     args = build_parser().parse_args(argv)
+    # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
+    threading.Thread(target=default_pool, daemon=True, name="skynet-pool-start").start()
     try:
         timeout = validate_timeout(args.timeout)
         if args.command == "score":
@@ -125,13 +128,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
             if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
                 raise UsageError(f"--out {args.out}: use a .csv, .jsonl or .parquet file name")
         source = _read_metric(args.metric)
-        dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None,
-                               candidate_files=[_candidate_file(text) for text in args.candidate_file])
-        candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
-        if candidate not in dataset.candidates:
-            raise UsageError(f"--candidate {candidate!r} is not in {args.data}; it has "
-                             + ", ".join(repr(name) for name in dataset.candidates))
-        cases = dataset.for_candidate(candidate)
+        cases, split_counts = _read_cases(args)
     except (UsageError, ValueError, DatasetError) as exc:
         print(f"error: {exc}", file=stderr)
         return EXIT_USAGE
@@ -148,10 +145,11 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
         return EXIT_OK if report.ok else EXIT_FAILED
 
     if args.split:
-        cases = [case for case in cases if case.split == args.split]
+        cases = cases.in_split(args.split) if isinstance(cases, CaseLines) else [
+            case for case in cases if case.split == args.split]
         if not cases:
-            print(f"error: no cases in split {args.split!r}; the splits are "
-                  + ", ".join(sorted(dataset.split_counts())), file=stderr)
+            print(f"error: no cases in split {args.split!r}; the splits are " + ", ".join(sorted(split_counts())),
+                  file=stderr)
             return EXIT_USAGE
     try:
         out = open_out(args.out)
@@ -178,6 +176,25 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     assert report is not None
     output.finish(report)
     return EXIT_OK if report.ok and report.tally.total == len(cases) else EXIT_FAILED
+
+
+def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
+    """The cases to check or score, and how to count them by split (for a message).
+
+    ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
+    so that a million of them fit in memory; everything else is a loaded dataset.
+    """
+    plain = args.command == "score" and not args.roles and not args.candidate_file and args.candidate in (None, "")
+    lines = read_case_lines(args.data) if plain else None
+    if lines is not None:
+        return lines, lines.split_counts
+    dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None,
+                           candidate_files=[_candidate_file(text) for text in args.candidate_file])
+    candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
+    if candidate not in dataset.candidates:
+        raise UsageError(f"--candidate {candidate!r} is not in {args.data}; it has "
+                         + ", ".join(repr(name) for name in dataset.candidates))
+    return dataset.for_candidate(candidate), dataset.split_counts
 
 
 def open_out(path: str | None) -> ResultsWriter | None:

@@ -21,6 +21,9 @@ from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
 MAX_BATCH_CASES = 1024
 GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
 AHEAD_CASES = 8 * MAX_BATCH_CASES  # how far past the first unfinished case workers may run (bounds held results)
+# A case quicker than this takes its child less time than this process takes to handle its result, so more
+# children would only wait on this process: a run starts with one and adds the others at its first slower case.
+SLOW_CASE_MS = 0.05
 
 ResultCallback = Callable[[CaseResult], None]
 
@@ -75,28 +78,28 @@ def load_into(worker: Worker, source: str, timeout: float, cancel: threading.Eve
 
 def reply_to_result(case: Case, reply: dict[str, Any]) -> CaseResult:
     """Turn the child's (untrusted) reply into a CaseResult, refusing anything off-shape."""
-    result = CaseResult(id=case.id, split=case.split, candidate=case.candidate)
-    result.duration_ms = _finite(reply.get("duration_ms")) or 0.0
+    # Built in one call on the ok path: this runs once per case, and a million cases notice every step.
+    duration_ms = _finite(reply.get("duration_ms")) or 0.0
     stdout = reply.get("stdout")
-    result.stdout = stdout if isinstance(stdout, str) else ""
-    if "judge" in reply:
-        result.judge = _judge_usage(reply["judge"])
+    stdout = stdout if type(stdout) is str else ""
+    calls = reply.get("judge")
+    judge = _judge_usage(calls) if calls else JudgeUsage()
     status = reply.get("status")
     if status == "ok":
         score = _finite(reply.get("score"))
         scores = reply.get("scores")
         feedback = reply.get("feedback")
         extra = reply.get("extra")
-        if (score is None or type(feedback) is not str or type(scores) is not dict or type(extra) is not dict
-                or (scores and not all(type(k) is str and _finite(v) is not None for k, v in scores.items()))):
-            result.status = CaseStatus.ERROR
-            result.error = "the runner received a malformed result for this case; was the channel tampered with?"
-            return result
-        result.score = score
-        result.scores = {key: float(value) for key, value in scores.items()} if scores else {}
-        result.feedback = feedback
-        result.extra = extra
-        return result
+        if (score is not None and type(feedback) is str and type(scores) is dict and type(extra) is dict
+                and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))):
+            return CaseResult(id=case.id, split=case.split, candidate=case.candidate, score=score,
+                              scores={key: float(value) for key, value in scores.items()} if scores else {},
+                              feedback=feedback, extra=extra, duration_ms=duration_ms, stdout=stdout, judge=judge)
+        return CaseResult(id=case.id, split=case.split, candidate=case.candidate, status=CaseStatus.ERROR,
+                          error="the runner received a malformed result for this case; was the channel tampered "
+                          "with?", duration_ms=duration_ms, stdout=stdout, judge=judge)
+    result = CaseResult(id=case.id, split=case.split, candidate=case.candidate, duration_ms=duration_ms,
+                        stdout=stdout, judge=judge)
     result.status = CaseStatus.INVALID if status == "invalid" else CaseStatus.ERROR
     error = reply.get("error")
     result.error = error if isinstance(error, str) else "score failed"
@@ -224,6 +227,7 @@ class _InOrder:
         self.done = bytearray(count)
         self.next = 0
         self.early: dict[int, CaseResult] = {}
+        self.waiting = 0  # workers waiting for the first unfinished case to finish
 
     def put(self, index: int, result: CaseResult) -> None:
         self.done[index] = 1
@@ -235,7 +239,8 @@ class _InOrder:
         while self.next in self.early:
             self.deliver(self.early.pop(self.next))
             self.next += 1
-        self.lock.notify_all()
+        if self.waiting:
+            self.lock.notify_all()
 
     def flush(self) -> None:
         """Hand on what is held past a gap (cases a cancelled or halted run never ran)."""
@@ -250,6 +255,9 @@ def score_cases(source: str, cases: Sequence[Case], *, timeout: float = 60.0, co
                 in_order: ResultCallback | None = None, keep: bool = True) -> ScoreRun:
     """Score every case with metric.py ``source`` in isolated children.
 
+    Up to ``concurrency`` children run at once; the others start at the first
+    case slower than ``SLOW_CASE_MS`` (a quick metric is faster in one child,
+    a model-as-judge needs them all).
     ``on_result`` is called for each result as it arrives (from worker
     threads when ``concurrency`` > 1; keep it quick and thread-safe).
     ``in_order`` is called for each result in the order of ``cases``, one call
@@ -284,6 +292,8 @@ def score_cases(source: str, cases: Sequence[Case], *, timeout: float = 60.0, co
             ordered.put(index, result)
         if on_result is not None:
             on_result(result)
+        if not helpers and result.duration_ms >= SLOW_CASE_MS:
+            start_helpers()
 
     workers = max(1, min(int(concurrency), len(cases) or 1))
     next_start = [0]
@@ -299,7 +309,9 @@ def score_cases(source: str, cases: Sequence[Case], *, timeout: float = 60.0, co
                     return None
                 if start - ordered.next <= AHEAD_CASES or cancel.is_set():
                     break
-                lock.wait(0.1)  # the first unfinished case is still running; do not run too far ahead of it
+                ordered.waiting += 1  # the first unfinished case is still running; do not run too far ahead of it
+                lock.wait(0.1)
+                ordered.waiting -= 1
             end = start + batch_size(len(cases) - start, workers)
             next_start[0] = end
         return start, list(cases[start:end])
@@ -316,13 +328,22 @@ def score_cases(source: str, cases: Sequence[Case], *, timeout: float = 60.0, co
         finally:
             shard.close()
 
-    shards = [_Shard(source, pool, timeout, llm, cancel, emit, worker if i == 0 else None, halt)
-              for i in range(workers)]
-    threads = [threading.Thread(target=drive, args=(shard,), daemon=True) for shard in shards[1:]]
-    for thread in threads:
-        thread.start()
-    drive(shards[0])
-    for thread in threads:
+    helpers: list[threading.Thread] = []
+
+    def start_helpers() -> None:
+        with lock:
+            if helpers:
+                return
+            helpers.extend(threading.Thread(target=drive, args=(_Shard(source, pool, timeout, llm, cancel, emit,
+                                                                        halt=halt),), daemon=True)
+                           for _ in range(workers - 1))
+        for thread in helpers:
+            thread.start()
+
+    drive(_Shard(source, pool, timeout, llm, cancel, emit, worker, halt))
+    with lock:
+        started = list(helpers)
+    for thread in started:
         thread.join()
 
     if load_error:
