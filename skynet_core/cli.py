@@ -120,6 +120,10 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     args = build_parser().parse_args(argv)
     # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
     threading.Thread(target=default_pool, daemon=True, name="skynet-pool-start").start()
+    # The metric's llm() calls are made here, with the app's saved settings or the environment's (keys stay here).
+    # With a model configured, litellm (seconds to import) starts importing now, in the background.
+    settings = machine_settings()
+    llm = make_handler(settings)
     try:
         timeout = validate_timeout(args.timeout)
         if args.command == "score":
@@ -133,9 +137,6 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
         print(f"error: {exc}", file=stderr)
         return EXIT_USAGE
 
-    # The metric's llm() calls are made here, with the app's saved settings or the environment's (keys stay here).
-    settings = machine_settings()
-    llm = make_handler(settings)
     if args.command == "check":
         report = check_metric(source, cases, timeout=timeout, llm=llm)
         output = ReportOutput(args, stdout)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -185,3 +186,13 @@ def test_score_refuses_an_out_file_it_cannot_write_before_scoring(tmp_path, data
                str(tmp_path / "no-such-folder" / "r.jsonl"))
     assert done.returncode == 2
     assert "cannot write" in done.stderr and done.stdout == ""
+
+
+def test_a_run_without_a_model_never_imports_litellm(tmp_path, data):
+    probe = ("import sys\nfrom skynet_core.cli import run\n"
+             f"code = run(['check', {str(write_metric(tmp_path, GOOD))!r}, '--data', {str(data)!r}])\n"
+             "print('litellm imported' if 'litellm' in sys.modules else 'no litellm', code)\n")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SKYNET_")}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**env, "SKYNET_DATA_DIR": str(tmp_path)})
+    assert done.stdout.splitlines()[-1] == "no litellm 0", done.stdout + done.stderr
