@@ -22,8 +22,11 @@ MAX_BATCH_CASES = 1024
 GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
 AHEAD_CASES = 8 * MAX_BATCH_CASES  # how far past the first unfinished case workers may run (bounds held results)
 # A case quicker than this takes its child less time than this process takes to handle its result, so more
-# children would only wait on this process: a run starts with one and adds the others at its first slower case.
+# children would only wait on this process: a run starts with one child and adds the others once its cases
+# are slower than this on average and have kept the child busy for BUSY_MS (so that one case held up by a
+# busy machine does not count, while a judge's first answer does).
 SLOW_CASE_MS = 0.05
+BUSY_MS = 20.0
 
 ResultCallback = Callable[[CaseResult], None]
 
@@ -255,9 +258,9 @@ def score_cases(source: str, cases: Sequence[Case], *, timeout: float = 60.0, co
                 in_order: ResultCallback | None = None, keep: bool = True) -> ScoreRun:
     """Score every case with metric.py ``source`` in isolated children.
 
-    Up to ``concurrency`` children run at once; the others start at the first
-    case slower than ``SLOW_CASE_MS`` (a quick metric is faster in one child,
-    a model-as-judge needs them all).
+    Up to ``concurrency`` children run at once; the others start once cases
+    prove slower than ``SLOW_CASE_MS`` on average (a quick metric is faster in
+    one child, a model-as-judge needs them all).
     ``on_result`` is called for each result as it arrives (from worker
     threads when ``concurrency`` > 1; keep it quick and thread-safe).
     ``in_order`` is called for each result in the order of ``cases``, one call
@@ -292,8 +295,11 @@ def score_cases(source: str, cases: Sequence[Case], *, timeout: float = 60.0, co
             ordered.put(index, result)
         if on_result is not None:
             on_result(result)
-        if not helpers and result.duration_ms >= SLOW_CASE_MS:
-            start_helpers()
+        if not helpers:
+            busy[0] += 1
+            busy[1] += result.duration_ms
+            if busy[1] >= max(BUSY_MS, SLOW_CASE_MS * busy[0]):
+                start_helpers()
 
     workers = max(1, min(int(concurrency), len(cases) or 1))
     next_start = [0]
@@ -329,6 +335,7 @@ def score_cases(source: str, cases: Sequence[Case], *, timeout: float = 60.0, co
             shard.close()
 
     helpers: list[threading.Thread] = []
+    busy = [0, 0.0]  # results seen and the time their calls took, until the helpers start
 
     def start_helpers() -> None:
         with lock:
