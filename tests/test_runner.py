@@ -42,7 +42,7 @@ def test_streamed_results_come_in_case_order_and_none_are_kept(pool):
 
 
 CHILD_TOKEN = ("import os, time\nTOKEN = os.urandom(8).hex()\n\ndef score(input, output, expected=None):\n"
-               "    time.sleep(input['sleep'])\n    return 1.0, {'feedback': TOKEN}\n")
+               "    if input['sleep']:\n        time.sleep(input['sleep'])\n    return 1.0, {'feedback': TOKEN}\n")
 
 
 def test_a_quick_metric_runs_in_one_child_and_a_slow_one_in_as_many_as_allowed(pool):
