@@ -69,8 +69,8 @@ def write_cases(path: Path, count: int) -> None:
             )
 
 
-def timed(command: list[str]) -> tuple[float, float, int]:
-    """Wall seconds, max RSS in MB and exit status of one process."""
+def timed(command: list[str]) -> tuple[float, float, int, float]:
+    """Wall seconds, max RSS in MB, exit status and CPU seconds (with the children it waited for) of one process."""
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
@@ -79,7 +79,7 @@ def timed(command: list[str]) -> tuple[float, float, int]:
     stderr = process.stderr.read().decode() if process.stderr else ""
     if process.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(command)} failed ({process.returncode}): {stderr}")
-    return wall, usage.ru_maxrss / 1024, process.returncode
+    return wall, usage.ru_maxrss / 1024, process.returncode, usage.ru_utime + usage.ru_stime
 
 
 def cli(*args: str) -> list[str]:
@@ -99,19 +99,24 @@ def bench(tmp: Path, count: int, repeats: int) -> None:
         "score --json-lines": cli("score", str(metric), "--data", str(data), "--json-lines"),
     }
     walls: dict[str, list[float]] = {name: [] for name in runs}
+    cpus: dict[str, list[float]] = {name: [] for name in runs}
     rss: dict[str, float] = dict.fromkeys(runs, 0.0)
     for _ in range(repeats):
         for name, command in runs.items():
-            wall, peak, _ = timed(command)
+            wall, peak, _, cpu = timed(command)
             walls[name].append(wall)
+            cpus[name].append(cpu)
             rss[name] = max(rss[name], peak)
     lines = sum(1 for _ in (tmp / "r.jsonl").open())
     assert lines == count, f"--out has {lines} lines for {count} cases"
-    bare = statistics.median(walls["bare loop"])
-    print(f"{count:,} cases, median of {repeats}:")
+    bare, bare_cpu = statistics.median(walls["bare loop"]), statistics.median(cpus["bare loop"])
+    print(f"{count:,} cases, median of {repeats} (wall; CPU of the process and its sandboxes):")
     for name, samples in walls.items():
-        median = statistics.median(samples)
-        print(f"  {name:<28} {median:6.2f} s  {median / bare:4.1f}x bare  max RSS {rss[name]:5.0f} MB")
+        median, cpu = statistics.median(samples), statistics.median(cpus[name])
+        print(
+            f"  {name:<28} {median:6.2f} s  {median / bare:4.1f}x bare   CPU {cpu:6.2f} s  {cpu / bare_cpu:4.1f}x"
+            f"   max RSS {rss[name]:5.0f} MB"
+        )
 
 
 def million(tmp: Path) -> None:
@@ -120,14 +125,14 @@ def million(tmp: Path) -> None:
     write_cases(data, count)
     metric.write_text(EXACT)
     print(f"{count:,} cases ({data.stat().st_size / 1e6:.0f} MB of JSONL):")
-    bare, bare_rss, _ = timed([sys.executable, "-c", BARE, str(data), str(metric), str(tmp / "bare.jsonl")])
-    print(f"  bare loop                    {bare:6.1f} s  max RSS {bare_rss:5.0f} MB")
-    wall, peak, code = timed(cli("score", str(metric), "--data", str(data), "--out", str(out)))
+    bare, bare_rss, _, bare_cpu = timed([sys.executable, "-c", BARE, str(data), str(metric), str(tmp / "bare.jsonl")])
+    print(f"  bare loop                    {bare:6.1f} s  CPU {bare_cpu:6.1f} s  max RSS {bare_rss:5.0f} MB")
+    wall, peak, code, cpu = timed(cli("score", str(metric), "--data", str(data), "--out", str(out)))
     ids = [json.loads(line)["id"] for line in out.open()]
     in_order = ids == [str(index) for index in range(count)]
     print(
-        f"  score --out r.jsonl          {wall:6.1f} s  {wall / bare:4.1f}x bare  max RSS {peak:5.0f} MB  "
-        f"exit {code}; {len(ids):,} results, {'all in order' if in_order else 'NOT in order'}"
+        f"  score --out r.jsonl          {wall:6.1f} s  {wall / bare:4.1f}x bare  CPU {cpu:6.1f} s  "
+        f"max RSS {peak:5.0f} MB  exit {code}; {len(ids):,} results, {'all in order' if in_order else 'NOT in order'}"
     )
 
 

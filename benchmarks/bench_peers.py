@@ -1,0 +1,173 @@
+"""Peers on the same cases and metric: promptfoo, MLflow, and our command line, in one run.
+
+    .venv/bin/python benchmarks/bench_peers.py [--cases 2000] [--repeats 1]
+    .venv/bin/python benchmarks/bench_peers.py --install [--cases 2000]
+
+Every tool scores the same JSONL cases with the same exact-match check
+(output equals expected label), whole process, wall time:
+
+- ours: ``python -m skynet_core score`` (isolated children), and ``--json --out``;
+- promptfoo ``eval`` with the ``echo`` provider and a Python assertion file;
+- MLflow ``mlflow.genai.evaluate`` with a ``@scorer`` function.
+
+``--install`` installs promptfoo (npm) and MLflow (PyPI) into a temporary
+folder, never into the project's environment, measures them, and removes the
+folder. Without it, only ours is measured and the peers' figures printed are
+those measured earlier on this machine (issue #14), labelled as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_cli import BARE, EXACT, cli, write_cases  # noqa: E402
+
+PROMPTFOO = "promptfoo@0.123.1"
+MLFLOW = "mlflow==3.18.0"
+EARLIER = {  # issue #14: 2,000 cases, this 2-core machine, under load, medians
+    "promptfoo eval, Python assertion": "79-125 s",
+    "MLflow genai.evaluate": "71-137 s",
+}
+PROMPTFOO_ASSERT = "def get_assert(output, context):\n    return output == context['vars']['label']\n"
+MLFLOW_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import mlflow
+    from mlflow.genai.scorers import scorer
+
+    @scorer
+    def exact(outputs, expectations):
+        return outputs == expectations["label"]
+
+    rows = [json.loads(line) for line in open(sys.argv[1])]
+    data = [{"inputs": row["input"], "outputs": row["output"], "expectations": row["expected"]} for row in rows]
+    mlflow.set_tracking_uri("sqlite:///" + sys.argv[2])
+    result = mlflow.genai.evaluate(data=data, scorers=[exact])
+    print(json.dumps({"metrics": {key: float(value) for key, value in result.metrics.items()}}))
+""")
+
+
+def wall(command: list[str], **kwargs: object) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+    elapsed = time.perf_counter() - started
+    if done.returncode not in (0, 1, 100):  # promptfoo exits 100 when some assertions fail
+        raise SystemExit(f"{command[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return elapsed
+
+
+def install(tmp: Path) -> tuple[Path, Path]:
+    """promptfoo's executable and a Python with MLflow, both inside ``tmp``."""
+    print(f"installing {PROMPTFOO} and {MLFLOW} into {tmp} ...", flush=True)
+    subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(tmp / "npm"), PROMPTFOO],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run([sys.executable, "-m", "venv", str(tmp / "mlflow")], check=True)
+    python = tmp / "mlflow" / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", MLFLOW], check=True, capture_output=True)
+    return tmp / "npm" / "node_modules" / ".bin" / "promptfoo", python
+
+
+def promptfoo_config(tmp: Path, data: Path) -> Path:
+    tests = tmp / "tests.csv"
+    with tests.open("w") as handle:
+        handle.write("output,label\n")
+        for line in data.open():
+            row = json.loads(line)
+            handle.write(f"{row['output']},{row['expected']['label']}\n")
+    (tmp / "assert_exact.py").write_text(PROMPTFOO_ASSERT)
+    config = tmp / "promptfooconfig.yaml"
+    config.write_text(
+        f"prompts: ['{{{{output}}}}']\nproviders: [echo]\ntests: file://{tests}\n"
+        f"defaultTest:\n  assert:\n    - type: python\n      value: file://{tmp / 'assert_exact.py'}\n"
+    )
+    return config
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--install", action="store_true", help="install and measure promptfoo and MLflow (temporary)")
+    args = parser.parse_args()
+    figures: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        data, metric = tmp / "cases.jsonl", tmp / "exact.py"
+        write_cases(data, args.cases)
+        metric.write_text(EXACT)
+        ours = {
+            "bare loop (fresh Python, no isolation)": [
+                sys.executable,
+                "-c",
+                BARE,
+                str(data),
+                str(metric),
+                str(tmp / "bare.jsonl"),
+            ],
+            "skynet score": cli("score", str(metric), "--data", str(data)),
+            "skynet score --json --out r.jsonl": cli(
+                "score", str(metric), "--data", str(data), "--json", "--out", str(tmp / "r.jsonl")
+            ),
+        }
+        for label, command in ours.items():
+            samples = [wall(command, cwd=ROOT) for _ in range(args.repeats)]
+            figures[label] = f"{statistics.median(samples):.2f} s"
+        if args.install:
+            promptfoo, python = install(tmp)
+            env = {
+                **os.environ,
+                "PROMPTFOO_DISABLE_TELEMETRY": "1",
+                "PROMPTFOO_DISABLE_UPDATE": "1",
+                "PROMPTFOO_CONFIG_DIR": str(tmp / "promptfoo-home"),
+                "PROMPTFOO_PYTHON": sys.executable,
+            }
+            config = promptfoo_config(tmp, data)
+            samples = [
+                wall(
+                    [
+                        str(promptfoo),
+                        "eval",
+                        "-c",
+                        str(config),
+                        "--no-cache",
+                        "--no-progress-bar",
+                        "-o",
+                        str(tmp / "promptfoo.json"),
+                    ],
+                    cwd=tmp,
+                    env=env,
+                )
+                for _ in range(args.repeats)
+            ]
+            figures["promptfoo eval, Python assertion"] = f"{statistics.median(samples):.1f} s (measured now)"
+            script = tmp / "mlflow_eval.py"
+            script.write_text(MLFLOW_SCRIPT)
+            samples = [
+                wall([str(python), str(script), str(data), str(tmp / "mlflow.db")], cwd=tmp)
+                for _ in range(args.repeats)
+            ]
+            figures["MLflow genai.evaluate"] = f"{statistics.median(samples):.1f} s (measured now)"
+        else:
+            figures.update({label: f"{value} (issue #14, measured earlier)" for label, value in EARLIER.items()})
+    print(f"{args.cases:,} cases, exact match, whole process; load average {os.getloadavg()[0]:.1f}")
+    print("| tool | wall |\n| --- | ---: |")
+    for label, value in figures.items():
+        print(f"| {label} | {value} |")
+
+
+if __name__ == "__main__":
+    main()
