@@ -24,6 +24,8 @@ def case(n: int, **more: object) -> dict[str, object]:
 def test_case_lines_are_the_cases_load_dataset_reads(tmp_path):
     objects: list[object] = [case(n, id=n if n % 2 else f"c{n}") for n in range(400)]
     objects[7] = case(7, observation={"latency_ms": 850, "cost_usd": None})
+    objects[8] = case(8, id="  spaced  ")
+    objects[9] = case(9, id="")  # an empty id is the line number
     objects.insert(20, "   ")  # a blank line still counts for line numbers and ids
     path = write_lines(tmp_path / "cases.jsonl", objects, bom=True)
     lines = read_case_lines(path)

@@ -28,6 +28,8 @@ from .files import _check_file, _jsonl_row, _name_value, _observation
 from .model import DatasetError
 from .splits import assign_splits
 
+_UNMEASURED = Observation()  # frozen, so one serves every case without an observation
+
 
 class CaseLines(Sequence[Case]):
     """The cases of one JSON Lines file, in file order, built from their lines when read.
@@ -68,9 +70,12 @@ class CaseLines(Sequence[Case]):
     def _case(self, position: int) -> Case:
         number = self.numbers[position]
         obj: dict[str, Any] = orjson.loads(self._view[self.bounds[2 * position] : self.bounds[2 * position + 1]])
-        # The line passed every check when it was read; only the normalising is repeated here.
-        where = f"{self.path.name}, line {number}"
-        case_id = _name_value(obj.get("id"), "id", where) or str(number)
+        # The line passed every check when it was read; only the normalising is repeated here, and the
+        # message-ready helpers run only for values that need them (a million cases notice every step).
+        raw_id = obj.get("id")
+        case_id = raw_id.strip() if type(raw_id) is str else None
+        if not case_id:
+            case_id = _name_value(raw_id, "id", "") or str(number)
         observation = obj.get("observation")
         return Case(
             id=case_id,
@@ -78,7 +83,7 @@ class CaseLines(Sequence[Case]):
             output=obj["output"],
             expected=obj.get("expected"),
             split=self.split_names[self.splits[position]],
-            observation=_observation(observation, where, text_ok=False) if observation else Observation(),
+            observation=_observation(observation, "", text_ok=False) if observation else _UNMEASURED,
         )
 
     def in_split(self, name: str) -> CaseLines:
@@ -104,6 +109,26 @@ class CaseLines(Sequence[Case]):
         for code in self.splits:
             counts[code] += 1
         return {name: count for name, count in zip(self.split_names, counts, strict=True) if count}
+
+
+def _usual(obj: dict[str, Any]) -> tuple[str | None, str | None] | None:
+    """The id and split of a line of the usual shape, which :func:`_jsonl_row` would accept
+    as it is (text id and split, no observation); ``None`` for anything else."""
+    expected = obj.get("expected")
+    if type(obj.get("input")) is not dict or "output" not in obj or not (expected is None or type(expected) is dict):
+        return None
+    if obj.get("observation") is not None:
+        return None
+    raw_id, split = obj.get("id"), obj.get("split")
+    if not (raw_id is None or type(raw_id) is str) or not (split is None or type(split) is str):
+        return None
+    return (raw_id.strip() or None) if raw_id is not None else None, (split.strip() or None) if split else None
+
+
+def _checked(file: str, number: int, obj: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The id and split of any other line, by the reader of record (which raises DatasetError)."""
+    row = _jsonl_row(file, number, obj)
+    return row.id, row.split
 
 
 def read_case_lines(path: str | Path) -> CaseLines | None:
@@ -136,15 +161,15 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
                 obj = orjson.loads(view[start:end])
                 if type(obj) is not dict or "candidate" in obj:
                     return None
-                row = _jsonl_row(path.name, number, obj)
+                case_id, split = _usual(obj) or _checked(path.name, number, obj)
             except (orjson.JSONDecodeError, DatasetError):
                 return None
-            case_id = row.id or str(number)
+            case_id = case_id or str(number)
             if case_id in seen:
                 return None
             seen.add(case_id)
             ids.append(case_id)
-            named.append(row.split)
+            named.append(split)
             bounds.append(start)
             bounds.append(end)
             numbers.append(number)
