@@ -226,11 +226,17 @@ class ReportOutput:
         if self.mode == "json":
             self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
 
-    def case(self, result: CaseResult) -> None:
+    @property
+    def wants_json(self) -> bool:
+        return self.mode != "text"
+
+    def case(self, result: CaseResult, encoded: bytes | None = None) -> None:
+        """Take one case's result; ``encoded`` is its ``to_json_bytes()`` when the caller has it already."""
         if self.mode == "lines":
-            self.stdout.write(result.to_json_bytes().decode() + "\n")
+            self.stdout.write((encoded or result.to_json_bytes()).decode() + "\n")
         elif self.spool is not None:
-            self.spool.write(b"," + result.to_json_bytes() if self.cases else result.to_json_bytes())
+            encoded = encoded or result.to_json_bytes()
+            self.spool.write(b"," + encoded if self.cases else encoded)
         self.cases += 1
 
     def finish(self, report: CheckReport) -> None:
@@ -273,9 +279,11 @@ class _Sink:
         if self.failed is not None:
             return
         try:
+            # Encoded once for the file and standard output alike.
+            encoded = result.to_json_bytes() if self.out is not None and self.output.wants_json else None
             if self.out is not None:
-                self.out.write(result)
-            self.output.case(result)
+                self.out.write(result, encoded)
+            self.output.case(result, encoded)
         except OSError as exc:
             self.failed = exc
             self.cancel.set()

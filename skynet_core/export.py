@@ -94,7 +94,8 @@ class ResultsWriter:
         self.path = path
         self.count = 0
 
-    def write(self, result: CaseResult) -> None:
+    def write(self, result: CaseResult, encoded: bytes | None = None) -> None:
+        """Add one result; ``encoded`` is its ``to_json_bytes()`` when the caller has it already."""
         raise NotImplementedError
 
     def close(self) -> Path:
@@ -114,8 +115,8 @@ class JsonlWriter(ResultsWriter):
         super().__init__(path)
         self._file = path.open("wb", buffering=1 << 20)
 
-    def write(self, result: CaseResult) -> None:
-        self._file.write(result.to_json_bytes() + b"\n")
+    def write(self, result: CaseResult, encoded: bytes | None = None) -> None:
+        self._file.write((encoded or result.to_json_bytes()) + b"\n")
         self.count += 1
 
     def close(self) -> Path:
@@ -133,8 +134,8 @@ class _TableWriter(ResultsWriter):
         self._names: dict[str, None] = {}
         self._closed = False
 
-    def write(self, result: CaseResult) -> None:
-        self._spool.write(result.to_json_bytes() + b"\n")
+    def write(self, result: CaseResult, encoded: bytes | None = None) -> None:
+        self._spool.write((encoded or result.to_json_bytes()) + b"\n")
         for name in result.scores:
             self._names.setdefault(name, None)
         self.count += 1

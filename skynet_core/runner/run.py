@@ -278,7 +278,7 @@ def score_cases(source: str, cases: Sequence[Case], *, timeout: float = 60.0, co
     began = time.monotonic()
     results: list[CaseResult] = []
     tally = RunTally()
-    lock = threading.Condition()
+    lock = threading.Condition(threading.Lock())  # never taken twice by one thread, so no RLock
     load_error: list[LoadFailure] = []
 
     def deliver(result: CaseResult) -> None:
