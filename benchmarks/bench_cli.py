@@ -110,7 +110,7 @@ def bench(tmp: Path, count: int, repeats: int) -> None:
     lines = sum(1 for _ in (tmp / "r.jsonl").open())
     assert lines == count, f"--out has {lines} lines for {count} cases"
     bare, bare_cpu = statistics.median(walls["bare loop"]), statistics.median(cpus["bare loop"])
-    print(f"{count:,} cases, median of {repeats} (wall; CPU of the process and its sandboxes):")
+    print(f"{count:,} cases, median of {repeats} (wall; CPU of the process, sandboxes counted if reaped before exit):")
     for name, samples in walls.items():
         median, cpu = statistics.median(samples), statistics.median(cpus[name])
         print(
