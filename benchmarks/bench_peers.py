@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_cli import BARE, EXACT, cli, write_cases  # noqa: E402
 
-PROMPTFOO = "promptfoo@0.123.1"
-MLFLOW = "mlflow==3.18.0"
+PROMPTFOO = "promptfoo@0.118.0"  # the last that runs on Node 20 (0.123 wants 22.22)
+MLFLOW = "mlflow==3.17.2"  # 3.18.0's mlflow-skinny is not on every mirror yet
 EARLIER = {  # issue #14: 2,000 cases, this 2-core machine, under load, medians
     "promptfoo eval, Python assertion": "79-125 s",
     "MLflow genai.evaluate": "71-137 s",
@@ -70,14 +70,18 @@ def wall(command: list[str], **kwargs: object) -> float:
 def install(tmp: Path) -> tuple[Path, Path]:
     """promptfoo's executable and a Python with MLflow, both inside ``tmp``."""
     print(f"installing {PROMPTFOO} and {MLFLOW} into {tmp} ...", flush=True)
-    subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(tmp / "npm"), PROMPTFOO],
-        check=True,
-        capture_output=True,
-    )
-    subprocess.run([sys.executable, "-m", "venv", str(tmp / "mlflow")], check=True)
     python = tmp / "mlflow" / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", MLFLOW], check=True, capture_output=True)
+    for command in (
+        ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(tmp / "npm"), PROMPTFOO],
+        [sys.executable, "-m", "venv", str(tmp / "mlflow")],
+        [str(python), "-m", "pip", "install", "-q", MLFLOW],
+    ):
+        # No browser download (promptfoo pulls in Playwright; nothing here needs it, and it needs the network).
+        done = subprocess.run(
+            command, capture_output=True, text=True, env={**os.environ, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(command)} failed: {(done.stderr or done.stdout)[-2000:]}")
     return tmp / "npm" / "node_modules" / ".bin" / "promptfoo", python
 
 
@@ -153,6 +157,9 @@ def main() -> None:
                 )
                 for _ in range(args.repeats)
             ]
+            stats = json.loads((tmp / "promptfoo.json").read_text())["results"]["stats"]
+            if stats["successes"] + stats["failures"] != args.cases:
+                raise SystemExit(f"promptfoo scored {stats['successes'] + stats['failures']} of {args.cases} cases")
             figures["promptfoo eval, Python assertion"] = f"{statistics.median(samples):.1f} s (measured now)"
             script = tmp / "mlflow_eval.py"
             script.write_text(MLFLOW_SCRIPT)
