@@ -196,3 +196,16 @@ def test_a_run_without_a_model_never_imports_litellm(tmp_path, data):
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120,
                           env={**env, "SKYNET_DATA_DIR": str(tmp_path)})
     assert done.stdout.splitlines()[-1] == "no litellm 0", done.stdout + done.stderr
+
+
+def test_score_split_takes_only_that_splits_cases(tmp_path):
+    data = tmp_path / "split.jsonl"
+    data.write_text("".join(json.dumps({"id": f"c{n}", "input": {"n": n}, "output": "billing",
+                                        "expected": {"label": "billing"}, "split": "val" if n % 3 == 0 else "train"})
+                            + "\n" for n in range(30)))
+    metric = str(write_metric(tmp_path, GOOD))
+    done = cli("score", metric, "--data", str(data), "--split", "val", "--json-lines")
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["id"] for line in done.stdout.splitlines()[:-1]] == [f"c{n}" for n in range(0, 30, 3)]
+    missing = cli("score", metric, "--data", str(data), "--split", "test")
+    assert missing.returncode == 2 and "the splits are train, val" in missing.stderr
