@@ -10,13 +10,23 @@ of ``--repeats`` runs, with two diagnostics: the same run with a handler that
 only sleeps (the runner's own overhead, no HTTP or litellm), and the litellm
 call's own overhead per call (a judge that answers at once, one call at a time).
 The machine is shared: read ratios rather than absolutes.
+
+``--first-call``: instead, how soon a command line ``check`` of the judge
+metric (3 cases) makes its first model call, from the process's start (median
+of ``--repeats``), next to how long importing litellm takes in a fresh Python
+(the floor: the CLI imports it in the background from its start, overlapping
+with reading the data and starting the sandbox).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +40,8 @@ from skynet_core.runner import LlmRequest, WorkerPool, score_cases  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 TARGET_RATIO = 1.5
+IMPORT_LITELLM = ("import os, time; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'; t = time.perf_counter(); "
+                  "import litellm; print(time.perf_counter() - t)")
 JUDGE = """
 from skynet import llm
 
@@ -54,13 +66,50 @@ def timed_run(pool: WorkerPool, cases: list[Case], concurrency: int, handler: An
     return elapsed
 
 
+def first_call(repeats: int) -> None:
+    """Seconds from starting ``python -m skynet_core check`` to the judge's first request, and to the exit."""
+    firsts, walls, imports = [], [], []
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(usage=(60, 12)) as server:
+        metric, data = Path(tmp) / "judge.py", Path(tmp) / "cases.jsonl"
+        metric.write_text(JUDGE)
+        data.write_text("".join(json.dumps({"id": f"c{i}", "input": {"question": f"q{i}"}, "output": "billing",
+                                            "expected": {"label": "billing"}}) + "\n" for i in range(3)))
+        env = {**os.environ, "SKYNET_METRIC_MODEL": "openai/gpt-4o-mini", "SKYNET_METRIC_API_BASE": server.url,
+               "OPENAI_API_KEY": "sk-local", "SKYNET_DATA_DIR": tmp}
+        for _ in range(repeats):
+            server.requests.clear()
+            started = time.perf_counter()
+            process = subprocess.Popen([sys.executable, "-m", "skynet_core", "check", str(metric), "--data",
+                                        str(data)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            first = None
+            while process.poll() is None:
+                if first is None and server.requests:
+                    first = time.perf_counter() - started
+                time.sleep(0.01)
+            walls.append(time.perf_counter() - started)
+            if process.returncode != 0 or first is None:
+                raise SystemExit(f"the check failed ({process.returncode}): {process.stdout.read().decode()}")
+            firsts.append(first)
+            done = subprocess.run([sys.executable, "-c", IMPORT_LITELLM], capture_output=True, text=True, check=True)
+            imports.append(float(done.stdout))
+    print(f"CLI check of a judge metric on 3 cases, median of {repeats} (load average {os.getloadavg()[0]:.1f}):")
+    print(f"  first model call after        {statistics.median(firsts):6.2f} s   (runs: "
+          + ", ".join(f"{value:.2f}" for value in firsts) + ")")
+    print(f"  whole check                   {statistics.median(walls):6.2f} s")
+    print(f"  importing litellm alone       {statistics.median(imports):6.2f} s   (a fresh Python, for comparison)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--latency-ms", type=float, default=200.0)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--first-call", action="store_true", help="time the CLI's first model call instead")
     args = parser.parse_args()
+    if args.first_call:
+        first_call(args.repeats)
+        return
     latency_s = args.latency_ms / 1000.0
     ideal_s = args.cases * latency_s / args.concurrency
     cases = make_cases(args.cases)

@@ -1,11 +1,16 @@
 """The command line: the same contract check and scoring as the app, without a browser.
 
-    python -m skynet_core check METRIC.py --data CASES [--timeout S] [--json]
-    python -m skynet_core score METRIC.py --data CASES [--out FILE] [--timeout S] [--concurrency N] [--json]
+    python -m skynet_core check METRIC.py --data CASES [--timeout S] [--json | --json-lines]
+    python -m skynet_core score METRIC.py --data CASES [--out FILE] [--timeout S] [--concurrency N]
+                                [--json | --json-lines] [--ray ADDRESS]
     python -m skynet_core export METRIC --engine gepa|dspy --out DIR [--data CASES] [--instruction TEXT]
 
 METRIC.py may also be the metric's folder; either way the helper modules and small data files
 beside metric.py come along (contract rule 13).
+
+``score`` streams: each result goes to ``--out`` and (with ``--json-lines``)
+to standard output as it comes, in case order, so memory does not grow with
+the number of cases.
 
 ``--roles FILE.json`` gives column roles as the Data page does (``{column: [role,
 field]}``), and ``--candidate-file NAME=FILE`` adds a candidate from a file of its
@@ -21,22 +26,30 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO
 
 import orjson
 
+from .cases import Case
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
-from .datasets import CandidateFile, DatasetError, Role, load_dataset, roles_from_json
-from .judge import judge_summary
+from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset, read_case_lines, roles_from_json
+from .judge import judge_summary_of
 from .llm import machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
-from .results import CaseResult, CheckReport, StageStatus
+from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
 from .runner.cluster import ClusterError, ray_scorer
-from .runner.worker import LlmHandler
+from .runner.pool import default_pool
+from .runner.worker import Cancelled, LlmHandler
+
+if TYPE_CHECKING:
+    from .export import ResultsWriter
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+SPOOL_IN_MEMORY = 8 << 20  # --json holds up to this much of the cases' JSON in memory, the rest in a temporary file
 MARKS = {StageStatus.PASSED: "✓", StageStatus.FAILED: "✗", StageStatus.SKIPPED: "-", StageStatus.NOT_RUN: "·"}
 
 
@@ -65,7 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help='column roles as JSON, {"column": ["role", "field"]}; unnamed columns are inferred')
         sub.add_argument("--candidate-file", action="append", default=[], metavar="NAME=FILE",
                          help="another candidate's outputs in a file of their own, joined to CASES by id")
-        sub.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        output = sub.add_mutually_exclusive_group()
+        output.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        output.add_argument("--json-lines", action="store_true",
+                            help="print each case's JSON object on its own line as it comes, then the report's")
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help="write per-case results to FILE (.csv, .jsonl, .parquet)")
             sub.add_argument("--concurrency", type=int, default=None, metavar="N",
@@ -111,6 +127,12 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     args = build_parser().parse_args(argv)
     if args.command == "export":
         return _run_export(args, stdout, stderr)
+    # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
+    threading.Thread(target=default_pool, daemon=True, name="skynet-pool-start").start()
+    # The metric's llm() calls are made here, with the app's saved settings or the environment's (keys stay here).
+    # With a model configured, litellm (seconds to import) starts importing now, in the background.
+    settings = machine_settings()
+    llm = make_handler(settings)
     try:
         timeout = validate_timeout(args.timeout)
         if args.command == "score":
@@ -120,59 +142,169 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                 raise UsageError(f"--out {args.out}: use a .csv, .jsonl or .parquet file name")
         source = _read_metric(args.metric, (args.data, *(text.partition("=")[2] for text in args.candidate_file),
                                             *((args.roles,) if args.roles else ())))
-        dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None,
-                               candidate_files=[_candidate_file(text) for text in args.candidate_file])
-        candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
-        if candidate not in dataset.candidates:
-            raise UsageError(f"--candidate {candidate!r} is not in {args.data}; it has "
-                             + ", ".join(repr(name) for name in dataset.candidates))
-        cases = dataset.for_candidate(candidate)
+        cases, split_counts = _read_cases(args)
     except (UsageError, ValueError, DatasetError) as exc:
         print(f"error: {exc}", file=stderr)
         return EXIT_USAGE
 
-    # The metric's llm() calls are made here, with the app's saved settings or the environment's (keys stay here).
-    settings = machine_settings()
-    llm = make_handler(settings)
     if args.command == "check":
         report = check_metric(source, cases, timeout=timeout, llm=llm)
-    else:
-        if args.split:
-            cases = [case for case in cases if case.split == args.split]
-            if not cases:
-                print(f"error: no cases in split {args.split!r}; the splits are "
-                      + ", ".join(sorted(dataset.split_counts())), file=stderr)
-                return EXIT_USAGE
-        concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
-        try:
-            report = _score(source, cases, timeout, concurrency, llm, show_progress=not args.json and stderr.isatty(),
-                            stderr=stderr, ray_address=args.ray)
-        except ClusterError as exc:
-            print(f"error: {exc}", file=stderr)
+        output = ReportOutput(args, stdout)
+        for result in report.cases:
+            output.case(result)
+        output.finish(report)
+        return EXIT_OK if report.ok else EXIT_FAILED
+
+    if args.split:
+        cases = cases.in_split(args.split) if isinstance(cases, CaseLines) else [
+            case for case in cases if case.split == args.split]
+        if not cases:
+            print(f"error: no cases in split {args.split!r}; the splits are " + ", ".join(sorted(split_counts())),
+                  file=stderr)
             return EXIT_USAGE
-        if args.out:
-            from .export import write_results
-
+    try:
+        out = open_out(args.out)
+    except OSError as exc:
+        print(f"error: cannot write {args.out}: {exc.strerror}", file=stderr)
+        return EXIT_USAGE
+    output = ReportOutput(args, stdout)
+    concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
+    sink = _Sink(output, out)
+    try:
+        report = _score(source, cases, timeout, concurrency, llm, sink,
+                        show_progress=not (args.json or args.json_lines) and stderr.isatty(), stderr=stderr,
+                        ray_address=args.ray)
+    except Cancelled:
+        report = None
+    except ClusterError as exc:
+        print(f"error: {exc}", file=stderr)
+        return EXIT_USAGE
+    finally:
+        if out is not None:
             try:
-                write_results(report.cases, args.out)
+                out.close()
             except OSError as exc:
-                print(f"error: cannot write {args.out}: {exc.strerror}", file=stderr)
-                return EXIT_USAGE
-    if args.json:
-        data = report.to_json()
-        if args.command == "score":
-            data["judge"] = judge_summary(report.cases).to_json()
-        stdout.write(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
-    else:
-        stdout.write(format_report(report, args.command, Path(args.metric).name, args.out if args.command == "score"
-                                   else None))
-    if args.command == "score":
-        return EXIT_OK if report.ok and len(report.cases) == len(cases) else EXIT_FAILED
-    return EXIT_OK if report.ok else EXIT_FAILED
+                sink.failed = sink.failed or exc
+    if sink.failed is not None:
+        print(f"error: cannot write {args.out}: {sink.failed.strerror or sink.failed}", file=stderr)
+        return EXIT_USAGE
+    assert report is not None
+    output.finish(report)
+    return EXIT_OK if report.ok and report.tally.total == len(cases) else EXIT_FAILED
 
 
-def _score(source: MetricSource, cases: list[Any], timeout: float, concurrency: int, llm: LlmHandler, *,
-           show_progress: bool, stderr: TextIO, ray_address: str | None = None) -> CheckReport:
+def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
+    """The cases to check or score, and how to count them by split (for a message).
+
+    ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
+    so that a million of them fit in memory; everything else is a loaded dataset.
+    """
+    plain = args.command == "score" and not args.roles and not args.candidate_file and args.candidate in (None, "")
+    lines = read_case_lines(args.data) if plain else None
+    if lines is not None:
+        return lines, lines.split_counts
+    dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None,
+                           candidate_files=[_candidate_file(text) for text in args.candidate_file])
+    candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
+    if candidate not in dataset.candidates:
+        raise UsageError(f"--candidate {candidate!r} is not in {args.data}; it has "
+                         + ", ".join(repr(name) for name in dataset.candidates))
+    return dataset.for_candidate(candidate), dataset.split_counts
+
+
+def open_out(path: str | None) -> ResultsWriter | None:
+    """The ``--out`` file's writer, opened before scoring so a path that cannot be written fails at once."""
+    if not path:
+        return None
+    from .export import open_results
+
+    return open_results(path)
+
+
+class ReportOutput:
+    """What goes to standard output, in one of three forms, fed case by case in case order.
+
+    ``--json-lines``: each case's object on its own line as it comes, then one
+    line with the report without ``cases`` (``ok``, ``isolation``, ``stages``,
+    ``summary``; and ``judge`` for ``score``). ``--json``: one object, as
+    before; the cases' JSON is spooled (to a temporary file past a few MB)
+    until the verdict heading the object is known. Text: the report for
+    people at the end (:func:`format_report`).
+    """
+
+    def __init__(self, args: argparse.Namespace, stdout: TextIO) -> None:
+        self.args, self.stdout = args, stdout
+        self.mode = "lines" if args.json_lines else "json" if args.json else "text"
+        self.spool: IO[bytes] | None = None
+        self.cases = 0
+        if self.mode == "json":
+            self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+
+    @property
+    def wants_json(self) -> bool:
+        return self.mode != "text"
+
+    def case(self, result: CaseResult, encoded: bytes | None = None) -> None:
+        """Take one case's result; ``encoded`` is its ``to_json_bytes()`` when the caller has it already."""
+        if self.mode == "lines":
+            self.stdout.write((encoded or result.to_json_bytes()).decode() + "\n")
+        elif self.spool is not None:
+            encoded = encoded or result.to_json_bytes()
+            self.spool.write(b"," + encoded if self.cases else encoded)
+        self.cases += 1
+
+    def finish(self, report: CheckReport) -> None:
+        args = self.args
+        judge = judge_summary_of(report.tally).to_json() if args.command == "score" else None
+        if self.mode == "text":
+            self.stdout.write(format_report(report, args.command, Path(args.metric).name,
+                                            args.out if args.command == "score" else None))
+            return
+        head = {"ok": report.ok, "isolation": report.isolation.value,
+                "stages": [stage.to_json() for stage in report.stages]}
+        if self.mode == "lines":
+            tally = report.tally
+            head["summary"] = {"cases": tally.total, "by_status": tally.by_status, "scored": tally.scored,
+                               "mean_score": tally.mean}
+            if judge is not None:
+                head["judge"] = judge
+            self.stdout.write(orjson.dumps(head).decode() + "\n")
+            return
+        assert self.spool is not None
+        self.stdout.write(orjson.dumps(head)[:-1].decode() + ',"cases":[')
+        self.spool.seek(0)
+        while chunk := self.spool.read(SPOOL_IN_MEMORY):
+            self.stdout.write(chunk.decode())
+        self.spool.close()
+        tail = "]" + (',"judge":' + orjson.dumps(judge).decode() if judge is not None else "") + "}\n"
+        self.stdout.write(tail)
+
+
+class _Sink:
+    """Takes each result in case order to the ``--out`` file and standard output; a write that
+    fails stops the run (``failed`` says why) rather than losing results silently."""
+
+    def __init__(self, output: ReportOutput, out: ResultsWriter | None) -> None:
+        self.output, self.out = output, out
+        self.cancel = threading.Event()
+        self.failed: OSError | None = None
+
+    def __call__(self, result: CaseResult) -> None:
+        if self.failed is not None:
+            return
+        try:
+            # Encoded once for the file and standard output alike.
+            encoded = result.to_json_bytes() if self.out is not None and self.output.wants_json else None
+            if self.out is not None:
+                self.out.write(result, encoded)
+            self.output.case(result, encoded)
+        except OSError as exc:
+            self.failed = exc
+            self.cancel.set()
+
+
+def _score(source: MetricSource, cases: Sequence[Case], timeout: float, concurrency: int, llm: LlmHandler,
+           sink: _Sink, *, show_progress: bool, stderr: TextIO, ray_address: str | None = None) -> CheckReport:
     bar = None
     if show_progress:
         from tqdm import tqdm
@@ -188,7 +320,8 @@ def _score(source: MetricSource, cases: list[Any], timeout: float, concurrency: 
     try:
         scorer = ray_scorer(ray_address) if ray_address else None  # Ray itself is imported only then
         return check_metric(source, cases, timeout=timeout, sample=cases, concurrency=concurrency, llm=llm,
-                            on_result=progress, stop_on_timeout=False, scorer=scorer)
+                            on_result=progress if bar is not None else None, stop_on_timeout=False,
+                            cancel=sink.cancel, in_order=sink, keep=False, scorer=scorer)
     finally:
         if bar is not None:
             bar.close()
@@ -203,10 +336,10 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
         lines.append(f"  {MARKS[stage.status]} {stage.label:<20} {message}{where}")
         for extra in stage.message.splitlines()[1:] if stage.status is StageStatus.FAILED else []:
             lines.append(f"      {extra}")
-    if report.cases:
+    tally = report.tally
+    if tally.total:
         lines.append("")
-        shown = report.cases if command == "check" or len(report.cases) <= 20 else [
-            case for case in report.cases if not case.ok][:20]
+        shown = tally.first if command == "check" or tally.total <= SHOWN_CASES else tally.failures
         if shown:
             lines.append(f"  {'case':<14} {'split':<6} {'status':<8} {'score':>7}  feedback / error")
         for case in shown:
@@ -214,10 +347,9 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
             text = case.feedback if case.ok else case.error.splitlines()[0] if case.error else ""
             lines.append(f"  {case.id[:14]:<14} {case.split:<6} {case.status.value:<8} {score:>7}  {text[:100]}")
         if command == "score":
-            ok = [case.score for case in report.cases if case.ok and case.score is not None]
-            mean = f", mean score {sum(ok) / len(ok):.3f}" if ok else ""
-            lines.append(f"  {len(ok)} of {len(report.cases)} cases scored{mean}")
-            judge = judge_summary(report.cases)
+            mean = f", mean score {tally.mean:.3f}" if tally.mean is not None else ""
+            lines.append(f"  {tally.scored} of {tally.total} cases scored{mean}")
+            judge = judge_summary_of(tally)
             if judge.used:
                 lines.append(f"  {judge.describe()}")
     if out:

@@ -12,12 +12,21 @@ from __future__ import annotations
 import ast
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .cases import Case
 from .metric_source import MAIN_FILE, MetricSource
 from .pysource import parse as parse_source
-from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, Stage, StageName, StageStatus
+from .results import (
+    STAGE_ORDER,
+    CaseStatus,
+    CheckReport,
+    Isolation,
+    RunTally,
+    Stage,
+    StageName,
+    StageStatus,
+)
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_cases
 from .runner.worker import Cancelled, LlmHandler, Worker
@@ -63,20 +72,23 @@ def _report(stages: dict[StageName, Stage], started: float, pool: WorkerPool,
     # The run is only as isolated as the weakest place its metric code ran: here, or a cluster's nodes.
     isolation = pool.isolation if run is None or run.isolation is pool.isolation else Isolation.REDUCED
     return CheckReport(stages=ordered, cases=run.results if run else [], isolation=isolation,
-                       duration_ms=(time.monotonic() - started) * 1000.0)
+                       duration_ms=(time.monotonic() - started) * 1000.0, tally=run.tally if run else RunTally())
 
 
-def check_metric(source: str | MetricSource, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
+def check_metric(source: str | MetricSource, cases: Sequence[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
                  llm: LlmHandler | None = None, cancel: threading.Event | None = None,
-                 pool: WorkerPool | None = None, sample: list[Case] | None = None, concurrency: int = 1,
+                 pool: WorkerPool | None = None, sample: Sequence[Case] | None = None, concurrency: int = 1,
                  on_result: ResultCallback | None = None, stop_on_timeout: bool = True,
+                 in_order: ResultCallback | None = None, keep: bool = True,
                  scorer: Callable[..., ScoreRun] | None = None) -> CheckReport:
     """Run the contract check of the metric ``source`` (metric.py's text, or a metric folder)
     on a sample of ``cases``.
 
     ``sample`` overrides the sampling (Part B rule 7) with chosen cases; the
     `score` command passes every case, with ``stop_on_timeout=False`` so that
-    one hanging case does not hide the others' results.
+    one hanging case does not hide the others' results, and streams them
+    (``in_order``, ``keep=False``: see :func:`score_cases`); the report's
+    ``tally`` sums them up either way.
     ``scorer`` scores the cases elsewhere once the stages before passed here, with
     ``score_cases``'s contract (``runner.cluster.ray_scorer`` scores on a Ray cluster).
     Raises ``Cancelled`` when ``cancel`` is set during the run; the caller
@@ -139,25 +151,27 @@ def check_metric(source: str | MetricSource, cases: list[Case], *, timeout: floa
         if scorer is not None:
             owned = None
             worker.close()  # the cases run elsewhere
-            run = scorer(source, sample, timeout=timeout, llm=llm, cancel=cancel, on_result=on_result)
+            run = scorer(source, list(sample), timeout=timeout, llm=llm, cancel=cancel, on_result=on_result,
+                         in_order=in_order)
         else:
             run = score_cases(source, sample, timeout=timeout, llm=llm, cancel=cancel, pool=pool, worker=worker,
-                              stop_on_timeout=stop_on_timeout, concurrency=concurrency, on_result=on_result)
+                              stop_on_timeout=stop_on_timeout, concurrency=concurrency, on_result=on_result,
+                              in_order=in_order, keep=keep)
             owned = None  # score_cases closed it
         if run.cancelled:
             raise Cancelled()
-        failed = [result for result in run.results if result.status is not CaseStatus.OK]
-        if not failed:
+        tally = run.tally
+        if not tally.failed:
             stages[StageName.RETURN_VALUE] = Stage(
                 StageName.RETURN_VALUE, StageStatus.PASSED,
-                f"{len(run.results)} {'sampled ' if sampled else ''}case(s) returned valid "
+                f"{tally.total} {'sampled ' if sampled else ''}case(s) returned valid "
                 "(score, side information) pairs")
         else:
-            bad = failed[0]
+            bad = tally.failures[0]
             verb = {CaseStatus.TIMEOUT: "timed out", CaseStatus.INVALID: "returned an invalid value",
                     CaseStatus.ERROR: "failed"}[bad.status]
             first_line = bad.error.splitlines()[0] if bad.error else ""
-            others = f" ({len(failed) - 1} more of {len(sample)} cases failed too)" if len(failed) > 1 else ""
+            others = f" ({tally.failed - 1} more of {len(sample)} cases failed too)" if tally.failed > 1 else ""
             line, file = bad.line, bad.file
             if line is None and bad.status is CaseStatus.INVALID:
                 line, file = _return_line(main), MAIN_FILE  # where the fix goes: score's return

@@ -1,23 +1,39 @@
 """Case results as a table: for the Author page's grid, the CLI's `--out`, and exports.
 
 One row per case; one ``score.<name>`` column per named score seen in the run.
+
+Files are written as the results come (:func:`open_results`), so a run of a
+million cases never holds them: JSONL goes straight to the file; CSV and
+Parquet, whose columns are known only at the end (the named scores), spool
+each result as a JSON line to a temporary file and write the table from it
+when closed. Only Parquet needs pyarrow, and nothing here needs pandas except
+:func:`results_frame`.
 """
 
 from __future__ import annotations
 
+import csv
+import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
-import pandas as pd
 
 from .results import CaseResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BASE_COLUMNS = ["id", "split", "candidate", "status", "score"]
 TAIL_COLUMNS = ["feedback", "duration_ms", "judge_calls", "judge_ms", "judge_cost_usd", "error", "extra", "stdout"]
 OUT_FORMATS = (".csv", ".jsonl", ".parquet")
+NUMBER_COLUMNS = ("score", "judge_cost_usd")  # and every score.<name>
+PARQUET_ROWS = 65536  # rows per Parquet row group: bounded memory while writing
+SPOOL_IN_MEMORY = 8 << 20  # a spool stays in memory up to this size, then moves to a temporary file
 
 
-def score_names(results: list[CaseResult]) -> list[str]:
+def score_names(results: Iterable[CaseResult]) -> list[str]:
     """Named scores in the order they first appear."""
     names: dict[str, None] = {}
     for result in results:
@@ -26,21 +42,23 @@ def score_names(results: list[CaseResult]) -> list[str]:
     return list(names)
 
 
-def results_frame(results: list[CaseResult]) -> pd.DataFrame:
-    """The per-case table. Missing named scores are NaN (the case did not report them)."""
-    names = score_names(results)
-    rows = []
-    for result in results:
-        row = {
-            "id": result.id,
-            "split": result.split,
-            "candidate": result.candidate,
-            "status": result.status.value,
-            "score": result.score,
-        }
-        for name in names:
-            row[f"score.{name}"] = result.scores.get(name)
-        row.update({
+def columns_for(names: list[str]) -> list[str]:
+    return BASE_COLUMNS + [f"score.{name}" for name in names] + TAIL_COLUMNS
+
+
+def result_row(result: CaseResult, names: list[str]) -> dict[str, Any]:
+    """One case's row; a named score the case did not report is ``None``."""
+    row: dict[str, Any] = {
+        "id": result.id,
+        "split": result.split,
+        "candidate": result.candidate,
+        "status": result.status.value,
+        "score": result.score,
+    }
+    for name in names:
+        row[f"score.{name}"] = result.scores.get(name)
+    row.update(
+        {
             "feedback": result.feedback,
             "duration_ms": round(result.duration_ms, 3),
             "judge_calls": result.judge.calls,
@@ -49,29 +67,149 @@ def results_frame(results: list[CaseResult]) -> pd.DataFrame:
             "error": result.error,
             "extra": orjson.dumps(result.extra, option=orjson.OPT_NON_STR_KEYS).decode() if result.extra else "",
             "stdout": result.stdout,
-        })
-        rows.append(row)
-    columns = BASE_COLUMNS + [f"score.{name}" for name in names] + TAIL_COLUMNS
-    frame = pd.DataFrame(rows, columns=columns)
+        }
+    )
+    return row
+
+
+def results_frame(results: list[CaseResult]) -> pd.DataFrame:
+    """The per-case table. Missing named scores are NaN (the case did not report them)."""
+    import pandas as pd
+
+    names = score_names(results)
+    columns = columns_for(names)
+    frame = pd.DataFrame([result_row(result, names) for result in results], columns=columns)
     for column in ["score", *[f"score.{name}" for name in names], "judge_cost_usd"]:
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
     return frame
 
 
-def write_results(results: list[CaseResult], path: str | Path) -> Path:
-    """Write results as CSV, JSONL or Parquet, chosen by the file's extension."""
+class ResultsWriter:
+    """Writes results to a file as they come; :func:`open_results` picks the format.
+
+    Use as a context manager, or call :meth:`close`, which finishes the file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.count = 0
+
+    def write(self, result: CaseResult, encoded: bytes | None = None) -> None:
+        """Add one result; ``encoded`` is its ``to_json_bytes()`` when the caller has it already."""
+        raise NotImplementedError
+
+    def close(self) -> Path:
+        raise NotImplementedError
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class JsonlWriter(ResultsWriter):
+    """One ``CaseResult.to_json()`` object a line, written as each result comes."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self._file = path.open("wb", buffering=1 << 20)
+
+    def write(self, result: CaseResult, encoded: bytes | None = None) -> None:
+        self._file.write((encoded or result.to_json_bytes()) + b"\n")
+        self.count += 1
+
+    def close(self) -> Path:
+        self._file.close()
+        return self.path
+
+
+class _TableWriter(ResultsWriter):
+    """Spools results until the columns are known, then writes the table in :meth:`finish`."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        path.open("wb").close()  # fail now, not after the run, when the file cannot be written
+        self._spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+        self._names: dict[str, None] = {}
+        self._closed = False
+
+    def write(self, result: CaseResult, encoded: bytes | None = None) -> None:
+        self._spool.write((encoded or result.to_json_bytes()) + b"\n")
+        for name in result.scores:
+            self._names.setdefault(name, None)
+        self.count += 1
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        names = list(self._names)
+        self._spool.seek(0)
+        for line in self._spool:
+            yield result_row(CaseResult.from_json(orjson.loads(line)), names)
+
+    def close(self) -> Path:
+        if not self._closed:
+            self._closed = True
+            try:
+                self.finish(columns_for(list(self._names)))
+            finally:
+                self._spool.close()
+        return self.path
+
+    def finish(self, columns: list[str]) -> None:
+        raise NotImplementedError
+
+
+def csv_cell(value: Any) -> Any:
+    """The one place a value becomes a CSV cell (``None`` is an empty cell, as pandas writes it)."""
+    return value
+
+
+class CsvWriter(_TableWriter):
+    def finish(self, columns: list[str]) -> None:
+        with self.path.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(columns)
+            for row in self.rows():
+                writer.writerow([csv_cell(row[column]) for column in columns])
+
+
+class ParquetWriter(_TableWriter):
+    def finish(self, columns: list[str]) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        numbers = {*NUMBER_COLUMNS, *(column for column in columns if column.startswith("score."))}
+        types = {"duration_ms": pa.float64(), "judge_ms": pa.float64(), "judge_calls": pa.int64()}
+        schema = pa.schema(
+            [(column, pa.float64() if column in numbers else types.get(column, pa.string())) for column in columns]
+        )
+        with pq.ParquetWriter(self.path, schema) as writer:
+            batch: list[dict[str, Any]] = []
+            for row in self.rows():
+                batch.append(row)
+                if len(batch) == PARQUET_ROWS:
+                    writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                    batch = []
+            if batch or not self.count:
+                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+
+
+_WRITERS: dict[str, type[ResultsWriter]] = {".jsonl": JsonlWriter, ".csv": CsvWriter, ".parquet": ParquetWriter}
+
+
+def open_results(path: str | Path) -> ResultsWriter:
+    """A writer for CSV, JSONL or Parquet, chosen by the file's extension. Raises ``OSError``
+    when the file cannot be created (before any result is written)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in OUT_FORMATS:
         raise ValueError(f"cannot write {path.name}: use a .csv, .jsonl or .parquet file name")
-    if suffix == ".jsonl":
-        with path.open("wb") as handle:
-            for result in results:
-                handle.write(orjson.dumps(result.to_json(), option=orjson.OPT_NON_STR_KEYS) + b"\n")
-        return path
-    frame = results_frame(results)
-    if suffix == ".csv":
-        frame.to_csv(path, index=False)
-    else:
-        frame.to_parquet(path, index=False)
-    return path
+    return _WRITERS[suffix](path)
+
+
+def write_results(results: Iterable[CaseResult], path: str | Path) -> Path:
+    """Write results as CSV, JSONL or Parquet, chosen by the file's extension."""
+    with open_results(path) as writer:
+        for result in results:
+            writer.write(result)
+    return writer.path

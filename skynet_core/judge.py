@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cases import Case
-from .results import CaseResult
+from .results import CaseResult, RunTally
 from .runner.pool import WorkerPool
 from .runner.run import score_cases
 from .runner.worker import LlmHandler
@@ -75,11 +75,15 @@ class JudgeSummary:
 
 def judge_summary(results: Sequence[CaseResult]) -> JudgeSummary:
     """The judge's calls, time and cost over ``results`` (every case counts, with or without a call)."""
-    calls = sum(result.judge.calls for result in results)
-    total_ms = sum(result.judge.latency_ms for result in results)
-    costs = [result.judge.cost_usd for result in results if result.judge.cost_usd is not None]
-    unpriced = sum(1 for result in results if result.judge.calls and result.judge.cost_usd is None)
-    return JudgeSummary(len(results), calls, total_ms, sum(costs) if costs else None, unpriced)
+    tally = RunTally()
+    for result in results:
+        tally.add(result)
+    return judge_summary_of(tally)
+
+
+def judge_summary_of(tally: RunTally) -> JudgeSummary:
+    """The same from a run's tally, for runs whose results were streamed rather than kept."""
+    return JudgeSummary(tally.total, tally.judge_calls, tally.judge_ms, tally.judge_cost_usd, tally.judge_unpriced)
 
 
 @dataclass(frozen=True)

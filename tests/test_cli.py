@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -140,3 +141,71 @@ def test_score_exits_1_when_a_case_errs_and_still_scores_the_rest(tmp_path, data
 def test_score_json_names_the_isolation_level(tmp_path, data):
     done = cli("score", str(write_metric(tmp_path, GOOD)), "--data", str(data), "--json")
     assert json.loads(done.stdout)["isolation"] in ("full", "reduced")
+
+
+def test_score_json_lines_streams_every_case_in_order_then_the_report(tmp_path, data):
+    source = GOOD.replace("    ok = output", "    assert output != 'other', 'cannot score other'\n    ok = output")
+    out = tmp_path / "results.jsonl"
+    done = cli("score", str(write_metric(tmp_path, source)), "--data", str(data), "--json-lines", "--out", str(out),
+               "--concurrency", "2")
+    assert done.returncode == 1
+    *cases, report = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [case["id"] for case in cases] == [f"t{n}" for n in range(12)]
+    assert [case["status"] for case in cases].count("error") == 3
+    assert cases[3]["status"] == "error" and "cannot score other" in cases[3]["error"]
+    assert [json.loads(line) for line in out.read_text().splitlines()] == cases
+    assert report["ok"] is False
+    assert report["summary"]["cases"] == 12 and report["summary"]["by_status"] == {"ok": 9, "error": 3}
+    assert "cases" not in report and report["judge"]["cases"] == 12
+
+
+def test_score_streams_many_cases_without_losing_one(tmp_path):
+    data = tmp_path / "many.jsonl"
+    data.write_text("".join(json.dumps({"id": f"c{n}", "input": {"n": n}, "output": "billing" if n % 7 else "x",
+                                        "expected": {"label": "billing"}}) + "\n" for n in range(20000)))
+    source = GOOD.replace("    ok = output", "    assert input['n'] != 12345, 'case 12345 fails'\n    ok = output")
+    out = tmp_path / "results.csv"
+    done = cli("score", str(write_metric(tmp_path, source)), "--data", str(data), "--out", str(out), "--json")
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert [case["id"] for case in report["cases"]] == [f"c{n}" for n in range(20000)]
+    assert [case["id"] for case in report["cases"] if case["status"] != "ok"] == ["c12345"]
+    assert list(pd.read_csv(out)["id"]) == [f"c{n}" for n in range(20000)]
+
+
+def test_score_text_reports_the_count_and_mean_of_a_streamed_run(tmp_path, data):
+    done = cli("score", str(write_metric(tmp_path, GOOD)), "--data", str(data))
+    assert done.returncode == 0, done.stderr
+    labelled = [n for n in range(12) if n % 4]
+    mean = (sum(1.0 for n in labelled if n % 3) + 0.5 * (12 - len(labelled))) / 12
+    assert f"12 of 12 cases scored, mean score {mean:.3f}" in done.stdout
+
+
+def test_score_refuses_an_out_file_it_cannot_write_before_scoring(tmp_path, data):
+    done = cli("score", str(write_metric(tmp_path, GOOD)), "--data", str(data), "--out",
+               str(tmp_path / "no-such-folder" / "r.jsonl"))
+    assert done.returncode == 2
+    assert "cannot write" in done.stderr and done.stdout == ""
+
+
+def test_a_run_without_a_model_never_imports_litellm(tmp_path, data):
+    probe = ("import sys\nfrom skynet_core.cli import run\n"
+             f"code = run(['check', {str(write_metric(tmp_path, GOOD))!r}, '--data', {str(data)!r}])\n"
+             "print('litellm imported' if 'litellm' in sys.modules else 'no litellm', code)\n")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SKYNET_")}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**env, "SKYNET_DATA_DIR": str(tmp_path)})
+    assert done.stdout.splitlines()[-1] == "no litellm 0", done.stdout + done.stderr
+
+
+def test_score_split_takes_only_that_splits_cases(tmp_path):
+    data = tmp_path / "split.jsonl"
+    data.write_text("".join(json.dumps({"id": f"c{n}", "input": {"n": n}, "output": "billing",
+                                        "expected": {"label": "billing"}, "split": "val" if n % 3 == 0 else "train"})
+                            + "\n" for n in range(30)))
+    metric = str(write_metric(tmp_path, GOOD))
+    done = cli("score", metric, "--data", str(data), "--split", "val", "--json-lines")
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["id"] for line in done.stdout.splitlines()[:-1]] == [f"c{n}" for n in range(0, 30, 3)]
+    missing = cli("score", metric, "--data", str(data), "--split", "test")
+    assert missing.returncode == 2 and "the splits are train, val" in missing.stderr

@@ -26,6 +26,34 @@ def test_results_come_back_in_case_order_with_concurrency(pool):
     assert run.by_status == {"ok": 3000}
 
 
+def test_streamed_results_come_in_case_order_and_none_are_kept(pool):
+    source = ("import os\n\ndef score(input, output, expected=None):\n"
+              "    if input['n'] == 1500:\n        os._exit(3)\n"
+              "    return float(input['n']), {'feedback': output}\n")
+    streamed = []
+    run = score_cases(source, numbered(3000), timeout=10, pool=pool, concurrency=3, in_order=streamed.append,
+                      keep=False)
+    assert run.results == []
+    assert [result.id for result in streamed] == [f"c{n}" for n in range(3000)]
+    assert streamed[1500].status is CaseStatus.ERROR
+    assert run.tally.total == 3000 and run.tally.by_status == {"ok": 2999, "error": 1}
+    assert run.tally.first_failure is streamed[1500]
+    assert run.tally.mean == (sum(range(3000)) - 1500) / 2999
+
+
+CHILD_TOKEN = ("import os, time\nTOKEN = os.urandom(8).hex()\n\ndef score(input, output, expected=None):\n"
+               "    if input['sleep']:\n        time.sleep(input['sleep'])\n    return 1.0, {'feedback': TOKEN}\n")
+
+
+def test_a_quick_metric_runs_in_one_child_and_a_slow_one_in_as_many_as_allowed(pool):
+    quick = [Case(id=f"q{n}", input={"sleep": 0}, output="x") for n in range(2000)]
+    slow = [Case(id=f"s{n}", input={"sleep": 0.02}, output="x") for n in range(60)]
+    children = [{result.feedback for result in score_cases(CHILD_TOKEN, cases, timeout=10, pool=pool,
+                                                            concurrency=4).results} for cases in (quick, slow)]
+    assert len(children[0]) == 1
+    assert len(children[1]) > 1
+
+
 def test_a_crash_fails_one_case_and_the_rest_run_in_a_fresh_child(pool):
     source = ("import os\n\ndef score(input, output, expected=None):\n"
               "    if input['n'] == 5:\n        os._exit(7)\n"

@@ -61,12 +61,14 @@ traceback for bad data.
 
 The package keeps one idea a module: ``model`` (Dataset, Role, DatasetError), ``splits``,
 ``roles``, ``files`` (reading files and their limits), ``frames`` (tables to cases),
-``candidates`` and ``load``. Import from the package.
+``candidates``, ``load`` and ``lines`` (a JSON Lines file kept compact for scoring very many
+cases). Import from the package.
 """
 
 from .candidates import CandidateFile, join_candidates
 from .files import MAX_COLUMNS, MAX_FILE_BYTES, check_size, read_table, save_upload
 from .frames import cases_from_frame
+from .lines import CaseLines, read_case_lines
 from .load import load_dataset, load_example
 from .model import EXAMPLE_PATH, SPLITS, Dataset, DatasetError, Role
 from .roles import infer_roles, roles_from_json, roles_to_json
@@ -74,6 +76,7 @@ from .splits import assign_splits, sample_for_check, split_plan
 
 __all__ = [
     "CandidateFile",
+    "CaseLines",
     "Dataset",
     "DatasetError",
     "EXAMPLE_PATH",
@@ -88,6 +91,7 @@ __all__ = [
     "join_candidates",
     "load_dataset",
     "load_example",
+    "read_case_lines",
     "read_table",
     "roles_from_json",
     "roles_to_json",

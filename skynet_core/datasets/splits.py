@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import heapq
 from typing import TYPE_CHECKING
 
 from skynet_core.cases import Case
@@ -38,6 +39,11 @@ def _stable_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _stable_digest(text: str) -> bytes:
+    """Orders as :func:`_stable_key` does (hex digits keep the bytes' order), at a lower cost."""
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
 def assign_splits(ids: list[str]) -> dict[str, str]:
     """Map each distinct id to ``train``, ``val`` or ``test`` following :func:`split_plan`.
 
@@ -46,11 +52,13 @@ def assign_splits(ids: list[str]) -> dict[str, str]:
     the rest to test. So the same ids always get the same splits, whatever their
     order in the file; duplicates in ``ids`` count once.
     """
-    distinct = list(dict.fromkeys(ids))
-    plan = split_plan(len(distinct))
-    ordered = sorted(distinct, key=lambda case_id: (_stable_key(case_id), case_id))
-    names = ["train"] * plan["train"] + ["val"] * plan["val"] + ["test"] * plan["test"]
-    return dict(zip(ordered, names, strict=True))
+    splits = dict.fromkeys(ids, "train")
+    plan = split_plan(len(splits))
+    # Only the last val + test ids in that order leave train: at most 700 of them, however many ids there are.
+    held = heapq.nlargest(plan["val"] + plan["test"], splits, key=lambda case_id: (_stable_digest(case_id), case_id))
+    for position, case_id in enumerate(reversed(held)):
+        splits[case_id] = "val" if position < plan["val"] else "test"
+    return splits
 
 
 def sample_for_check(cases: list[Case], k: int = 3) -> list[Case]:

@@ -39,7 +39,7 @@ import orjson
 
 from ..cases import Case
 from ..metric_source import MetricSource
-from ..results import CaseResult, CaseStatus, Isolation
+from ..results import CaseResult, CaseStatus, Isolation, RunTally
 from .pool import default_pool
 from .run import LoadFailure, ResultCallback, ScoreRun, batch_size, failed_result, score_cases
 from .sandbox import detect_isolation
@@ -154,9 +154,9 @@ def score_cases_ray(
     for result in slots[handed:] if in_order is not None else []:
         if result is not None:  # a cancelled run: what finished past the first gap
             in_order(result)
-    counts: dict[str, int] = {}
-    for result in results:
-        counts[result.status.value] = counts.get(result.status.value, 0) + 1
+    tally = RunTally()
+    for result in results:  # in case order, as a local run feeds its tally
+        tally.add(result)
     isolations = {batch.isolation for batch in batches} or {detect_isolation()[0]}
     weakest = Isolation.REDUCED if Isolation.REDUCED in isolations else Isolation.FULL
     return ClusterRun(
@@ -165,7 +165,8 @@ def score_cases_ray(
         cancelled=bool(pending) or cancel.is_set(),
         duration_ms=(time.monotonic() - began) * 1000.0,
         load_error=load_errors[0] if load_errors else None,
-        by_status=counts,
+        by_status=dict(tally.by_status),
+        tally=tally,
         batches=sorted(batches, key=lambda batch: batch.start),
     )
 

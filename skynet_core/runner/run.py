@@ -9,20 +9,27 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..cases import Case
 from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
 from ..packages import missing_module_hint
-from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage
+from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage, RunTally
 from .pool import WorkerPool, default_pool
 from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
 
 MAX_BATCH_CASES = 1024
 GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
 MAX_NAME_CHARS = 255
+AHEAD_CASES = 8 * MAX_BATCH_CASES  # how far past the first unfinished case workers may run (bounds held results)
+# A case quicker than this takes its child less time than this process takes to handle its result, so more
+# children would only wait on this process: a run starts with one child and adds the others once its cases
+# are slower than this on average and have kept the child busy for BUSY_MS (so that one case held up by a
+# busy machine does not count, while a judge's first answer does).
+SLOW_CASE_MS = 0.05
+BUSY_MS = 20.0
 
 ResultCallback = Callable[[CaseResult], None]
 
@@ -44,7 +51,8 @@ class LoadFailure(Exception):
 @dataclass
 class ScoreRun:
     """The outcome of scoring many cases: results in the order of the cases given
-    (only those that ran when ``cancelled``), and the isolation they ran with."""
+    (only those that ran when ``cancelled``; none when the caller streamed them
+    instead of keeping them), their tally, and the isolation they ran with."""
 
     results: list[CaseResult]
     isolation: Isolation
@@ -52,6 +60,7 @@ class ScoreRun:
     duration_ms: float = 0.0
     load_error: LoadFailure | None = None
     by_status: dict[str, int] = field(default_factory=dict)
+    tally: RunTally = field(default_factory=RunTally)
 
 
 def timeout_message(timeout: float, line: int | None, what: str = "score", file: str = MAIN_FILE) -> str:
@@ -107,28 +116,28 @@ def where(file: str, line: int | None) -> str:
 
 def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | None = None) -> CaseResult:
     """Turn the child's (untrusted) reply into a CaseResult, refusing anything off-shape."""
-    result = CaseResult(id=case.id, split=case.split, candidate=case.candidate)
-    result.duration_ms = _finite(reply.get("duration_ms")) or 0.0
+    # Built in one call on the ok path: this runs once per case, and a million cases notice every step.
+    duration_ms = _finite(reply.get("duration_ms")) or 0.0
     stdout = reply.get("stdout")
-    result.stdout = stdout if isinstance(stdout, str) else ""
-    if "judge" in reply:
-        result.judge = _judge_usage(reply["judge"])
+    stdout = stdout if type(stdout) is str else ""
+    calls = reply.get("judge")
+    judge = _judge_usage(calls) if calls else JudgeUsage()
     status = reply.get("status")
     if status == "ok":
         score = _finite(reply.get("score"))
         scores = reply.get("scores")
         feedback = reply.get("feedback")
         extra = reply.get("extra")
-        if (score is None or type(feedback) is not str or type(scores) is not dict or type(extra) is not dict
-                or (scores and not all(type(k) is str and _finite(v) is not None for k, v in scores.items()))):
-            result.status = CaseStatus.ERROR
-            result.error = "the runner received a malformed result for this case; was the channel tampered with?"
-            return result
-        result.score = score
-        result.scores = {key: float(value) for key, value in scores.items()} if scores else {}
-        result.feedback = feedback
-        result.extra = extra
-        return result
+        if (score is not None and type(feedback) is str and type(scores) is dict and type(extra) is dict
+                and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))):
+            return CaseResult(id=case.id, split=case.split, candidate=case.candidate, score=score,
+                              scores={key: float(value) for key, value in scores.items()} if scores else {},
+                              feedback=feedback, extra=extra, duration_ms=duration_ms, stdout=stdout, judge=judge)
+        return CaseResult(id=case.id, split=case.split, candidate=case.candidate, status=CaseStatus.ERROR,
+                          error="the runner received a malformed result for this case; was the channel tampered "
+                          "with?", duration_ms=duration_ms, stdout=stdout, judge=judge)
+    result = CaseResult(id=case.id, split=case.split, candidate=case.candidate, duration_ms=duration_ms,
+                        stdout=stdout, judge=judge)
     result.status = CaseStatus.INVALID if status == "invalid" else CaseStatus.ERROR
     error = reply.get("error")
     result.error = error if isinstance(error, str) else "score failed"
@@ -252,14 +261,56 @@ def _place_from(message: str) -> tuple[str, int | None]:
     return (file, int(digits)) if _clean_file(file) == file else (MAIN_FILE, None)
 
 
-def score_cases(source: str | MetricSource, cases: list[Case], *, timeout: float = 60.0, concurrency: int = 1,
+class _InOrder:
+    """Hands results on in the order of the cases, holding those that finish early.
+
+    Workers take no cases more than ``AHEAD_CASES`` past the first unfinished
+    one, so what is held stays bounded however many cases the run has. Not
+    thread-safe by itself: callers hold ``lock``.
+    """
+
+    def __init__(self, count: int, deliver: ResultCallback, lock: threading.Condition) -> None:
+        self.deliver, self.lock = deliver, lock
+        self.done = bytearray(count)
+        self.next = 0
+        self.early: dict[int, CaseResult] = {}
+        self.waiting = 0  # workers waiting for the first unfinished case to finish
+
+    def put(self, index: int, result: CaseResult) -> None:
+        self.done[index] = 1
+        if index != self.next:
+            self.early[index] = result
+            return
+        self.deliver(result)
+        self.next += 1
+        while self.next in self.early:
+            self.deliver(self.early.pop(self.next))
+            self.next += 1
+        if self.waiting:
+            self.lock.notify_all()
+
+    def flush(self) -> None:
+        """Hand on what is held past a gap (cases a cancelled or halted run never ran)."""
+        for index in sorted(self.early):
+            self.deliver(self.early.pop(index))
+
+
+def score_cases(source: str | MetricSource, cases: Sequence[Case], *, timeout: float = 60.0, concurrency: int = 1,
                 llm: LlmHandler | None = None, cancel: threading.Event | None = None,
                 on_result: ResultCallback | None = None, pool: WorkerPool | None = None,
-                worker: Worker | None = None, stop_on_timeout: bool = False) -> ScoreRun:
+                worker: Worker | None = None, stop_on_timeout: bool = False,
+                in_order: ResultCallback | None = None, keep: bool = True) -> ScoreRun:
     """Score every case with the metric ``source`` (metric.py's text, or a metric folder) in isolated children.
 
+    Up to ``concurrency`` children run at once; the others start once cases
+    prove slower than ``SLOW_CASE_MS`` on average (a quick metric is faster in
+    one child, a model-as-judge needs them all).
     ``on_result`` is called for each result as it arrives (from worker
     threads when ``concurrency`` > 1; keep it quick and thread-safe).
+    ``in_order`` is called for each result in the order of ``cases``, one call
+    at a time (for writing results as they come); ``keep=False`` then keeps
+    none of them in the returned run, only its tally, so memory does not grow
+    with the number of cases (``cases`` may be a lazy sequence too).
     ``cancel`` stops the run; the results so far are returned. A metric that
     does not load fails every case with the load error (``load_error`` set).
     ``worker``: an already-loaded worker to start with (the contract check's).
@@ -270,15 +321,30 @@ def score_cases(source: str | MetricSource, cases: list[Case], *, timeout: float
     pool = pool or default_pool()
     cancel = cancel or threading.Event()
     began = time.monotonic()
-    slots: list[CaseResult | None] = [None] * len(cases)
-    lock = threading.Lock()
+    results: list[CaseResult] = []
+    tally = RunTally()
+    lock = threading.Condition(threading.Lock())  # never taken twice by one thread, so no RLock
     load_error: list[LoadFailure] = []
+
+    def deliver(result: CaseResult) -> None:
+        tally.add(result)
+        if keep:
+            results.append(result)
+        if in_order is not None:
+            in_order(result)
+
+    ordered = _InOrder(len(cases), deliver, lock)
 
     def emit(index: int, result: CaseResult) -> None:
         with lock:
-            slots[index] = result
+            ordered.put(index, result)
         if on_result is not None:
             on_result(result)
+        if not helpers:
+            busy[0] += 1
+            busy[1] += result.duration_ms
+            if busy[1] >= max(BUSY_MS, SLOW_CASE_MS * busy[0]):
+                start_helpers()
 
     workers = max(1, min(int(concurrency), len(cases) or 1))
     next_start = [0]
@@ -288,12 +354,18 @@ def score_cases(source: str | MetricSource, cases: list[Case], *, timeout: float
 
     def take_batch() -> tuple[int, list[Case]] | None:
         with lock:
-            start = next_start[0]
-            if start >= len(cases) or load_error or (halt is not None and halt.is_set()):
-                return None
+            while True:
+                start = next_start[0]
+                if start >= len(cases) or load_error or (halt is not None and halt.is_set()):
+                    return None
+                if start - ordered.next <= AHEAD_CASES or cancel.is_set():
+                    break
+                ordered.waiting += 1  # the first unfinished case is still running; do not run too far ahead of it
+                lock.wait(0.1)
+                ordered.waiting -= 1
             end = start + batch_size(len(cases) - start, workers)
             next_start[0] = end
-            return start, cases[start:end]
+        return start, list(cases[start:end])
 
     def drive(shard: _Shard) -> None:
         try:
@@ -307,25 +379,34 @@ def score_cases(source: str | MetricSource, cases: list[Case], *, timeout: float
         finally:
             shard.close()
 
-    shards = [_Shard(source, pool, timeout, llm, cancel, emit, worker if i == 0 else None, halt)
-              for i in range(workers)]
-    threads = [threading.Thread(target=drive, args=(shard,), daemon=True) for shard in shards[1:]]
-    for thread in threads:
-        thread.start()
-    drive(shards[0])
-    for thread in threads:
+    helpers: list[threading.Thread] = []
+    busy = [0, 0.0]  # results seen and the time their calls took, until the helpers start
+
+    def start_helpers() -> None:
+        with lock:
+            if helpers:
+                return
+            helpers.extend(threading.Thread(target=drive, args=(_Shard(source, pool, timeout, llm, cancel, emit,
+                                                                        halt=halt),), daemon=True)
+                           for _ in range(workers - 1))
+        for thread in helpers:
+            thread.start()
+
+    drive(_Shard(source, pool, timeout, llm, cancel, emit, worker, halt))
+    with lock:
+        started = list(helpers)
+    for thread in started:
         thread.join()
 
     if load_error:
         failure = load_error[0]
-        for index, case in enumerate(cases):
-            if slots[index] is None:
-                emit(index, failed_result(case, CaseStatus.ERROR, f"metric.py did not load: {failure.message}",
-                                          failure.line, file=failure.file))
-    results = [result for result in slots if result is not None]
-    counts: dict[str, int] = {}
-    for result in results:
-        counts[result.status.value] = counts.get(result.status.value, 0) + 1
+        for index, done in enumerate(ordered.done):
+            if not done:
+                emit(index, failed_result(cases[index], CaseStatus.ERROR,
+                                          f"metric.py did not load: {failure.message}", failure.line,
+                                          file=failure.file))
+    with lock:
+        ordered.flush()
     return ScoreRun(results=results, isolation=pool.isolation, cancelled=cancelled[0] or cancel.is_set(),
                     duration_ms=(time.monotonic() - began) * 1000.0, load_error=load_error[0] if load_error else None,
-                    by_status=counts)
+                    by_status=dict(tally.by_status), tally=tally)

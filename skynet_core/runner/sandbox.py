@@ -84,11 +84,12 @@ def child_env() -> dict[str, str]:
 
 def python_paths() -> list[str]:
     """The import roots the metric may use: the stdlib and the installed packages, not our project."""
-    roots = {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"], sysconfig.get_paths()["purelib"],
-             sysconfig.get_paths()["platlib"]}
-    lib_dynload = os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")
-    # Resolved: the sandbox mounts real paths, so a symlinked virtualenv must be named by its target.
-    paths = [SANDBOX_MOUNT] + sorted({os.path.realpath(root) for root in roots}) + [os.path.realpath(lib_dynload)]
+    # Real paths: the sandbox binds real directories, so a symlinked virtualenv's own path would not exist there
+    # (and the child would lose the installed packages, orjson among them).
+    found = sysconfig.get_paths()
+    roots = {os.path.realpath(found[name]) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    lib_dynload = os.path.join(os.path.realpath(found["platstdlib"]), "lib-dynload")
+    paths = [SANDBOX_MOUNT] + sorted(roots) + [lib_dynload]
     project_root = str(SANDBOX_SRC.parent.parent)
     return [path for path in dict.fromkeys(paths) if os.path.isdir(path) or path == SANDBOX_MOUNT
             if not (path.startswith(project_root + os.sep) and ".venv" not in path)]

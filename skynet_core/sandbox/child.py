@@ -128,6 +128,11 @@ class Channel:
         line = self.reader.readline()
         if not line:
             return None
+        if orjson is not None:  # a batch of a thousand cases parses several times faster
+            try:
+                return orjson.loads(line)
+            except orjson.JSONDecodeError:
+                pass  # what only the standard parser reads (integers beyond 64 bits)
         return json.loads(line)
 
     def llm(self, request: dict[str, Any]) -> dict[str, Any]:

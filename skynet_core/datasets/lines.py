@@ -1,0 +1,192 @@
+"""A JSON Lines case file kept compact, for scoring a million cases in bounded memory.
+
+:func:`read_case_lines` checks every line once, as :func:`load_dataset` does,
+but keeps only the file's bytes and a few numbers a case; :class:`CaseLines`
+builds each :class:`Case` when it is asked for (the runner asks a batch at a
+time). A Case of a small line costs about 1 KB of Python objects, its line
+about 100 bytes.
+
+It takes the plain files only: one candidate, no column roles. Anything else,
+and any problem with the file, is left to :func:`load_dataset` (the caller
+falls back to it), so there is one reader of record and one wording of
+every error.
+"""
+
+from __future__ import annotations
+
+import codecs
+from array import array
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, overload
+
+import orjson
+
+from skynet_core.cases import Case, Observation
+
+from .files import _check_file, _jsonl_row, _name_value, _observation
+from .model import DatasetError
+from .splits import assign_splits
+
+_UNMEASURED = Observation()  # frozen, so one serves every case without an observation
+
+
+class CaseLines(Sequence[Case]):
+    """The cases of one JSON Lines file, in file order, built from their lines when read.
+
+    Holds the file's bytes, and for each case its line's bounds, line number
+    and split (an index into ``split_names``).
+    """
+
+    def __init__(
+        self, path: Path, data: bytes, bounds: array, numbers: array, splits: bytearray, split_names: list[str]
+    ) -> None:
+        self.path, self.data = path, data
+        self.bounds, self.numbers, self.splits, self.split_names = bounds, numbers, splits, split_names
+        self._view = memoryview(data)
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    @overload
+    def __getitem__(self, index: int) -> Case: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Case]: ...
+
+    def __getitem__(self, index: int | slice) -> Case | list[Case]:
+        if isinstance(index, slice):
+            return [self._case(position) for position in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._case(index)
+
+    def __iter__(self) -> Iterator[Case]:
+        for position in range(len(self)):
+            yield self._case(position)
+
+    def _case(self, position: int) -> Case:
+        number = self.numbers[position]
+        obj: dict[str, Any] = orjson.loads(self._view[self.bounds[2 * position] : self.bounds[2 * position + 1]])
+        # The line passed every check when it was read; only the normalising is repeated here, and the
+        # message-ready helpers run only for values that need them (a million cases notice every step).
+        raw_id = obj.get("id")
+        case_id = raw_id.strip() if type(raw_id) is str else None
+        if not case_id:
+            case_id = _name_value(raw_id, "id", "") or str(number)
+        observation = obj.get("observation")
+        return Case(
+            id=case_id,
+            input=obj["input"],
+            output=obj["output"],
+            expected=obj.get("expected"),
+            split=self.split_names[self.splits[position]],
+            observation=_observation(observation, "", text_ok=False) if observation else _UNMEASURED,
+        )
+
+    def in_split(self, name: str) -> CaseLines:
+        """The cases of one split, still compact."""
+        if name not in self.split_names:
+            return CaseLines(self.path, self.data, array("q"), array("q"), bytearray(), self.split_names)
+        code = self.split_names.index(name)
+        keep = [position for position, split in enumerate(self.splits) if split == code]
+        bounds = array("q")
+        for position in keep:
+            bounds.extend(self.bounds[2 * position : 2 * position + 2])
+        return CaseLines(
+            self.path,
+            self.data,
+            bounds,
+            array("q", (self.numbers[p] for p in keep)),
+            bytearray(code for _ in keep),
+            self.split_names,
+        )
+
+    def split_counts(self) -> dict[str, int]:
+        counts = [0] * len(self.split_names)
+        for code in self.splits:
+            counts[code] += 1
+        return {name: count for name, count in zip(self.split_names, counts, strict=True) if count}
+
+
+def _usual(obj: dict[str, Any]) -> tuple[str | None, str | None] | None:
+    """The id and split of a line of the usual shape, which :func:`_jsonl_row` would accept
+    as it is (text id and split, no observation); ``None`` for anything else."""
+    expected = obj.get("expected")
+    if type(obj.get("input")) is not dict or "output" not in obj or not (expected is None or type(expected) is dict):
+        return None
+    if obj.get("observation") is not None:
+        return None
+    raw_id, split = obj.get("id"), obj.get("split")
+    if not (raw_id is None or type(raw_id) is str) or not (split is None or type(split) is str):
+        return None
+    return (raw_id.strip() or None) if raw_id is not None else None, (split.strip() or None) if split else None
+
+
+def _checked(file: str, number: int, obj: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The id and split of any other line, by the reader of record (which raises DatasetError)."""
+    row = _jsonl_row(file, number, obj)
+    return row.id, row.split
+
+
+def read_case_lines(path: str | Path) -> CaseLines | None:
+    """The file's cases, compact, when it is a plain JSON Lines file of one candidate that
+    :func:`load_dataset` would read without complaint; ``None`` otherwise (read it with that)."""
+    path = Path(path)
+    if path.suffix.lower() not in (".jsonl", ".json"):
+        return None
+    try:
+        _check_file(path)
+        data = path.read_bytes()
+    except (DatasetError, OSError):
+        return None
+    view = memoryview(data)
+    bounds, numbers = array("q"), array("q")
+    ids: list[str] = []
+    seen: set[str] = set()
+    named: list[str | None] = []
+    start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    number = 0
+    size = len(data)
+    while start <= size:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = size
+        number += 1
+        # Most lines start with "{"; only the others are copied to see whether they are blank.
+        if end > start and (data[start] == 0x7B or data[start:end].strip()):
+            try:
+                obj = orjson.loads(view[start:end])
+                if type(obj) is not dict or "candidate" in obj:
+                    return None
+                case_id, split = _usual(obj) or _checked(path.name, number, obj)
+            except (orjson.JSONDecodeError, DatasetError):
+                return None
+            case_id = case_id or str(number)
+            if case_id in seen:
+                return None
+            seen.add(case_id)
+            ids.append(case_id)
+            named.append(split)
+            bounds.append(start)
+            bounds.append(end)
+            numbers.append(number)
+        start = end + 1
+    if not ids:
+        return None
+    del seen
+    if any(split is not None for split in named):
+        if any(split is None for split in named):
+            return None
+        split_names = list(dict.fromkeys(named))
+    else:
+        planned = assign_splits(ids)
+        named = [planned[case_id] for case_id in ids]
+        split_names = ["train", "val", "test"]
+    codes = {name: code for code, name in enumerate(split_names)}
+    if len(split_names) > 255:
+        return None
+    splits = bytearray(codes[split] for split in named)
+    return CaseLines(path, data, bounds, numbers, splits, split_names)
