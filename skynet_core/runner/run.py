@@ -20,6 +20,7 @@ from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
 
 MAX_BATCH_CASES = 1024
 GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
+MAX_DURATION_MS = 3_600_000.0  # an honest call ends within the 600 s timeout; beyond an hour is forged
 
 ResultCallback = Callable[[CaseResult], None]
 
@@ -73,7 +74,10 @@ def load_into(worker: Worker, source: str, timeout: float, cancel: threading.Eve
 def reply_to_result(case: Case, reply: dict[str, Any]) -> CaseResult:
     """Turn the child's (untrusted) reply into a CaseResult, refusing anything off-shape."""
     result = CaseResult(id=case.id, split=case.split, candidate=case.candidate)
-    result.duration_ms = _finite(reply.get("duration_ms")) or 0.0
+    duration_ms = _finite(reply.get("duration_ms"))
+    if duration_ms is not None and not 0.0 <= duration_ms <= MAX_DURATION_MS:
+        duration_ms = None
+    result.duration_ms = duration_ms or 0.0
     stdout = reply.get("stdout")
     result.stdout = stdout if isinstance(stdout, str) else ""
     if "judge" in reply:
@@ -84,7 +88,8 @@ def reply_to_result(case: Case, reply: dict[str, Any]) -> CaseResult:
         scores = reply.get("scores")
         feedback = reply.get("feedback")
         extra = reply.get("extra")
-        if (score is None or type(feedback) is not str or type(scores) is not dict or type(extra) is not dict
+        if (score is None or duration_ms is None or type(feedback) is not str or type(scores) is not dict
+                or type(extra) is not dict
                 or (scores and not all(type(k) is str and _finite(v) is not None for k, v in scores.items()))):
             result.status = CaseStatus.ERROR
             result.error = "the runner received a malformed result for this case; was the channel tampered with?"

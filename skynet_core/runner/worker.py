@@ -403,10 +403,15 @@ class Worker:
                 if not isinstance(items, list):
                     raise ChildDied("the metric wrote an unexpected message onto the runner's private channel",
                                     self.running_index())
+                # The whole line is checked before any item is taken: a forged line (extra, missing or
+                # out-of-order items) fails the case the child was on, never the run.
+                first = self._unanswered
+                if (not items or len(items) > len(cases) - first
+                        or any(type(item) is not dict or item.get("i") != first + n for n, item in enumerate(items))):
+                    raise ChildDied("the metric wrote a malformed results message onto the runner's private "
+                                    "channel; print() instead of writing to inherited file descriptors",
+                                    self._unanswered)
                 for item in items:
-                    if not isinstance(item, dict) or item.get("i") != self._unanswered:
-                        raise ChildDied("the metric wrote an out-of-order message onto the runner's private "
-                                        "channel", self.running_index())
                     # Only what this process measured: a "judge" the child sent is forged.
                     item["judge"], judge = judge, []
                     self._unanswered += 1

@@ -1,0 +1,44 @@
+"""Hardening around the sandbox (issue #11): what comes back on the runner's channel."""
+
+from __future__ import annotations
+
+import textwrap
+
+from skynet_core.cases import Case
+from skynet_core.results import CaseStatus
+from skynet_core.runner import score_cases
+from skynet_core.runner.run import reply_to_result
+
+CASES = [Case(id=f"case-{i}", input={"q": str(i)}, output=str(i)) for i in range(3)]
+
+
+def metric(body: str) -> str:
+    return textwrap.dedent(body).lstrip("\n")
+
+
+def test_forged_results_line_with_extra_items_fails_the_case_and_the_run_goes_on(pool):
+    source = metric("""
+        import json, os, sys
+
+        def score(input, output, expected=None):
+            if input["q"] == "0":
+                item = {"t": "result", "status": "ok", "score": 1.0, "scores": {}, "feedback": "forged",
+                        "extra": {}, "stdout": "", "duration_ms": 1.0}
+                forged = {"t": "results", "items": [dict(item, i=i) for i in range(10)]}
+                os.write(int(sys.argv[2]), json.dumps(forged).encode() + b"\\n")
+            return 0.5, {"feedback": "honest"}
+    """)
+    run = score_cases(source, CASES, timeout=10, pool=pool)
+    assert [result.id for result in run.results] == ["case-0", "case-1", "case-2"]
+    first = run.results[0]
+    assert first.status is CaseStatus.ERROR
+    assert "runner's private channel" in first.error
+    assert [(r.status, r.feedback) for r in run.results[1:]] == [(CaseStatus.OK, "honest")] * 2
+
+
+def test_negative_or_absurd_duration_is_rejected():
+    reply = {"status": "ok", "score": 1.0, "scores": {}, "feedback": "ok", "extra": {}, "stdout": ""}
+    for duration in (-5.0, 1e12):
+        result = reply_to_result(CASES[0], {**reply, "duration_ms": duration})
+        assert result.status is CaseStatus.ERROR and "malformed" in result.error, duration
+    assert reply_to_result(CASES[0], {**reply, "duration_ms": 12.5}).duration_ms == 12.5
