@@ -6,6 +6,7 @@ One row per case; one ``score.<name>`` column per named score seen in the run.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pandas as pd
@@ -15,6 +16,19 @@ from .results import CaseResult
 BASE_COLUMNS = ["id", "split", "candidate", "status", "score"]
 TAIL_COLUMNS = ["feedback", "duration_ms", "judge_calls", "judge_ms", "judge_cost_usd", "error", "extra", "stdout"]
 OUT_FORMATS = (".csv", ".jsonl", ".parquet")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_csv_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: a string that starts like a formula gets a leading ``'``.
+
+    Feedback, case ids and candidates come from metric code and data files; a cell such as
+    ``=HYPERLINK(...)`` would otherwise run as a formula when the CSV is opened. Every CSV the
+    studio writes passes its cells through here; other values are returned unchanged.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def score_names(results: list[CaseResult]) -> list[str]:
@@ -71,7 +85,7 @@ def write_results(results: list[CaseResult], path: str | Path) -> Path:
         return path
     frame = results_frame(results)
     if suffix == ".csv":
-        frame.to_csv(path, index=False)
+        frame.map(safe_csv_cell).rename(columns=safe_csv_cell).to_csv(path, index=False)
     else:
         frame.to_parquet(path, index=False)
     return path
