@@ -25,6 +25,7 @@ import orjson
 
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
 from .datasets import CandidateFile, DatasetError, Role, load_dataset, roles_from_json
+from .display import terminal_text
 from .judge import judge_summary
 from .llm import machine_settings, make_handler
 from .results import CaseResult, CheckReport, StageStatus
@@ -118,7 +119,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                              + ", ".join(repr(name) for name in dataset.candidates))
         cases = dataset.for_candidate(candidate)
     except (UsageError, ValueError, DatasetError) as exc:
-        print(f"error: {exc}", file=stderr)
+        print(f"error: {_terminal_lines(str(exc))}", file=stderr)
         return EXIT_USAGE
 
     # The metric's llm() calls are made here, with the app's saved settings or the environment's (keys stay here).
@@ -213,7 +214,12 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
     else:
         failure = report.first_failure
         lines.append(f"The metric breaks the contract at {failure.label}." if failure else "Some cases failed.")
-    return "\n".join(lines) + "\n"
+    # Feedback, errors and ids come from metric code and data files: no control character reaches the terminal.
+    return "\n".join(terminal_text(line) for line in lines) + "\n"
+
+
+def _terminal_lines(text: str) -> str:
+    return "\n".join(terminal_text(line) for line in text.split("\n"))
 
 
 def main() -> None:

@@ -6,6 +6,8 @@ import csv
 import io
 
 from skynet_core.cases import Case
+from skynet_core.cli import run
+from skynet_core.display import terminal_text
 from skynet_core.export import safe_csv_cell, write_results
 from skynet_core.feedback import export_rows, review, rows_csv
 from skynet_core.results import CaseResult, CaseStatus
@@ -58,3 +60,24 @@ def test_feedback_review_csv_neutralises_formulas():
     cells = [cell for row in csv.reader(io.StringIO(rows_csv(rows).decode(), newline="")) for cell in row]
     assert "'" + FORMULAS[1] in cells
     assert not any(cell.startswith(("=", "+", "@")) for cell in cells)
+
+
+HOSTILE_TEXT = "ok\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\rfake line\u202eevil\x9b"
+
+
+def test_terminal_text_shows_control_characters_as_escapes():
+    shown = terminal_text(HOSTILE_TEXT)
+    assert shown == "ok\\e]52;c;ZWNobyBwd25lZA==\\x07\\e[2J\\rfake line\\u202eevil\\x9b"
+    assert terminal_text("Plain feedback: é, 日本") == "Plain feedback: é, 日本"
+
+
+def test_score_text_output_carries_no_control_character(pool, tmp_path):
+    metric = tmp_path / "metric.py"
+    metric.write_text(f"def score(input, output, expected=None):\n    return 1.0, {{'feedback': {HOSTILE_TEXT!r}}}\n")
+    data = tmp_path / "cases.jsonl"
+    data.write_text('{"id": "a\\u001b[2J", "input": {"q": "1"}, "output": "x"}\n')
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["score", str(metric), "--data", str(data)], stdout=out, stderr=err) == 0
+    text = out.getvalue() + err.getvalue()
+    assert not [char for char in text if (ord(char) < 32 and char != "\n") or 0x7F <= ord(char) <= 0x9F], text
+    assert "\\e]52;c;" in text
