@@ -28,6 +28,7 @@ from .datasets import CandidateFile, DatasetError, Role, load_dataset, roles_fro
 from .display import terminal_text
 from .judge import judge_summary
 from .llm import machine_settings, make_handler
+from .paths import output_problem, special_file
 from .results import CaseResult, CheckReport, StageStatus
 from .runner.worker import LlmHandler
 
@@ -70,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_metric(path: str) -> str:
+    if kind := special_file(path):
+        raise UsageError(f"{path} is {kind}, not a metric file; give the path of metric.py")
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -81,6 +84,8 @@ def _read_metric(path: str) -> str:
 
 
 def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
+    if kind := special_file(path):
+        raise UsageError(f"--roles {path} is {kind}, not a file; give a JSON file")
     try:
         text = Path(path).read_bytes()
     except OSError as exc:
@@ -110,6 +115,8 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                 raise UsageError(f"--concurrency must be from 1 to 64, not {args.concurrency}")
             if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
                 raise UsageError(f"--out {args.out}: use a .csv, .jsonl or .parquet file name")
+            if args.out and (problem := output_problem(args.out)):
+                raise UsageError(f"--out {args.out}: {problem}")
         source = _read_metric(args.metric)
         dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None,
                                candidate_files=[_candidate_file(text) for text in args.candidate_file])
@@ -143,7 +150,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
             try:
                 write_results(report.cases, args.out)
             except OSError as exc:
-                print(f"error: cannot write {args.out}: {exc.strerror}", file=stderr)
+                print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=stderr)
                 return EXIT_USAGE
     if args.json:
         data = report.to_json()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 
 from skynet_core.cases import Observation
+from skynet_core.paths import special_file
 
 from .model import (
     _MEASUREMENTS,
@@ -60,6 +61,9 @@ def _check_file(path: Path) -> int:
     """The file's size, after checking it exists, is a file and is under the limit."""
     if not path.exists():
         raise DatasetError(f"{path.name} was not found at {path}. Check the path, or upload the file again.")
+    if kind := special_file(path):
+        raise DatasetError(f"{path} is {kind}, not a file. Save the cases to a .jsonl, .csv or .parquet file and "
+                           "load that file.")
     if not path.is_file():
         raise DatasetError(f"{path.name} is a folder, not a file. Choose the case file inside it.")
     try:

@@ -203,6 +203,11 @@ class Metric:
         try:
             code = compile(source, METRIC_FILE, "exec")
         except SyntaxError as exc:
+            if exc.lineno is None and "\0" in source:
+                line = source.count("\n", 0, source.index("\0")) + 1
+                return {"t": "loaded", "ok": False, "line": line,
+                        "error": f"metric.py line {line} holds a NUL character (\\0), which Python source cannot "
+                                 "contain; delete it (editors may show it as ^@ or not at all)"}
             return {"t": "loaded", "ok": False, "line": exc.lineno, "error": _syntax_message(exc)}
         module = types.ModuleType("metric")
         module.__file__ = METRIC_FILE
