@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from skynet_core.cases import Case
+from skynet_core.datasets import DatasetError, load_dataset
 from skynet_core.results import CaseStatus
 from skynet_core.runner import score_cases
 from skynet_core.runner.run import reply_to_result
@@ -42,3 +45,30 @@ def test_negative_or_absurd_duration_is_rejected():
         result = reply_to_result(CASES[0], {**reply, "duration_ms": duration})
         assert result.status is CaseStatus.ERROR and "malformed" in result.error, duration
     assert reply_to_result(CASES[0], {**reply, "duration_ms": 12.5}).duration_ms == 12.5
+
+
+def nested(depth: int) -> object:
+    value: object = "x"
+    for _ in range(depth):
+        value = {"d": value}
+    return value
+
+
+def test_case_nested_too_deep_for_the_channel_is_invalid_not_dropped(pool):
+    cases = [*CASES[:1], Case(id="deep", input={"q": nested(300)}, output="x"), *CASES[1:]]
+    good = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
+    for concurrency in (1, 4):
+        run = score_cases(good, cases, timeout=10, pool=pool, concurrency=concurrency)
+        assert [result.id for result in run.results] == ["case-0", "deep", "case-1", "case-2"]
+        deep = run.results[1]
+        assert deep.status is CaseStatus.INVALID
+        assert "nested more than 250 levels deep" in deep.error and "Flatten" in deep.error
+        assert run.by_status == {"ok": 3, "invalid": 1}
+
+
+def test_jsonl_line_nested_beyond_the_parsers_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    deep = "[" * 1100 + "1" + "]" * 1100
+    path.write_text('{"id": "a", "input": {"q": "x"}, "output": "x"}\n{"id": "b", "input": {"q": ' + deep + "}}\n")
+    with pytest.raises(DatasetError, match=r"line 2 is nested more than 1,000 levels deep.*Flatten"):
+        load_dataset(path)

@@ -189,7 +189,17 @@ def _parse_json(text: str) -> Any:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        return json.loads(text, parse_constant=_reject_constant)
+        try:
+            return json.loads(text, parse_constant=_reject_constant)
+        except RecursionError:
+            raise TooDeep() from None
+
+
+class TooDeep(ValueError):
+    """JSON nested deeper than the parsers go (orjson stops at 1,024 levels, the standard parser near 1,000)."""
+
+    def __str__(self) -> str:
+        return "it is nested more than 1,000 levels deep"
 
 
 def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -202,6 +212,12 @@ def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
             continue
         try:
             value = _parse_json(line)
+        except TooDeep:
+            raise DatasetError(
+                f"{path.name}, line {number} is nested more than 1,000 levels deep, too deep to read. Flatten that "
+                "case, or store its deep part as a JSON string.",
+                line=number,
+            ) from None
         except ValueError as exc:
             detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             fix = (

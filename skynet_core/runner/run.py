@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..cases import Case
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage
 from .pool import WorkerPool, default_pool
@@ -187,6 +189,9 @@ class _Shard:
                     self.emit(start + index, reply_to_result(cases[index], reply))
                     answered += 1
                 todo = []
+            except orjson.JSONEncodeError:
+                # Nothing was sent: a case the channel cannot carry fails alone, the others go again.
+                todo = [i for i in sent if not self._refused_unsendable(start + i, cases[i])]
             except (CallTimeout, ChildDied) as exc:
                 # The case that was running fails; those it finished but had not sent yet run again.
                 failed = exc.index if exc.index is not None and answered <= exc.index < len(sent) else answered
@@ -203,6 +208,20 @@ class _Shard:
                 if isinstance(exc, CallTimeout) and self.halt is not None:
                     self.halt.set()
                     return
+
+
+    def _refused_unsendable(self, index: int, case: Case) -> bool:
+        """Emit an invalid result for ``case`` when it cannot be sent to the sandbox as JSON; say whether it was."""
+        try:
+            orjson.dumps(case.call_payload())
+        except orjson.JSONEncodeError as exc:
+            why = ("it is nested more than 250 levels deep" if "Recursion" in str(exc)
+                   else f"it cannot be written as JSON ({exc})")
+            self.emit(index, failed_result(case, CaseStatus.INVALID,
+                                           f"case {case.id} cannot be sent to the metric: {why}. Flatten its input, "
+                                           "output or expected value, or store the deep part as a JSON string"))
+            return True
+        return False
 
 
 def _line_from(message: str) -> int | None:
