@@ -17,6 +17,7 @@ import studio
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.judge import judge_summary
 from skynet_core.llm import (
+    API_BASE_KEY_RULE,
     CONCURRENCY_RANGE,
     NO_MODEL_MESSAGE,
     RETRIES_RANGE,
@@ -142,12 +143,13 @@ def model_panel(role: str) -> None:
                   help="Any litellm name: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3. "
                        "For an OpenAI-compatible server (vLLM, llama.cpp, Ollama): openai/<the name it serves>.")
     st.text_input("API base (optional)", key=f"settings.{role}.api_base", placeholder="http://127.0.0.1:11434/v1",
-                  help="For a local OpenAI-compatible server. Empty: the provider's own API.")
+                  help="For a local OpenAI-compatible server. Empty: the provider's own API. " + API_BASE_KEY_RULE)
+    st.caption(API_BASE_KEY_RULE)
     st.text_input("API key for this session (optional)", key=f"settings.{role}.key", type="password",
                   placeholder="sk-…", autocomplete="off",
                   help="Kept in this browser session's memory only: never written to disk, never shown again in "
                        "full, never sent into metric code. Empty: the provider's variable on the server "
-                       "(e.g. OPENAI_API_KEY).")
+                       "(e.g. OPENAI_API_KEY), for the provider's own API or an API base the server sets.")
     config = form_settings().config(role)
     if config is not None:
         status = key_status(config)

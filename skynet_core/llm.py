@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from .redact import redact
 from .runner.worker import LlmHandler, LlmRequest
 
 if TYPE_CHECKING:
@@ -47,6 +48,12 @@ TIMEOUT_RANGE_S = (1.0, 600.0)
 CONCURRENCY_RANGE = (1, 64)
 RETRIES_RANGE = (0, 10)
 PING_INSTRUCTIONS = "This is a connection test. Reply with the single word OK."
+NO_KEY = "no-key-needed"  # the OpenAI client insists on a key; servers that check none ignore it
+API_BASE_KEY_RULE = (
+    "The server's own keys (OPENAI_API_KEY, …) go only to the provider's endpoint or to an API base set in the "
+    "server's environment (SKYNET_METRIC_API_BASE, SKYNET_REFLECTION_API_BASE). An API base typed here gets only "
+    "a key typed here."
+)
 
 
 class LlmError(RuntimeError):
@@ -311,7 +318,8 @@ def complete(settings: ModelSettings, instructions: str, input: str | None = Non
                 time.sleep(min(MAX_BACKOFF_S, settings.backoff_s * 2 ** attempt) * random.uniform(1.0, 1.25))
                 attempt += 1
                 continue
-            raise LlmError(explain_error(exc, chosen, settings, attempts=attempt + 1)) from None
+            message = explain_error(exc, chosen, settings, attempts=attempt + 1)
+            raise LlmError(redact(message, [chosen.api_key])) from None
     latency_ms = (time.perf_counter() - started) * 1000.0
     usage = getattr(response, "usage", None)
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -321,16 +329,40 @@ def complete(settings: ModelSettings, instructions: str, input: str | None = Non
                     _cost(litellm, response, chosen, prompt_tokens, completion_tokens), attempt + 1)
 
 
+def env_api_bases(env: Mapping[str, str] | None = None) -> set[str]:
+    """The API bases the server's environment names (``SKYNET_METRIC_API_BASE``, ``SKYNET_REFLECTION_API_BASE``)."""
+    env = os.environ if env is None else env
+    return {_normal_base(value) for role in ROLES if (value := env.get(f"SKYNET_{role.upper()}_API_BASE", "").strip())}
+
+
+def _normal_base(url: str) -> str:
+    return url.strip().rstrip("/").lower()
+
+
+def env_keys_allowed(config: ModelConfig, env: Mapping[str, str] | None = None) -> bool:
+    """Whether a call with ``config`` may carry the server environment's keys: the one rule for where keys go.
+
+    Yes for the provider's own endpoint (no API base) and for an API base the server's
+    environment sets itself; no for an API base typed in a browser (or saved from one),
+    which gets only a key typed in for it. Otherwise anyone who can open the Settings page
+    could have the server send its key to a URL of their choosing.
+    """
+    return config.api_base is None or _normal_base(config.api_base) in env_api_bases(env)
+
+
 def _credentials(litellm: Any, config: ModelConfig) -> dict[str, str]:
-    """The key to send: the session's, else litellm reads the provider's variable; refuse early when neither is set."""
+    """The key to send: the session's, else litellm reads the provider's variable where :func:`env_keys_allowed`
+    lets it; refuse early when a key is needed and none is set."""
     if config.api_key:
         return {"api_key": config.api_key}
+    if not env_keys_allowed(config):
+        return {"api_key": NO_KEY}
     missing = _missing_key_variables(litellm, config.model)
     if not missing:
         return {}
     if config.api_base:
         # Local OpenAI-compatible servers rarely check the key, but the client insists on one.
-        return {"api_key": "no-key-needed"}
+        return {"api_key": NO_KEY}
     raise LlmError(f"no API key for {config.model}: set {' or '.join(missing)} in the server's environment "
                    "(then restart it) or type a key on the Settings page")
 
@@ -386,6 +418,9 @@ def key_status(config: ModelConfig) -> KeyStatus:
     """Which key a call with ``config`` sends, shown masked: the session's, the server environment's, or none."""
     if config.api_key:
         return KeyStatus(True, f"typed in for this session ({config.masked_key})")
+    if not env_keys_allowed(config):
+        return KeyStatus(True, "none: the server's own keys do not go to an API base typed in the browser; type a "
+                               "key for it if it asks for one")
     missing = _missing_key_variables(_litellm(), config.model)
     if missing and config.api_base:
         return KeyStatus(True, f"none ({' or '.join(missing)} is not set; a local server rarely needs a key, "
@@ -433,7 +468,7 @@ _PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)?(?:\w+Error:\s*)?(?:\w+Exception\s*
 
 def provider_message(exc: BaseException) -> str:
     """The provider's own words from a litellm exception, without litellm's class-name prefixes."""
-    text = str(exc).strip()
+    text = redact(str(exc)).strip()  # before it is cut: a key cut in two would escape the patterns
     first = text.splitlines()[0] if text else type(exc).__name__
     return _PREFIX.sub("", first).strip()[:300] or type(exc).__name__
 
@@ -482,6 +517,7 @@ def make_handler(settings: ModelSettings, mock_response: str | None = None) -> L
 
     if settings.effective() is not None:
         warm_up()  # a model is configured: a metric may call it soon
+    keys = [config.api_key for config in (settings.metric, settings.reflection) if config is not None]
 
     def handle(request: LlmRequest) -> dict[str, Any]:
         try:
@@ -489,7 +525,7 @@ def make_handler(settings: ModelSettings, mock_response: str | None = None) -> L
         except LlmError as exc:
             return {"error": str(exc)}
         except Exception as exc:  # noqa: BLE001  (a failure here must reach the metric as an error, not a hang)
-            return {"error": f"the model call failed unexpectedly: {type(exc).__name__}: {exc}"}
+            return {"error": redact(f"the model call failed unexpectedly: {type(exc).__name__}: {exc}", keys)}
         return {"text": reply.text, "usage": reply.usage()}
 
     return handle

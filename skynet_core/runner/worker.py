@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from ..redact import redact
 from ..results import Isolation
 from . import sandbox
 
@@ -435,7 +436,7 @@ class Worker:
             try:
                 result.update(llm(LlmRequest(instructions, text)))
             except Exception as exc:  # noqa: BLE001  (a broken handler fails the call, not the run)
-                result["error"] = f"the model call failed in the runner: {type(exc).__name__}: {exc}"
+                result["error"] = redact(f"the model call failed in the runner: {type(exc).__name__}: {exc}")
             if not isinstance(result.get("text"), str) and not result.get("error"):
                 result["error"] = "the model call returned no text"
 
