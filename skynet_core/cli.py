@@ -27,10 +27,9 @@ from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
 from .datasets import CandidateFile, DatasetError, Role, load_dataset, roles_from_json
 from .display import terminal_text
 from .judge import judge_summary
-from .llm import machine_settings, make_handler
+from .llm import MetricLlm, machine_settings, make_handler
 from .paths import output_problem, special_file
 from .results import CaseResult, CheckReport, StageStatus
-from .runner.worker import LlmHandler
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MARKS = {StageStatus.PASSED: "✓", StageStatus.FAILED: "✗", StageStatus.SKIPPED: "-", StageStatus.NOT_RUN: "·"}
@@ -62,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--candidate-file", action="append", default=[], metavar="NAME=FILE",
                          help="another candidate's outputs in a file of their own, joined to CASES by id")
         sub.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        sub.add_argument("--max-calls", type=int, default=None, metavar="N",
+                         help="llm() calls one case may make, 1 to 10000 (default: the app's setting, 50 unless "
+                              "changed)")
+        sub.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                         help="the most this run's llm() calls may cost, in US dollars (default: the app's setting, "
+                              "no budget unless set)")
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help="write per-case results to FILE (.csv, .jsonl, .parquet)")
             sub.add_argument("--concurrency", type=int, default=None, metavar="N",
@@ -117,6 +122,10 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                 raise UsageError(f"--out {args.out}: use a .csv, .jsonl or .parquet file name")
             if args.out and (problem := output_problem(args.out)):
                 raise UsageError(f"--out {args.out}: {problem}")
+        if args.max_calls is not None and not 1 <= args.max_calls <= 10_000:
+            raise UsageError(f"--max-calls must be from 1 to 10000, not {args.max_calls}")
+        if args.max_cost is not None and not 0 <= args.max_cost <= 1_000_000:  # also refuses NaN
+            raise UsageError(f"--max-cost must be a number of US dollars, 0 or more, not {args.max_cost}")
         source = _read_metric(args.metric)
         dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None,
                                candidate_files=[_candidate_file(text) for text in args.candidate_file])
@@ -131,6 +140,10 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
 
     # The metric's llm() calls are made here, with the app's saved settings or the environment's (keys stay here).
     settings = machine_settings()
+    if args.max_calls is not None:
+        settings = settings.with_changes(max_calls_per_case=args.max_calls)
+    if args.max_cost is not None:
+        settings = settings.with_changes(max_cost_usd=args.max_cost)
     llm = make_handler(settings)
     if args.command == "check":
         report = check_metric(source, cases, timeout=timeout, llm=llm)
@@ -165,7 +178,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-def _score(source: str, cases: list[Any], timeout: float, concurrency: int, llm: LlmHandler, *,
+def _score(source: str, cases: list[Any], timeout: float, concurrency: int, llm: MetricLlm, *,
            show_progress: bool, stderr: TextIO) -> CheckReport:
     bar = None
     if show_progress:
@@ -177,6 +190,8 @@ def _score(source: str, cases: list[Any], timeout: float, concurrency: int, llm:
     def progress(_: CaseResult) -> None:
         if bar is not None:
             with lock:
+                if llm.spent_usd:
+                    bar.set_postfix_str(f"llm() spent ${llm.spent_usd:,.4f}", refresh=False)
                 bar.update(1)
 
     try:

@@ -75,3 +75,10 @@ def test_nul_byte_in_metric_names_its_line(files, pool):
     assert code == 1
     assert "line None" not in text
     assert "metric.py line 2 holds a NUL character" in text
+
+
+@pytest.mark.parametrize(("option", "value"), [("--max-calls", "0"), ("--max-cost", "-1"), ("--max-cost", "nan")])
+def test_llm_limits_out_of_range_are_usage_errors(files, option, value):
+    metric, data = files
+    code, text = cli("score", str(metric), "--data", str(data), option, value)
+    assert code == EXIT_USAGE and option in text

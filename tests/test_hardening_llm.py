@@ -127,3 +127,61 @@ def test_an_echoed_key_never_reaches_the_metric_or_its_result(server, monkeypatc
     result = run.results[0]
     assert not result.ok and "Bearer [redacted]" in result.error
     assert ENV_KEY not in str(result.to_json())
+
+
+# -- item 5: what llm() may spend -------------------------------------------------------------------
+
+LOOPER = """
+from skynet import llm, LlmError
+
+def score(input, output, expected=None):
+    made = 0
+    for _ in range(1000):
+        try:
+            llm("Answer PASS or FAIL.", input="x" * 1000)
+        except LlmError:
+            pass  # a metric that swallows the error must still be stopped
+        made += 1
+    return 1.0, {"feedback": f"made {made} calls"}
+"""
+
+
+def local(server: FakeOpenAI, **changes) -> ModelSettings:
+    config = ModelConfig("openai/gpt-4o", api_base=server.url, api_key=SESSION_KEY)
+    return ModelSettings(metric=config, backoff_s=0.01, **changes)
+
+
+def test_calls_per_case_are_capped_at_50_by_default_and_the_case_fails_naming_the_cap(server, pool):
+    cases = [Case(id=f"c{i}", input={"q": "1"}, output="x") for i in range(2)]
+    handler = make_handler(local(server))
+    run = score_cases(LOOPER, cases, llm=handler, pool=pool, timeout=60)
+    assert len(server.requests) == 100  # 50 per case, then refused without a call
+    for result in run.results:
+        assert not result.ok
+        assert "more than 50 llm() calls" in result.error and "--max-calls" in result.error
+        assert result.judge.calls == 50
+
+
+def test_a_raised_cap_lets_more_calls_through(server, pool):
+    handler = make_handler(local(server, max_calls_per_case=3))
+    run = score_cases(LOOPER, [Case(id="a", input={"q": "1"}, output="x")], llm=handler, pool=pool, timeout=60)
+    assert len(server.requests) == 3 and "more than 3 llm() calls" in run.results[0].error
+
+
+def test_the_run_budget_ends_the_cases_once_spent_and_names_it(server, pool):
+    settings = local(server, max_cost_usd=0.001, max_calls_per_case=10_000)
+    handler = make_handler(settings)
+    cases = [Case(id=f"c{i}", input={"q": "1"}, output="x") for i in range(3)]
+    run = score_cases(LOOPER, cases, llm=handler, pool=pool, timeout=60)
+    per_call = complete(settings, "x").cost_usd
+    assert per_call and 0.001 <= handler.spent_usd < 0.001 + 2 * per_call
+    for result in run.results:
+        assert not result.ok and "budget of $0.00" in result.error and "--max-cost" in result.error
+
+
+def test_limits_round_trip_through_the_saved_settings(tmp_path):
+    store = Store(tmp_path)
+    save_settings(store, ModelSettings(max_calls_per_case=7, max_cost_usd=2.5))
+    settings = load_settings(store)
+    assert (settings.max_calls_per_case, settings.max_cost_usd) == (7, 2.5)
+    assert load_settings(None).max_calls_per_case == 50 and load_settings(None).max_cost_usd is None

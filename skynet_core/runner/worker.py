@@ -63,8 +63,11 @@ class Cancelled(Exception):
 
 @dataclass
 class LlmRequest:
+    """One `llm()` call of the metric; ``call`` is its number within the running case (1 for the first)."""
+
     instructions: str
     input: str | None
+    call: int = 1
 
 
 LlmHandler = Callable[[LlmRequest], dict[str, Any]]
@@ -389,13 +392,22 @@ class Worker:
         self._call_timeout = timeout
         answered_at = time.monotonic()
         judge: list[dict[str, Any]] = []
+        # The running case's llm() calls (the child sends its results before each call, so every call
+        # since the last result is the running case's), and the error that ended it, if a limit did.
+        calls, ended = 0, None
         try:
             while self._unanswered < len(cases):
                 message = self.receive(answered_at + limit_s, cancel)
                 kind = message["t"]
                 if kind == "llm":
-                    # The judge's time counts toward the call's timeout like any other work.
-                    reply = self._answer_llm(message, llm, answered_at + limit_s, cancel)
+                    calls += 1
+                    if ended is not None:
+                        reply = {"op": "llm_reply", "error": ended}
+                    else:
+                        # The judge's time counts toward the call's timeout like any other work.
+                        reply = self._answer_llm(message, llm, answered_at + limit_s, cancel, calls)
+                        if reply.pop("end_case", False):
+                            ended = reply["error"]
                     if "usage" in reply:
                         judge.append(reply.pop("usage"))
                     self.send(reply, answered_at + limit_s, cancel)
@@ -413,6 +425,11 @@ class Worker:
                                     "channel; print() instead of writing to inherited file descriptors",
                                     self._unanswered)
                 for item in items:
+                    if ended is not None:  # a limit ended this case: whatever the metric returned, it failed
+                        item = {"i": item["i"], "status": "error", "error": ended,
+                                "duration_ms": item.get("duration_ms"), "stdout": item.get("stdout")}
+                        ended = None
+                    calls = 0
                     # Only what this process measured: a "judge" the child sent is forged.
                     item["judge"], judge = judge, []
                     self._unanswered += 1
@@ -422,7 +439,7 @@ class Worker:
             self._call_timeout = None
 
     def _answer_llm(self, message: dict[str, Any], llm: LlmHandler | None, deadline: float,
-                    cancel: threading.Event | None) -> dict[str, Any]:
+                    cancel: threading.Event | None, number: int = 1) -> dict[str, Any]:
         """Make the metric's model call here, in the parent, which alone holds the keys."""
         if llm is None:
             return {"op": "llm_reply", "error": "llm() is not available in this run"}
@@ -434,7 +451,7 @@ class Worker:
 
         def call() -> None:
             try:
-                result.update(llm(LlmRequest(instructions, text)))
+                result.update(llm(LlmRequest(instructions, text, number)))
             except Exception as exc:  # noqa: BLE001  (a broken handler fails the call, not the run)
                 result["error"] = redact(f"the model call failed in the runner: {type(exc).__name__}: {exc}")
             if not isinstance(result.get("text"), str) and not result.get("error"):
