@@ -29,6 +29,7 @@ from skynet_core.datasets import (
     roles_from_json,
     roles_to_json,
 )
+from skynet_core.display import CELL_CHARS, clip, clipped, markdown_text, more_note
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.jobs import Job, JobSlot
 from skynet_core.llm import ModelSettings, load_settings, make_handler, save_settings
@@ -52,7 +53,6 @@ EXAMPLE_SOURCE = "example"
 FIRST_EXAMPLE = "Exact match"
 
 _SOURCE = "studio.metric_source"
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$#|~:"})
 _SAVED = "studio.saved_source"
 
 
@@ -99,7 +99,17 @@ def pool() -> WorkerPool:
 
 def md(text: str) -> str:
     """Text from metric code, data or its errors, shown literally inside markdown (no formatting, no icons)."""
-    return text.translate(_MD_SPECIAL)
+    return markdown_text(clipped(str(text), CELL_CHARS * 4))
+
+
+def long_text(text: str, key: str, empty: str = "(empty)") -> None:
+    """Text from metric code (feedback, an error, prints) shown literally at a bounded cost: its first
+    characters, with a note and a download of the whole when it is longer."""
+    shown, hidden = clip(text)
+    st.code(shown + more_note(hidden) if text.strip() else empty, language=None, wrap_lines=True)
+    if hidden:
+        st.download_button("Download the full text", text.encode("utf-8"), file_name=f"{key}.txt", mime="text/plain",
+                           key=f"{key}.download", on_click="ignore", icon=":material/download:")
 
 
 def example_source(title: str = FIRST_EXAMPLE) -> str:
@@ -344,8 +354,8 @@ def sidebar() -> None:
     count = len([c for c in data.for_candidate(chosen) if chosen_split is None or c.split == chosen_split])
     with st.sidebar:
         st.markdown("**Dataset**")
-        st.markdown(f"{data.name}  \n{count} cases · candidate `{chosen or '(only one)'}` · "
-                    f"split {chosen_split or 'all'}")
+        st.markdown(f"{md(data.name)}  \n{count} cases · candidate {md(chosen or '(only one)')} · "
+                    f"split {md(chosen_split or 'all')}")
         if problem:
             st.warning(problem)
         workers = pool()
