@@ -33,6 +33,7 @@ from skynet_core.display import CELL_CHARS, clip, clipped, markdown_text, more_n
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.jobs import Job, JobSlot
 from skynet_core.llm import ModelSettings, load_settings, make_handler, save_settings
+from skynet_core.paths import PathRefused, server_path
 from skynet_core.pysource import parse as parse_source
 from skynet_core.results import CheckReport
 from skynet_core.runner import LlmHandler, WorkerPool, default_pool
@@ -168,6 +169,11 @@ def load_choice(path: str, roles: dict[str, tuple[Role, str]] | None = None,
     if path == EXAMPLE_SOURCE:
         return _load(EXAMPLE_SOURCE, (), "null", "[]", None)
     files = candidate_files or []
+    try:  # a choice saved earlier, or by another session, is held to the same roots as a typed one
+        for name in (path, *(item.path for item in files)):
+            server_path(name)
+    except PathRefused as exc:
+        raise DatasetError(str(exc)) from None
     stamp = tuple(Path(name).stat().st_mtime_ns for name in (path, *(item.path for item in files)))
     return _load(path, stamp, orjson.dumps(roles_to_json(roles) if roles else None).decode(),
                  orjson.dumps([item.to_json() for item in files]).decode(), main_candidate)

@@ -1,9 +1,11 @@
-"""Paths given to the studio: only regular files are read, so a named pipe or a device cannot hang or flood it."""
+"""Paths given to the studio: only regular files are read, so a named pipe or a device cannot hang or flood
+it, and a path typed in the browser reaches only the configured data roots."""
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 _KINDS = (
@@ -43,3 +45,45 @@ def output_problem(path: str | Path) -> str | None:
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         return f"{path} is not writable by this user; write somewhere else"
     return None
+
+
+DATA_ROOTS_ENV = "SKYNET_DATA_ROOTS"
+
+
+class PathRefused(ValueError):
+    """A path typed in the browser is outside the folders the studio may read."""
+
+
+def data_roots(env: Mapping[str, str] | None = None) -> list[Path]:
+    """The folders whose files a page visitor may open by path: the data directory, the bundled examples,
+    and the folders in ``SKYNET_DATA_ROOTS`` (separated by ``:``), each fully resolved."""
+    from .examples import __file__ as examples_init
+    from .store import data_dir
+
+    env = os.environ if env is None else env
+    extra = [Path(item).expanduser() for item in env.get(DATA_ROOTS_ENV, "").split(os.pathsep) if item.strip()]
+    roots: list[Path] = []
+    for root in (data_dir(), Path(examples_init).parent, *extra):
+        resolved = root.resolve()
+        if resolved not in roots:
+            roots.append(resolved)
+    return roots
+
+
+def server_path(typed: str, env: Mapping[str, str] | None = None) -> Path:
+    """The file a page visitor typed, resolved (``~``, ``..`` and symbolic links followed) and inside one of
+    :func:`data_roots`; a relative path is taken from the data directory. Raises :class:`PathRefused`.
+
+    The server may be able to read far more than its visitors should (``/root/creds.json``,
+    ``../../etc/shadow``): a path typed in the browser reaches only the configured roots.
+    """
+    roots = data_roots(env)
+    path = Path(typed.strip()).expanduser()
+    resolved = (path if path.is_absolute() else roots[0] / path).resolve()
+    if not any(resolved == root or resolved.is_relative_to(root) for root in roots):
+        shown = ", ".join(str(root) for root in roots)
+        raise PathRefused(
+            f"{typed.strip()} is outside the folders the studio may read ({shown}). Upload the file, put it in one "
+            f"of them, or add its folder to {DATA_ROOTS_ENV} in the server's environment (then restart it)."
+        )
+    return resolved

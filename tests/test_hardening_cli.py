@@ -82,3 +82,23 @@ def test_llm_limits_out_of_range_are_usage_errors(files, option, value):
     metric, data = files
     code, text = cli("score", str(metric), "--data", str(data), option, value)
     assert code == EXIT_USAGE and option in text
+
+
+def test_server_paths_stay_inside_the_data_roots(tmp_path, monkeypatch):
+    from skynet_core.paths import PathRefused, data_roots, server_path
+
+    data = tmp_path / "data"
+    other = tmp_path / "other"
+    (data / "sub").mkdir(parents=True)
+    other.mkdir()
+    monkeypatch.setenv("SKYNET_DATA_DIR", str(data))
+    monkeypatch.delenv("SKYNET_DATA_ROOTS", raising=False)
+    assert server_path(str(data / "sub" / "cases.jsonl")) == data.resolve() / "sub" / "cases.jsonl"
+    assert server_path("sub/cases.jsonl") == data.resolve() / "sub" / "cases.jsonl"
+    (data / "link.jsonl").symlink_to(other / "x.jsonl")
+    for typed in ("/etc/shadow", str(data / ".." / "other" / "x.jsonl"), "../other/x.jsonl", str(data / "link.jsonl")):
+        with pytest.raises(PathRefused, match="outside the folders the studio may read"):
+            server_path(typed)
+    monkeypatch.setenv("SKYNET_DATA_ROOTS", str(other))
+    assert other.resolve() in data_roots()
+    assert server_path(str(other / "x.jsonl")) == other.resolve() / "x.jsonl"
