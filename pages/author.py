@@ -24,6 +24,7 @@ from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.export import results_frame, score_names
 from skynet_core.jobs import Job, submit_check, submit_score
 from skynet_core.judge import Consistency, JudgeSummary, judge_consistency, judge_summary
+from skynet_core.overflow import full_side_information
 from skynet_core.results import CaseResult, CheckReport, StageStatus
 
 studio.ensure_router()
@@ -387,6 +388,10 @@ def case_details(case_id: str, results: list[CaseResult]) -> None:
         st.json({"feedback": clipped(result.feedback), "scores": result.scores, **result.extra}, expanded=True)
         if len(result.feedback) > TEXT_CHARS:
             studio.long_text(result.feedback, "author.case.feedback")
+        if (whole := full_side_information(result)) is not None:
+            st.download_button("Download the full side information", whole, file_name=f"side-{case_id[:40]}.json",
+                               mime="application/json", on_click="ignore", icon=":material/download:",
+                               key="author.case.side")
         if result.error:
             st.markdown("**Error**")
             studio.long_text(result.error, "author.case.error")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+import orjson
 import pytest
 
 from skynet_core.cases import Case
@@ -72,3 +73,31 @@ def test_jsonl_line_nested_beyond_the_parsers_is_refused_with_its_line(tmp_path)
     path.write_text('{"id": "a", "input": {"q": "x"}, "output": "x"}\n{"id": "b", "input": {"q": ' + deep + "}}\n")
     with pytest.raises(DatasetError, match=r"line 2 is nested more than 1,000 levels deep.*Flatten"):
         load_dataset(path)
+
+
+BIG_SIDE = """
+def score(input, output, expected=None):
+    return 1.0, {"feedback": "f" * 200_000, "blob": ["x" * 1000] * 700}
+"""
+
+
+def test_big_side_information_is_kept_small_in_results_and_whole_on_demand(pool):
+    from skynet_core.overflow import OVERFLOW_KEY, SIDE_KEEP_BYTES, full_side_information
+
+    cases = [Case(id=f"c{i}", input={"q": str(i)}, output="x") for i in range(20)]
+    run = score_cases(BIG_SIDE, cases, timeout=30, pool=pool)
+    assert run.by_status == {"ok": 20}
+    for result in run.results:
+        assert len(orjson.dumps(result.to_json())) < SIDE_KEEP_BYTES + 4096
+        assert "more characters cut from this result" in result.feedback
+        assert "over the 64 KB a result keeps" in result.extra[OVERFLOW_KEY]["note"]
+        whole = orjson.loads(full_side_information(result))
+        assert len(whole["feedback"]) == 200_000 and len(whole["blob"]) == 700
+
+
+def test_small_side_information_is_untouched():
+    from skynet_core.overflow import bound_side_information
+    from skynet_core.results import CaseResult
+
+    result = CaseResult(id="a", feedback="fine", extra={"k": [1, 2]})
+    assert bound_side_information(result) == CaseResult(id="a", feedback="fine", extra={"k": [1, 2]})

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from ..cases import Case
+from ..overflow import bound_side_information
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage
 from .pool import WorkerPool, default_pool
 from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
@@ -100,7 +101,7 @@ def reply_to_result(case: Case, reply: dict[str, Any]) -> CaseResult:
         result.scores = {key: float(value) for key, value in scores.items()} if scores else {}
         result.feedback = feedback
         result.extra = extra
-        return result
+        return bound_side_information(result)
     result.status = CaseStatus.INVALID if status == "invalid" else CaseStatus.ERROR
     error = reply.get("error")
     result.error = error if isinstance(error, str) else "score failed"
