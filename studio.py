@@ -37,6 +37,7 @@ from skynet_core.paths import PathRefused, server_path
 from skynet_core.pysource import parse as parse_source
 from skynet_core.results import CheckReport
 from skynet_core.runner import LlmHandler, WorkerPool, default_pool
+from skynet_core.runner.watchdog import MEMORY_LIMIT_MODE
 from skynet_core.runs import RunKey, RunStore
 from skynet_core.store import Store, Version, data_dir
 
@@ -370,6 +371,8 @@ def sidebar() -> None:
             st.markdown(f":green[:material/shield: full] · {workers.isolation_reason}")
         else:
             st.markdown(f":orange[:material/warning: reduced] · {workers.isolation_reason}")
+        st.caption(f"Memory limit: {workers.limits.memory_bytes / (1 << 30):g} GiB per sandbox as a whole "
+                   f"({MEMORY_LIMIT_MODE}: all its processes, shared memory and /tmp)")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from .judge import judge_summary
 from .llm import MetricLlm, machine_settings, make_handler
 from .paths import output_problem, special_file
 from .results import CaseResult, CheckReport, StageStatus
+from .runner.watchdog import MEMORY_LIMIT_MODE
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MARKS = {StageStatus.PASSED: "✓", StageStatus.FAILED: "✗", StageStatus.SKIPPED: "-", StageStatus.NOT_RUN: "·"}
@@ -167,6 +168,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                 return EXIT_USAGE
     if args.json:
         data = report.to_json()
+        data["memory_limit"] = MEMORY_LIMIT_MODE  # how the sandbox's memory limit is enforced, next to isolation
         if args.command == "score":
             data["judge"] = judge_summary(report.cases).to_json()
         stdout.write(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
@@ -204,7 +206,8 @@ def _score(source: str, cases: list[Any], timeout: float, concurrency: int, llm:
 
 def format_report(report: CheckReport, command: str, metric_name: str, out: str | None = None) -> str:
     """The report for people: stages with their verdicts, the cases, a one-line conclusion."""
-    lines = [f"Contract check of {metric_name} (isolation: {report.isolation.value})"]
+    lines = [f"Contract check of {metric_name} (isolation: {report.isolation.value}, "
+             f"memory limit: {MEMORY_LIMIT_MODE})"]
     for stage in report.stages:
         where = f" [metric.py line {stage.line}]" if stage.line and stage.status is StageStatus.FAILED else ""
         message = stage.message.splitlines()[0] if stage.message else stage.status.value.replace("_", " ")

@@ -27,6 +27,7 @@ import orjson
 from ..redact import redact
 from ..results import Isolation
 from . import sandbox
+from .watchdog import watchdog
 
 MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest replies at 1 MiB
 STDERR_KEEP = 64 * 1024
@@ -118,6 +119,9 @@ class Worker:
         )
         for fd in (req_read, reply_write, err_write, progress_fd):
             os.close(fd)
+        self._killed_for: str | None = None
+        watchdog().watch(self, self.process.pid, self.limits.memory_bytes, isolation is Isolation.FULL,
+                         self._kill_for)
         for fd in (self._reply_read, self._err_read, self._req_write):
             os.set_blocking(fd, False)
         self._python_pid: int | None = None
@@ -147,6 +151,7 @@ class Worker:
         if self._closed:
             return
         self._closed = True
+        watchdog().forget(self)
         reaper = _first_child(self.process.pid) if self.isolation is Isolation.FULL else None
         self._signal_tree()
         if wait:
@@ -159,6 +164,11 @@ class Worker:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    def _kill_for(self, reason: str) -> None:
+        """Stop the sandbox now (from the watchdog's thread); the running call fails with ``reason``."""
+        self._killed_for = reason
+        self._signal_tree()
 
     def _signal_tree(self) -> None:
         # The child's session holds its process group; in full isolation the PID
@@ -298,6 +308,8 @@ class Worker:
         return self._stderr.decode("utf-8", "replace")
 
     def _death_message(self, what: str) -> str:
+        if self._killed_for is not None:
+            return self._killed_for
         try:
             code = self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
