@@ -151,7 +151,7 @@ class _Watched:
     root: int
     limit: int
     private_tmp: bool
-    kill: Callable[[str], None]
+    kill: weakref.WeakMethod  # not a strong reference: a worker dropped without close() is still collected
 
 
 class Watchdog:
@@ -159,15 +159,16 @@ class Watchdog:
 
     def __init__(self) -> None:
         self._watched: dict[int, _Watched] = {}
-        self._lock = threading.Lock()
+        # Reentrant: a finalizer (another worker collected) may run while this thread holds the lock.
+        self._lock = threading.RLock()
         self._thread: threading.Thread | None = None
 
     def watch(self, owner: object, root: int, limit: int, private_tmp: bool, kill: Callable[[str], None]) -> None:
         """Watch the sandbox rooted at ``root`` until ``owner`` is gone or :meth:`forget` is called."""
         key = id(owner)
+        weakref.finalize(owner, self._forget_key, key)
         with self._lock:
-            self._watched[key] = _Watched(root, limit, private_tmp, kill)
-            weakref.finalize(owner, self._forget_key, key)
+            self._watched[key] = _Watched(root, limit, private_tmp, weakref.WeakMethod(kill))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, daemon=True, name="skynet-memory-watchdog")
                 self._thread.start()
@@ -192,7 +193,9 @@ class Watchdog:
                 usage = measure(item.root, item.private_tmp, children)
                 if usage.total > item.limit:
                     self._forget_key(key)
-                    item.kill(
+                    if (kill := item.kill()) is None:
+                        continue
+                    kill(
                         f"the metric's processes together held {usage.describe()}, over the sandbox's "
                         f"{item.limit / (1 << 30):g} GiB memory limit, so they were stopped; use less memory "
                         "(fewer or smaller processes, shared-memory files and files in /tmp)"
