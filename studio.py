@@ -29,12 +29,15 @@ from skynet_core.datasets import (
     roles_from_json,
     roles_to_json,
 )
+from skynet_core.display import CELL_CHARS, clip, clipped, markdown_text, more_note
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.jobs import Job, JobSlot
 from skynet_core.llm import ModelSettings, load_settings, make_handler, save_settings
+from skynet_core.paths import PathRefused, server_path
 from skynet_core.pysource import parse as parse_source
 from skynet_core.results import CheckReport
 from skynet_core.runner import LlmHandler, WorkerPool, default_pool
+from skynet_core.runner.watchdog import MEMORY_LIMIT_MODE
 from skynet_core.runs import RunKey, RunStore
 from skynet_core.store import Store, Version, data_dir
 
@@ -52,7 +55,6 @@ EXAMPLE_SOURCE = "example"
 FIRST_EXAMPLE = "Exact match"
 
 _SOURCE = "studio.metric_source"
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$#|~:"})
 _SAVED = "studio.saved_source"
 
 
@@ -99,7 +101,17 @@ def pool() -> WorkerPool:
 
 def md(text: str) -> str:
     """Text from metric code, data or its errors, shown literally inside markdown (no formatting, no icons)."""
-    return text.translate(_MD_SPECIAL)
+    return markdown_text(clipped(str(text), CELL_CHARS * 4))
+
+
+def long_text(text: str, key: str, empty: str = "(empty)") -> None:
+    """Text from metric code (feedback, an error, prints) shown literally at a bounded cost: its first
+    characters, with a note and a download of the whole when it is longer."""
+    shown, hidden = clip(text)
+    st.code(shown + more_note(hidden) if text.strip() else empty, language=None, wrap_lines=True)
+    if hidden:
+        st.download_button("Download the full text", text.encode("utf-8"), file_name=f"{key}.txt", mime="text/plain",
+                           key=f"{key}.download", on_click="ignore", icon=":material/download:")
 
 
 def example_source(title: str = FIRST_EXAMPLE) -> str:
@@ -158,6 +170,11 @@ def load_choice(path: str, roles: dict[str, tuple[Role, str]] | None = None,
     if path == EXAMPLE_SOURCE:
         return _load(EXAMPLE_SOURCE, (), "null", "[]", None)
     files = candidate_files or []
+    try:  # a choice saved earlier, or by another session, is held to the same roots as a typed one
+        for name in (path, *(item.path for item in files)):
+            server_path(name)
+    except PathRefused as exc:
+        raise DatasetError(str(exc)) from None
     stamp = tuple(Path(name).stat().st_mtime_ns for name in (path, *(item.path for item in files)))
     return _load(path, stamp, orjson.dumps(roles_to_json(roles) if roles else None).decode(),
                  orjson.dumps([item.to_json() for item in files]).decode(), main_candidate)
@@ -344,8 +361,8 @@ def sidebar() -> None:
     count = len([c for c in data.for_candidate(chosen) if chosen_split is None or c.split == chosen_split])
     with st.sidebar:
         st.markdown("**Dataset**")
-        st.markdown(f"{data.name}  \n{count} cases · candidate `{chosen or '(only one)'}` · "
-                    f"split {chosen_split or 'all'}")
+        st.markdown(f"{md(data.name)}  \n{count} cases · candidate {md(chosen or '(only one)')} · "
+                    f"split {md(chosen_split or 'all')}")
         if problem:
             st.warning(problem)
         workers = pool()
@@ -354,6 +371,8 @@ def sidebar() -> None:
             st.markdown(f":green[:material/shield: full] · {workers.isolation_reason}")
         else:
             st.markdown(f":orange[:material/warning: reduced] · {workers.isolation_reason}")
+        st.caption(f"Memory limit: {workers.limits.memory_bytes / (1 << 30):g} GiB per sandbox as a whole "
+                   f"({MEMORY_LIMIT_MODE}: all its processes, shared memory and /tmp)")
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,13 @@ from panels.packages import draw_packages
 from skynet_core.cases import Case
 from skynet_core.charts import score_histogram, weights_figure
 from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
+from skynet_core.display import TEXT_CHARS, clipped, markdown_frame
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.export import results_frame, score_names
 from skynet_core.jobs import Job, submit_check, submit_score
 from skynet_core.judge import Consistency, JudgeSummary, judge_consistency, judge_summary
 from skynet_core.metric_source import MetricSource
+from skynet_core.overflow import full_side_information
 from skynet_core.results import CaseResult, CheckReport, StageStatus
 
 studio.ensure_router()
@@ -142,7 +144,7 @@ def sample_table(results: list[CaseResult]) -> None:
     for column in numbers:
         frame[column] = frame[column].map(lambda value: "–" if pd.isna(value) else f"{value:.3f}")
     # One column per sampled case: it fits the narrow panel however many named scores there are.
-    st.table(frame.set_index("id").T)
+    st.table(markdown_frame(frame.set_index("id").T))
 
 
 def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
@@ -162,7 +164,7 @@ def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
         st.caption("This check was replaced by a newer one.")
         return
     if job.error or job.result is None:
-        st.error(f"The check could not run: {job.error}. Try again; if it repeats, restart the app.")
+        st.error(f"The check could not run: {md(job.error or '')}. Try again; if it repeats, restart the app.")
         return
     report = job.result
     failure = report.first_failure
@@ -234,7 +236,7 @@ def score_panel(source: str, case_count: int) -> None:
             st.caption("No cases scored yet.")
         return
     if job.error:
-        st.error(f"Scoring could not run: {job.error}. Try again; if it repeats, restart the app.")
+        st.error(f"Scoring could not run: {md(job.error or '')}. Try again; if it repeats, restart the app.")
         return
     studio.save_scored_run(job, S.get("author.scored_source", ""))  # for Feedback review; once per job
     results = job.result.cases if job.result is not None else job.partial
@@ -243,7 +245,7 @@ def score_panel(source: str, case_count: int) -> None:
     if job.result is not None and job.result.first_failure is not None and not results:
         failure = job.result.first_failure
         where = f" ({failure.file} line {failure.line})" if failure.line else ""
-        st.error(f"No case was scored: metric.py fails at {failure.label}{where}: {failure.message}")
+        st.error(f"No case was scored: metric.py fails at {failure.label}{where}: {md(failure.message)}")
         return
     if job.label == "restored":
         st.caption(f"Results of the last run, scored {datetime.fromtimestamp(S['author.restored_at']):%Y-%m-%d %H:%M}.")
@@ -276,7 +278,7 @@ def summary(frame: pd.DataFrame, names: list[str], judge: JudgeSummary | None = 
         for row in range(0, len(names), 3):
             cells = st.columns(3)
             for cell, name in zip(cells, names[row:row + 3], strict=False):
-                cell.metric(f"Mean {name}", f"{ok[f'score.{name}'].mean():.3f}" if len(ok) else "–")
+                cell.metric(f"Mean {md(name)}", f"{ok[f'score.{name}'].mean():.3f}" if len(ok) else "–")
         if judge is not None and judge.used:
             st.caption(f":material/gavel: {md(judge.describe())}")
     figure = score_histogram(ok["score"]).update_layout(height=280, margin={"t": 40, "b": 40})
@@ -365,7 +367,7 @@ def consistency_panel(source: str, cases: list[Case]) -> None:
 def case_details(case_id: str, results: list[CaseResult]) -> None:
     result = next(r for r in results if r.id == case_id)
     case = next((c for c in studio.cases_in_use() if c.id == case_id), None)
-    st.markdown(f"#### Case {md(case_id)} · {result.split} · {result.status.value}")
+    st.markdown(f"#### Case {md(case_id)} · {md(result.split)} · {result.status.value}")
     cols = st.columns(3)
     with cols[0]:
         st.markdown("**Input**")
@@ -385,14 +387,20 @@ def case_details(case_id: str, results: list[CaseResult]) -> None:
     cols = st.columns(2)
     with cols[0]:
         st.markdown("**Side information**")
-        st.json({"feedback": result.feedback, "scores": result.scores, **result.extra}, expanded=True)
+        st.json({"feedback": clipped(result.feedback), "scores": result.scores, **result.extra}, expanded=True)
+        if len(result.feedback) > TEXT_CHARS:
+            studio.long_text(result.feedback, "author.case.feedback")
+        if (whole := full_side_information(result)) is not None:
+            st.download_button("Download the full side information", whole, file_name=f"side-{case_id[:40]}.json",
+                               mime="application/json", on_click="ignore", icon=":material/download:",
+                               key="author.case.side")
         if result.error:
             st.markdown("**Error**")
-            st.code(result.error, language=None, wrap_lines=True)
+            studio.long_text(result.error, "author.case.error")
     with cols[1]:
         st.markdown("**Printed by metric.py**")
         if result.stdout:
-            st.code(result.stdout, language=None, wrap_lines=True)
+            studio.long_text(result.stdout, "author.case.stdout")
         else:
             st.caption("Nothing was printed.")
 

@@ -28,6 +28,7 @@ from skynet_core.datasets import (
     read_table,
     save_upload,
 )
+from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, data_roots, server_path
 
 studio.ensure_router()
 
@@ -155,7 +156,10 @@ def open_path() -> None:
     typed = (S.get("data.path") or "").strip()
     S.pop("data.upload_error", None)
     if typed:
-        new_draft(Draft(path=str(Path(typed).expanduser())))
+        try:
+            new_draft(Draft(path=str(server_path(typed))))
+        except PathRefused as exc:
+            S["data.upload_error"] = str(exc)
 
 
 def use_example() -> None:
@@ -177,12 +181,12 @@ def add_candidate_file(draft: Draft) -> None:
         if upload is not None:
             path = str(save_upload(upload.name, upload, studio.uploads_dir()))
         elif typed:
-            path = str(Path(typed).expanduser())
+            path = str(server_path(typed))
             table(path)  # says now, not at "Use this dataset", when the file cannot be read
         else:
             S["data.new_error"] = "Upload the candidate's file, or type its path on the server."
             return
-    except DatasetError as exc:
+    except (DatasetError, PathRefused) as exc:
         S["data.new_error"] = str(exc)
         return
     draft.files.append(CandidateFile(name=name, path=path))
@@ -369,7 +373,9 @@ else:
                              on_change=take_upload,
                              help="Kept in the studio's data folder, so the choice survives a restart.")
     with path_col:
-        st.text_input("…or a file path on the server", key="data.path", placeholder="/data/cases.jsonl")
+        st.text_input("…or a file path on the server", key="data.path", placeholder="/data/cases.jsonl",
+                      help="Only files in these folders: " + ", ".join(str(root) for root in data_roots())
+                           + f". More: {DATA_ROOTS_ENV} in the server's environment.")
         st.button("Open this file", on_click=open_path, icon=":material/folder_open:")
     if S.get("data.upload_error"):
         st.error(S["data.upload_error"], icon=":material/error:")

@@ -123,7 +123,7 @@ def score_controls(case_count: int, primary: bool, job: Job[CheckReport] | None,
     if job is None or not done:
         return
     if job.error:
-        st.error(f"Scoring could not run: {job.error}. Try again; if it repeats, restart the app.")
+        st.error(f"Scoring could not run: {md(job.error or '')}. Try again; if it repeats, restart the app.")
     elif job.cancelled:
         st.caption("Scoring was cancelled; nothing from it was saved.")
     elif job.result is not None and not job.result.cases and job.result.first_failure is not None:
@@ -243,7 +243,7 @@ def show_value(value: Any) -> None:
 
 def case_view(run: SavedRun, case: Case, result: CaseResult, flags: list[Flag], titles: dict[str, str],
               mark: Mark | None, grade: Grade | None) -> None:
-    st.markdown(f"#### Case {md(case.id)} · {case.split} · score {fmt(result.score)}")
+    st.markdown(f"#### Case {md(case.id)} · {md(case.split)} · score {fmt(result.score)}")
     cols = st.columns(3)
     with cols[0]:
         st.markdown("**Input**")
@@ -260,7 +260,7 @@ def case_view(run: SavedRun, case: Case, result: CaseResult, flags: list[Flag], 
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown("**Feedback**")
-        st.code(result.feedback if result.feedback.strip() else "(empty)", language=None, wrap_lines=True)
+        studio.long_text(result.feedback, "feedback.case.feedback")
         if result.scores:
             st.markdown("**Named scores** · " + " · ".join(f"{md(name)} {fmt(value)}"
                                                          for name, value in result.scores.items()))
@@ -380,7 +380,7 @@ def health_section(run: SavedRun, pairs: list[tuple[Case, CaseResult]]) -> None:
     if job is None or not done or job.label != str(run.id):
         return
     if job.error:
-        st.error(f"The probes could not run: {job.error}. Try again; if it repeats, restart the app.")
+        st.error(f"The probes could not run: {md(job.error or '')}. Try again; if it repeats, restart the app.")
         return
     if job.cancelled or job.result is None:
         st.caption("The probes were cancelled.")
@@ -436,7 +436,7 @@ def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Re
             st.caption(f"Uses `{md(config.model)}`, the {which}: one call per flagged case{limit}.")
         studio.job_progress(grade_slot, "feedback.grade_job", "Grading", job, done)
         if job is not None and done and job.error:
-            st.error(f"The model review could not run: {job.error}.")
+            st.error(f"The model review could not run: {md(job.error or '')}.")
         failed = [grade for grade in grades.values() if grade.grade is None]
         graded = [grade.grade for grade in grades.values() if grade.grade is not None]
         if graded:
@@ -454,9 +454,9 @@ def run_header(run: SavedRun, data: Dataset, case_count: int, unmatched: int, jo
                done: bool) -> None:
     key = run.key
     when = datetime.fromtimestamp(run.created_at).strftime("%Y-%m-%d %H:%M")
-    candidate = f" · candidate `{md(key.candidate)}`" if key.candidate else ""
+    candidate = f" · candidate {md(key.candidate)}" if key.candidate else ""
     st.markdown(f"Latest scored run: **{len(run.results)} cases** of {md(key.dataset_name or data.name)}{candidate}"
-                f" · split {key.split or 'all'} · scored {when} · metric.py `{key.metric_hash}`")
+                f" · split {md(key.split or 'all')} · scored {when} · metric.py `{key.metric_hash}`")
     stale = []
     if key.metric_hash != metric_hash(studio.metric_source()):
         stale.append("metric.py has changed since this run")

@@ -55,7 +55,7 @@ def comparison() -> None:
         st.info("The comparison was cancelled.")
         return
     if job.error:
-        st.error(f"The comparison could not run: {job.error}")
+        st.error(f"The comparison could not run: {studio.md(job.error or '')}")
         return
     before, after = job.result
     result = compare_runs(before, after)

@@ -17,6 +17,9 @@ import studio
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.judge import judge_summary
 from skynet_core.llm import (
+    API_BASE_KEY_RULE,
+    BUDGET_RANGE_USD,
+    CALLS_PER_CASE_RANGE,
     CONCURRENCY_RANGE,
     NO_MODEL_MESSAGE,
     RETRIES_RANGE,
@@ -64,6 +67,8 @@ def seed(settings: ModelSettings) -> None:
     S["settings.timeout"] = settings.request_timeout_s
     S["settings.concurrency"] = settings.concurrency
     S["settings.retries"] = settings.max_retries
+    S["settings.max_calls"] = settings.max_calls_per_case
+    S["settings.budget"] = settings.max_cost_usd
 
 
 def typed_keys() -> dict[str, str]:
@@ -82,7 +87,9 @@ def form_settings() -> ModelSettings:
     settings = ModelSettings(metric=configs["metric"], reflection=configs["reflection"],
                              temperature=float(S["settings.temperature"]),
                              request_timeout_s=float(S["settings.timeout"]),
-                             concurrency=int(S["settings.concurrency"]), max_retries=int(S["settings.retries"]))
+                             concurrency=int(S["settings.concurrency"]), max_retries=int(S["settings.retries"]),
+                             max_calls_per_case=int(S["settings.max_calls"]),
+                             max_cost_usd=None if S["settings.budget"] is None else float(S["settings.budget"]))
     return settings.with_keys({**studio.session_keys(), **typed_keys()})
 
 
@@ -142,12 +149,13 @@ def model_panel(role: str) -> None:
                   help="Any litellm name: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3. "
                        "For an OpenAI-compatible server (vLLM, llama.cpp, Ollama): openai/<the name it serves>.")
     st.text_input("API base (optional)", key=f"settings.{role}.api_base", placeholder="http://127.0.0.1:11434/v1",
-                  help="For a local OpenAI-compatible server. Empty: the provider's own API.")
+                  help="For a local OpenAI-compatible server. Empty: the provider's own API. " + API_BASE_KEY_RULE)
+    st.caption(API_BASE_KEY_RULE)
     st.text_input("API key for this session (optional)", key=f"settings.{role}.key", type="password",
                   placeholder="sk-…", autocomplete="off",
                   help="Kept in this browser session's memory only: never written to disk, never shown again in "
                        "full, never sent into metric code. Empty: the provider's variable on the server "
-                       "(e.g. OPENAI_API_KEY).")
+                       "(e.g. OPENAI_API_KEY), for the provider's own API or an API base the server sets.")
     config = form_settings().config(role)
     if config is not None:
         status = key_status(config)
@@ -201,6 +209,15 @@ def calls_panel() -> None:
                          key="settings.retries",
                          help="A rate limit, timeout or server error is tried again this many times, with "
                               "growing waits, before the case fails with the provider's message.")
+    limits = st.columns(2)
+    limits[0].number_input("llm() calls per case", min_value=CALLS_PER_CASE_RANGE[0],
+                           max_value=CALLS_PER_CASE_RANGE[1], step=1, key="settings.max_calls",
+                           help="A case that calls llm() more often than this fails with an error naming the cap.")
+    limits[1].number_input("Budget per run (USD, optional)", min_value=BUDGET_RANGE_USD[0],
+                           max_value=BUDGET_RANGE_USD[1], step=1.0, format="%.2f", key="settings.budget",
+                           placeholder="no budget",
+                           help="Once a run's llm() calls have cost this much, its remaining cases fail with an "
+                                "error naming the budget. Calls whose cost is unknown count as free.")
 
 
 def try_judge() -> None:

@@ -352,7 +352,7 @@ def draw_scoring(source: str, data: Dataset, split: str | None, scored: ScoredCa
     cols = st.columns([1.4, 5], vertical_alignment="center")
     cols[0].button("Score candidates", on_click=start_scoring, args=(source, data, split), type="primary",
                    icon=":material/play_arrow:", disabled=running or count == 0, key="tradeoffs.score")
-    names = ", ".join(display_name(name) for name in data.candidates)
+    names = ", ".join(studio.md(display_name(name)) for name in data.candidates)
     cols[1].caption(f"Runs metric.py once on each of the {count} cases of {len(data.candidates)} "
                     f"candidate{'s' if len(data.candidates) != 1 else ''} ({names}) in the background. "
                     "Moving a control afterwards never runs it again.")
@@ -380,8 +380,8 @@ def draw_scoring(source: str, data: Dataset, split: str | None, scored: ScoredCa
 def draw_failures(scored: ScoredCandidates) -> None:
     failed = {name: count for name, count in scored.failed.items() if count}
     if failed:
-        counts = ", ".join(f"{display_name(name)} {count}" for name, count in failed.items())
-        st.warning(f"Cases whose metric failed are left out ({counts}). First: {scored.first_error}. "
+        counts = ", ".join(f"{studio.md(display_name(name))} {count}" for name, count in failed.items())
+        st.warning(f"Cases whose metric failed are left out ({counts}). First: {studio.md(scored.first_error)}. "
                    "See them on the Author page.", icon=":material/warning:")
     if scored.from_score:
         st.caption(f"{scored.from_score} cases returned no “accuracy” score (metric.py does not call reward()), "
@@ -424,7 +424,7 @@ def draw_analysis(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
     try:
         summary = summarize(scored.candidates, norm)
     except ValueError as exc:
-        st.error(f"The rewards cannot be computed: {exc}", icon=":material/error:")
+        st.error(f"The rewards cannot be computed: {studio.md(str(exc))}", icon=":material/error:")
         return
     try:
         grid = winner_map(summary, GRID_STEP)
@@ -436,7 +436,7 @@ def draw_analysis(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
 
     st.subheader("Who wins")
     stats = st.columns(4)
-    stats[0].metric("Winner at these weights", summary.names[winner], border=True,
+    stats[0].metric("Winner at these weights", studio.md(summary.names[winner]), border=True,
                     help="The candidate with the highest mean reward.")
     stats[1].metric("Its mean reward", f"{summary.mean_reward[winner]:.3f}", border=True)
     if change is None:
@@ -472,12 +472,14 @@ def draw_analysis(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
         if change is not None and change.nearest_weights is not None:
             a, s, c = change.nearest_weights
             st.markdown(f"The nearest weights where another candidate wins are {change.distance:.3f} away: "
-                        f"accuracy {a:.2f} · speed {s:.2f} · cost {c:.2f}, where **{change.nearest_winner}** wins.")
+                        f"accuracy {a:.2f} · speed {s:.2f} · cost {c:.2f}, "
+                        f"where **{studio.md(change.nearest_winner)}** wins.")
         elif change is not None:
-            st.markdown(f"**{change.name}** wins at every mix of weights, with these references.")
+            st.markdown(f"**{studio.md(change.name)}** wins at every mix of weights, with these references.")
         st.markdown(f"**How firm the ranking is**  \nWhen every weight and reference moves by up to "
                     f"±{SPREAD:.0%} at random ({PERTURBATIONS} times), the order of the candidates keeps a mean "
-                    f"Kendall tau of {stability.mean_tau:.2f} (1: never reordered) and **{summary.names[winner]}** "
+                    f"Kendall tau of {stability.mean_tau:.2f} (1: never reordered) and "
+                    f"**{studio.md(summary.names[winner])}** "
                     f"stays the winner in {stability.winner_kept:.0%} of them.")
         st.caption("Each square of the map is a mix of normalised weights (they sum to 1), coloured by the "
                    f"candidate with the highest mean reward there, in steps of {GRID_STEP:g}; the star marks "

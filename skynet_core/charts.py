@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from skynet_core.display import plotly_text
 from skynet_core.reward import PARTS, validate_reward_spec, weight_vector
 from skynet_core.tradeoffs import CandidateSummary, WinnerMap, iso_reward_line
 
@@ -69,7 +70,8 @@ def curve_figure(kind: str, ref: float, xs: ArrayLike, ids: Sequence[str] | None
     points = np.maximum(values[shown], 0.0)
     top = max(3 * ref, float(points.max()) * 1.05 if points.size else 0.0)
     grid = np.linspace(0.0, top, 200)
-    hover_ids = np.asarray(ids if ids is not None else [str(i) for i in range(len(values))], dtype=object)[shown]
+    labels = [plotly_text(str(i)) for i in ids] if ids is not None else [str(i) for i in range(len(values))]
+    hover_ids = np.asarray(labels, dtype=object)[shown]
     figure = go.Figure(
         [
             go.Scatter(
@@ -112,7 +114,7 @@ def stacked_reward_figure(ids: Sequence[str], parts: ArrayLike, weights: Mapping
     contributions = np.nan_to_num(np.asarray(parts, dtype=float), nan=0.0) * weight_vector(weights)
     order = np.argsort(-contributions.sum(axis=1), kind="stable")
     contributions = contributions[order]
-    case_ids = [str(ids[i]) for i in order]
+    case_ids = [plotly_text(str(ids[i])) for i in order]  # plotly reads a little HTML in labels: show ids as text
     bars = len(case_ids) <= _MAX_BARS
     traces: list[Any] = []
     for column, part in enumerate(PARTS):
@@ -179,7 +181,7 @@ def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
                     name="on the Pareto front" if on_front else "beaten on every axis by another",
                     legendgroup="front" if on_front else "dominated",
                     showlegend=col == 1,
-                    text=[summary.names[i] for i in chosen],
+                    text=[plotly_text(summary.names[i]) for i in chosen],
                     textposition="top center",
                     # Names of candidates near an axis would otherwise be cut off.
                     cliponaxis=False,
@@ -233,7 +235,7 @@ def ternary_winner_figure(grid: WinnerMap, current_weights: Mapping[str, float])
     """
     size = float(np.clip(0.18 / grid.step, 2, 14))
     traces: list[Any] = []
-    for index, name in enumerate(grid.names):
+    for index, name in enumerate(plotly_text(name) for name in grid.names):
         points = grid.weights[grid.winners == index]
         # plotly.js leaves a trace without points out of the legend; one blank point keeps it listed.
         a, b, c = (points[:, 0], points[:, 1], points[:, 2]) if len(points) else ([None], [None], [None])

@@ -37,13 +37,16 @@ import orjson
 from .cases import Case
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
 from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset, read_case_lines, roles_from_json
+from .display import terminal_text
 from .judge import judge_summary_of
-from .llm import machine_settings, make_handler
+from .llm import MetricLlm, machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
+from .paths import output_problem, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
 from .runner.cluster import ClusterError, ray_scorer
 from .runner.pool import default_pool
-from .runner.worker import Cancelled, LlmHandler
+from .runner.watchdog import MEMORY_LIMIT_MODE
+from .runner.worker import Cancelled
 
 if TYPE_CHECKING:
     from .export import ResultsWriter
@@ -82,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
         output.add_argument("--json", action="store_true", help="print one JSON object instead of text")
         output.add_argument("--json-lines", action="store_true",
                             help="print each case's JSON object on its own line as it comes, then the report's")
+        sub.add_argument("--max-calls", type=int, default=None, metavar="N",
+                         help="llm() calls one case may make, 1 to 10000 (default: the app's setting, 50 unless "
+                              "changed)")
+        sub.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                         help="the most this run's llm() calls may cost, in US dollars (default: the app's setting, "
+                              "no budget unless set)")
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help="write per-case results to FILE (.csv, .jsonl, .parquet)")
             sub.add_argument("--concurrency", type=int, default=None, metavar="N",
@@ -96,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
     """The metric folder at ``path`` (metric.py or its folder); ``inputs``, the data files given
     with it, never come along as metric files."""
+    if kind := special_file(path):
+        raise UsageError(f"{path} is {kind}, not a metric file or folder; give the path of metric.py or its folder")
     try:
         return MetricSource.from_path(path, exclude=inputs)
     except MetricSourceError as exc:
@@ -103,6 +114,8 @@ def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
 
 
 def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
+    if kind := special_file(path):
+        raise UsageError(f"--roles {path} is {kind}, not a file; give a JSON file")
     try:
         text = Path(path).read_bytes()
     except OSError as exc:
@@ -129,9 +142,19 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
         return _run_export(args, stdout, stderr)
     # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
     threading.Thread(target=default_pool, daemon=True, name="skynet-pool-start").start()
+    if args.max_calls is not None and not 1 <= args.max_calls <= 10_000:
+        print(f"error: --max-calls must be from 1 to 10000, not {args.max_calls}", file=stderr)
+        return EXIT_USAGE
+    if args.max_cost is not None and not 0 <= args.max_cost <= 1_000_000:  # also refuses NaN
+        print(f"error: --max-cost must be a number of US dollars, 0 or more, not {args.max_cost}", file=stderr)
+        return EXIT_USAGE
     # The metric's llm() calls are made here, with the app's saved settings or the environment's (keys stay here).
     # With a model configured, litellm (seconds to import) starts importing now, in the background.
     settings = machine_settings()
+    if args.max_calls is not None:
+        settings = settings.with_changes(max_calls_per_case=args.max_calls)
+    if args.max_cost is not None:
+        settings = settings.with_changes(max_cost_usd=args.max_cost)
     llm = make_handler(settings)
     try:
         timeout = validate_timeout(args.timeout)
@@ -140,11 +163,13 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                 raise UsageError(f"--concurrency must be from 1 to 64, not {args.concurrency}")
             if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
                 raise UsageError(f"--out {args.out}: use a .csv, .jsonl or .parquet file name")
+            if args.out and (problem := output_problem(args.out)):
+                raise UsageError(f"--out {args.out}: {problem}")
         source = _read_metric(args.metric, (args.data, *(text.partition("=")[2] for text in args.candidate_file),
                                             *((args.roles,) if args.roles else ())))
         cases, split_counts = _read_cases(args)
     except (UsageError, ValueError, DatasetError) as exc:
-        print(f"error: {exc}", file=stderr)
+        print(f"error: {_terminal_lines(str(exc))}", file=stderr)
         return EXIT_USAGE
 
     if args.command == "check":
@@ -260,7 +285,8 @@ class ReportOutput:
             self.stdout.write(format_report(report, args.command, Path(args.metric).name,
                                             args.out if args.command == "score" else None))
             return
-        head = {"ok": report.ok, "isolation": report.isolation.value,
+        # memory_limit: how the sandbox's memory limit is enforced, next to the isolation level
+        head = {"ok": report.ok, "isolation": report.isolation.value, "memory_limit": MEMORY_LIMIT_MODE,
                 "stages": [stage.to_json() for stage in report.stages]}
         if self.mode == "lines":
             tally = report.tally
@@ -303,7 +329,7 @@ class _Sink:
             self.cancel.set()
 
 
-def _score(source: MetricSource, cases: Sequence[Case], timeout: float, concurrency: int, llm: LlmHandler,
+def _score(source: MetricSource, cases: Sequence[Case], timeout: float, concurrency: int, llm: MetricLlm,
            sink: _Sink, *, show_progress: bool, stderr: TextIO, ray_address: str | None = None) -> CheckReport:
     bar = None
     if show_progress:
@@ -315,6 +341,8 @@ def _score(source: MetricSource, cases: Sequence[Case], timeout: float, concurre
     def progress(_: CaseResult) -> None:
         if bar is not None:
             with lock:
+                if llm.spent_usd:
+                    bar.set_postfix_str(f"llm() spent ${llm.spent_usd:,.4f}", refresh=False)
                 bar.update(1)
 
     try:
@@ -329,7 +357,8 @@ def _score(source: MetricSource, cases: Sequence[Case], timeout: float, concurre
 
 def format_report(report: CheckReport, command: str, metric_name: str, out: str | None = None) -> str:
     """The report for people: stages with their verdicts, the cases, a one-line conclusion."""
-    lines = [f"Contract check of {metric_name} (isolation: {report.isolation.value})"]
+    lines = [f"Contract check of {metric_name} (isolation: {report.isolation.value}, "
+             f"memory limit: {MEMORY_LIMIT_MODE})"]
     for stage in report.stages:
         where = f" [{stage.file} line {stage.line}]" if stage.line and stage.status is StageStatus.FAILED else ""
         message = stage.message.splitlines()[0] if stage.message else stage.status.value.replace("_", " ")
@@ -360,7 +389,12 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
     else:
         failure = report.first_failure
         lines.append(f"The metric breaks the contract at {failure.label}." if failure else "Some cases failed.")
-    return "\n".join(lines) + "\n"
+    # Feedback, errors and ids come from metric code and data files: no control character reaches the terminal.
+    return "\n".join(terminal_text(line) for line in lines) + "\n"
+
+
+def _terminal_lines(text: str) -> str:
+    return "\n".join(terminal_text(line) for line in text.split("\n"))
 
 
 # --- export for engines (#13): the logic is skynet_core.engines.export ---------------------------------------

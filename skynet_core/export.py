@@ -31,6 +31,19 @@ OUT_FORMATS = (".csv", ".jsonl", ".parquet")
 NUMBER_COLUMNS = ("score", "judge_cost_usd")  # and every score.<name>
 PARQUET_ROWS = 65536  # rows per Parquet row group: bounded memory while writing
 SPOOL_IN_MEMORY = 8 << 20  # a spool stays in memory up to this size, then moves to a temporary file
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_csv_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: a string that starts like a formula gets a leading ``'``.
+
+    Feedback, case ids and candidates come from metric code and data files; a cell such as
+    ``=HYPERLINK(...)`` would otherwise run as a formula when the CSV is opened. Every CSV the
+    studio writes passes its cells through here; other values are returned unchanged.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def score_names(results: Iterable[CaseResult]) -> list[str]:
@@ -161,14 +174,14 @@ class _TableWriter(ResultsWriter):
 
 def csv_cell(value: Any) -> Any:
     """The one place a value becomes a CSV cell (``None`` is an empty cell, as pandas writes it)."""
-    return value
+    return safe_csv_cell(value)
 
 
 class CsvWriter(_TableWriter):
     def finish(self, columns: list[str]) -> None:
         with self.path.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(columns)
+            writer.writerow([csv_cell(column) for column in columns])  # named-score keys come from metric code
             for row in self.rows():
                 writer.writerow([csv_cell(row[column]) for column in columns])
 

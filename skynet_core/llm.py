@@ -26,7 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from .runner.worker import LlmHandler, LlmRequest
+from .redact import redact
+from .runner.worker import LlmRequest
 
 if TYPE_CHECKING:
     from .store import Store
@@ -46,7 +47,15 @@ TEMPERATURE_RANGE = (0.0, 2.0)
 TIMEOUT_RANGE_S = (1.0, 600.0)
 CONCURRENCY_RANGE = (1, 64)
 RETRIES_RANGE = (0, 10)
+CALLS_PER_CASE_RANGE = (1, 10_000)
+BUDGET_RANGE_USD = (0.0, 1_000_000.0)
 PING_INSTRUCTIONS = "This is a connection test. Reply with the single word OK."
+NO_KEY = "no-key-needed"  # the OpenAI client insists on a key; servers that check none ignore it
+API_BASE_KEY_RULE = (
+    "The server's own keys (OPENAI_API_KEY, …) go only to the provider's endpoint or to an API base set in the "
+    "server's environment (SKYNET_METRIC_API_BASE, SKYNET_REFLECTION_API_BASE). An API base typed here gets only "
+    "a key typed here."
+)
 
 
 class LlmError(RuntimeError):
@@ -98,6 +107,11 @@ class ModelSettings:
     app scores a dataset. A call that fails with a rate limit, a timeout, a lost
     connection or a 5xx is tried again up to ``max_retries`` times, waiting
     ``backoff_s``, then twice that, … (at most 8 s, with jitter) in between.
+
+    Spending is bounded (contract Part B rule 16): a case may make at most
+    ``max_calls_per_case`` ``llm()`` calls, and a run may spend at most
+    ``max_cost_usd`` (None: no budget) on them; going over ends the case with an
+    error naming the limit. Calls whose cost is unknown count as free.
     """
 
     metric: ModelConfig | None = None
@@ -107,6 +121,8 @@ class ModelSettings:
     max_retries: int = 2
     concurrency: int = 8
     backoff_s: float = 0.5
+    max_calls_per_case: int = 50
+    max_cost_usd: float | None = None
 
     def effective(self) -> tuple[ModelConfig, str] | None:
         """The model metric calls use: the metric model, else the reflection model (contract Part A)."""
@@ -152,7 +168,9 @@ class ModelSettings:
         for name, kind, (low, high) in (("temperature", float, TEMPERATURE_RANGE),
                                         ("request_timeout_s", float, TIMEOUT_RANGE_S),
                                         ("concurrency", int, CONCURRENCY_RANGE),
-                                        ("max_retries", int, RETRIES_RANGE)):
+                                        ("max_retries", int, RETRIES_RANGE),
+                                        ("max_calls_per_case", int, CALLS_PER_CASE_RANGE),
+                                        ("max_cost_usd", float, BUDGET_RANGE_USD)):
             value = _number(stored.get(name))
             if value is not None and low <= value <= high:
                 changes[name] = kind(value)
@@ -163,7 +181,8 @@ class ModelSettings:
         return {"metric": self.metric.to_stored() if self.metric else None,
                 "reflection": self.reflection.to_stored() if self.reflection else None,
                 "temperature": self.temperature, "request_timeout_s": self.request_timeout_s,
-                "concurrency": self.concurrency, "max_retries": self.max_retries}
+                "concurrency": self.concurrency, "max_retries": self.max_retries,
+                "max_calls_per_case": self.max_calls_per_case, "max_cost_usd": self.max_cost_usd}
 
     def with_keys(self, keys: Mapping[str, str]) -> ModelSettings:
         """These settings with session keys by role (``{"metric": "sk-…"}``); empty keys are ignored."""
@@ -311,7 +330,8 @@ def complete(settings: ModelSettings, instructions: str, input: str | None = Non
                 time.sleep(min(MAX_BACKOFF_S, settings.backoff_s * 2 ** attempt) * random.uniform(1.0, 1.25))
                 attempt += 1
                 continue
-            raise LlmError(explain_error(exc, chosen, settings, attempts=attempt + 1)) from None
+            message = explain_error(exc, chosen, settings, attempts=attempt + 1)
+            raise LlmError(redact(message, [chosen.api_key])) from None
     latency_ms = (time.perf_counter() - started) * 1000.0
     usage = getattr(response, "usage", None)
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -321,16 +341,40 @@ def complete(settings: ModelSettings, instructions: str, input: str | None = Non
                     _cost(litellm, response, chosen, prompt_tokens, completion_tokens), attempt + 1)
 
 
+def env_api_bases(env: Mapping[str, str] | None = None) -> set[str]:
+    """The API bases the server's environment names (``SKYNET_METRIC_API_BASE``, ``SKYNET_REFLECTION_API_BASE``)."""
+    env = os.environ if env is None else env
+    return {_normal_base(value) for role in ROLES if (value := env.get(f"SKYNET_{role.upper()}_API_BASE", "").strip())}
+
+
+def _normal_base(url: str) -> str:
+    return url.strip().rstrip("/").lower()
+
+
+def env_keys_allowed(config: ModelConfig, env: Mapping[str, str] | None = None) -> bool:
+    """Whether a call with ``config`` may carry the server environment's keys: the one rule for where keys go.
+
+    Yes for the provider's own endpoint (no API base) and for an API base the server's
+    environment sets itself; no for an API base typed in a browser (or saved from one),
+    which gets only a key typed in for it. Otherwise anyone who can open the Settings page
+    could have the server send its key to a URL of their choosing.
+    """
+    return config.api_base is None or _normal_base(config.api_base) in env_api_bases(env)
+
+
 def _credentials(litellm: Any, config: ModelConfig) -> dict[str, str]:
-    """The key to send: the session's, else litellm reads the provider's variable; refuse early when neither is set."""
+    """The key to send: the session's, else litellm reads the provider's variable where :func:`env_keys_allowed`
+    lets it; refuse early when a key is needed and none is set."""
     if config.api_key:
         return {"api_key": config.api_key}
+    if not env_keys_allowed(config):
+        return {"api_key": NO_KEY}
     missing = _missing_key_variables(litellm, config.model)
     if not missing:
         return {}
     if config.api_base:
         # Local OpenAI-compatible servers rarely check the key, but the client insists on one.
-        return {"api_key": "no-key-needed"}
+        return {"api_key": NO_KEY}
     raise LlmError(f"no API key for {config.model}: set {' or '.join(missing)} in the server's environment "
                    "(then restart it) or type a key on the Settings page")
 
@@ -386,6 +430,9 @@ def key_status(config: ModelConfig) -> KeyStatus:
     """Which key a call with ``config`` sends, shown masked: the session's, the server environment's, or none."""
     if config.api_key:
         return KeyStatus(True, f"typed in for this session ({config.masked_key})")
+    if not env_keys_allowed(config):
+        return KeyStatus(True, "none: the server's own keys do not go to an API base typed in the browser; type a "
+                               "key for it if it asks for one")
     missing = _missing_key_variables(_litellm(), config.model)
     if missing and config.api_base:
         return KeyStatus(True, f"none ({' or '.join(missing)} is not set; a local server rarely needs a key, "
@@ -433,7 +480,7 @@ _PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)?(?:\w+Error:\s*)?(?:\w+Exception\s*
 
 def provider_message(exc: BaseException) -> str:
     """The provider's own words from a litellm exception, without litellm's class-name prefixes."""
-    text = str(exc).strip()
+    text = redact(str(exc)).strip()  # before it is cut: a key cut in two would escape the patterns
     first = text.splitlines()[0] if text else type(exc).__name__
     return _PREFIX.sub("", first).strip()[:300] or type(exc).__name__
 
@@ -472,24 +519,55 @@ def explain_error(exc: BaseException, config: ModelConfig, settings: ModelSettin
     return f"the call to {config.model} failed: {detail}"
 
 
-def make_handler(settings: ModelSettings, mock_response: str | None = None) -> LlmHandler:
-    """An LlmHandler for the runner: it answers the metric's `llm()` requests with these settings.
+class MetricLlm:
+    """The runner's LlmHandler for one run: answers the metric's `llm()` requests with these settings.
 
-    Never raises: any failure becomes ``{"error": …}``, which the metric's
-    ``llm()`` raises as ``LlmError`` (so the case fails with that message).
-    When a model is configured, litellm starts importing in the background now.
+    Never raises: any failure becomes ``{"error": …}``, which the metric's ``llm()``
+    raises as ``LlmError`` (so the case fails with that message). Over a limit
+    (calls per case, the run's budget) the reply also carries ``"end_case"``: the
+    runner then fails the case with that error whatever the metric returns.
+    ``spent_usd`` is what this run's calls have cost so far (thread-safe).
     """
 
-    if settings.effective() is not None:
-        warm_up()  # a model is configured: a metric may call it soon
+    def __init__(self, settings: ModelSettings, mock_response: str | None = None) -> None:
+        self.settings = settings
+        self.mock_response = mock_response
+        self.spent_usd = 0.0
+        self._lock = threading.Lock()
+        self._keys = [config.api_key for config in (settings.metric, settings.reflection) if config is not None]
+        if settings.effective() is not None:
+            warm_up()  # a model is configured: a metric may call it soon
 
-    def handle(request: LlmRequest) -> dict[str, Any]:
+    def __call__(self, request: LlmRequest) -> dict[str, Any]:
+        refused = self._over_limit(request)
+        if refused:
+            return {"error": refused, "end_case": True}
         try:
-            reply = complete(settings, request.instructions, request.input, mock_response=mock_response)
+            reply = complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
         except LlmError as exc:
             return {"error": str(exc)}
         except Exception as exc:  # noqa: BLE001  (a failure here must reach the metric as an error, not a hang)
-            return {"error": f"the model call failed unexpectedly: {type(exc).__name__}: {exc}"}
+            return {"error": redact(f"the model call failed unexpectedly: {type(exc).__name__}: {exc}", self._keys)}
+        with self._lock:
+            self.spent_usd += reply.cost_usd or 0.0
         return {"text": reply.text, "usage": reply.usage()}
 
-    return handle
+    def _over_limit(self, request: LlmRequest) -> str | None:
+        cap = self.settings.max_calls_per_case
+        if request.call > cap:
+            return (f"this case made more than {cap} llm() calls, the most one case may make, so it was stopped; "
+                    "make fewer calls per case or raise the cap (Settings: “llm() calls per case”, or the CLI's "
+                    "--max-calls)")
+        budget = self.settings.max_cost_usd
+        with self._lock:
+            spent = self.spent_usd
+        if budget is not None and spent >= budget:
+            return (f"this run's llm() budget of ${budget:,.2f} is spent (${spent:,.4f} so far), so this case was "
+                    "stopped; raise the budget (Settings: “budget per run”, or the CLI's --max-cost) or score fewer "
+                    "cases")
+        return None
+
+
+def make_handler(settings: ModelSettings, mock_response: str | None = None) -> MetricLlm:
+    """The LlmHandler for one run (see :class:`MetricLlm`); litellm starts importing now when a model is set."""
+    return MetricLlm(settings, mock_response)

@@ -6,6 +6,10 @@ parsing at once can fail with "AST constructor recursion depth mismatch". The
 server parses metric.py from page scripts and job threads at the same time, so
 every parse in this project goes through this one lock. (Streamlit's "magic"
 also parses page scripts; `.streamlit/config.toml` turns it off.)
+
+Source nested deeper than the server's recursion limit (a 3,000-term ``1+1+…``
+compiles in the sandbox but not in a page's deep stack) raises
+:class:`SourceTooDeep`, a SyntaxError, so every caller fails soft with a message.
 """
 
 from __future__ import annotations
@@ -16,7 +20,22 @@ import threading
 _lock = threading.Lock()
 
 
+class SourceTooDeep(SyntaxError):
+    """metric.py nests expressions or blocks too deeply for the server to read it."""
+
+
 def parse(source: str) -> ast.Module:
-    """``ast.parse(source)``, one thread at a time; raises SyntaxError like it."""
+    """``ast.parse(source)``, one thread at a time; raises SyntaxError like it, also for too-deep source."""
     with _lock:
-        return ast.parse(source)
+        try:
+            return ast.parse(source)
+        except (RecursionError, MemoryError):
+            pass
+    lines = source.splitlines() or [""]
+    # The deepest nesting is almost always on the longest line (a long chain of operators or brackets).
+    longest = max(range(len(lines)), key=lambda index: len(lines[index])) + 1
+    raise SourceTooDeep(
+        "an expression or block is nested too deeply for the server to read (more than about 1,000 levels, "
+        "e.g. a very long chain of +); split it into smaller expressions",
+        ("metric.py", longest, 1, None),
+    )

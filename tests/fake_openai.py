@@ -66,8 +66,9 @@ class FakeOpenAI:
 
     def __init__(self, *, latency_s: float = 0.0, reply: str | Callable[[Received], str] = "PASS. The triage fits.",
                  usage: tuple[int, int] = (20, 5), script: list[int] | None = None, require_key: str | None = None,
-                 models: set[str] | None = None) -> None:
+                 models: set[str] | None = None, echo_authorization: bool = False) -> None:
         self.latency_s = latency_s
+        self.echo_authorization = echo_authorization  # errors repeat the Authorization header, as some proxies do
         self.reply = reply
         self.usage = usage
         self.script = list(script or [])
@@ -110,10 +111,11 @@ class FakeOpenAI:
         with self._lock:
             self.requests.append(received)
             scripted = self.script.pop(0) if self.script else None
+        echo = f" (request had Authorization: {received.authorization})" if self.echo_authorization else ""
         if scripted is not None:
-            return scripted, _error(scripted, received.model)
+            return scripted, _error(scripted, received.model, echo)
         if self.require_key is not None and received.authorization != f"Bearer {self.require_key}":
-            return 401, _error(401, received.model)
+            return 401, _error(401, received.model, echo)
         if self.models is not None and received.model not in self.models:
             return 404, _error(404, received.model)
         text = self.reply(received) if callable(self.reply) else self.reply
@@ -129,9 +131,9 @@ class FakeOpenAI:
         }
 
 
-def _error(status: int, model: str) -> dict[str, Any]:
+def _error(status: int, model: str, echo: str = "") -> dict[str, Any]:
     kind, code = ERROR_TYPES.get(status, ("server_error", "error"))
-    message = ERROR_MESSAGES.get(status, f"Error {status}.").format(model=model)
+    message = ERROR_MESSAGES.get(status, f"Error {status}.").format(model=model) + echo
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 

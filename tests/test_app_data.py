@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import studio
+from skynet_core.paths import DATA_ROOTS_ENV
 from skynet_core.store import DATA_DIR_ENV, Store
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "data.py")
@@ -19,6 +20,7 @@ PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "data.py")
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "data"
     monkeypatch.setenv(DATA_DIR_ENV, str(directory))
+    monkeypatch.setenv(DATA_ROOTS_ENV, str(tmp_path))  # the tests' case files are next to the data directory
     return directory
 
 
@@ -253,3 +255,17 @@ def test_stored_file_that_is_gone_falls_back_to_the_example_with_a_warning(data_
     at = open_page()
     assert len(at.warning) == 1 and "could not be read" in at.warning[0].value
     assert at.markdown[0].value.startswith("In use: **Support tickets (example)**")
+
+
+def test_a_path_outside_the_data_roots_is_refused_and_the_roots_are_named(data_dir: Path, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SKYNET_DATA_ROOTS")
+    secret = tmp_path / "creds.json"
+    secret.write_text('{"input": {"token": "root-only"}, "output": "x"}\n')
+    secret.chmod(0o600)
+    at = open_page()
+    for typed in (str(secret), str(data_dir / ".." / "creds.json"), "../creds.json"):
+        open_file(at, typed)
+        assert any("is outside the folders the studio may read" in text and str(data_dir.resolve()) in text
+                   and "SKYNET_DATA_ROOTS" in text for text in errors(at)), (typed, errors(at))
+        assert "root-only" not in str([item.value for item in at.dataframe])

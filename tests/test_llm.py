@@ -171,6 +171,7 @@ def test_the_session_key_goes_in_the_authorization_header(server) -> None:
 
 def test_the_environment_key_is_sent_when_none_was_typed(server, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    monkeypatch.setenv("SKYNET_METRIC_API_BASE", server.url)  # the server's keys go only where it says
     complete(local(server), "Say OK.")
     assert server.requests[-1].authorization == f"Bearer {ENV_KEY}"
 
@@ -321,6 +322,7 @@ def test_a_judge_metric_scores_through_the_runner_and_records_usage(server, pool
 
 def test_the_metric_process_never_sees_the_key_the_parent_sends(server, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    monkeypatch.setenv("SKYNET_METRIC_API_BASE", server.url)
     fresh = WorkerPool(spares=0)  # started now, while this process's environment holds the key
     try:
         for settings, key in ((local(server), ENV_KEY), (local(server, api_key=SESSION_KEY), SESSION_KEY)):

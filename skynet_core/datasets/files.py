@@ -9,6 +9,7 @@ import io
 import json
 import math
 import numbers
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 
 from skynet_core.cases import Observation
+from skynet_core.paths import special_file
 
 from .model import (
     _MEASUREMENTS,
@@ -33,6 +35,46 @@ in Python), so far larger files would stall the server for every user."""
 
 MAX_COLUMNS = 1000
 """Most columns a table may have; wider files are nearly always a wrong export."""
+
+MAX_ROWS = 1_000_000
+"""Most cases (rows, lines) a file may hold; ``SKYNET_MAX_ROWS`` changes it."""
+
+MAX_DECODED_BYTES = 1_000_000_000
+"""Most bytes a file's data may take once decoded (a compressed Parquet file of 16 KB can hold gigabytes);
+``SKYNET_MAX_DECODED_MB`` changes it. Checked while reading, batch by batch."""
+
+_PARQUET_BATCH_ROWS = 65_536
+
+
+def max_rows() -> int:
+    return _env_limit("SKYNET_MAX_ROWS", MAX_ROWS, 1)
+
+
+def max_decoded_bytes() -> int:
+    return _env_limit("SKYNET_MAX_DECODED_MB", MAX_DECODED_BYTES, 1_000_000)
+
+
+def _env_limit(name: str, default: int, unit: int) -> int:
+    text = os.environ.get(name, "").strip()
+    try:
+        value = int(float(text) * unit) if text else default
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def _too_many_rows(name: str, limit: int) -> DatasetError:
+    return DatasetError(
+        f"{name} has more than {limit:,} cases, the most a file may hold. Keep a sample of the cases (or split the "
+        "file), or raise the limit with SKYNET_MAX_ROWS."
+    )
+
+
+def _too_big_decoded(name: str, limit: int) -> DatasetError:
+    return DatasetError(
+        f"{name} holds more than {limit / 1e6:,.0f} MB of data once decoded (a compressed file can be far larger "
+        "inside than on disk). Keep a sample of the cases, or raise the limit with SKYNET_MAX_DECODED_MB."
+    )
 
 _JSONL_SUFFIXES = (".jsonl", ".json")
 _SUFFIXES = (*_JSONL_SUFFIXES, ".csv", ".parquet")
@@ -60,6 +102,9 @@ def _check_file(path: Path) -> int:
     """The file's size, after checking it exists, is a file and is under the limit."""
     if not path.exists():
         raise DatasetError(f"{path.name} was not found at {path}. Check the path, or upload the file again.")
+    if kind := special_file(path):
+        raise DatasetError(f"{path} is {kind}, not a file. Save the cases to a .jsonl, .csv or .parquet file and "
+                           "load that file.")
     if not path.is_file():
         raise DatasetError(f"{path.name} is a folder, not a file. Choose the case file inside it.")
     try:
@@ -185,12 +230,23 @@ def _parse_json(text: str) -> Any:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        return json.loads(text, parse_constant=_reject_constant)
+        try:
+            return json.loads(text, parse_constant=_reject_constant)
+        except RecursionError:
+            raise TooDeep() from None
+
+
+class TooDeep(ValueError):
+    """JSON nested deeper than the parsers go (orjson stops at 1,024 levels, the standard parser near 1,000)."""
+
+    def __str__(self) -> str:
+        return "it is nested more than 1,000 levels deep"
 
 
 def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Each non-blank line's object with its 1-based line number."""
     text = _read_text(path)
+    limit = max_rows()
     objects: list[tuple[int, dict[str, Any]]] = []
     # Split on "\n" only: str.splitlines would also split on U+2028, which JSON allows inside strings.
     for number, line in enumerate(text.split("\n"), start=1):
@@ -198,6 +254,12 @@ def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
             continue
         try:
             value = _parse_json(line)
+        except TooDeep:
+            raise DatasetError(
+                f"{path.name}, line {number} is nested more than 1,000 levels deep, too deep to read. Flatten that "
+                "case, or store its deep part as a JSON string.",
+                line=number,
+            ) from None
         except ValueError as exc:
             detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             fix = (
@@ -217,6 +279,8 @@ def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 f"{path.name}, line {number} is {_describe(value)}, not a JSON object. {fix}", line=number
             )
         objects.append((number, value))
+        if len(objects) > limit:
+            raise _too_many_rows(path.name, limit)
     if not objects:
         raise DatasetError(f"{path.name} has no cases, only blank lines. Add one JSON object per line.")
     return objects
@@ -372,12 +436,15 @@ def _read_csv(path: Path) -> pd.DataFrame:
         seen[column] = position
     try:
         # Read every cell as text: CSV has no types, and pandas' guessing would turn "007" into 7.
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
+        limit = max_rows()
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False, nrows=limit + 1)
     except (pd.errors.ParserError, csv.Error) as exc:
         raise DatasetError(
             f"{path.name} could not be read as CSV ({exc}). Check that every row has as many fields as the header "
             "and that every quote is closed."
         ) from exc
+    if len(frame) > limit:
+        raise _too_many_rows(path.name, limit)
     frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
     return frame
 
@@ -390,7 +457,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     _check_file(path)
     try:
         _check_width(path.name, len(pq.read_schema(path).names))
-        frame = pd.read_parquet(path)
+        frame = _parquet_frame(path)
     except (OSError, ValueError, pa.ArrowException) as exc:
         if isinstance(exc, DatasetError):
             raise
@@ -400,6 +467,33 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         ) from exc
     frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
     return frame
+
+
+def _parquet_frame(path: Path) -> pd.DataFrame:
+    """The Parquet file as a frame, refused before reading when its own metadata is over the limits, and while
+    reading, batch by batch, when its data turns out larger (metadata can lie)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows_limit, bytes_limit = max_rows(), max_decoded_bytes()
+    with pq.ParquetFile(path) as parquet:
+        metadata = parquet.metadata
+        if metadata.num_rows > rows_limit:
+            raise _too_many_rows(path.name, rows_limit)
+        declared = sum(metadata.row_group(index).total_byte_size for index in range(metadata.num_row_groups))
+        if declared > bytes_limit:
+            raise _too_big_decoded(path.name, bytes_limit)
+        batches, rows, size = [], 0, 0
+        for batch in parquet.iter_batches(batch_size=_PARQUET_BATCH_ROWS):
+            rows += batch.num_rows
+            size += batch.nbytes
+            if rows > rows_limit:
+                raise _too_many_rows(path.name, rows_limit)
+            if size > bytes_limit:
+                raise _too_big_decoded(path.name, bytes_limit)
+            batches.append(batch)
+        table = pa.Table.from_batches(batches, schema=parquet.schema_arrow)
+    return table.to_pandas()
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from skynet_core.export import safe_csv_cell
 from skynet_core.store import connect
 
 from .grading import Grade
@@ -140,7 +141,7 @@ def rows_csv(rows: Sequence[Mapping[str, Any]]) -> bytes:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
-    writer.writerows({key: "" if value is None else value for key, value in row.items()} for row in rows)
+    writer.writerows({key: "" if value is None else safe_csv_cell(value) for key, value in row.items()} for row in rows)
     return buffer.getvalue().encode("utf-8")
 
 

@@ -13,8 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..cases import Case
 from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
+from ..overflow import bound_side_information
 from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage, RunTally
 from .pool import WorkerPool, default_pool
@@ -30,6 +33,7 @@ AHEAD_CASES = 8 * MAX_BATCH_CASES  # how far past the first unfinished case work
 # busy machine does not count, while a judge's first answer does).
 SLOW_CASE_MS = 0.05
 BUSY_MS = 20.0
+MAX_DURATION_MS = 3_600_000.0  # an honest call ends within the 600 s timeout; beyond an hour is forged
 
 ResultCallback = Callable[[CaseResult], None]
 
@@ -117,7 +121,9 @@ def where(file: str, line: int | None) -> str:
 def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | None = None) -> CaseResult:
     """Turn the child's (untrusted) reply into a CaseResult, refusing anything off-shape."""
     # Built in one call on the ok path: this runs once per case, and a million cases notice every step.
-    duration_ms = _finite(reply.get("duration_ms")) or 0.0
+    duration = _finite(reply.get("duration_ms"))
+    honest = duration is not None and 0.0 <= duration <= MAX_DURATION_MS  # else forged on the channel
+    duration_ms = duration if duration is not None and honest else 0.0
     stdout = reply.get("stdout")
     stdout = stdout if type(stdout) is str else ""
     calls = reply.get("judge")
@@ -128,11 +134,12 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
         scores = reply.get("scores")
         feedback = reply.get("feedback")
         extra = reply.get("extra")
-        if (score is not None and type(feedback) is str and type(scores) is dict and type(extra) is dict
+        if (honest and score is not None and type(feedback) is str and type(scores) is dict and type(extra) is dict
                 and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))):
-            return CaseResult(id=case.id, split=case.split, candidate=case.candidate, score=score,
-                              scores={key: float(value) for key, value in scores.items()} if scores else {},
-                              feedback=feedback, extra=extra, duration_ms=duration_ms, stdout=stdout, judge=judge)
+            return bound_side_information(CaseResult(
+                id=case.id, split=case.split, candidate=case.candidate, score=score,
+                scores={key: float(value) for key, value in scores.items()} if scores else {},
+                feedback=feedback, extra=extra, duration_ms=duration_ms, stdout=stdout, judge=judge))
         return CaseResult(id=case.id, split=case.split, candidate=case.candidate, status=CaseStatus.ERROR,
                           error="the runner received a malformed result for this case; was the channel tampered "
                           "with?", duration_ms=duration_ms, stdout=stdout, judge=judge)
@@ -231,6 +238,9 @@ class _Shard:
                     self.emit(start + index, reply_to_result(cases[index], reply, self.source))
                     answered += 1
                 todo = []
+            except orjson.JSONEncodeError:
+                # Nothing was sent: a case the channel cannot carry fails alone, the others go again.
+                todo = [i for i in sent if not self._refused_unsendable(start + i, cases[i])]
             except (CallTimeout, ChildDied) as exc:
                 # The case that was running fails; those it finished but had not sent yet run again.
                 failed = exc.index if exc.index is not None and answered <= exc.index < len(sent) else answered
@@ -249,6 +259,20 @@ class _Shard:
                 if isinstance(exc, CallTimeout) and self.halt is not None:
                     self.halt.set()
                     return
+
+    def _refused_unsendable(self, index: int, case: Case) -> bool:
+        """Emit an invalid result for ``case`` when it cannot be sent to the sandbox as JSON; say whether it was."""
+        try:
+            orjson.dumps(case.call_payload())
+        except orjson.JSONEncodeError as exc:
+            why = ("it is nested more than 250 levels deep" if "Recursion" in str(exc)
+                   else f"it cannot be written as JSON ({exc})")
+            self.emit(index, failed_result(case, CaseStatus.INVALID,
+                                           f"case {case.id} cannot be sent to the metric: {why}. Flatten its input, "
+                                           "output or expected value, or store the deep part as a JSON string"))
+            return True
+        return False
+
 
 
 def _place_from(message: str) -> tuple[str, int | None]:

@@ -30,8 +30,10 @@ import orjson
 
 from ..metric_source import MetricSource
 from ..packages import existing_packages_dir
+from ..redact import redact
 from ..results import Isolation
 from . import sandbox
+from .watchdog import watchdog
 
 MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest replies at 1 MiB
 STDERR_KEEP = 64 * 1024
@@ -72,8 +74,11 @@ class Cancelled(Exception):
 
 @dataclass
 class LlmRequest:
+    """One `llm()` call of the metric; ``call`` is its number within the running case (1 for the first)."""
+
     instructions: str
     input: str | None
+    call: int = 1
 
 
 LlmHandler = Callable[[LlmRequest], dict[str, Any]]
@@ -140,6 +145,9 @@ class Worker:
         )
         for fd in (req_read, reply_write, err_write, progress_fd):
             os.close(fd)
+        self._killed_for: str | None = None
+        watchdog().watch(self, self.process.pid, self.limits.memory_bytes, isolation is Isolation.FULL,
+                         self._kill_for)
         for fd in (self._reply_read, self._err_read, self._req_write):
             os.set_blocking(fd, False)
         self._python_pid: int | None = None
@@ -176,6 +184,7 @@ class Worker:
         if self._closed:
             return
         self._closed = True
+        watchdog().forget(self)
         reaper = _first_child(self.process.pid) if self.isolation is Isolation.FULL else None
         self._signal_tree()
         # At once, not in the reaping thread, which may not run before the interpreter exits. A sandbox
@@ -192,6 +201,11 @@ class Worker:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    def _kill_for(self, reason: str) -> None:
+        """Stop the sandbox now (from the watchdog's thread); the running call fails with ``reason``."""
+        self._killed_for = reason
+        self._signal_tree()
 
     def _signal_tree(self) -> None:
         # The child's session holds its process group; in full isolation the PID
@@ -331,6 +345,8 @@ class Worker:
         return self._stderr.decode("utf-8", "replace")
 
     def _death_message(self, what: str) -> str:
+        if self._killed_for is not None:
+            return self._killed_for
         try:
             code = self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
@@ -433,13 +449,22 @@ class Worker:
         self._call_timeout = timeout
         answered_at = time.monotonic()
         judge: list[dict[str, Any]] = []
+        # The running case's llm() calls (the child sends its results before each call, so every call
+        # since the last result is the running case's), and the error that ended it, if a limit did.
+        calls, ended = 0, None
         try:
             while self._unanswered < len(cases):
                 message = self.receive(answered_at + limit_s, cancel)
                 kind = message["t"]
                 if kind == "llm":
-                    # The judge's time counts toward the call's timeout like any other work.
-                    reply = self._answer_llm(message, llm, answered_at + limit_s, cancel)
+                    calls += 1
+                    if ended is not None:
+                        reply = {"op": "llm_reply", "error": ended}
+                    else:
+                        # The judge's time counts toward the call's timeout like any other work.
+                        reply = self._answer_llm(message, llm, answered_at + limit_s, cancel, calls)
+                        if reply.pop("end_case", False):
+                            ended = reply["error"]
                     if "usage" in reply:
                         judge.append(reply.pop("usage"))
                     self.send(reply, answered_at + limit_s, cancel)
@@ -448,10 +473,20 @@ class Worker:
                 if not isinstance(items, list):
                     raise ChildDied("the metric wrote an unexpected message onto the runner's private channel",
                                     self.running_index())
+                # The whole line is checked before any item is taken: a forged line (extra, missing or
+                # out-of-order items) fails the case the child was on, never the run.
+                first = self._unanswered
+                if (not items or len(items) > len(cases) - first
+                        or any(type(item) is not dict or item.get("i") != first + n for n, item in enumerate(items))):
+                    raise ChildDied("the metric wrote a malformed results message onto the runner's private "
+                                    "channel; print() instead of writing to inherited file descriptors",
+                                    self._unanswered)
                 for item in items:
-                    if not isinstance(item, dict) or item.get("i") != self._unanswered:
-                        raise ChildDied("the metric wrote an out-of-order message onto the runner's private "
-                                        "channel", self.running_index())
+                    if ended is not None:  # a limit ended this case: whatever the metric returned, it failed
+                        item = {"i": item["i"], "status": "error", "error": ended,
+                                "duration_ms": item.get("duration_ms"), "stdout": item.get("stdout")}
+                        ended = None
+                    calls = 0
                     # Only what this process measured: a "judge" the child sent is forged.
                     item["judge"], judge = judge, []
                     self._unanswered += 1
@@ -461,7 +496,7 @@ class Worker:
             self._call_timeout = None
 
     def _answer_llm(self, message: dict[str, Any], llm: LlmHandler | None, deadline: float,
-                    cancel: threading.Event | None) -> dict[str, Any]:
+                    cancel: threading.Event | None, number: int = 1) -> dict[str, Any]:
         """Make the metric's model call here, in the parent, which alone holds the keys."""
         if llm is None:
             return {"op": "llm_reply", "error": "llm() is not available in this run"}
@@ -473,9 +508,9 @@ class Worker:
 
         def call() -> None:
             try:
-                result.update(llm(LlmRequest(instructions, text)))
+                result.update(llm(LlmRequest(instructions, text, number)))
             except Exception as exc:  # noqa: BLE001  (a broken handler fails the call, not the run)
-                result["error"] = f"the model call failed in the runner: {type(exc).__name__}: {exc}"
+                result["error"] = redact(f"the model call failed in the runner: {type(exc).__name__}: {exc}")
             if not isinstance(result.get("text"), str) and not result.get("error"):
                 result["error"] = "the model call returned no text"
 

@@ -239,6 +239,11 @@ class Metric:
         try:
             code = compile(source, path, "exec")
         except SyntaxError as exc:
+            if exc.lineno is None and "\0" in source:
+                line = source.count("\n", 0, source.index("\0")) + 1
+                return {"t": "loaded", "ok": False, "line": line,
+                        "error": f"metric.py line {line} holds a NUL character (\\0), which Python source cannot "
+                                 "contain; delete it (editors may show it as ^@ or not at all)"}
             return {"t": "loaded", "ok": False, "line": exc.lineno, "error": _syntax_message(exc)}
         # Like `python metric.py` in its folder: relative paths find the data files beside it.
         os.chdir(METRIC_DIR)

@@ -1,0 +1,89 @@
+"""Paths given to the studio: only regular files are read, so a named pipe or a device cannot hang or flood
+it, and a path typed in the browser reaches only the configured data roots."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def special_file(path: str | Path) -> str | None:
+    """What ``path`` is when it is neither a regular file nor a folder (``"a named pipe (FIFO)"``, …), else None.
+
+    Reading a FIFO waits forever for a writer and a device such as ``/dev/zero`` never ends; a
+    caller refuses such a path before opening it. Symbolic links are followed; a path that
+    does not exist is None (the caller's own "not found" applies).
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), None)
+
+
+def output_problem(path: str | Path) -> str | None:
+    """Why a new file cannot be written at ``path``, for people, or None when it can (checked before the work)."""
+    path = Path(path)
+    folder = path.parent
+    if path.is_dir():
+        return f"{path} is a folder; give a file name inside it"
+    if kind := special_file(path):
+        return f"{path} is {kind}, not a file; give a regular file name"
+    if not folder.exists():
+        return f"the folder {folder} does not exist; create it first or write somewhere else"
+    if not folder.is_dir():
+        return f"{folder} is not a folder; write somewhere else"
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"{path} is not writable by this user; write somewhere else"
+    return None
+
+
+DATA_ROOTS_ENV = "SKYNET_DATA_ROOTS"
+
+
+class PathRefused(ValueError):
+    """A path typed in the browser is outside the folders the studio may read."""
+
+
+def data_roots(env: Mapping[str, str] | None = None) -> list[Path]:
+    """The folders whose files a page visitor may open by path: the data directory, the bundled examples,
+    and the folders in ``SKYNET_DATA_ROOTS`` (separated by ``:``), each fully resolved."""
+    from .examples import __file__ as examples_init
+    from .store import data_dir
+
+    env = os.environ if env is None else env
+    extra = [Path(item).expanduser() for item in env.get(DATA_ROOTS_ENV, "").split(os.pathsep) if item.strip()]
+    roots: list[Path] = []
+    for root in (data_dir(), Path(examples_init).parent, *extra):
+        resolved = root.resolve()
+        if resolved not in roots:
+            roots.append(resolved)
+    return roots
+
+
+def server_path(typed: str, env: Mapping[str, str] | None = None) -> Path:
+    """The file a page visitor typed, resolved (``~``, ``..`` and symbolic links followed) and inside one of
+    :func:`data_roots`; a relative path is taken from the data directory. Raises :class:`PathRefused`.
+
+    The server may be able to read far more than its visitors should (``/root/creds.json``,
+    ``../../etc/shadow``): a path typed in the browser reaches only the configured roots.
+    """
+    roots = data_roots(env)
+    path = Path(typed.strip()).expanduser()
+    resolved = (path if path.is_absolute() else roots[0] / path).resolve()
+    if not any(resolved == root or resolved.is_relative_to(root) for root in roots):
+        shown = ", ".join(str(root) for root in roots)
+        raise PathRefused(
+            f"{typed.strip()} is outside the folders the studio may read ({shown}). Upload the file, put it in one "
+            f"of them, or add its folder to {DATA_ROOTS_ENV} in the server's environment (then restart it)."
+        )
+    return resolved

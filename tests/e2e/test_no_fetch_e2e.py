@@ -1,0 +1,179 @@
+"""A page of the studio never fetches a URL that came from metric output or case data (issue #11 item 1).
+
+A hostile metric puts markdown images and links to a local listener into its feedback
+and a named-score key; the dataset's ids and candidate names hold them too. The test
+visits Author (the automatic contract check, then "Score all cases"), Feedback review,
+Trade-offs and History, and asserts the listener never received a request: a browser
+that rendered any of those strings as markdown or HTML would have fetched it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from skynet_core.store import Store
+from studio import SETTING_DATASET_PATH
+from tests.e2e.conftest import ARTIFACTS, start_server, stop_server
+
+pytestmark = pytest.mark.e2e
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+WAIT_MS = 60_000
+SLOW_MS = 180_000
+
+
+class Listener:
+    """An HTTP server on 127.0.0.1 that counts every request it receives (and answers with a tiny GIF)."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802  (the name http.server calls)
+                owner.paths.append(self.path)
+                self.send_response(200)
+                self.send_header("Content-Type", "image/gif")
+                self.end_headers()
+                self.wfile.write(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def hostile_strings(port: int) -> dict[str, str]:
+    base = f"http://127.0.0.1:{port}"
+    return {
+        "feedback": f"![x]({base}/leak?d=feedback) [click]({base}/link) <img src='{base}/html'>\n\n"
+        + "| "
+        + " | ".join(f"c{i}" for i in range(50))
+        + " |\n",
+        "score_key": f"![k]({base}/leak?d=score-key)",
+        "id": f"![i]({base}/leak?d=id)",
+        "candidate": f"x` ![c]({base}/leak?d=candidate) `",
+    }
+
+
+def hostile_metric(strings: dict[str, str]) -> str:
+    return (
+        "def score(input, output, expected=None):\n"
+        f"    return 0.5, {{'feedback': {strings['feedback']!r} + input['q'], "
+        f"'scores': {{{strings['score_key']!r}: 1.0, 'plain': 0.5}}}}\n"
+    )
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Iterator[tuple[str, Listener]]:
+    listener = Listener()
+    strings = hostile_strings(listener.port)
+    data = tmp_path / "hostile.jsonl"
+    rows = [
+        {
+            "id": f"{strings['id']}-{i}",
+            "candidate": candidate,
+            "input": {"q": f"q{i}"},
+            "output": "x",
+            "expected": {"label": "x"},
+        }
+        for i in range(4)
+        for candidate in (strings["candidate"], "plain")
+    ]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    store = Store(tmp_path)
+    store.save_draft(hostile_metric(strings))
+    store.set(SETTING_DATASET_PATH, str(data))
+    process, url = start_server(tmp_path)
+    yield url, listener
+    stop_server(process)
+    listener.close()
+
+
+def settle(page) -> None:
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=SLOW_MS)
+
+
+def visit(page, url: str, link: str, heading: str) -> None:
+    page.goto(url)
+    page.get_by_role("link", name=link).click()
+    expect(page.get_by_role("heading", name=heading).first).to_be_visible(timeout=WAIT_MS)
+    settle(page)
+
+
+def links_to(page, port: int) -> list[str]:
+    """Links, images and frames on the page (the app's iframes included) that point at the listener."""
+    found = []
+    for frame in page.frames:
+        found += frame.eval_on_selector_all(
+            f'a[href*=":{port}"], img[src*=":{port}"], iframe[src*=":{port}"]', "els => els.map(e => e.outerHTML)"
+        )
+    return found
+
+
+def click_if_there(page, name: str) -> bool:
+    button = page.get_by_role("button", name=name)
+    if button.count() == 0 or not button.first.is_enabled():
+        return False
+    button.first.click()
+    settle(page)
+    return True
+
+
+def test_no_page_fetches_a_url_from_metric_output_or_case_data(browser, hostile) -> None:
+    url, listener = hostile
+    context = browser.new_context(viewport={"width": 1500, "height": 1500})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        page.goto(url)
+        expect(page.get_by_text("metric return value", exact=False).first).to_be_visible(timeout=SLOW_MS)
+        settle(page)
+        score_all = page.get_by_role("button", name="Score all cases", exact=True)
+        expect(score_all).to_be_enabled(timeout=SLOW_MS)
+        score_all.click()
+        expect(page.get_by_text("Mean score", exact=False).first).to_be_visible(timeout=SLOW_MS)
+        settle(page)
+        page.wait_for_timeout(1000)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "no-fetch-01-author.png"), full_page=True)
+        assert links_to(page, listener.port) == []
+
+        visit(page, url, "Feedback review", "Feedback review")
+        click_if_there(page, "Score all cases now")
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(ARTIFACTS / "no-fetch-02-feedback.png"), full_page=True)
+        assert links_to(page, listener.port) == []
+
+        visit(page, url, "Reward trade-offs", "Reward trade-offs")
+        click_if_there(page, "Score candidates")
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(ARTIFACTS / "no-fetch-03-tradeoffs.png"), full_page=True)
+        assert links_to(page, listener.port) == []
+
+        visit(page, url, "History", "History")
+        click_if_there(page, "Compare scores")
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(ARTIFACTS / "no-fetch-04-history.png"), full_page=True)
+        assert links_to(page, listener.port) == []
+    except Exception:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "no-fetch-failed.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+    assert listener.paths == [], f"the browser fetched URLs that came from metric output or case data: {listener.paths}"
