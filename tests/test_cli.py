@@ -185,7 +185,7 @@ def test_score_refuses_an_out_file_it_cannot_write_before_scoring(tmp_path, data
     done = cli("score", str(write_metric(tmp_path, GOOD)), "--data", str(data), "--out",
                str(tmp_path / "no-such-folder" / "r.jsonl"))
     assert done.returncode == 2
-    assert "cannot write" in done.stderr and done.stdout == ""
+    assert "no-such-folder does not exist" in done.stderr and done.stdout == ""
 
 
 def test_a_run_without_a_model_never_imports_litellm(tmp_path, data):

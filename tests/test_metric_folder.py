@@ -204,7 +204,7 @@ def test_the_cli_refuses_a_fifo_as_the_metric_without_hanging(tmp_path, data):
     os.mkfifo(fifo)
     done = cli("check", str(fifo), "--data", str(data))
     assert done.returncode == 2
-    assert "not a regular file" in done.stderr
+    assert "named pipe (FIFO)" in done.stderr
 
 
 def test_the_dataset_beside_metric_py_does_not_come_along(tmp_path, data):
