@@ -37,10 +37,11 @@ from skynet_core.feedback import (
     rows_jsonl,
     rules,
 )
-from skynet_core.jobs import Job, submit_score
+from skynet_core.jobs import Job
 from skynet_core.llm import NO_MODEL_MESSAGE, ModelSettings, complete
+from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, CheckReport
-from skynet_core.runs import SavedRun, metric_hash
+from skynet_core.runs import SavedRun
 from skynet_core.store import DB_NAME, data_dir
 
 studio.ensure_router()
@@ -83,16 +84,13 @@ def fmt(value: float | None) -> str:
 
 
 def start_scoring() -> None:
-    source = studio.metric_source()
-    S["feedback.scored_source"] = source
-    submit_score(score_slot, source, studio.cases_in_use(), timeout=studio.timeout_s(), pool=studio.pool(),
-                 llm=studio.llm_handler(), concurrency=studio.calls_in_flight())
+    studio.workspace().score_all(score_slot, keys=studio.session_keys(), watcher=studio.watcher())
 
 
 def start_probes(run: SavedRun, cases: list[Case]) -> None:
-    source = run.metric_source or studio.metric_source()
-    submit_score(probe_slot, source, probe_cases(cases), timeout=studio.timeout_s(), pool=studio.pool(),
-                 llm=studio.llm_handler(), concurrency=studio.calls_in_flight(), label=str(run.id))
+    metric = MetricSource.of(run.metric_source) if run.metric_source else studio.metric()
+    studio.workspace().score(probe_slot, metric, probe_cases(cases), studio.run_options(), kind="probes",
+                             label=str(run.id), watcher=studio.watcher())
 
 
 def start_grading(run: SavedRun, pairs: list[tuple[Case, CaseResult]], settings: ModelSettings) -> None:
@@ -201,7 +199,12 @@ def cases_table(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Rev
     labels = {SHOW_FLAGGED: f"Every flagged case ({len(result.flagged_ids)})",
               SHOW_ALL: f"Every judged case, flagged or not ({len(result.case_ids)})",
               **{name: f"{title} ({result.counts[name]})" for name, title in titles.items()}}
-    show = st.selectbox("Show", choices, format_func=labels.__getitem__, key="feedback.show")
+    # Keyed by the counts: the box shows the new counts after a rescore or a threshold change, keeping the choice.
+    previous = S.get("feedback.show_choice", SHOW_FLAGGED)
+    show = st.selectbox("Show", choices, format_func=labels.__getitem__,
+                        index=choices.index(previous) if previous in choices else 0,
+                        key=f"feedback.show.{hash(tuple(labels.values()))}")
+    S["feedback.show_choice"] = show
     if show == SHOW_FLAGGED:
         ids = result.flagged_ids
     elif show == SHOW_ALL:
@@ -418,7 +421,7 @@ def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Re
         st.caption("A second opinion beside the rules: the metric model grades how actionable each flagged "
                    "feedback is, from 1 (nothing to act on) to 5 (names the fault and the fix), with a reason. "
                    "Nothing on this page needs it.")
-        settings = ModelSettings.from_env()
+        settings = studio.model_settings()
         chosen = settings.effective()
         if chosen is None:
             st.info(NO_MODEL_MESSAGE[:1].upper() + NO_MODEL_MESSAGE[1:] + ".", icon=":material/info:")
@@ -457,18 +460,11 @@ def run_header(run: SavedRun, data: Dataset, case_count: int, unmatched: int, jo
     candidate = f" · candidate `{md(key.candidate)}`" if key.candidate else ""
     st.markdown(f"Latest scored run: **{len(run.results)} cases** of {md(key.dataset_name or data.name)}{candidate}"
                 f" · split {key.split or 'all'} · scored {when} · metric.py `{key.metric_hash}`")
-    stale = []
-    if key.metric_hash != metric_hash(studio.metric_source()):
-        stale.append("metric.py has changed since this run")
-    if key.split != studio.split():
-        stale.append(f"the split in use is now {studio.split() or 'all'}")
+    stale = studio.stale_banner(run.provenance, studio.provenance(), "This run's results", None,
+                                key="feedback.stale")
     if unmatched:
-        stale.append(f"{unmatched} of its cases are no longer in the dataset and are left out")
-    if stale:
-        reasons = "; ".join(stale)
-        st.info(reasons[:1].upper() + reasons[1:] + ". Score again to review the current metric on the cases in use.",
-                icon=":material/history:")
-    score_controls(case_count, bool(stale), job, done)
+        st.info(f"{unmatched} of its cases are no longer in the dataset and are left out.", icon=":material/info:")
+    score_controls(case_count, stale or bool(unmatched), job, done)
 
 
 def page() -> None:
@@ -476,14 +472,12 @@ def page() -> None:
     chosen = studio.candidate(data)
     job = score_slot.job
     done = job is not None and job.finished
-    if done:
-        studio.save_scored_run(job, S.get("feedback.scored_source", ""))
     case_count = len(studio.cases_in_use())
 
     st.title("Feedback review")
     st.caption("GEPA, DSPy GEPA and Auto read each case's feedback to write the next version. Feedback helps when "
                "it says what was wrong and what the right output looks like; the rules below flag the rest.")
-    run = studio.run_store().latest(data.source, chosen)
+    run = studio.workspace().latest_run()
     if run is None:
         who = f" (candidate `{md(chosen)}`)" if chosen else ""
         st.info(f"No scored run of {md(data.name)}{who} yet. Score every case with the current metric.py to "

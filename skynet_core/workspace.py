@@ -174,7 +174,6 @@ class Workspace:
         self._env = env
         self._lock = threading.Lock()
         self._datasets: OrderedDict[str, Dataset] = OrderedDict()
-        self._saved_jobs: dict[int, int] = {}
 
     # --- the pool and run options -----------------------------------------------------------
 
@@ -410,11 +409,27 @@ class Workspace:
 
     def score_all(self, slot: JobSlot, metric: MetricSource | None = None, *,
                   keys: Mapping[str, str] | None = None, watcher: str | None = None) -> Job[CheckReport]:
-        """Score every case in use with the draft (or ``metric``); :meth:`save_scored_run` keeps the result."""
+        """Score every case in use with the draft (or ``metric``). A run that finishes (not cancelled, at least
+        one case scored) is kept in the database with its provenance: Feedback review and later sessions read it."""
+        from .contract import check_metric
+
         metric = metric or self.draft().metric
         in_use = self.dataset()
-        return self.score(slot, metric, in_use.cases, self.run_options(keys), label="score all",
-                          watcher=watcher, provenance=self.provenance(metric, keys, in_use))
+        cases, options = in_use.cases, self.run_options(keys)
+        made_by = self.provenance(metric, keys, in_use)
+
+        def run(job: Job[CheckReport]) -> CheckReport:
+            report = check_metric(runnable(metric), cases, timeout=options.timeout_s, llm=options.llm,
+                                  cancel=job.cancel, pool=options.pool, sample=cases,
+                                  concurrency=options.concurrency, on_result=job.add_result, stop_on_timeout=False)
+            if not job.cancel.is_set() and report.cases:
+                key = RunKey(made_by.dataset, made_by.candidate, made_by.split, metric_hash(metric.main),
+                             made_by.dataset_name)
+                self.runs.save(key, report.cases, metric_source=metric.main, provenance=made_by)
+            return report
+
+        job: Job[CheckReport] = Job(kind="score", total=len(cases), label="score all", provenance=made_by)
+        return self.submit(slot, job, run, watcher)
 
     def compare_versions(self, slot: JobSlot, old: MetricSource, new: MetricSource, *,
                          keys: Mapping[str, str] | None = None,
@@ -436,25 +451,6 @@ class Workspace:
             kind="compare", total=2 * len(cases), label=f"{len(cases)} cases",
             provenance=self.provenance(new, keys, in_use))
         return self.submit(slot, job, run, watcher)
-
-    def save_scored_run(self, job: Job[CheckReport], metric: MetricSource | None = None) -> int | None:
-        """Keep a finished scoring job's results (for Feedback review and later sessions); its run id.
-
-        Safe to call on every page run: each job is saved once. Nothing is saved while the job runs,
-        when it was cancelled or failed, when no case was scored, or when it has no provenance.
-        """
-        with self._lock:
-            if job.id in self._saved_jobs:
-                return self._saved_jobs[job.id]
-        made_by = job.provenance
-        if not job.finished or job.cancelled or job.result is None or not job.result.cases or made_by is None:
-            return None
-        metric = metric or self.draft().metric
-        key = RunKey(made_by.dataset, made_by.candidate, made_by.split, metric_hash(metric.main), made_by.dataset_name)
-        run_id = self.runs.save(key, job.result.cases, metric_source=metric.main, provenance=made_by)
-        with self._lock:
-            self._saved_jobs[job.id] = run_id
-        return run_id
 
     def latest_run(self, in_use: DatasetInUse | None = None) -> SavedRun | None:
         """The newest saved run of the dataset and candidate in use."""

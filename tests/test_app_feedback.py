@@ -72,6 +72,10 @@ def weak_count() -> int:
     return len([index for index in range(len(seeded_results()) - 1) if index % WEAK_EVERY == 0])
 
 
+def show_box(app: AppTest):
+    return next(box for box in app.selectbox if box.label == "Show")
+
+
 def test_without_a_run_the_page_says_so_and_offers_to_score(data_dir: Path) -> None:
     app = open_page()
     assert app.title[0].value == "Feedback review"
@@ -121,10 +125,10 @@ def test_changing_a_threshold_reruns_the_review(seeded: RunKey) -> None:
 
 def test_filtering_by_a_rule_with_no_flags_shows_an_empty_note(seeded: RunKey) -> None:
     app = open_page()
-    app.selectbox(key="feedback.show").set_value("contradiction").run()
+    show_box(app).set_value("contradiction").run()
     assert not app.dataframe or len(app.dataframe[0].value) == 0
     assert any("No case matches this filter" in caption.value for caption in app.caption)
-    app.selectbox(key="feedback.show").set_value("all").run()
+    show_box(app).set_value("all").run()
     assert len(app.dataframe[0].value) == len(seeded_results()) - 1
 
 
@@ -152,7 +156,7 @@ def test_marking_feedback_weak_persists_and_shows_in_the_table(seeded: RunKey, d
 def test_a_changed_metric_asks_for_a_new_run(seeded: RunKey, data_dir: Path) -> None:
     Store(data_dir).save_draft(SOURCE + "# edited\n")
     app = open_page()
-    assert any("Metric.py has changed since this run" in info.value for info in app.info)
+    assert any("out of date: metric.py changed" in warning.value for warning in app.warning)
     assert app.button(key="feedback.score").label == "Score all cases now"
 
 
@@ -185,3 +189,13 @@ def test_the_optional_model_review_grades_flagged_feedback_beside_the_rules(
     text = " ".join(item.value for item in app.markdown)
     assert f"Graded {weak_count()} feedback texts: mean 2.0 of 5" in text
     assert "**2/5** · Only a verdict, nothing to act on." in text
+
+
+def test_the_model_review_uses_the_model_saved_on_the_settings_page(seeded: RunKey, data_dir: Path) -> None:
+    from skynet_core.llm import ModelConfig, ModelSettings, save_settings
+
+    save_settings(Store(data_dir), ModelSettings(metric=ModelConfig("openai/saved-judge", "http://127.0.0.1:9")))
+    app = open_page()
+    assert not any("No model is configured" in info.value for info in app.info)
+    assert app.button(key="feedback.grade").label.startswith("Grade ")
+    assert any("openai/saved-judge" in caption.value for caption in app.caption)

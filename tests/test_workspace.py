@@ -125,14 +125,18 @@ def test_the_metric_model_is_part_of_the_provenance(ws):
     assert before.changes(ws.provenance(A)) == ["the metric model is now openai/judge"]
 
 
-def test_score_all_is_saved_once_with_its_provenance(ws):
-    slot = JobSlot()
-    job = ws.score_all(slot, MetricSource.of(A))
+def test_a_finished_score_all_is_kept_with_its_provenance(ws):
+    job = ws.score_all(JobSlot(), MetricSource.of(A))
     assert job.wait(60) and job.result is not None
-    run_id = ws.save_scored_run(job, MetricSource.of(A))
-    assert run_id is not None and ws.save_scored_run(job) == run_id
     saved = ws.latest_run()
-    assert saved.id == run_id and saved.provenance == job.provenance and len(saved.results) == job.total
+    assert saved.provenance == job.provenance and len(saved.results) == job.total and saved.metric_source == A
+
+
+def test_a_cancelled_score_all_is_not_kept(ws):
+    hangs = "def score(input, output, expected=None):\n    while True:\n        pass\n"
+    job = ws.score_all(JobSlot(), MetricSource.of(hangs))
+    job.cancel.set()
+    assert job.wait(60) and job.cancelled and ws.latest_run() is None
 
 
 def test_the_check_reports_the_reward_spec_line_in_force(ws):
