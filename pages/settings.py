@@ -14,7 +14,6 @@ import pandas as pd
 import streamlit as st
 
 import studio
-from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.judge import judge_summary
 from skynet_core.llm import (
     CONCURRENCY_RANGE,
@@ -31,11 +30,10 @@ from skynet_core.llm import (
     key_status,
     known_price,
     litellm_ready,
-    make_handler,
     warm_up,
 )
 from skynet_core.results import Isolation
-from skynet_core.runner import score_cases
+from skynet_core.workspace import example_metric
 
 studio.ensure_router()
 
@@ -178,10 +176,10 @@ def model_panel(role: str) -> None:
     if st.button("Test connection", key=f"settings.{role}.test", disabled=config is None,
                  icon=":material/network_check:", help="One tiny call with the values above (saved or not)."):
         with st.spinner(f"Calling {config.model if config else ''}…"):
-            S[f"settings.{role}.check"] = check_connection(form_settings(), config)
-    check = S.get(f"settings.{role}.check")
-    if check is not None:
-        draw_check(check)
+            S[f"settings.{role}.check"] = (config, check_connection(form_settings(), config))
+    tested = S.get(f"settings.{role}.check")
+    if tested is not None and tested[0] == config:  # a test of other values no longer says anything
+        draw_check(tested[1])
 
 
 def calls_panel() -> None:
@@ -203,21 +201,32 @@ def calls_panel() -> None:
                               "growing waits, before the case fails with the provider's message.")
 
 
+def start_try() -> None:
+    """Score the first cases of the bundled tickets with the judge example and the form's settings (unsaved)."""
+    from skynet_core.datasets import load_example
+
+    cases = load_example().for_candidate(load_example().candidates[0])[:TRY_CASES]
+    studio.workspace().score(studio.job_slot("settings.try"), example_metric("Model as judge"), cases,
+                             studio.run_options(form_settings()), kind="try judge", watcher=studio.watcher())
+
+
 def try_judge() -> None:
     st.subheader("Try the model-as-judge example")
     st.caption(f"Scores the first {TRY_CASES} cases of the bundled tickets with the “Model as judge” example "
                "metric, in the sandbox, with the settings above: the whole path a metric's `llm()` takes.")
-    if st.button("Run the judge example", key="settings.try", icon=":material/gavel:"):
-        from skynet_core.datasets import load_example
-
-        cases = load_example().for_candidate(load_example().candidates[0])[:TRY_CASES]
-        settings = form_settings()
-        with st.spinner(f"Judging {len(cases)} cases…"):
-            S["settings.try_results"] = score_cases(
-                EXAMPLE_METRICS["Model as judge"].read_text(encoding="utf-8"), cases,
-                timeout=studio.timeout_s(), concurrency=settings.concurrency, llm=make_handler(settings),
-                pool=studio.pool()).results
-    results = S.get("settings.try_results")
+    slot = studio.job_slot("settings.try")
+    job = slot.job
+    done = job is not None and job.finished
+    st.button("Run the judge example", key="settings.try", icon=":material/gavel:", on_click=start_try,
+              disabled=job is not None and not done)
+    studio.job_progress(slot, "settings.try_job", "Judging", job, done)
+    if job is None or not done:
+        return
+    if job.error:
+        st.error("The judge example could not run.")
+        st.text(job.error)
+        return
+    results = job.result.cases if job.result is not None else job.partial
     if not results:
         return
     summary = judge_summary(results)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .metric_source import MetricSource
 from .results import CaseResult
 
 
@@ -19,6 +20,13 @@ def unified_diff(old: str, new: str, old_name: str = "old/metric.py", new_name: 
     """A unified diff of two metric.py texts ("" when they are equal)."""
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=old_name, tofile=new_name))
+
+
+def folder_diff(old: MetricSource, new: MetricSource) -> str:
+    """A unified diff of two metric folders, file by file (metric.py first; "" when they are equal)."""
+    names = [*old.files, *(name for name in new.files if name not in old.files)]
+    return "".join(unified_diff(old.files.get(name, ""), new.files.get(name, ""), f"A/{name}", f"B/{name}")
+                   for name in names)
 
 
 @dataclass(frozen=True)

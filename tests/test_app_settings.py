@@ -164,6 +164,8 @@ def test_a_model_without_a_known_price_asks_for_one(data_dir, server) -> None:
 def test_the_judge_example_shows_judge_cost_and_time(data_dir, server) -> None:
     at = configure(open_page(), server)
     at.button(key="settings.try").click().run()
+    assert at.session_state["studio.jobs.settings.try"].job.wait(60)  # it runs in the background
+    at.run()
     assert not at.exception
     metrics = {metric.label: metric.value for metric in at.metric}
     assert metrics["Judge calls"] == "5"
@@ -175,3 +177,12 @@ def test_the_judge_example_shows_judge_cost_and_time(data_dir, server) -> None:
 def test_the_isolation_level_is_shown(data_dir) -> None:
     at = open_page()
     assert any("full" in element.value or "reduced" in element.value for element in at.markdown)
+
+
+def test_a_connection_test_of_other_values_is_not_shown_after_the_model_changes(data_dir, server) -> None:
+    at = configure(open_page(), server, "openai/first")
+    at.button(key="settings.metric.test").click().run()
+    assert at.success or at.error
+    shown = len(at.success) + len(at.error)
+    at.text_input(key="settings.metric.model").input("openai/second").run()
+    assert len(at.success) + len(at.error) == shown - 1
