@@ -3,6 +3,8 @@ stale results say so, and any session sees and cancels running jobs."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -67,3 +69,54 @@ def test_two_tabs_typing_keep_both_texts_and_say_so(page: Page, server: str):
     expect(first.get_by_role("option").filter(has_text="other tab's text").first).to_be_visible()
     shot(first, "workspace-two-tabs-history")
     second.close()
+
+
+def choose(page: Page, label: str, option_start: str) -> None:
+    """Pick the option of the select box ``label`` whose text starts with ``option_start``."""
+    page.get_by_test_id("stSelectbox").filter(has_text=label).click()
+    page.get_by_role("option").filter(has_text=re.compile("^" + re.escape(option_start))).first.click()
+    wait_for_app_run(page)
+
+
+def test_results_say_when_the_data_page_changed_what_is_scored(page: Page, server: str):
+    open_author(page, server)
+    type_metric(page, A)
+    check_shows(page, "metric A")
+    page.get_by_role("button", name="Score all cases").click()
+    expect(page.get_by_text(re.compile(r"Showing \d+ of \d+ scored cases"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("These results match the current metric.py")).to_be_visible()
+    go_to(page, "Data")
+    choose(page, "Split", "val")
+    choose(page, "Candidate", "large-careful")
+    go_to(page, "Author")
+    stale = page.get_by_test_id("stAlert").filter(has_text="These results are out of date")
+    expect(stale).to_contain_text("the candidate is now large-careful")
+    expect(stale).to_contain_text("the split is now val")
+    shot(page, "workspace-stale-after-data")
+    page.get_by_role("button", name="Score again").click()
+    expect(page.get_by_text("These results match the current metric.py")).to_be_visible(timeout=30_000)
+    expect(stale).to_have_count(0)
+    go_to(page, "Data")
+    choose(page, "Split", "all")
+
+
+def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: Page, server: str):
+    open_author(page, server)
+    go_to(page, "Settings")
+    panel = page.locator(".st-key-settings-panel-metric")
+    field = panel.get_by_label("Model (a litellm model name)", exact=True)
+    field.fill("openai/saved-judge")
+    field.press("Enter")
+    wait_for_app_run(page)
+    page.get_by_role("button", name="Save settings").click()
+    wait_for_app_run(page)
+    go_to(page, "Feedback review")
+    if page.get_by_role("button", name="Score all cases now").is_visible():
+        page.get_by_role("button", name="Score all cases now").click()
+    page.get_by_text("Model review (optional)").click()
+    expect(page.get_by_text("openai/saved-judge")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("No model is configured")).to_have_count(0)
+    shot(page, "workspace-feedback-uses-saved-model")
+    go_to(page, "Settings")
+    page.get_by_role("button", name="Reset to the environment's defaults").click()
+    wait_for_app_run(page)
