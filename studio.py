@@ -327,10 +327,9 @@ def running_jobs() -> None:
         st.markdown("**Running jobs**")
         for job in current:
             started = datetime.fromtimestamp(job.started_wall)
-            row = st.container(horizontal=True, vertical_alignment="center")
-            row.caption(f"{job.kind} · {job.done} of {job.total} · started {started:%H:%M:%S}")
-            row.button("Cancel", key=f"studio.jobs.cancel.{job.id}", on_click=board.cancel, args=(job.id,),
-                       icon=":material/stop_circle:")
+            st.caption(f"{job.kind} · {job.done} of {job.total} · started {started:%H:%M:%S}")
+            st.button("Cancel", key=f"studio.jobs.cancel.{job.id}", on_click=board.cancel, args=(job.id,),
+                      icon=":material/stop_circle:", type="tertiary", help=f"Cancel this {job.kind} job")
 
     panel()
 

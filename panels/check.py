@@ -81,8 +81,6 @@ def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
         st.markdown(f"{STAGE_ICONS[stage.status]} **{stage.label}** · {STATUS_WORDS[stage.status]}"
                     + (f" · {notes_text}" if notes_text else ""))
         first, *rest = (stage.message or "").splitlines() or [""]
-        if stage.case_id:
-            st.text(f"case {stage.case_id}")
         if first:
             st.text(first)
         if rest and stage.status is StageStatus.FAILED:

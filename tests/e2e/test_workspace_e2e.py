@@ -120,3 +120,63 @@ def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: 
     go_to(page, "Settings")
     page.get_by_role("button", name="Reset to the environment's defaults").click()
     wait_for_app_run(page)
+
+
+LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass\n"
+
+
+def set_timeout(page: Page, seconds: int) -> None:
+    field = page.get_by_role("spinbutton", name="Timeout per call (s)")
+    field.fill(str(seconds))
+    field.press("Enter")
+    wait_for_app_run(page)
+
+
+def start_endless_scoring(page: Page, url: str) -> None:
+    expect.set_options(timeout=15_000)
+    open_author(page, url)
+    set_timeout(page, 5)
+    type_metric(page, LOOPS)
+    expect(page.get_by_text(re.compile(r"Checking…"))).to_be_visible()  # the check of the endless loop started
+    page.get_by_role("button", name="Score all cases").click()
+    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^score · "))).to_be_visible()
+
+
+def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(browser, server: str):
+    first = browser.new_context().new_page()
+    start_endless_scoring(first, server)
+    first.context.close()
+    page = browser.new_context(viewport={"width": 1500, "height": 1500}).new_page()
+    open_author(page, server)
+    jobs = page.get_by_test_id("stSidebar")
+    expect(jobs.get_by_text("Running jobs")).to_be_visible()
+    expect(jobs.get_by_text(re.compile(r"^score · \d+ of 72 · started"))).to_be_visible()
+    shot(page, "workspace-running-jobs")
+    jobs.get_by_role("button", name="Cancel").first.click()
+    expect(jobs.get_by_text(re.compile(r"^score · "))).to_have_count(0, timeout=30_000)
+    set_timeout(page, 60)
+    type_metric(page, A)
+    page.context.close()
+
+
+@pytest.fixture
+def short_grace_server(tmp_path, monkeypatch):
+    from tests.e2e.conftest import start_server, stop_server
+
+    monkeypatch.setenv("SKYNET_JOB_ORPHAN_S", "2")
+    process, url = start_server(tmp_path)
+    yield url
+    stop_server(process)
+
+
+def test_a_job_nobody_watches_is_cancelled(browser, short_grace_server: str):
+    first = browser.new_context().new_page()
+    start_endless_scoring(first, short_grace_server)
+    first.context.close()
+    first = None
+    page = browser.new_context().new_page()
+    page.wait_for_timeout(6_000)  # the grace period (2 s here, 60 s by default) and a reaper pass
+    open_author(page, short_grace_server)
+    wait_for_app_run(page)
+    expect(page.get_by_test_id("stSidebar").get_by_text("Running jobs")).to_have_count(0)
+    page.context.close()
