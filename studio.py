@@ -41,9 +41,18 @@ from skynet_core.workspace import (
 )
 
 __all__ = [
-    "EXAMPLE_SOURCE", "FIRST_EXAMPLE", "SETTING_CANDIDATE", "SETTING_DATASET_CANDIDATE_FILES",
-    "SETTING_DATASET_MAIN_CANDIDATE", "SETTING_DATASET_PATH", "SETTING_DATASET_ROLES", "SETTING_SPLIT",
-    "SETTING_TIMEOUT", "RewardSpecInSource", "reward_spec_in", "reward_weights",
+    "EXAMPLE_SOURCE",
+    "FIRST_EXAMPLE",
+    "SETTING_CANDIDATE",
+    "SETTING_DATASET_CANDIDATE_FILES",
+    "SETTING_DATASET_MAIN_CANDIDATE",
+    "SETTING_DATASET_PATH",
+    "SETTING_DATASET_ROLES",
+    "SETTING_SPLIT",
+    "SETTING_TIMEOUT",
+    "RewardSpecInSource",
+    "reward_spec_in",
+    "reward_weights",
 ]
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$#|~:"})
@@ -183,8 +192,12 @@ def cases_in_use() -> list[Case]:
     return in_use().cases
 
 
-def load_choice(path: str, roles: dict[str, tuple[Role, str]] | None = None,
-                candidate_files: list[CandidateFile] | None = None, main_candidate: str | None = None) -> Dataset:
+def load_choice(
+    path: str,
+    roles: dict[str, tuple[Role, str]] | None = None,
+    candidate_files: list[CandidateFile] | None = None,
+    main_candidate: str | None = None,
+) -> Dataset:
     """Load a dataset choice (raises DatasetError or OSError)."""
     with st.spinner("Loading the cases…"):
         return workspace().load(path, roles, tuple(candidate_files or ()), main_candidate)
@@ -195,8 +208,12 @@ def dataset_choice() -> tuple[str, dict[str, tuple[Role, str]] | None, list[Cand
     return choice.path, choice.roles, list(choice.candidate_files), choice.main_candidate
 
 
-def save_dataset_choice(path: str, roles: dict[str, tuple[Role, str]] | None = None,
-                        candidate_files: list[CandidateFile] | None = None, main_candidate: str | None = None) -> None:
+def save_dataset_choice(
+    path: str,
+    roles: dict[str, tuple[Role, str]] | None = None,
+    candidate_files: list[CandidateFile] | None = None,
+    main_candidate: str | None = None,
+) -> None:
     workspace().save_dataset_choice(path, roles, candidate_files, main_candidate)
 
 
@@ -258,20 +275,25 @@ def literal(text: str, *, limit: int = LITERAL_LIMIT, key: str | None = None, na
     st.code(text[:limit] + " …", language=None, wrap_lines=True)
     with st.expander(f"All {len(text):,} characters"):
         st.code(text, language=None, wrap_lines=True)
-        st.download_button("Download", text.encode("utf-8"), file_name=name, mime="text/plain", key=key,
-                           on_click="ignore")
+        st.download_button(
+            "Download", text.encode("utf-8"), file_name=name, mime="text/plain", key=key, on_click="ignore"
+        )
 
 
-def stale_banner(made_by: Provenance | None, current: Provenance, what: str, refresh: Callable[[], None] | None,
-                 *, key: str, label: str = "Score again") -> bool:
-    """Say plainly whether ``what`` is current; when it is not, why, with the button that refreshes it.
+def stale_changes(made_by: Provenance | None, current: Provenance) -> list[str]:
+    """What changed since a result was made (``made_by``), for :func:`stale_banner`."""
+    return made_by.changes(current) if made_by is not None else ["it was made before results kept their origin"]
 
-    Returns True when the result is stale.
-    """
-    changes = made_by.changes(current) if made_by is not None else ["it was made before results kept their origin"]
+
+def stale_banner(
+    changes: list[str], what: str, refresh: Callable[[], None] | None, *, key: str, label: str = "Score again"
+) -> bool:
+    """Say plainly whether ``what`` (e.g. "These results") is current; when it is not, why (``changes``, from
+    :func:`stale_changes`), with the button that refreshes it. Returns True when the result is stale."""
     if not changes:
-        st.caption(f":green[:material/check_circle:] {what} match the current metric.py, dataset, candidate, "
-                   "split and model.")
+        st.caption(
+            f":green[:material/check_circle:] {what} match the current metric.py, dataset, candidate, split and model."
+        )
         return False
     with st.container(horizontal=True, vertical_alignment="center"):
         st.warning(f"{what} are out of date: " + md("; ".join(changes)) + ".", icon=":material/history:")
@@ -305,8 +327,7 @@ def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done:
                 st.rerun()
             return
         left, right = st.columns([5, 1], vertical_alignment="center")
-        left.progress(current.progress, text=f"{what}… {current.done} of {current.total} "
-                                              f"({current.elapsed_s:.1f} s)")
+        left.progress(current.progress, text=f"{what}… {current.done} of {current.total} ({current.elapsed_s:.1f} s)")
         right.button("Cancel", on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
 
     progress()
@@ -328,8 +349,15 @@ def running_jobs() -> None:
         for job in current:
             started = datetime.fromtimestamp(job.started_wall)
             st.caption(f"{job.kind} · {job.done} of {job.total} · started {started:%H:%M:%S}")
-            st.button("Cancel", key=f"studio.jobs.cancel.{job.id}", on_click=board.cancel, args=(job.id,),
-                      icon=":material/stop_circle:", type="tertiary", help=f"Cancel this {job.kind} job")
+            st.button(
+                "Cancel",
+                key=f"studio.jobs.cancel.{job.id}",
+                on_click=board.cancel,
+                args=(job.id,),
+                icon=":material/stop_circle:",
+                type="tertiary",
+                help=f"Cancel this {job.kind} job",
+            )
 
     panel()
 
@@ -340,8 +368,10 @@ def sidebar() -> None:
     chosen = in_use()
     with st.sidebar:
         st.markdown("**Dataset**")
-        st.markdown(f"{md(chosen.data.name)}  \n{len(chosen.cases)} cases · candidate "
-                    f"`{md(chosen.candidate or '(only one)')}` · split {chosen.split or 'all'}")
+        st.markdown(
+            f"{md(chosen.data.name)}  \n{len(chosen.cases)} cases · candidate "
+            f"`{md(chosen.candidate or '(only one)')}` · split {chosen.split or 'all'}"
+        )
         if chosen.problem:
             st.warning(md(chosen.problem))
         running_jobs()

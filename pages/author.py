@@ -68,8 +68,10 @@ def take_upload() -> None:
         else:
             new = ws.draft().metric.with_file("metric.py", raw.decode("utf-8").removeprefix("\ufeff"))
     except UnicodeDecodeError as exc:
-        S["author.upload_error"] = (f"{upload.name} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
-                                    "save it as UTF-8 in your editor and upload it again. The editor was not changed.")
+        S["author.upload_error"] = (
+            f"{upload.name} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+            "save it as UTF-8 in your editor and upload it again. The editor was not changed."
+        )
         return
     except MetricSourceError as exc:
         S["author.upload_error"] = f"{exc} The editor was not changed."
@@ -84,8 +86,10 @@ def save_version() -> None:
         S["author.version_name"] = ""
         st.toast(f"Saved version #{saved.version.id} “{saved.version.name}”.", icon=":material/bookmark_added:")
     else:
-        st.toast(f"Nothing new to save: the draft is already version #{saved.version.id} “{saved.version.name}”.",
-                 icon=":material/bookmark:")
+        st.toast(
+            f"Nothing new to save: the draft is already version #{saved.version.id} “{saved.version.name}”.",
+            icon=":material/bookmark:",
+        )
 
 
 def start_check(metric: MetricSource, current: Provenance, timeout: float, force: bool) -> None:
@@ -129,8 +133,14 @@ def score_panel(current: Provenance, cases: list[Case]) -> None:
     done = job is not None and job.finished
     running = job is not None and not done
     cols = st.columns([2, 5], vertical_alignment="center")
-    cols[0].button("Score all cases", on_click=start_score, disabled=running or not cases, type="primary",
-                   icon=":material/play_arrow:", key="author.score_all")
+    cols[0].button(
+        "Score all cases",
+        on_click=start_score,
+        disabled=running or not cases,
+        type="primary",
+        icon=":material/play_arrow:",
+        key="author.score_all",
+    )
     cols[1].caption(f"Runs metric.py on all {len(cases)} cases of the chosen candidate and split, in the background.")
     studio.job_progress(score_slot, "author.score", "Scoring", job, done)
     if job is None:
@@ -139,7 +149,9 @@ def score_panel(current: Provenance, cases: list[Case]) -> None:
             st.caption("No cases scored yet.")
             return
         st.caption(f"Results of the last run, scored {datetime.fromtimestamp(saved.created_at):%Y-%m-%d %H:%M}.")
-        studio.stale_banner(saved.provenance, current, "These results", start_score, key="author.rescore")
+        studio.stale_banner(
+            studio.stale_changes(saved.provenance, current), "These results", start_score, key="author.rescore"
+        )
         cases_table(("run", saved.id), saved.results, cases, "author")
         return
     if not done:
@@ -157,7 +169,9 @@ def score_panel(current: Provenance, cases: list[Case]) -> None:
         st.error(f"No case was scored: metric.py fails at {failure.label}{where}.")
         st.text(failure.message)
         return
-    studio.stale_banner(job.provenance, current, "These results", start_score, key="author.rescore")
+    studio.stale_banner(
+        studio.stale_changes(job.provenance, current), "These results", start_score, key="author.rescore"
+    )
     cases_table(("job", job.id), results, cases, "author")
 
 
@@ -167,9 +181,17 @@ def start_consistency(metric: MetricSource, cases: list[Case]) -> None:
     options = studio.run_options()
 
     def run(job: Job[Consistency]) -> Consistency:
-        return judge_consistency(runnable(metric), chosen, repeats, llm=options.llm, timeout=options.timeout_s,
-                                 concurrency=options.concurrency, pool=options.pool, cancel=job.cancel,
-                                 on_result=job.add_result)
+        return judge_consistency(
+            runnable(metric),
+            chosen,
+            repeats,
+            llm=options.llm,
+            timeout=options.timeout_s,
+            concurrency=options.concurrency,
+            pool=options.pool,
+            cancel=job.cancel,
+            on_result=job.add_result,
+        )
 
     job: Job[Consistency] = Job(kind="consistency", total=len(chosen) * repeats, provenance=studio.provenance(metric))
     ws.submit(studio.job_slot("consistency"), job, run, studio.watcher())
@@ -182,10 +204,20 @@ def consistency_panel(metric: MetricSource, current: Provenance, cases: list[Cas
     done = job is not None and job.finished
     cols = st.columns([1, 1, 2], vertical_alignment="bottom")
     cols[0].number_input("Times per case", min_value=2, max_value=10, value=3, key="author.consistency_repeats")
-    cols[1].number_input("Cases", min_value=1, max_value=max(1, len(cases)), value=min(20, max(1, len(cases))),
-                         key="author.consistency_cases")
-    cols[2].button("Judge each case again", on_click=start_consistency, args=(metric, cases),
-                   disabled=(job is not None and not done) or not cases, icon=":material/repeat:")
+    cols[1].number_input(
+        "Cases",
+        min_value=1,
+        max_value=max(1, len(cases)),
+        value=min(20, max(1, len(cases))),
+        key="author.consistency_cases",
+    )
+    cols[2].button(
+        "Judge each case again",
+        on_click=start_consistency,
+        args=(metric, cases),
+        disabled=(job is not None and not done) or not cases,
+        icon=":material/repeat:",
+    )
     studio.job_progress(slot, "author.consistency", "Judging again", job, done)
     if job is None or not done:
         return
@@ -196,7 +228,9 @@ def consistency_panel(metric: MetricSource, current: Provenance, cases: list[Cas
     if job.result is None:
         st.info("The repeated runs were cancelled.")
         return
-    studio.stale_banner(job.provenance, current, "These repeated runs", None, key="author.consistency_stale")
+    studio.stale_banner(
+        studio.stale_changes(job.provenance, current), "These repeated runs", None, key="author.consistency_stale"
+    )
     st.text(job.result.describe())
     st.dataframe(pd.DataFrame(job.result.rows()), hide_index=True, width="stretch")
 
@@ -216,20 +250,43 @@ st.title("Author metric.py")
 editor.notices()
 tools = st.columns([3, 1.4, 1.6, 1.6], vertical_alignment="bottom")
 tools[0].selectbox("Start from an example", list(EXAMPLE_METRICS), key="author.example")
-tools[1].button("Load example", on_click=load_example, icon=":material/file_open:",
-                help="Replaces the editor's text; your current text is kept as a saved version.")
-tools[2].number_input("Timeout per call (s)", min_value=int(MIN_TIMEOUT_S), max_value=int(MAX_TIMEOUT_S), step=1,
-                      key="author.timeout", on_change=save_timeout,
-                      help="Each call of score (and loading metric.py) is stopped after this many seconds.")
+tools[1].button(
+    "Load example",
+    on_click=load_example,
+    icon=":material/file_open:",
+    help="Replaces the editor's text; your current text is kept as a saved version.",
+)
+tools[2].number_input(
+    "Timeout per call (s)",
+    min_value=int(MIN_TIMEOUT_S),
+    max_value=int(MAX_TIMEOUT_S),
+    step=1,
+    key="author.timeout",
+    on_change=save_timeout,
+    help="Each call of score (and loading metric.py) is stopped after this many seconds.",
+)
 if draft.metric.is_single_file:
-    tools[3].download_button("Download metric.py", data=draft.source.encode("utf-8"), file_name="metric.py",
-                             mime="text/x-python", on_click="ignore", icon=":material/download:")
+    tools[3].download_button(
+        "Download metric.py",
+        data=draft.source.encode("utf-8"),
+        file_name="metric.py",
+        mime="text/x-python",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 else:
-    tools[3].download_button("Download the folder (.zip)", data=draft.metric.to_zip(), file_name="metric.zip",
-                             mime="application/zip", on_click="ignore", icon=":material/download:")
+    tools[3].download_button(
+        "Download the folder (.zip)",
+        data=draft.metric.to_zip(),
+        file_name="metric.zip",
+        mime="application/zip",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 with st.expander("Upload metric.py or a .zip of the metric folder"):
-    st.file_uploader("A UTF-8 Python file, or a zip of the folder", type=["py", "zip"], key="author.upload",
-                     on_change=take_upload)
+    st.file_uploader(
+        "A UTF-8 Python file, or a zip of the folder", type=["py", "zip"], key="author.upload", on_change=take_upload
+    )
     if S.get("author.upload_error"):
         st.error(S["author.upload_error"])
 
@@ -241,14 +298,18 @@ with editor_col:
         st.markdown(f":red[:material/arrow_right_alt: metric.py line {markers[0]['row'] + 1}:]")
         st.text(markers[0]["text"])
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.text_input("Version name", placeholder="e.g. clearer feedback", key="author.version_name",
-                      label_visibility="collapsed")
+        st.text_input(
+            "Version name", placeholder="e.g. clearer feedback", key="author.version_name", label_visibility="collapsed"
+        )
         st.button("Save version", on_click=save_version, icon=":material/bookmark_add:", key="author.save_version")
-    st.caption("The check runs when you pause typing (or press Ctrl+Enter). Your text is saved as you type, with "
-               "an automatic version every few minutes.")
+    st.caption(
+        "The check runs when you pause typing (or press Ctrl+Enter). Your text is saved as you type, with "
+        "an automatic version every few minutes."
+    )
 with check_col:
-    st.markdown(f"**Contract check** · {len(cases) and min(3, len(cases))} sampled cases of "
-                f"{studio.md(in_use.data.name)}")
+    st.markdown(
+        f"**Contract check** · {len(cases) and min(3, len(cases))} sampled cases of {studio.md(in_use.data.name)}"
+    )
     check_panel(timeout)
 
 if report is not None and (weights := studio.reward_weights(draft.source)):
@@ -260,6 +321,8 @@ st.subheader("Every case")
 score_panel(current, cases)
 
 with st.expander("Judge consistency: score the same cases several times"):
-    st.caption("For metrics that call a model: the spread of each case's scores over repeated runs, and how often "
-               "a verdict flips. A deterministic metric shows no spread.")
+    st.caption(
+        "For metrics that call a model: the spread of each case's scores over repeated runs, and how often "
+        "a verdict flips. A deterministic metric shows no spread."
+    )
     consistency_panel(draft.metric, current, cases)

@@ -89,8 +89,15 @@ def start_scoring() -> None:
 
 def start_probes(run: SavedRun, cases: list[Case]) -> None:
     metric = MetricSource.of(run.metric_source) if run.metric_source else studio.metric()
-    studio.workspace().score(probe_slot, metric, probe_cases(cases), studio.run_options(), kind="probes",
-                             label=str(run.id), watcher=studio.watcher())
+    studio.workspace().score(
+        probe_slot,
+        metric,
+        probe_cases(cases),
+        studio.run_options(),
+        kind="probes",
+        label=str(run.id),
+        watcher=studio.watcher(),
+    )
 
 
 def start_grading(run: SavedRun, pairs: list[tuple[Case, CaseResult]], settings: ModelSettings) -> None:
@@ -113,10 +120,17 @@ def start_grading(run: SavedRun, pairs: list[tuple[Case, CaseResult]], settings:
 def score_controls(case_count: int, primary: bool, job: Job[CheckReport] | None, done: bool) -> None:
     running = job is not None and not done
     with action_row():
-        st.button("Score all cases now", on_click=start_scoring, disabled=running or case_count == 0,
-                  type="primary" if primary else "secondary", icon=":material/play_arrow:", key="feedback.score")
-        st.caption(f"Runs the current metric.py on the {case_count} cases in use, in the background, "
-                   "and reviews the new run.")
+        st.button(
+            "Score all cases now",
+            on_click=start_scoring,
+            disabled=running or case_count == 0,
+            type="primary" if primary else "secondary",
+            icon=":material/play_arrow:",
+            key="feedback.score",
+        )
+        st.caption(
+            f"Runs the current metric.py on the {case_count} cases in use, in the background, and reviews the new run."
+        )
     studio.job_progress(score_slot, "feedback.score_job", "Scoring", job, done)
     if job is None or not done:
         return
@@ -127,8 +141,10 @@ def score_controls(case_count: int, primary: bool, job: Job[CheckReport] | None,
     elif job.result is not None and not job.result.cases and job.result.first_failure is not None:
         failure = job.result.first_failure
         where = f" (metric.py line {failure.line})" if failure.line else ""
-        st.error(f"No case was scored: metric.py fails at {failure.label}{where}: {md(failure.message)}. "
-                 "Fix it on the Author page, then score again.")
+        st.error(
+            f"No case was scored: metric.py fails at {failure.label}{where}: {md(failure.message)}. "
+            "Fix it on the Author page, then score again."
+        )
 
 
 # --- the review --------------------------------------------------------------------------------
@@ -155,8 +171,15 @@ def thresholds_editor() -> Thresholds:
                 if isinstance(getattr(defaults, rule.setting), int):
                     st.number_input(label, min_value=0, step=1, key=key, help=rule.explanation)
                 else:
-                    st.number_input(label, min_value=0.0, step=0.05, format="%.2f", key=key, help=rule.explanation,
-                                    max_value=1.0 if rule.setting in Thresholds.FRACTIONS else None)
+                    st.number_input(
+                        label,
+                        min_value=0.0,
+                        step=0.05,
+                        format="%.2f",
+                        key=key,
+                        help=rule.explanation,
+                        max_value=1.0 if rule.setting in Thresholds.FRACTIONS else None,
+                    )
         st.button("Reset to defaults", on_click=reset, icon=":material/restart_alt:", key="feedback.reset")
     try:
         chosen = Thresholds(**{rule.setting: S[f"feedback.threshold.{rule.setting}"] for rule in rules(current)})
@@ -176,8 +199,17 @@ def reviewed(run: SavedRun, pairs: list[tuple[Case, CaseResult]], thresholds: Th
 
 
 def rule_counts(result: Review) -> None:
-    frame = pd.DataFrame([{"Rule": rule.title, "Flagged": result.counts[rule.name], "Threshold": rule.threshold_text,
-                           "What it flags": rule.explanation} for rule in result.rules]).set_index("Rule")
+    frame = pd.DataFrame(
+        [
+            {
+                "Rule": rule.title,
+                "Flagged": result.counts[rule.name],
+                "Threshold": rule.threshold_text,
+                "What it flags": rule.explanation,
+            }
+            for rule in result.rules
+        ]
+    ).set_index("Rule")
     st.table(frame)
 
 
@@ -191,19 +223,30 @@ def grade_text(grade: Grade | None) -> str:
     return f"{grade.grade}/5" if grade.grade is not None else "no grade"
 
 
-def cases_table(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Review, marks: dict[str, Mark],
-                grades: dict[str, Grade]) -> list[str]:
+def cases_table(
+    run: SavedRun,
+    pairs: list[tuple[Case, CaseResult]],
+    result: Review,
+    marks: dict[str, Mark],
+    grades: dict[str, Grade],
+) -> list[str]:
     """The filter and the table of flagged cases; returns the ids shown, in run order."""
     titles = {rule.name: rule.title for rule in result.rules}
     choices = [SHOW_FLAGGED, *titles, SHOW_ALL]
-    labels = {SHOW_FLAGGED: f"Every flagged case ({len(result.flagged_ids)})",
-              SHOW_ALL: f"Every judged case, flagged or not ({len(result.case_ids)})",
-              **{name: f"{title} ({result.counts[name]})" for name, title in titles.items()}}
+    labels = {
+        SHOW_FLAGGED: f"Every flagged case ({len(result.flagged_ids)})",
+        SHOW_ALL: f"Every judged case, flagged or not ({len(result.case_ids)})",
+        **{name: f"{title} ({result.counts[name]})" for name, title in titles.items()},
+    }
     # Keyed by the counts: the box shows the new counts after a rescore or a threshold change, keeping the choice.
     previous = S.get("feedback.show_choice", SHOW_FLAGGED)
-    show = st.selectbox("Show", choices, format_func=labels.__getitem__,
-                        index=choices.index(previous) if previous in choices else 0,
-                        key=f"feedback.show.{hash(tuple(labels.values()))}")
+    show = st.selectbox(
+        "Show",
+        choices,
+        format_func=labels.__getitem__,
+        index=choices.index(previous) if previous in choices else 0,
+        key=f"feedback.show.{hash(tuple(labels.values()))}",
+    )
     S["feedback.show_choice"] = show
     if show == SHOW_FLAGGED:
         ids = result.flagged_ids
@@ -214,8 +257,12 @@ def cases_table(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Rev
     by_id = {case.id: res for case, res in pairs}
     rows = []
     for case_id in ids:
-        row = {"id": case_id, "split": by_id[case_id].split, "score": by_id[case_id].score,
-               "mark": mark_text(marks.get(case_id))}
+        row = {
+            "id": case_id,
+            "split": by_id[case_id].split,
+            "score": by_id[case_id].score,
+            "mark": mark_text(marks.get(case_id)),
+        }
         if grades:
             row["model grade"] = grade_text(grades.get(case_id))
         row["rules broken"] = ", ".join(titles[name] for name in result.rules_broken[case_id])
@@ -225,11 +272,18 @@ def cases_table(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Rev
         st.caption("No case matches this filter. Choose “Every judged case” to see and mark the others.")
         return []
     event = st.dataframe(
-        pd.DataFrame(rows), hide_index=True, width="stretch", on_select="rerun",
-        selection_mode="single-row", key=f"feedback.table.{run.id}.{show}",
-        column_config={"id": st.column_config.TextColumn(pinned=True),
-                       "score": st.column_config.NumberColumn(format="%.3f"),
-                       "feedback": st.column_config.TextColumn(width="large")})
+        pd.DataFrame(rows),
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"feedback.table.{run.id}.{show}",
+        column_config={
+            "id": st.column_config.TextColumn(pinned=True),
+            "score": st.column_config.NumberColumn(format="%.3f"),
+            "feedback": st.column_config.TextColumn(width="large"),
+        },
+    )
     picked = event.selection.rows if event is not None else []
     if picked and rows[picked[0]]["id"] != S.get("feedback.table_pick"):
         S["feedback.table_pick"] = S["feedback.case"] = rows[picked[0]]["id"]
@@ -244,8 +298,15 @@ def show_value(value: Any) -> None:
         st.json(value, expanded=True)
 
 
-def case_view(run: SavedRun, case: Case, result: CaseResult, flags: list[Flag], titles: dict[str, str],
-              mark: Mark | None, grade: Grade | None) -> None:
+def case_view(
+    run: SavedRun,
+    case: Case,
+    result: CaseResult,
+    flags: list[Flag],
+    titles: dict[str, str],
+    mark: Mark | None,
+    grade: Grade | None,
+) -> None:
     st.markdown(f"#### Case {md(case.id)} · {case.split} · score {fmt(result.score)}")
     cols = st.columns(3)
     with cols[0]:
@@ -265,8 +326,9 @@ def case_view(run: SavedRun, case: Case, result: CaseResult, flags: list[Flag], 
         st.markdown("**Feedback**")
         st.code(result.feedback if result.feedback.strip() else "(empty)", language=None, wrap_lines=True)
         if result.scores:
-            st.markdown("**Named scores** · " + " · ".join(f"{md(name)} {fmt(value)}"
-                                                         for name, value in result.scores.items()))
+            st.markdown(
+                "**Named scores** · " + " · ".join(f"{md(name)} {fmt(value)}" for name, value in result.scores.items())
+            )
         if result.extra:
             st.markdown("**Other side information**")
             st.json(result.extra, expanded=False)
@@ -285,8 +347,11 @@ def case_view(run: SavedRun, case: Case, result: CaseResult, flags: list[Flag], 
         else:
             st.success("This feedback broke no rule.", icon=":material/check_circle:")
         if grade is not None:
-            verdict = (f"**{grade.grade}/5** · {md(grade.reason)}" if grade.grade is not None
-                       else f"no grade: {md(grade.error)}")
+            verdict = (
+                f"**{grade.grade}/5** · {md(grade.reason)}"
+                if grade.grade is not None
+                else f"no grade: {md(grade.error)}"
+            )
             st.markdown(f":blue[:material/smart_toy:] Model review (optional): {verdict}")
 
 
@@ -301,18 +366,31 @@ def mark_controls(run: SavedRun, case_id: str, mark: Mark | None) -> None:
     def clear() -> None:
         mark_store().clear_mark(scope, hashed, case_id)
 
-    st.markdown("**Is this feedback useful to the engines?** "
-                + (f"Marked **{mark_text(mark)}**." if mark else "Not marked yet."))
+    st.markdown(
+        "**Is this feedback useful to the engines?** "
+        + (f"Marked **{mark_text(mark)}**." if mark else "Not marked yet.")
+    )
     st.text_input("Note (optional)", key=note_key, placeholder="why, in a few words")
     cols = st.columns(3)
-    cols[0].button("Useful", on_click=set_mark, args=(MarkValue.USEFUL,), icon=":material/thumb_up:",
-                   key="feedback.mark_useful", width="stretch",
-                   type="primary" if mark and mark.value is MarkValue.USEFUL else "secondary")
-    cols[1].button("Weak", on_click=set_mark, args=(MarkValue.WEAK,), icon=":material/thumb_down:",
-                   key="feedback.mark_weak", width="stretch",
-                   type="primary" if mark and mark.value is MarkValue.WEAK else "secondary")
-    cols[2].button("Clear mark", on_click=clear, disabled=mark is None, key="feedback.mark_clear",
-                   width="stretch")
+    cols[0].button(
+        "Useful",
+        on_click=set_mark,
+        args=(MarkValue.USEFUL,),
+        icon=":material/thumb_up:",
+        key="feedback.mark_useful",
+        width="stretch",
+        type="primary" if mark and mark.value is MarkValue.USEFUL else "secondary",
+    )
+    cols[1].button(
+        "Weak",
+        on_click=set_mark,
+        args=(MarkValue.WEAK,),
+        icon=":material/thumb_down:",
+        key="feedback.mark_weak",
+        width="stretch",
+        type="primary" if mark and mark.value is MarkValue.WEAK else "secondary",
+    )
+    cols[2].button("Clear mark", on_click=clear, disabled=mark is None, key="feedback.mark_clear", width="stretch")
 
 
 def pick_case(ids: list[str], by_id: dict[str, CaseResult], result: Review) -> str | None:
@@ -324,23 +402,44 @@ def pick_case(ids: list[str], by_id: dict[str, CaseResult], result: Review) -> s
     def label(case_id: str) -> str:
         broken = len(result.rules_broken.get(case_id, []))
         return f"{case_id} · score {fmt(by_id[case_id].score)} · " + (
-            f"{broken} rule{'s' if broken != 1 else ''} broken" if broken else "no rule broken")
+            f"{broken} rule{'s' if broken != 1 else ''} broken" if broken else "no rule broken"
+        )
 
     return st.selectbox("Case", ids, format_func=label, key="feedback.case")
 
 
-def exports(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Review, marks: dict[str, Mark],
-            grades: dict[str, Grade]) -> None:
+def exports(
+    run: SavedRun,
+    pairs: list[tuple[Case, CaseResult]],
+    result: Review,
+    marks: dict[str, Mark],
+    grades: dict[str, Grade],
+) -> None:
     rows = export_rows(pairs, result, marks, grades or None)
     stem = f"feedback-review-run-{run.id}"
     with action_row():
-        st.download_button("Download CSV", rows_csv(rows), file_name=f"{stem}.csv", mime="text/csv",
-                           on_click="ignore", icon=":material/download:", key="feedback.csv")
-        st.download_button("Download JSONL", rows_jsonl(rows), file_name=f"{stem}.jsonl",
-                           mime="application/jsonl", on_click="ignore", icon=":material/download:",
-                           key="feedback.jsonl")
-        st.caption("Every case of the run with its score, feedback, the rules it broke, your mark and note"
-                    + (", and the model's grade." if grades else "."))
+        st.download_button(
+            "Download CSV",
+            rows_csv(rows),
+            file_name=f"{stem}.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/download:",
+            key="feedback.csv",
+        )
+        st.download_button(
+            "Download JSONL",
+            rows_jsonl(rows),
+            file_name=f"{stem}.jsonl",
+            mime="application/jsonl",
+            on_click="ignore",
+            icon=":material/download:",
+            key="feedback.jsonl",
+        )
+        st.caption(
+            "Every case of the run with its score, feedback, the rules it broke, your mark and note"
+            + (", and the model's grade." if grades else ".")
+        )
 
 
 # --- metric health ---------------------------------------------------------------------------
@@ -359,8 +458,10 @@ def findings_list(findings: list[HealthFinding]) -> None:
 
 def health_section(run: SavedRun, pairs: list[tuple[Case, CaseResult]]) -> None:
     st.subheader("Metric health")
-    st.caption("The metric as a whole over this run: can it rank candidates, does it fail, "
-               "does it reward outputs that differ from the expected ones?")
+    st.caption(
+        "The metric as a whole over this run: can it rank candidates, does it fail, "
+        "does it reward outputs that differ from the expected ones?"
+    )
     memo = S.get("feedback.health")
     if memo is None or memo[0] != run.id:
         memo = (run.id, health(pairs))
@@ -375,10 +476,18 @@ def health_section(run: SavedRun, pairs: list[tuple[Case, CaseResult]]) -> None:
     done = job is not None and job.finished
     running = job is not None and not done
     with action_row():
-        st.button("Run probes", on_click=start_probes, args=(run, [case for case, _ in pairs]), disabled=running,
-                  icon=":material/science:", key="feedback.probe")
-        st.caption("Scores trivial outputs (an empty string, the input echoed back, \"I don't know\") against up "
-                   "to 20 of the run's cases, in the isolated workers. A metric that rewards them can be gamed.")
+        st.button(
+            "Run probes",
+            on_click=start_probes,
+            args=(run, [case for case, _ in pairs]),
+            disabled=running,
+            icon=":material/science:",
+            key="feedback.probe",
+        )
+        st.caption(
+            'Scores trivial outputs (an empty string, the input echoed back, "I don\'t know") against up '
+            "to 20 of the run's cases, in the isolated workers. A metric that rewards them can be gamed."
+        )
     studio.job_progress(probe_slot, "feedback.probe_job", "Scoring probes", job, done)
     if job is None or not done or job.label != str(run.id):
         return
@@ -390,19 +499,27 @@ def health_section(run: SavedRun, pairs: list[tuple[Case, CaseResult]]) -> None:
         return
     report = job.result
     if not report.cases and report.first_failure is not None:
-        st.error(f"No probe was scored: metric.py fails at {report.first_failure.label}: "
-                 f"{md(report.first_failure.message)}")
+        st.error(
+            f"No probe was scored: metric.py fails at {report.first_failure.label}: {md(report.first_failure.message)}"
+        )
         return
     findings = judge_probes(report.cases, run.results)
     if findings:
         findings_list(findings)
     else:
-        st.success(f"The metric gave none of the {len(report.cases)} trivial outputs a high score.",
-                   icon=":material/check_circle:")
+        st.success(
+            f"The metric gave none of the {len(report.cases)} trivial outputs a high score.",
+            icon=":material/check_circle:",
+        )
     with st.expander(f"Probe results ({len(report.cases)})"):
-        st.dataframe(pd.DataFrame([{"id": r.id, "status": r.status.value, "score": r.score, "feedback": r.feedback}
-                                   for r in report.cases]),
-                     hide_index=True, width="stretch", key="feedback.probe_table")
+        st.dataframe(
+            pd.DataFrame(
+                [{"id": r.id, "status": r.status.value, "score": r.score, "feedback": r.feedback} for r in report.cases]
+            ),
+            hide_index=True,
+            width="stretch",
+            key="feedback.probe_table",
+        )
 
 
 # --- optional model review ---------------------------------------------------------------------
@@ -415,12 +532,13 @@ def current_grades(run: SavedRun) -> dict[str, Grade]:
     return {grade.case_id: grade for grade in list(grading[1])}
 
 
-def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Review,
-                 grades: dict[str, Grade]) -> None:
+def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Review, grades: dict[str, Grade]) -> None:
     with st.expander("Model review (optional)", icon=":material/smart_toy:"):
-        st.caption("A second opinion beside the rules: the metric model grades how actionable each flagged "
-                   "feedback is, from 1 (nothing to act on) to 5 (names the fault and the fix), with a reason. "
-                   "Nothing on this page needs it.")
+        st.caption(
+            "A second opinion beside the rules: the metric model grades how actionable each flagged "
+            "feedback is, from 1 (nothing to act on) to 5 (names the fault and the fix), with a reason. "
+            "Nothing on this page needs it."
+        )
         settings = studio.model_settings()
         chosen = settings.effective()
         if chosen is None:
@@ -434,8 +552,14 @@ def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Re
         running = job is not None and not done
         limit = f" (the first {MAX_GRADED})" if len(flagged) > MAX_GRADED else ""
         with action_row():
-            st.button(f"Grade {len(to_grade)} flagged", on_click=start_grading, args=(run, to_grade, settings),
-                      disabled=running or not to_grade, icon=":material/grading:", key="feedback.grade")
+            st.button(
+                f"Grade {len(to_grade)} flagged",
+                on_click=start_grading,
+                args=(run, to_grade, settings),
+                disabled=running or not to_grade,
+                icon=":material/grading:",
+                key="feedback.grade",
+            )
             st.caption(f"Uses `{md(config.model)}`, the {which}: one call per flagged case{limit}.")
         studio.job_progress(grade_slot, "feedback.grade_job", "Grading", job, done)
         if job is not None and done and job.error:
@@ -443,25 +567,32 @@ def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Re
         failed = [grade for grade in grades.values() if grade.grade is None]
         graded = [grade.grade for grade in grades.values() if grade.grade is not None]
         if graded:
-            st.markdown(f"Graded {len(graded)} feedback texts: mean {sum(graded) / len(graded):.1f} of 5. "
-                        "The grades are in the table and beside each case's rules.")
+            st.markdown(
+                f"Graded {len(graded)} feedback texts: mean {sum(graded) / len(graded):.1f} of 5. "
+                "The grades are in the table and beside each case's rules."
+            )
         if failed:
-            st.warning(f"{len(failed)} without a grade; the last said: {md(failed[-1].error)}",
-                       icon=":material/warning:")
+            st.warning(
+                f"{len(failed)} without a grade; the last said: {md(failed[-1].error)}", icon=":material/warning:"
+            )
 
 
 # --- the page ----------------------------------------------------------------------------------
 
 
-def run_header(run: SavedRun, data: Dataset, case_count: int, unmatched: int, job: Job[CheckReport] | None,
-               done: bool) -> None:
+def run_header(
+    run: SavedRun, data: Dataset, case_count: int, unmatched: int, job: Job[CheckReport] | None, done: bool
+) -> None:
     key = run.key
     when = datetime.fromtimestamp(run.created_at).strftime("%Y-%m-%d %H:%M")
     candidate = f" · candidate `{md(key.candidate)}`" if key.candidate else ""
-    st.markdown(f"Latest scored run: **{len(run.results)} cases** of {md(key.dataset_name or data.name)}{candidate}"
-                f" · split {key.split or 'all'} · scored {when} · metric.py `{key.metric_hash}`")
-    stale = studio.stale_banner(run.provenance, studio.provenance(), "This run's results", None,
-                                key="feedback.stale")
+    st.markdown(
+        f"Latest scored run: **{len(run.results)} cases** of {md(key.dataset_name or data.name)}{candidate}"
+        f" · split {key.split or 'all'} · scored {when} · metric.py `{key.metric_hash}`"
+    )
+    stale = studio.stale_banner(
+        studio.stale_changes(run.provenance, studio.provenance()), "This run's results", None, key="feedback.stale"
+    )
     if unmatched:
         st.info(f"{unmatched} of its cases are no longer in the dataset and are left out.", icon=":material/info:")
     score_controls(case_count, stale or bool(unmatched), job, done)
@@ -475,13 +606,18 @@ def page() -> None:
     case_count = len(studio.cases_in_use())
 
     st.title("Feedback review")
-    st.caption("GEPA, DSPy GEPA and Auto read each case's feedback to write the next version. Feedback helps when "
-               "it says what was wrong and what the right output looks like; the rules below flag the rest.")
+    st.caption(
+        "GEPA, DSPy GEPA and Auto read each case's feedback to write the next version. Feedback helps when "
+        "it says what was wrong and what the right output looks like; the rules below flag the rest."
+    )
     run = studio.workspace().latest_run()
     if run is None:
         who = f" (candidate `{md(chosen)}`)" if chosen else ""
-        st.info(f"No scored run of {md(data.name)}{who} yet. Score every case with the current metric.py to "
-                "review its feedback (or use \"Score all cases\" on the Author page).", icon=":material/info:")
+        st.info(
+            f"No scored run of {md(data.name)}{who} yet. Score every case with the current metric.py to "
+            'review its feedback (or use "Score all cases" on the Author page).',
+            icon=":material/info:",
+        )
         score_controls(case_count, True, job, done)
         return
 
@@ -498,9 +634,14 @@ def page() -> None:
     grades = current_grades(run)
     values = [mark.value for case_id, mark in marks.items() if case_id in cases]
     stats = st.columns(4)
-    stats[0].metric("Cases judged", len(result.case_ids),
-                    help=f"{len(result.skipped)} cases errored, timed out or returned an invalid value; "
-                         "they have no feedback to judge." if result.skipped else None)
+    stats[0].metric(
+        "Cases judged",
+        len(result.case_ids),
+        help=f"{len(result.skipped)} cases errored, timed out or returned an invalid value; "
+        "they have no feedback to judge."
+        if result.skipped
+        else None,
+    )
     stats[1].metric("Broke a rule", len(result.flagged_ids))
     stats[2].metric("Marked useful", values.count(MarkValue.USEFUL))
     stats[3].metric("Marked weak", values.count(MarkValue.WEAK))
@@ -516,8 +657,15 @@ def page() -> None:
     picked = pick_case(ids, by_id, result)
     if picked is not None:
         with st.container(border=True):
-            case_view(run, cases[picked], by_id[picked], result.by_case.get(picked, []),
-                      {rule.name: rule.title for rule in result.rules}, marks.get(picked), grades.get(picked))
+            case_view(
+                run,
+                cases[picked],
+                by_id[picked],
+                result.by_case.get(picked, []),
+                {rule.name: rule.title for rule in result.rules},
+                marks.get(picked),
+                grades.get(picked),
+            )
     exports(run, pairs, result, marks, grades)
     model_review(run, pairs, result, grades)
     health_section(run, pairs)

@@ -58,33 +58,47 @@ def comparison() -> None:
         st.error("The comparison could not run.")
         st.text(job.error)
         return
-    studio.stale_banner(job.provenance, studio.provenance(), "These scores", None, key="history.stale")
+    studio.stale_banner(
+        studio.stale_changes(job.provenance, studio.provenance()), "These scores", None, key="history.stale"
+    )
     before, after = job.result
     result = compare_runs(before, after)
     columns = st.columns(5)
     columns[0].metric("Mean score, A", "–" if result.old_mean is None else f"{result.old_mean:.3f}")
-    columns[1].metric("Mean score, B", "–" if result.new_mean is None else f"{result.new_mean:.3f}",
-                      None if result.old_mean is None or result.new_mean is None
-                      else f"{result.new_mean - result.old_mean:+.3f}")
+    columns[1].metric(
+        "Mean score, B",
+        "–" if result.new_mean is None else f"{result.new_mean:.3f}",
+        None if result.old_mean is None or result.new_mean is None else f"{result.new_mean - result.old_mean:+.3f}",
+    )
     columns[2].metric("Improved", result.improved)
     columns[3].metric("Worsened", result.worsened)
     columns[4].metric("Status changed", result.status_changed)
     st.caption("Means are over cases that scored ok in both versions.")
     deltas = result.table["delta"].dropna()
     if len(deltas):
-        figure = go.Figure(go.Histogram(x=deltas, nbinsx=min(40, max(5, len(deltas) // 2)),
-                                        marker_color="#4c78a8"))
-        figure.update_layout(title="Change in score per case (B − A)", xaxis_title="B − A",
-                             yaxis_title="cases", height=260, margin={"t": 40, "b": 40, "l": 40, "r": 10})
+        figure = go.Figure(go.Histogram(x=deltas, nbinsx=min(40, max(5, len(deltas) // 2)), marker_color="#4c78a8"))
+        figure.update_layout(
+            title="Change in score per case (B − A)",
+            xaxis_title="B − A",
+            yaxis_title="cases",
+            height=260,
+            margin={"t": 40, "b": 40, "l": 40, "r": 10},
+        )
         st.plotly_chart(figure, width="stretch")
-    st.dataframe(result.table, hide_index=True, width="stretch", column_config={
-        "old_score": st.column_config.NumberColumn("score A", format="%.3f"),
-        "new_score": st.column_config.NumberColumn("score B", format="%.3f"),
-        "delta": st.column_config.NumberColumn("B − A", format="%+.3f"),
-        "old_feedback": st.column_config.TextColumn("feedback A", width="large"),
-        "new_feedback": st.column_config.TextColumn("feedback B", width="large"),
-        "old_status": "status A", "new_status": "status B",
-    })
+    st.dataframe(
+        result.table,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "old_score": st.column_config.NumberColumn("score A", format="%.3f"),
+            "new_score": st.column_config.NumberColumn("score B", format="%.3f"),
+            "delta": st.column_config.NumberColumn("B − A", format="%+.3f"),
+            "old_feedback": st.column_config.TextColumn("feedback A", width="large"),
+            "new_feedback": st.column_config.TextColumn("feedback B", width="large"),
+            "old_status": "status A",
+            "new_status": "status B",
+        },
+    )
 
 
 st.title("History")
@@ -95,9 +109,11 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
     st.button("Save version", on_click=save_version, key="history.save")
 
 if len(labels) < 2:
-    st.info("No saved versions yet. Versions are saved when you save one, every few minutes while you type, and "
-            "whenever a text is about to be replaced (an example, an upload, a restore, a write from the trade-offs "
-            "page); then you can compare them here.")
+    st.info(
+        "No saved versions yet. Versions are saved when you save one, every few minutes while you type, and "
+        "whenever a text is about to be replaced (an example, an upload, a restore, a write from the trade-offs "
+        "page); then you can compare them here."
+    )
     st.stop()
 
 left, right = st.columns(2)

@@ -38,15 +38,27 @@ def summary(frame: pd.DataFrame, names: list[str], judge: JudgeSummary | None, k
     with numbers:
         top = st.columns(2)
         top[0].metric("Mean score (ok cases)", f"{ok['score'].mean():.3f}" if len(ok) else "–")
-        top[1].metric("Cases by status", " · ".join(f"{status} {counts.get(status, 0)}"
-                                                    for status in ("ok", "error", "timeout", "invalid")
-                                                    if counts.get(status, 0) or status == "ok"))
+        top[1].metric(
+            "Cases by status",
+            " · ".join(
+                f"{status} {counts.get(status, 0)}"
+                for status in ("ok", "error", "timeout", "invalid")
+                if counts.get(status, 0) or status == "ok"
+            ),
+        )
         if names:  # named-score keys come from metric code: table cells, never metric labels
-            means = pd.DataFrame({"named score": names,
-                                  "mean (ok cases)": [ok[f"score.{name}"].mean() if len(ok) else None
-                                                      for name in names]})
-            st.dataframe(means, hide_index=True, width="stretch",
-                         column_config={"mean (ok cases)": st.column_config.NumberColumn(format="%.3f")})
+            means = pd.DataFrame(
+                {
+                    "named score": names,
+                    "mean (ok cases)": [ok[f"score.{name}"].mean() if len(ok) else None for name in names],
+                }
+            )
+            st.dataframe(
+                means,
+                hide_index=True,
+                width="stretch",
+                column_config={"mean (ok cases)": st.column_config.NumberColumn(format="%.3f")},
+            )
         if judge is not None and judge.used:
             st.text(judge.describe())
     figure = score_histogram(ok["score"]).update_layout(height=280, margin={"t": 40, "b": 40})
@@ -60,10 +72,12 @@ def cases_table(token: Any, results: list[CaseResult], cases: list[Case], key: s
     summary(frame, names, judge_summary(results), key)
 
     filters = st.columns(2)
-    statuses = filters[0].multiselect("Status", sorted(frame["status"].unique()), key=f"{key}.filter_status",
-                                      placeholder="every status")
-    splits = filters[1].multiselect("Split", sorted(frame["split"].unique()), key=f"{key}.filter_split",
-                                    placeholder="every split")
+    statuses = filters[0].multiselect(
+        "Status", sorted(frame["status"].unique()), key=f"{key}.filter_status", placeholder="every status"
+    )
+    splits = filters[1].multiselect(
+        "Split", sorted(frame["split"].unique()), key=f"{key}.filter_split", placeholder="every split"
+    )
     view = frame
     if statuses:
         view = view[view["status"].isin(statuses)]
@@ -71,8 +85,17 @@ def cases_table(token: Any, results: list[CaseResult], cases: list[Case], key: s
         view = view[view["split"].isin(splits)]
     judged = bool(frame["judge_calls"].sum())
     judge_columns = ["judge_ms", "judge_cost_usd"] if judged else []
-    columns = ["id", "split", "status", "score", *[f"score.{n}" for n in names], "feedback", "duration_ms",
-               *judge_columns, "error"]
+    columns = [
+        "id",
+        "split",
+        "status",
+        "score",
+        *[f"score.{n}" for n in names],
+        "feedback",
+        "duration_ms",
+        *judge_columns,
+        "error",
+    ]
     view = view[columns].reset_index(drop=True)
     st.caption(f"Showing {len(view)} of {len(frame)} scored cases. Select a row to see the case in full.")
     config: dict[str, Any] = {
@@ -80,17 +103,25 @@ def cases_table(token: Any, results: list[CaseResult], cases: list[Case], key: s
         "score": st.column_config.NumberColumn("score", format="%.3f"),
         "feedback": st.column_config.TextColumn("feedback", width="large"),
         "duration_ms": st.column_config.NumberColumn("duration", format="%.2f ms"),
-        "judge_ms": st.column_config.NumberColumn("judge time", format="%.0f ms",
-                                                  help="Time the metric's llm() calls took for this case"),
-        "judge_cost_usd": st.column_config.NumberColumn("judge cost", format="$%.5f",
-                                                        help="What the metric's llm() calls cost for this case"),
+        "judge_ms": st.column_config.NumberColumn(
+            "judge time", format="%.0f ms", help="Time the metric's llm() calls took for this case"
+        ),
+        "judge_cost_usd": st.column_config.NumberColumn(
+            "judge cost", format="$%.5f", help="What the metric's llm() calls cost for this case"
+        ),
         "error": st.column_config.TextColumn("error", width="medium"),
     }
     for name in names:
         config[f"score.{name}"] = st.column_config.NumberColumn(name, format="%.3f")
-    event = st.dataframe(view, hide_index=True, column_config=config, on_select="rerun",
-                         selection_mode="single-row", width="stretch",
-                         key=f"{key}.table.{token}.{hash((tuple(statuses), tuple(splits)))}")
+    event = st.dataframe(
+        view,
+        hide_index=True,
+        column_config=config,
+        on_select="rerun",
+        selection_mode="single-row",
+        width="stretch",
+        key=f"{key}.table.{token}.{hash((tuple(statuses), tuple(splits)))}",
+    )
     rows = event.selection.rows if event is not None else []
     if rows:
         case_details(view.iloc[rows[0]]["id"], results, cases)

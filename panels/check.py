@@ -18,8 +18,12 @@ STAGE_ICONS = {
     StageStatus.SKIPPED: ":gray[:material/do_not_disturb_on:]",
     StageStatus.NOT_RUN: ":gray[:material/radio_button_unchecked:]",
 }
-STATUS_WORDS = {StageStatus.PASSED: "passed", StageStatus.FAILED: "failed", StageStatus.SKIPPED: "skipped",
-                StageStatus.NOT_RUN: "not run"}
+STATUS_WORDS = {
+    StageStatus.PASSED: "passed",
+    StageStatus.FAILED: "failed",
+    StageStatus.SKIPPED: "skipped",
+    StageStatus.NOT_RUN: "not run",
+}
 
 
 def annotations(report: CheckReport | None) -> list[dict[str, Any]]:
@@ -27,8 +31,14 @@ def annotations(report: CheckReport | None) -> list[dict[str, Any]]:
     failure = report.first_failure if report else None
     if failure is None or not failure.line:
         return []
-    return [{"row": failure.line - 1, "column": 0, "type": "error",
-             "text": f"{failure.label}: {failure.message.splitlines()[0] if failure.message else 'failed'}"}]
+    return [
+        {
+            "row": failure.line - 1,
+            "column": 0,
+            "type": "error",
+            "text": f"{failure.label}: {failure.message.splitlines()[0] if failure.message else 'failed'}",
+        }
+    ]
 
 
 def sample_table(results: list[CaseResult]) -> None:
@@ -53,11 +63,15 @@ def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
         st.info("Type a metric to check it against the contract.")
         return
     if job.running:
-        st.markdown(f":blue[:material/progress_activity:] Checking… {job.done} of {job.total} sampled cases done "
-                    f"({job.elapsed_s:.1f} s)")
+        st.markdown(
+            f":blue[:material/progress_activity:] Checking… {job.done} of {job.total} sampled cases done "
+            f"({job.elapsed_s:.1f} s)"
+        )
         if job.elapsed_s > TIMEOUT_NOTE_AFTER_S:
-            st.caption(f"metric.py is still running; each call is stopped after {timeout:g} s (the timeout). "
-                       "You can keep editing: a new text cancels this check.")
+            st.caption(
+                f"metric.py is still running; each call is stopped after {timeout:g} s (the timeout). "
+                "You can keep editing: a new text cancels this check."
+            )
         if job.partial:
             sample_table(job.partial)
         return
@@ -78,8 +92,10 @@ def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
     for stage in report.stages:
         notes = [f"metric.py line {stage.line}" if stage.line and stage.status is StageStatus.FAILED else ""]
         notes_text = " · ".join(note for note in notes if note)
-        st.markdown(f"{STAGE_ICONS[stage.status]} **{stage.label}** · {STATUS_WORDS[stage.status]}"
-                    + (f" · {notes_text}" if notes_text else ""))
+        st.markdown(
+            f"{STAGE_ICONS[stage.status]} **{stage.label}** · {STATUS_WORDS[stage.status]}"
+            + (f" · {notes_text}" if notes_text else "")
+        )
         first, *rest = (stage.message or "").splitlines() or [""]
         if first:
             st.text(first)

@@ -33,8 +33,18 @@ FILE = "author.file"
 LAST_EVENT = "author.last_event"
 NOTICE = "author.notice"
 CONFLICT_SHOWN_S = 600
-LANGS = {".py": "python", ".json": "json", ".jsonl": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
-         ".md": "markdown", ".csv": "text", ".tsv": "text", ".txt": "text"}
+LANGS = {
+    ".py": "python",
+    ".json": "json",
+    ".jsonl": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".md": "markdown",
+    ".csv": "text",
+    ".tsv": "text",
+    ".txt": "text",
+}
 
 
 @dataclass(frozen=True)
@@ -69,14 +79,18 @@ def sync() -> EditorState:
             write = ws.type_draft(typed, base)
             stored = write.draft
             if write.conflict and write.kept is not None:
-                S[NOTICE] = (f"Another tab changed metric.py while you typed here. Your text is the draft; the other "
-                             f"text was kept as version #{write.kept.id} (see History).")
+                S[NOTICE] = (
+                    f"Another tab changed metric.py while you typed here. Your text is the draft; the other "
+                    f"text was kept as version #{write.kept.id} (see History)."
+                )
         S[BASE] = stored.revision
         return EditorState(stored, event["type"] == "submit")
     if S.get(BASE) != stored.revision:
         if S.get(BASE) is not None and stored.revision != studio.own_revision():
-            S[NOTICE] = ("metric.py was changed in another tab; the editor now shows the latest text. "
-                         "Anything this tab had typed is kept in History.")
+            S[NOTICE] = (
+                "metric.py was changed in another tab; the editor now shows the latest text. "
+                "Anything this tab had typed is kept in History."
+            )
         S[BASE] = stored.revision
         S[GEN] = S.get(GEN, 0) + 1  # a new component: it mounts with the stored text
     return EditorState(stored, False)
@@ -89,9 +103,11 @@ def notices() -> None:
         return
     conflict = studio.workspace().last_conflict()
     if conflict is not None and datetime.now().timestamp() - conflict.at < CONFLICT_SHOWN_S:
-        st.caption(f":orange[:material/sync_problem:] Two tabs edited metric.py at once at "
-                   f"{datetime.fromtimestamp(conflict.at):%H:%M:%S}; the other text is version #{conflict.version_id} "
-                   "in History.")
+        st.caption(
+            f":orange[:material/sync_problem:] Two tabs edited metric.py at once at "
+            f"{datetime.fromtimestamp(conflict.at):%H:%M:%S}; the other text is version #{conflict.version_id} "
+            "in History."
+        )
 
 
 def _set_file(name: str) -> None:
@@ -141,8 +157,13 @@ def file_tabs(metric: MetricSource) -> str:
     if not metric.is_single_file:
         with row:
             for name in metric.files:
-                st.button(name, key=f"author.tab.{name}", on_click=_set_file, args=(name,),
-                          type="primary" if name == file else "secondary")
+                st.button(
+                    name,
+                    key=f"author.tab.{name}",
+                    on_click=_set_file,
+                    args=(name,),
+                    type="primary" if name == file else "secondary",
+                )
     with row, st.popover("Files", icon=":material/folder:"):
         st.caption("A metric is a folder: metric.py may import helper modules and read small data files beside it.")
         st.text_input("New file", placeholder="helpers.py", key="author.new_file")
@@ -151,8 +172,13 @@ def file_tabs(metric: MetricSource) -> str:
             st.divider()
             st.text_input(f"Rename {file} to", key="author.rename_to")
             st.button("Rename", on_click=_rename_file, args=(metric, file))
-            st.button(f"Delete {file}", on_click=_delete_file, args=(metric, file), icon=":material/delete:",
-                      help="The folder before the deletion is kept as a version.")
+            st.button(
+                f"Delete {file}",
+                on_click=_delete_file,
+                args=(metric, file),
+                icon=":material/delete:",
+                help="The folder before the deletion is kept as a version.",
+            )
     if error := S.get("author.files_error"):
         st.error(error)
     return file
@@ -162,8 +188,16 @@ def metric_editor(draft: Draft, markers: list[dict[str, Any]]) -> None:
     """The editor for the current file of ``draft`` (always fed the stored text; see the module docstring)."""
     file = file_tabs(draft.metric)
     suffix = "." + file.rsplit(".", 1)[-1] if "." in file else ""
-    code_editor(draft.metric.files[file], lang=LANGS.get(suffix, "text"), height="640px", response_mode="debounce",
-                options={"showLineNumbers": True, "wrap": True},
-                props={"annotations": markers if file == MAIN_FILE else [], "debounceChangePeriod": 250,
-                       "scrollMargin": [0, 0, 0, 0]},
-                key=editor_key(file))
+    code_editor(
+        draft.metric.files[file],
+        lang=LANGS.get(suffix, "text"),
+        height="640px",
+        response_mode="debounce",
+        options={"showLineNumbers": True, "wrap": True},
+        props={
+            "annotations": markers if file == MAIN_FILE else [],
+            "debounceChangePeriod": 250,
+            "scrollMargin": [0, 0, 0, 0],
+        },
+        key=editor_key(file),
+    )

@@ -59,8 +59,14 @@ class Provenance:
         if not isinstance(data, dict):
             return None
         try:
-            return cls(str(data.get("metric") or ""), str(data.get("dataset") or ""),
-                       str(data.get("dataset_name") or ""), str(data.get("candidate") or ""), data.get("split"),
-                       str(data.get("models") or ""), str(data.get("model_label") or ""))
+            return cls(
+                str(data.get("metric") or ""),
+                str(data.get("dataset") or ""),
+                str(data.get("dataset_name") or ""),
+                str(data.get("candidate") or ""),
+                data.get("split"),
+                str(data.get("models") or ""),
+                str(data.get("model_label") or ""),
+            )
         except (TypeError, ValueError):
             return None

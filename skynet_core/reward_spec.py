@@ -72,8 +72,12 @@ def _reward_spec_in(source: str) -> RewardSpecInSource:
     try:
         tree = parse_source(source)
     except SyntaxError as exc:
-        return RewardSpecInSource(None, f"metric.py does not parse (line {exc.lineno}: {exc.msg}), so its "
-                                        "REWARD_SPEC cannot be read; fix it on the Author page.", exc.lineno)
+        return RewardSpecInSource(
+            None,
+            f"metric.py does not parse (line {exc.lineno}: {exc.msg}), so its "
+            "REWARD_SPEC cannot be read; fix it on the Author page.",
+            exc.lineno,
+        )
     except ValueError as exc:
         return RewardSpecInSource(None, f"metric.py cannot be parsed ({exc}); fix it on the Author page.")
     node = spec_assignment(tree)
@@ -82,14 +86,16 @@ def _reward_spec_in(source: str) -> RewardSpecInSource:
     try:
         value = ast.literal_eval(node.value)  # type: ignore[arg-type]
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return RewardSpecInSource(None, f"REWARD_SPEC at metric.py line {node.lineno} is computed, not written as "
-                                        "a literal dict, so it cannot be read without running metric.py.",
-                                  node.lineno)
+        return RewardSpecInSource(
+            None,
+            f"REWARD_SPEC at metric.py line {node.lineno} is computed, not written as "
+            "a literal dict, so it cannot be read without running metric.py.",
+            node.lineno,
+        )
     try:
         validate_reward_spec(value)
     except RewardSpecError as exc:
-        return RewardSpecInSource(None, f"REWARD_SPEC at metric.py line {node.lineno} is invalid: {exc}",
-                                  node.lineno)
+        return RewardSpecInSource(None, f"REWARD_SPEC at metric.py line {node.lineno} is invalid: {exc}", node.lineno)
     return RewardSpecInSource(value)
 
 

@@ -122,8 +122,14 @@ class RunStore:
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
         return connect(self.path)
 
-    def save(self, key: RunKey, results: Sequence[CaseResult], *, metric_source: str = "",
-             provenance: Provenance | None = None) -> int:
+    def save(
+        self,
+        key: RunKey,
+        results: Sequence[CaseResult],
+        *,
+        metric_source: str = "",
+        provenance: Provenance | None = None,
+    ) -> int:
         """Keep a finished run and return its id; the oldest runs beyond :data:`KEEP_RUNS` are dropped."""
         blob = orjson.dumps([result.to_json() for result in results], option=orjson.OPT_NON_STR_KEYS)
         made_by = orjson.dumps(provenance.to_json()).decode() if provenance is not None else None
@@ -131,21 +137,35 @@ class RunStore:
             cursor = db.execute(
                 "INSERT INTO scored_runs (dataset, dataset_name, candidate, split, metric_hash, metric_source, "
                 "created_at, case_count, results, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (key.dataset, key.dataset_name, key.candidate, key.split, key.metric_hash, metric_source,
-                 time.time(), len(results), blob, made_by))
+                (
+                    key.dataset,
+                    key.dataset_name,
+                    key.candidate,
+                    key.split,
+                    key.metric_hash,
+                    metric_source,
+                    time.time(),
+                    len(results),
+                    blob,
+                    made_by,
+                ),
+            )
             run_id = int(cursor.lastrowid or 0)
             db.execute(
                 "DELETE FROM scored_runs WHERE dataset = ? AND candidate = ? AND id NOT IN "
                 "(SELECT id FROM scored_runs WHERE dataset = ? AND candidate = ? "
                 "ORDER BY created_at DESC, id DESC LIMIT ?)",
-                (key.dataset, key.candidate, key.dataset, key.candidate, KEEP_RUNS))
+                (key.dataset, key.candidate, key.dataset, key.candidate, KEEP_RUNS),
+            )
         return run_id
 
     def latest(self, dataset: str, candidate: str | None = None) -> SavedRun | None:
         """The newest run of ``dataset`` (its source) and ``candidate`` (any candidate when ``None``), or ``None``."""
-        query = ("SELECT id, dataset, candidate, split, metric_hash, dataset_name, created_at, results, metric_source, "
-                 "provenance "
-                 "FROM scored_runs WHERE dataset = ?")
+        query = (
+            "SELECT id, dataset, candidate, split, metric_hash, dataset_name, created_at, results, metric_source, "
+            "provenance "
+            "FROM scored_runs WHERE dataset = ?"
+        )
         params: list[Any] = [dataset]
         if candidate is not None:
             query += " AND candidate = ?"
@@ -160,6 +180,11 @@ class RunStore:
         if provenance is None:  # a run saved before provenance was kept: what its key and text tell
             metric = MetricSource.of(source).digest if source else ""
             provenance = Provenance(metric, dataset, name, candidate, split)
-        return SavedRun(id=run_id, key=key, created_at=created_at,
-                        results=[_result(item) for item in orjson.loads(blob)], metric_source=source,
-                        provenance=provenance)
+        return SavedRun(
+            id=run_id,
+            key=key,
+            created_at=created_at,
+            results=[_result(item) for item in orjson.loads(blob)],
+            metric_source=source,
+            provenance=provenance,
+        )

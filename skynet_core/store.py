@@ -81,8 +81,9 @@ def open_database(directory: str | Path | None, schema: str) -> tuple[Path, Path
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OSError(f"cannot create the data directory {folder} ({exc.strerror}); "
-                      f"set {DATA_DIR_ENV} to a writable directory") from None
+        raise OSError(
+            f"cannot create the data directory {folder} ({exc.strerror}); set {DATA_DIR_ENV} to a writable directory"
+        ) from None
     path = folder / DB_NAME
     with connect(path) as db:
         db.execute("PRAGMA journal_mode=WAL")
@@ -182,8 +183,9 @@ class Store:
     def draft_record(self, workspace: str = DEFAULT_WORKSPACE) -> Draft | None:
         """The stored draft of ``workspace`` with its revision, or ``None`` when nothing was written there yet."""
         with self._connect() as db:
-            row = db.execute("SELECT revision, source, files, updated_at FROM drafts WHERE workspace = ?",
-                             (workspace,)).fetchone()
+            row = db.execute(
+                "SELECT revision, source, files, updated_at FROM drafts WHERE workspace = ?", (workspace,)
+            ).fetchone()
         return Draft(row[0], _metric(row[1], row[2]), row[3]) if row else None
 
     def draft(self, workspace: str = DEFAULT_WORKSPACE) -> str | None:
@@ -191,8 +193,9 @@ class Store:
         record = self.draft_record(workspace)
         return record.source if record else None
 
-    def write_draft(self, metric: str | MetricSource, base_revision: int | None,
-                    workspace: str = DEFAULT_WORKSPACE) -> tuple[bool, Draft]:
+    def write_draft(
+        self, metric: str | MetricSource, base_revision: int | None, workspace: str = DEFAULT_WORKSPACE
+    ) -> tuple[bool, Draft]:
         """Compare-and-set: write ``metric`` only when the stored revision is ``base_revision``.
 
         Returns ``(True, new draft)`` when written, ``(False, stored draft)`` when the stored
@@ -203,39 +206,50 @@ class Store:
         now = time.time()
         with self._connect() as db:
             db.execute("BEGIN IMMEDIATE")
-            row = db.execute("SELECT revision, source, files, updated_at FROM drafts WHERE workspace = ?",
-                             (workspace,)).fetchone()
+            row = db.execute(
+                "SELECT revision, source, files, updated_at FROM drafts WHERE workspace = ?", (workspace,)
+            ).fetchone()
             current = row[0] if row else 0
             if base_revision is not None and base_revision != current:
                 return False, Draft(current, _metric(row[1], row[2]), row[3])
-            db.execute("INSERT INTO drafts (workspace, source, files, updated_at, revision) VALUES (?, ?, ?, ?, ?) "
-                       "ON CONFLICT (workspace) DO UPDATE SET source = excluded.source, files = excluded.files, "
-                       "updated_at = excluded.updated_at, revision = excluded.revision",
-                       (workspace, metric.main, _files_json(metric), now, current + 1))
+            db.execute(
+                "INSERT INTO drafts (workspace, source, files, updated_at, revision) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (workspace) DO UPDATE SET source = excluded.source, files = excluded.files, "
+                "updated_at = excluded.updated_at, revision = excluded.revision",
+                (workspace, metric.main, _files_json(metric), now, current + 1),
+            )
         return True, Draft(current + 1, metric, now)
 
     def save_draft(self, source: str | MetricSource, workspace: str = DEFAULT_WORKSPACE) -> Draft:
         """Write the draft whatever the stored revision (scripts and tests; pages go through the workspace)."""
         return self.write_draft(source, None, workspace)[1]
 
-    def save_version(self, name: str, source: str | MetricSource, workspace: str = DEFAULT_WORKSPACE,
-                     kind: VersionKind = VersionKind.NAMED) -> Version:
+    def save_version(
+        self,
+        name: str,
+        source: str | MetricSource,
+        workspace: str = DEFAULT_WORKSPACE,
+        kind: VersionKind = VersionKind.NAMED,
+    ) -> Version:
         """Keep a named copy of the metric; names need not be unique (the id and time tell them apart)."""
         name = name.strip() or "untitled"
         metric = MetricSource.of(source)
         created = time.time()
         with self._connect() as db:
-            cursor = db.execute("INSERT INTO versions (workspace, name, source, created_at, kind, files) "
-                                "VALUES (?, ?, ?, ?, ?, ?)",
-                                (workspace, name, metric.main, created, kind.value, _files_json(metric)))
+            cursor = db.execute(
+                "INSERT INTO versions (workspace, name, source, created_at, kind, files) VALUES (?, ?, ?, ?, ?, ?)",
+                (workspace, name, metric.main, created, kind.value, _files_json(metric)),
+            )
             version_id = int(cursor.lastrowid or 0)
         return Version(version_id, workspace, name, metric.main, created, kind, metric)
 
     def versions(self, workspace: str = DEFAULT_WORKSPACE) -> list[Version]:
         """The saved versions of ``workspace``, newest first."""
         with self._connect() as db:
-            rows = db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions WHERE workspace = ? "
-                              "ORDER BY created_at DESC, id DESC", (workspace,)).fetchall()
+            rows = db.execute(
+                f"SELECT {_VERSION_COLUMNS} FROM versions WHERE workspace = ? ORDER BY created_at DESC, id DESC",
+                (workspace,),
+            ).fetchall()
         return [_version(row) for row in rows]
 
     def latest_version(self, workspace: str = DEFAULT_WORKSPACE, kind: VersionKind | None = None) -> Version | None:
@@ -252,8 +266,10 @@ class Store:
     def name_version(self, version_id: int, name: str) -> Version:
         """Give version ``version_id`` a person's ``name`` (it becomes a named version)."""
         with self._connect() as db:
-            db.execute("UPDATE versions SET name = ?, kind = ? WHERE id = ?",
-                       (name.strip() or "untitled", VersionKind.NAMED.value, version_id))
+            db.execute(
+                "UPDATE versions SET name = ?, kind = ? WHERE id = ?",
+                (name.strip() or "untitled", VersionKind.NAMED.value, version_id),
+            )
         version = self.version(version_id)
         if version is None:
             raise KeyError(f"there is no version {version_id}")
@@ -274,9 +290,11 @@ class Store:
         """Save a JSON-serialisable setting."""
         text = orjson.dumps(value).decode()
         with self._connect() as db:
-            db.execute("INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) "
-                       "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-                       (key, text, time.time()))
+            db.execute(
+                "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                (key, text, time.time()),
+            )
 
     def delete(self, key: str) -> None:
         with self._connect() as db:

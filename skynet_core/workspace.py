@@ -127,8 +127,9 @@ class DatasetInUse:
     @property
     def cases(self) -> list[Case]:
         """The candidate's cases in the split (every split when none is chosen)."""
-        return [case for case in self.data.for_candidate(self.candidate)
-                if self.split is None or case.split == self.split]
+        return [
+            case for case in self.data.for_candidate(self.candidate) if self.split is None or case.split == self.split
+        ]
 
 
 @dataclass(frozen=True)
@@ -162,9 +163,15 @@ class Conflict:
 class Workspace:
     """The studio's state and use cases (see the module docstring). Thread-safe; one per data directory."""
 
-    def __init__(self, directory: str | Path | None = None, *, pool: WorkerPool | None = None,
-                 name: str = DEFAULT_WORKSPACE, jobs: JobBoard | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        directory: str | Path | None = None,
+        *,
+        pool: WorkerPool | None = None,
+        name: str = DEFAULT_WORKSPACE,
+        jobs: JobBoard | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.store = Store(directory)
         self.directory = self.store.directory
         self.runs = RunStore(self.directory)
@@ -201,8 +208,7 @@ class Workspace:
     def set_timeout_s(self, value: float) -> None:
         self.store.set(SETTING_TIMEOUT, float(value))
 
-    def run_options(self, keys: Mapping[str, str] | None = None,
-                    settings: ModelSettings | None = None) -> RunOptions:
+    def run_options(self, keys: Mapping[str, str] | None = None, settings: ModelSettings | None = None) -> RunOptions:
         """The options every run of metric code uses now (``settings`` overrides the saved models, for a try-out)."""
         settings = settings or self.model_settings(keys)
         return RunOptions(self.timeout_s(), settings.concurrency, make_handler(settings), self.pool)
@@ -228,8 +234,9 @@ class Workspace:
         kept = None
         while not written:
             # Whatever another writer stored meanwhile is kept before the typed text replaces it.
-            kept = self.store.save_version(f"other tab's text, replaced at {_clock()}", stored.metric, self.name,
-                                           VersionKind.KEPT)
+            kept = self.store.save_version(
+                f"other tab's text, replaced at {_clock()}", stored.metric, self.name, VersionKind.KEPT
+            )
             written, stored = self.store.write_draft(metric, stored.revision, self.name)
         assert kept is not None
         self.store.set(self._key(SETTING_CONFLICT), {"version": kept.id, "at": kept.created_at})
@@ -242,8 +249,7 @@ class Workspace:
         current = self.draft()
         kept = None
         if current.revision and current.metric != metric and current.source.strip():
-            kept = self.store.save_version(f"before {reason} ({_clock()})", current.metric, self.name,
-                                           VersionKind.KEPT)
+            kept = self.store.save_version(f"before {reason} ({_clock()})", current.metric, self.name, VersionKind.KEPT)
         return DraftWrite(self.store.write_draft(metric, None, self.name)[1], kept)
 
     def save_version(self, name: str, metric: str | MetricSource | None = None) -> SavedVersion:
@@ -290,12 +296,18 @@ class Workspace:
             str(get(SETTING_DATASET_PATH, EXAMPLE_SOURCE) or EXAMPLE_SOURCE),
             roles_from_json(roles) if roles else None,
             tuple(CandidateFile.from_json(item) for item in get(SETTING_DATASET_CANDIDATE_FILES) or []),
-            get(SETTING_DATASET_MAIN_CANDIDATE), get(SETTING_CANDIDATE),
-            split if isinstance(split, str) and split else None)
+            get(SETTING_DATASET_MAIN_CANDIDATE),
+            get(SETTING_CANDIDATE),
+            split if isinstance(split, str) and split else None,
+        )
 
-    def save_dataset_choice(self, path: str, roles: dict[str, tuple[Role, str]] | None = None,
-                            candidate_files: list[CandidateFile] | None = None,
-                            main_candidate: str | None = None) -> None:
+    def save_dataset_choice(
+        self,
+        path: str,
+        roles: dict[str, tuple[Role, str]] | None = None,
+        candidate_files: list[CandidateFile] | None = None,
+        main_candidate: str | None = None,
+    ) -> None:
         """Choose a dataset file (the candidate and split are kept; an unknown candidate means the first)."""
         self.store.set(SETTING_DATASET_PATH, path)
         self.store.set(SETTING_DATASET_ROLES, roles_to_json(roles) if roles else None)
@@ -307,22 +319,36 @@ class Workspace:
         self.store.set(SETTING_CANDIDATE, candidate)
         self.store.set(SETTING_SPLIT, split)
 
-    def load(self, path: str, roles: dict[str, tuple[Role, str]] | None = None,
-             candidate_files: list[CandidateFile] | tuple[CandidateFile, ...] = (),
-             main_candidate: str | None = None) -> Dataset:
+    def load(
+        self,
+        path: str,
+        roles: dict[str, tuple[Role, str]] | None = None,
+        candidate_files: list[CandidateFile] | tuple[CandidateFile, ...] = (),
+        main_candidate: str | None = None,
+    ) -> Dataset:
         """Load a dataset (kept in memory while its files are unchanged). Raises DatasetError or OSError."""
         if path == EXAMPLE_SOURCE:
             key = EXAMPLE_SOURCE
         else:
             stamps = [Path(name).stat().st_mtime_ns for name in (path, *(item.path for item in candidate_files))]
-            key = orjson.dumps([path, stamps, roles_to_json(roles) if roles else None,
-                                [item.to_json() for item in candidate_files], main_candidate]).decode()
+            key = orjson.dumps(
+                [
+                    path,
+                    stamps,
+                    roles_to_json(roles) if roles else None,
+                    [item.to_json() for item in candidate_files],
+                    main_candidate,
+                ]
+            ).decode()
         with self._lock:
             if key in self._datasets:
                 self._datasets.move_to_end(key)
                 return self._datasets[key]
-        data = load_example() if path == EXAMPLE_SOURCE else load_dataset(
-            path, roles=roles, candidate_files=list(candidate_files), main_candidate=main_candidate)
+        data = (
+            load_example()
+            if path == EXAMPLE_SOURCE
+            else load_dataset(path, roles=roles, candidate_files=list(candidate_files), main_candidate=main_candidate)
+        )
         with self._lock:
             self._datasets[key] = data
             while len(self._datasets) > DATASETS_KEPT:
@@ -334,8 +360,11 @@ class Workspace:
         try:
             choice = self.dataset_choice()
         except DatasetError as exc:
-            return self._in_use(self.load(EXAMPLE_SOURCE), DatasetChoice(),
-                                f"The saved dataset choice could not be read ({exc}); using the example.")
+            return self._in_use(
+                self.load(EXAMPLE_SOURCE),
+                DatasetChoice(),
+                f"The saved dataset choice could not be read ({exc}); using the example.",
+            )
         try:
             data = self.load(choice.path, choice.roles, choice.candidate_files, choice.main_candidate)
             return self._in_use(data, choice)
@@ -343,8 +372,11 @@ class Workspace:
             reason = str(exc)
         except OSError as exc:
             reason = f"{exc.filename or choice.path} could not be read ({exc.strerror or exc})."
-        return self._in_use(self.load(EXAMPLE_SOURCE), choice,
-                            f"The example is in use: the chosen dataset could not be loaded. {reason}")
+        return self._in_use(
+            self.load(EXAMPLE_SOURCE),
+            choice,
+            f"The example is in use: the chosen dataset could not be loaded. {reason}",
+        )
 
     @staticmethod
     def _in_use(data: Dataset, choice: DatasetChoice, problem: str | None = None) -> DatasetInUse:
@@ -357,16 +389,27 @@ class Workspace:
 
     # --- what produced a result --------------------------------------------------------------
 
-    def provenance(self, metric: str | MetricSource | None = None, keys: Mapping[str, str] | None = None,
-                   in_use: DatasetInUse | None = None) -> Provenance:
+    def provenance(
+        self,
+        metric: str | MetricSource | None = None,
+        keys: Mapping[str, str] | None = None,
+        in_use: DatasetInUse | None = None,
+    ) -> Provenance:
         """The provenance a result made now would have (the draft's metric unless ``metric`` is given)."""
         metric = MetricSource.of(metric) if metric is not None else self.draft().metric
         in_use = in_use or self.dataset()
         settings = self.model_settings(keys)
         effective = settings.effective()
         model, base = (effective[0].model, effective[0].api_base) if effective else ("", None)
-        return Provenance(metric.digest, in_use.data.source, in_use.data.name, in_use.candidate, in_use.split,
-                          settings_fingerprint(model, base, settings.temperature), model)
+        return Provenance(
+            metric.digest,
+            in_use.data.source,
+            in_use.data.name,
+            in_use.candidate,
+            in_use.split,
+            settings_fingerprint(model, base, settings.temperature),
+            model,
+        )
 
     # --- use cases: check, score, compare ------------------------------------------------------
 
@@ -375,8 +418,9 @@ class Workspace:
         self.jobs.add(job, watcher)
         return slot.submit(job, target)
 
-    def check(self, slot: JobSlot, metric: MetricSource, *, keys: Mapping[str, str] | None = None,
-              watcher: str | None = None) -> Job[CheckReport]:
+    def check(
+        self, slot: JobSlot, metric: MetricSource, *, keys: Mapping[str, str] | None = None, watcher: str | None = None
+    ) -> Job[CheckReport]:
         """The contract check of ``metric`` on the sampled cases in use."""
         from .contract import check_metric
 
@@ -385,30 +429,62 @@ class Workspace:
         provenance = self.provenance(metric, keys, in_use)
 
         def run(job: Job[CheckReport]) -> CheckReport:
-            return check_metric(runnable(metric), cases, timeout=options.timeout_s, llm=options.llm,
-                                cancel=job.cancel, pool=options.pool, on_result=job.add_result)
+            return check_metric(
+                runnable(metric),
+                cases,
+                timeout=options.timeout_s,
+                llm=options.llm,
+                cancel=job.cancel,
+                pool=options.pool,
+                on_result=job.add_result,
+            )
 
-        job: Job[CheckReport] = Job(kind="check", total=min(SAMPLE_SIZE, len(cases)), label="contract check",
-                                    provenance=provenance)
+        job: Job[CheckReport] = Job(
+            kind="check", total=min(SAMPLE_SIZE, len(cases)), label="contract check", provenance=provenance
+        )
         return self.submit(slot, job, run, watcher)
 
-    def score(self, slot: JobSlot, metric: MetricSource, cases: list[Case], options: RunOptions, *,
-              kind: str = "score", label: str = "", watcher: str | None = None,
-              provenance: Provenance | None = None) -> Job[CheckReport]:
+    def score(
+        self,
+        slot: JobSlot,
+        metric: MetricSource,
+        cases: list[Case],
+        options: RunOptions,
+        *,
+        kind: str = "score",
+        label: str = "",
+        watcher: str | None = None,
+        provenance: Provenance | None = None,
+    ) -> Job[CheckReport]:
         """Score every case of ``cases`` (the one way to do it): a hanging case times out alone and the run
         goes on; the report's ``cases`` hold every result in case order."""
         from .contract import check_metric
 
         def run(job: Job[CheckReport]) -> CheckReport:
-            return check_metric(runnable(metric), cases, timeout=options.timeout_s, llm=options.llm,
-                                cancel=job.cancel, pool=options.pool, sample=cases,
-                                concurrency=options.concurrency, on_result=job.add_result, stop_on_timeout=False)
+            return check_metric(
+                runnable(metric),
+                cases,
+                timeout=options.timeout_s,
+                llm=options.llm,
+                cancel=job.cancel,
+                pool=options.pool,
+                sample=cases,
+                concurrency=options.concurrency,
+                on_result=job.add_result,
+                stop_on_timeout=False,
+            )
 
         job: Job[CheckReport] = Job(kind=kind, total=len(cases), label=label, provenance=provenance)
         return self.submit(slot, job, run, watcher)
 
-    def score_all(self, slot: JobSlot, metric: MetricSource | None = None, *,
-                  keys: Mapping[str, str] | None = None, watcher: str | None = None) -> Job[CheckReport]:
+    def score_all(
+        self,
+        slot: JobSlot,
+        metric: MetricSource | None = None,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[CheckReport]:
         """Score every case in use with the draft (or ``metric``). A run that finishes (not cancelled, at least
         one case scored) is kept in the database with its provenance: Feedback review and later sessions read it."""
         from .contract import check_metric
@@ -419,21 +495,37 @@ class Workspace:
         made_by = self.provenance(metric, keys, in_use)
 
         def run(job: Job[CheckReport]) -> CheckReport:
-            report = check_metric(runnable(metric), cases, timeout=options.timeout_s, llm=options.llm,
-                                  cancel=job.cancel, pool=options.pool, sample=cases,
-                                  concurrency=options.concurrency, on_result=job.add_result, stop_on_timeout=False)
+            report = check_metric(
+                runnable(metric),
+                cases,
+                timeout=options.timeout_s,
+                llm=options.llm,
+                cancel=job.cancel,
+                pool=options.pool,
+                sample=cases,
+                concurrency=options.concurrency,
+                on_result=job.add_result,
+                stop_on_timeout=False,
+            )
             if not job.cancel.is_set() and report.cases:
-                key = RunKey(made_by.dataset, made_by.candidate, made_by.split, metric_hash(metric.main),
-                             made_by.dataset_name)
+                key = RunKey(
+                    made_by.dataset, made_by.candidate, made_by.split, metric_hash(metric.main), made_by.dataset_name
+                )
                 self.runs.save(key, report.cases, metric_source=metric.main, provenance=made_by)
             return report
 
         job: Job[CheckReport] = Job(kind="score", total=len(cases), label="score all", provenance=made_by)
         return self.submit(slot, job, run, watcher)
 
-    def compare_versions(self, slot: JobSlot, old: MetricSource, new: MetricSource, *,
-                         keys: Mapping[str, str] | None = None,
-                         watcher: str | None = None) -> Job[tuple[list[CaseResult], list[CaseResult]]]:
+    def compare_versions(
+        self,
+        slot: JobSlot,
+        old: MetricSource,
+        new: MetricSource,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[tuple[list[CaseResult], list[CaseResult]]]:
         """Score both versions on the cases in use; the result is (old results, new results)."""
         from .runner import score_cases
 
@@ -441,15 +533,25 @@ class Workspace:
         cases, options = in_use.cases, self.run_options(keys)
 
         def run(job: Job[tuple[list[CaseResult], list[CaseResult]]]) -> tuple[list[CaseResult], list[CaseResult]]:
-            common: dict[str, Any] = {"timeout": options.timeout_s, "pool": options.pool, "llm": options.llm,
-                                      "cancel": job.cancel, "on_result": job.add_result,
-                                      "concurrency": options.concurrency}
-            return (score_cases(runnable(old), cases, **common).results,
-                    score_cases(runnable(new), cases, **common).results)
+            common: dict[str, Any] = {
+                "timeout": options.timeout_s,
+                "pool": options.pool,
+                "llm": options.llm,
+                "cancel": job.cancel,
+                "on_result": job.add_result,
+                "concurrency": options.concurrency,
+            }
+            return (
+                score_cases(runnable(old), cases, **common).results,
+                score_cases(runnable(new), cases, **common).results,
+            )
 
         job: Job[tuple[list[CaseResult], list[CaseResult]]] = Job(
-            kind="compare", total=2 * len(cases), label=f"{len(cases)} cases",
-            provenance=self.provenance(new, keys, in_use))
+            kind="compare",
+            total=2 * len(cases),
+            label=f"{len(cases)} cases",
+            provenance=self.provenance(new, keys, in_use),
+        )
         return self.submit(slot, job, run, watcher)
 
     def latest_run(self, in_use: DatasetInUse | None = None) -> SavedRun | None:

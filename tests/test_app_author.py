@@ -16,8 +16,10 @@ from skynet_core.store import Store
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SYNTAX_ERROR = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'\n"
-NEW_SCORE = ("def score(input, output, expected=None):\n"
-             "    return 0.5, {'feedback': 'Half marks for trying.', 'scores': {'tone': 0.25}}\n")
+NEW_SCORE = (
+    "def score(input, output, expected=None):\n"
+    "    return 0.5, {'feedback': 'Half marks for trying.', 'scores': {'tone': 0.25}}\n"
+)
 LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass\n"
 
 
@@ -70,8 +72,11 @@ def stage_lines(at: AppTest) -> dict[str, str]:
     label = None
     for node in at.main:
         value = str(getattr(node, "value", ""))
-        found = [name for name in ("load", "signature", "reward spec", "metric return value")
-                 if node.type == "markdown" and f"**{name}** · " in value]
+        found = [
+            name
+            for name in ("load", "signature", "reward spec", "metric return value")
+            if node.type == "markdown" and f"**{name}** · " in value
+        ]
         if found:
             label = found[-1]
             lines[label] = value
@@ -160,8 +165,10 @@ def test_loading_the_reward_example_draws_the_weights_and_keeps_the_old_text(app
 
 
 def test_cancel_stops_scoring_and_keeps_the_cases_done(app):
-    slow = ("import time\n\ndef score(input, output, expected=None):\n"
-            "    time.sleep(0.1)\n    return 1.0, {'feedback': 'slow but fine'}\n")
+    slow = (
+        "import time\n\ndef score(input, output, expected=None):\n"
+        "    time.sleep(0.1)\n    return 1.0, {'feedback': 'slow but fine'}\n"
+    )
     type_text(app, slow)
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
@@ -186,8 +193,14 @@ def test_litellm_is_not_imported_by_opening_the_app(tmp_path):
         "at.run()\n"
         "print('litellm' in sys.modules, not at.exception)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "SKYNET_DATA_DIR": str(tmp_path)}, cwd=Path(APP).parent)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "SKYNET_DATA_DIR": str(tmp_path)},
+        cwd=Path(APP).parent,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-2:] == ["False", "True"]
 

@@ -120,8 +120,11 @@ def test_provenance_ignores_what_an_old_run_did_not_record():
 
 def test_the_metric_model_is_part_of_the_provenance(ws):
     before = ws.provenance(A)
-    ws.save_model_settings(ws.model_settings().with_changes(
-        metric=__import__("skynet_core.llm", fromlist=["ModelConfig"]).ModelConfig("openai/judge", None)))
+    ws.save_model_settings(
+        ws.model_settings().with_changes(
+            metric=__import__("skynet_core.llm", fromlist=["ModelConfig"]).ModelConfig("openai/judge", None)
+        )
+    )
     assert before.changes(ws.provenance(A)) == ["the metric model is now openai/judge"]
 
 
@@ -140,8 +143,10 @@ def test_a_cancelled_score_all_is_not_kept(ws):
 
 
 def test_the_check_reports_the_reward_spec_line_in_force(ws):
-    source = ("REWARD_SPEC = {'weights': {'accuracy': 1, 'speed': 0, 'cost': 0}, 'accuracy': {}}\nx = 1\n"
-              "REWARD_SPEC = {'weights': {'accuracy': -1, 'speed': 0, 'cost': 0}}\n" + A)
+    source = (
+        "REWARD_SPEC = {'weights': {'accuracy': 1, 'speed': 0, 'cost': 0}, 'accuracy': {}}\nx = 1\n"
+        "REWARD_SPEC = {'weights': {'accuracy': -1, 'speed': 0, 'cost': 0}}\n" + A
+    )
     job = ws.check(JobSlot(), MetricSource.of(source))
     assert job.wait(60)
     stage = next(stage for stage in job.result.stages if stage.name.value == "reward_spec")
@@ -150,8 +155,10 @@ def test_the_check_reports_the_reward_spec_line_in_force(ws):
 
 
 def test_reward_spec_in_returns_a_copy_each_time():
-    source = "REWARD_SPEC = {'weights': {'accuracy': 1, 'speed': 1, 'cost': 0}, 'accuracy': {}, " \
-             "'speed': {'reference': 100}}\n" + A
+    source = (
+        "REWARD_SPEC = {'weights': {'accuracy': 1, 'speed': 1, 'cost': 0}, 'accuracy': {}, "
+        "'speed': {'reference': 100}}\n" + A
+    )
     first = reward_spec_in(source)
     first.spec["weights"]["accuracy"] = 99
     assert reward_spec_in(source).spec["weights"]["accuracy"] == 1
