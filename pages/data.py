@@ -8,10 +8,8 @@ a mistake never replaces a working dataset and never loses the roles typed.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -28,6 +26,7 @@ from skynet_core.datasets import (
     read_table,
     save_upload,
 )
+from skynet_core.datasets.role_editor import ROLE_CHOICES, cell_text, changed_roles, editor_rows
 
 studio.ensure_router()
 
@@ -41,22 +40,6 @@ SPLIT_RULE = (
     "60/20/20 train/val/test; 300 or more, 60/20/20 with val capped at 200 and test at 500. A case's split "
     "depends only on its id, so it never changes between runs; a `split` column overrides the planner."
 )
-# The role editor's choices. ``None`` as the field: the row's field name, or the column name when it is empty.
-ROLE_CHOICES: dict[str, tuple[Role, str | None]] = {
-    "input field": (Role.INPUT, None),
-    "input object": (Role.INPUT, ""),
-    "expected field": (Role.EXPECTED, None),
-    "expected object": (Role.EXPECTED, ""),
-    "output": (Role.OUTPUT, ""),
-    "output field": (Role.OUTPUT, None),
-    "observation latency_ms": (Role.OBSERVATION, "latency_ms"),
-    "observation cost_usd": (Role.OBSERVATION, "cost_usd"),
-    "observation object": (Role.OBSERVATION, ""),
-    "candidate": (Role.CANDIDATE, ""),
-    "split": (Role.SPLIT, ""),
-    "id": (Role.ID, ""),
-    "ignored": (Role.IGNORED, ""),
-}
 ROLE_HELP = (
     "**input field**: `input[field]` · **expected field**: `expected[field]`, keyed like the output · "
     "**output**: the whole output to score (**output field** builds an object) · **object** roles: the cell is a "
@@ -73,46 +56,6 @@ class Draft:
     roles: dict[str, tuple[Role, str]] | None = None
     files: list[CandidateFile] = field(default_factory=list)
     main_candidate: str | None = None
-
-
-def choice_of(role: Role, field_name: str) -> str:
-    if role is Role.OUTPUT:
-        return "output field" if field_name else "output"
-    if role in (Role.INPUT, Role.EXPECTED):
-        return f"{role.value} {'field' if field_name else 'object'}"
-    if role is Role.OBSERVATION:
-        return f"observation {field_name}" if field_name else "observation object"
-    return role.value
-
-
-def role_of(choice: str | None, field_name: Any, column: str) -> tuple[Role, str]:
-    role, fixed = ROLE_CHOICES.get(choice or "ignored", (Role.IGNORED, ""))
-    if fixed is not None:
-        return role, fixed
-    typed = field_name.strip() if isinstance(field_name, str) else ""
-    return role, typed or column
-
-
-def cell_text(value: Any) -> Any:
-    """A cell as the preview shows it: objects as JSON text, so mixed columns display as written."""
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False, default=str)
-    if value is None or isinstance(value, str):
-        return value
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass  # an array-like cell (e.g. a Parquet list)
-    return str(value)
-
-
-def sample_text(values: pd.Series) -> str:
-    for value in values:
-        text = cell_text(value)
-        if text not in (None, ""):
-            return text if len(text) <= 60 else text[:57] + "..."
-    return ""
 
 
 @st.cache_resource(show_spinner="Reading the file…", max_entries=2)
@@ -198,38 +141,17 @@ def remove_candidate_file(draft: Draft, index: int) -> None:
 
 
 def save_candidate(token: str) -> None:
-    studio.store().set(studio.SETTING_CANDIDATE, S[f"data.candidate.{token}"])
+    studio.workspace().choose_cases(S[f"data.candidate.{token}"], studio.split())
 
 
 def save_split(token: str) -> None:
     chosen = S[f"data.split.{token}"]
-    studio.store().set(studio.SETTING_SPLIT, None if chosen == ALL_SPLITS else chosen)
-
-
-def editor_rows(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]]) -> pd.DataFrame:
-    rows = []
-    for column in frame.columns:
-        role, field_name = roles[column]
-        shows_field = ROLE_CHOICES[choice_of(role, field_name)][1] is None
-        rows.append(
-            {
-                "column": str(column),
-                "role": choice_of(role, field_name),
-                "field": field_name if shows_field else "",
-                "example": sample_text(frame[column].head(50)),
-            }
-        )
-    return pd.DataFrame(rows, columns=["column", "role", "field", "example"])
+    studio.workspace().choose_cases(studio.in_use().candidate, None if chosen == ALL_SPLITS else chosen)
 
 
 def apply(draft: Draft, edited: pd.DataFrame, columns: list[str]) -> None:
     """Load the draft with the edited roles; store it when it loads, else show why (keeping the edits)."""
-    chosen = {
-        column: role_of(row["role"], row["field"], column)
-        for column, (_, row) in zip(columns, edited.iterrows(), strict=True)
-    }
-    inferred = infer_roles(columns)
-    changed = {column: role for column, role in chosen.items() if role != inferred[column]} or None
+    changed = changed_roles(edited, columns)
     main = (S.get(f"data.main.{S['data.gen']}") or "").strip() or None
     try:
         data = studio.load_choice(draft.path, changed, draft.files, main)
@@ -245,7 +167,7 @@ def apply(draft: Draft, edited: pd.DataFrame, columns: list[str]) -> None:
         return
     studio.save_dataset_choice(draft.path, changed, draft.files, main)
     if studio.split() not in (None, *[name for name, count in data.split_counts().items() if count]):
-        studio.store().set(studio.SETTING_SPLIT, None)
+        studio.workspace().choose_cases(studio.in_use().candidate, None)
     new_draft(Draft(path=draft.path, roles=changed, files=list(draft.files), main_candidate=main))
     S["data.flash"] = (
         f"Using {Path(draft.path).name}: {sum(data.split_counts().values()):,} cases × "
