@@ -54,7 +54,9 @@ def compare_runs(old: list[CaseResult], new: list[CaseResult], *, tolerance: flo
         before = old_by_key.get(key)
         if before is None:
             continue
-        both_ok = before.ok and after.ok
+        delta = None
+        if before.ok and after.ok and before.score is not None and after.score is not None:
+            delta = after.score - before.score
         rows.append({
             "id": after.id,
             "split": after.split,
@@ -63,7 +65,7 @@ def compare_runs(old: list[CaseResult], new: list[CaseResult], *, tolerance: flo
             "new_status": after.status.value,
             "old_score": before.score,
             "new_score": after.score,
-            "delta": (after.score - before.score) if both_ok else None,
+            "delta": delta,
             "old_feedback": before.feedback if before.ok else before.error.split("\n", 1)[0],
             "new_feedback": after.feedback if after.ok else after.error.split("\n", 1)[0],
         })

@@ -101,14 +101,14 @@ def collect(
     for name in candidates:
         if not rows[name]:
             continue
-        ids, values, has_accuracy, latency, cost = zip(*rows[name], strict=True)
+        ids, values, recorded_flags, latencies, costs = zip(*rows[name], strict=True)
         accuracy = np.array(values, dtype=float)
-        recorded = np.array(has_accuracy)
+        recorded = np.array(recorded_flags)
         from_score += int((~recorded).sum())
         if accuracy_ref is not None:
             # scores["accuracy"] is the part score ref / (ref + error); the metric passed the error.
             accuracy[recorded] = error_from_part_score(accuracy[recorded], accuracy_ref)
-        scored.append(CandidateData(display_name(name), ids, accuracy, np.array(latency), np.array(cost)))
+        scored.append(CandidateData(display_name(name), ids, accuracy, np.array(latencies), np.array(costs)))
     return ScoredCandidates(scored, failed, first_error, accuracy_ref, from_score, metric)
 
 
