@@ -243,12 +243,12 @@ def metric_source() -> str:
     return metric().main
 
 
-def replace_metric_source(new: str | MetricSource, reason: str) -> Version | None:
+def replace_metric_source(new: str | MetricSource, reason: str, *, keep: bool = True) -> Version | None:
     """Make ``new`` the draft for ``reason``; the replaced text becomes a version first (returned, if any).
 
     The Author page's editor shows the new draft the next time it draws, without calling it a conflict.
     """
-    write = workspace().replace_draft(new, reason)
+    write = workspace().replace_draft(new, reason, keep=keep)
     st.session_state[_OWN_REVISION] = write.draft.revision
     return write.kept
 

@@ -123,7 +123,7 @@ def _add_file(metric: MetricSource) -> None:
     except MetricSourceError as exc:
         S["author.files_error"] = str(exc)
         return
-    _write(changed, f"adding {name}")
+    _write(changed, f"adding {name}", keep=False)
     S[FILE] = name
 
 
@@ -134,7 +134,7 @@ def _rename_file(metric: MetricSource, old: str) -> None:
     except MetricSourceError as exc:
         S["author.files_error"] = str(exc)
         return
-    _write(changed, f"renaming {old}")
+    _write(changed, f"renaming {old}", keep=False)
     S[FILE] = next(key for key in changed.files if key not in metric.files)
 
 
@@ -143,9 +143,9 @@ def _delete_file(metric: MetricSource, name: str) -> None:
     S[FILE] = MAIN_FILE
 
 
-def _write(metric: MetricSource, reason: str) -> None:
+def _write(metric: MetricSource, reason: str, *, keep: bool = True) -> None:
     S.pop("author.files_error", None)
-    kept = studio.replace_metric_source(metric, reason)
+    kept = studio.replace_metric_source(metric, reason, keep=keep)
     if kept is not None:
         st.toast(f"The folder before {reason} was kept as version “{kept.name}”.", icon=":material/save:")
 

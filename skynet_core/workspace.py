@@ -242,13 +242,14 @@ class Workspace:
         self.store.set(self._key(SETTING_CONFLICT), {"version": kept.id, "at": kept.created_at})
         return DraftWrite(stored, kept, conflict=True)
 
-    def replace_draft(self, metric: str | MetricSource, reason: str) -> DraftWrite:
+    def replace_draft(self, metric: str | MetricSource, reason: str, *, keep: bool = True) -> DraftWrite:
         """Make ``metric`` the draft for ``reason`` (an example, an upload, a restore…); the text it replaces
-        becomes a version first when it differs and was ever written."""
+        becomes a version first when it differs and was ever written. ``keep=False`` is for changes that lose
+        no text (adding an empty file, renaming one)."""
         metric = MetricSource.of(metric)
         current = self.draft()
         kept = None
-        if current.revision and current.metric != metric and current.source.strip():
+        if keep and current.revision and current.metric != metric and current.source.strip():
             kept = self.store.save_version(f"before {reason} ({_clock()})", current.metric, self.name, VersionKind.KEPT)
         return DraftWrite(self.store.write_draft(metric, None, self.name)[1], kept)
 

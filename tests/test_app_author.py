@@ -269,3 +269,29 @@ def test_a_write_from_another_tab_is_shown_and_a_stale_write_keeps_both(app, tmp
     assert draft_text(app) == LOOPS
     assert SYNTAX_ERROR in [v.source for v in Store(tmp_path).versions()]
     assert any("Another tab changed metric.py" in w.value for w in app.warning)
+
+
+def test_a_metric_folder_is_edited_file_by_file(app, tmp_path):
+    app.text_input(key="author.new_file").input("helpers.py")
+    next(b for b in app.button if b.label == "Add the file").click().run()
+    assert app.session_state["author.file"] == "helpers.py"
+    assert any(b.label == "helpers.py" for b in app.button)  # the folder now shows its files as tabs
+    type_text_file(app, "helpers.py", "LABEL = 'billing'\n")
+    draft = Store(tmp_path).draft_record()
+    assert dict(draft.metric.files) == {
+        "metric.py": EXAMPLE_METRICS["Exact match"].read_text(),
+        "helpers.py": "LABEL = 'billing'\n",
+    }
+    app.text_input(key="author.rename_to").input("labels.py")
+    next(b for b in app.button if b.label == "Rename").click().run()
+    assert set(Store(tmp_path).draft_record().metric.files) == {"metric.py", "labels.py"}
+    next(b for b in app.button if b.label == "Delete labels.py").click().run()
+    assert set(Store(tmp_path).draft_record().metric.files) == {"metric.py"}
+    assert any("labels.py" in v.folder.files for v in Store(tmp_path).versions())  # kept before the deletion
+
+
+def type_text_file(at: AppTest, file: str, text: str) -> AppTest:
+    type_text.count = getattr(type_text, "count", 0) + 1
+    key = f"author.editor.{at.session_state['author.editor_gen']}.{file}"
+    at.session_state[key] = {"id": f"f{type_text.count}", "type": "change", "text": text, "lang": "python"}
+    return at.run()

@@ -180,3 +180,32 @@ def test_a_job_nobody_watches_is_cancelled(browser, short_grace_server: str):
     wait_for_app_run(page)
     expect(page.get_by_test_id("stSidebar").get_by_text("Running jobs")).to_have_count(0)
     page.context.close()
+
+
+def test_a_metric_folder_has_tabs_and_round_trips_through_a_zip(page: Page, server: str, tmp_path):
+    from skynet_core.metric_source import MetricSource
+
+    open_author(page, server)
+    type_metric(page, A)
+    check_shows(page, "metric A")
+    page.get_by_role("button", name="Files").click()
+    page.get_by_label("New file").fill("helpers.py")
+    page.get_by_label("New file").press("Enter")
+    page.get_by_role("button", name="Add the file").click()
+    wait_for_app_run(page)
+    expect(page.get_by_role("button", name="helpers.py")).to_be_visible()
+    expect(page.get_by_role("button", name="metric.py")).to_be_visible()
+    shot(page, "workspace-folder-tabs")
+    folder = MetricSource({"metric.py": B, "data/words.txt": "weak\n"})
+    archive = tmp_path / "metric.zip"
+    archive.write_bytes(folder.to_zip())
+    page.get_by_text("Upload metric.py or a .zip of the metric folder").click()
+    page.get_by_test_id("stFileUploader").locator('input[type="file"]').set_input_files(str(archive))
+    expect(page.get_by_role("button", name="data/words.txt")).to_be_visible()
+    check_shows(page, "metric B")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the folder (.zip)").click()
+    assert MetricSource.from_zip(download.value.path().read_bytes()) == folder
+    page.get_by_role("button", name="Load example").click()  # back to a single file for the other tests
+    wait_for_app_run(page)
+    expect(page.get_by_role("button", name="Download metric.py")).to_be_visible()
