@@ -29,12 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from .cases import Case
-from .contract import DEFAULT_TIMEOUT_S, check_metric
 from .provenance import Provenance
-from .results import CaseResult, CheckReport
-from .runner.pool import WorkerPool
-from .runner.worker import Cancelled, LlmHandler
+from .results import CaseResult
+from .runner.worker import Cancelled
 
 T = TypeVar("T")
 
@@ -252,56 +249,3 @@ class JobBoard:
         while True:
             time.sleep(pause)
             self.reap()
-
-
-def submit_check(
-    slot: JobSlot,
-    source: str,
-    cases: list[Case],
-    *,
-    timeout: float = DEFAULT_TIMEOUT_S,
-    pool: WorkerPool | None = None,
-    llm: LlmHandler | None = None,
-    label: str = "",
-) -> Job[CheckReport]:
-    """Start the contract check of ``source`` on the sampled cases (3 at most)."""
-
-    def run(job: Job[CheckReport]) -> CheckReport:
-        return check_metric(
-            source, cases, timeout=timeout, llm=llm, cancel=job.cancel, pool=pool, on_result=job.add_result
-        )
-
-    return slot.submit(Job(kind="check", total=min(3, len(cases)), label=label), run)
-
-
-def submit_score(
-    slot: JobSlot,
-    source: str,
-    cases: list[Case],
-    *,
-    timeout: float = DEFAULT_TIMEOUT_S,
-    pool: WorkerPool | None = None,
-    llm: LlmHandler | None = None,
-    concurrency: int = 8,
-    label: str = "",
-) -> Job[CheckReport]:
-    """Start scoring every case in ``cases``; the report's ``cases`` hold all results in case order.
-
-    A hanging case times out alone and the run goes on (unlike the check, which stops at the first).
-    """
-
-    def run(job: Job[CheckReport]) -> CheckReport:
-        return check_metric(
-            source,
-            cases,
-            timeout=timeout,
-            llm=llm,
-            cancel=job.cancel,
-            pool=pool,
-            sample=cases,
-            concurrency=concurrency,
-            on_result=job.add_result,
-            stop_on_timeout=False,
-        )
-
-    return slot.submit(Job(kind="score", total=len(cases), label=label), run)
