@@ -302,6 +302,37 @@ def stale_banner(
     return True
 
 
+def _save_version(key: str) -> None:
+    saved = workspace().save_version(st.session_state.get(f"{key}.version_name") or "")
+    version = saved.version
+    if saved.created:
+        st.session_state[f"{key}.version_name"] = ""
+        st.toast(f"Saved version #{version.id} “{version.name}”.", icon=":material/bookmark_added:")
+    else:
+        st.toast(
+            f"Nothing new to save: the draft is already version #{version.id} “{version.name}”.",
+            icon=":material/bookmark:",
+        )
+
+
+def save_version_control(key: str, label_visibility: Any = "visible") -> None:
+    """A name field and "Save version": a named version of the draft, confirmed, never a duplicate of the latest."""
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.text_input(
+            "Save the draft as a version",
+            placeholder="e.g. clearer feedback",
+            key=f"{key}.version_name",
+            label_visibility=label_visibility,
+        )
+        st.button(
+            "Save version",
+            on_click=_save_version,
+            args=(key,),
+            icon=":material/bookmark_add:",
+            key=f"{key}.save_version",
+        )
+
+
 def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done: bool) -> None:
     """A progress bar with a Cancel button while ``slot``'s job runs, then full reruns until one draws it finished.
 

@@ -21,12 +21,10 @@ from skynet_core.cases import Case
 from skynet_core.charts import weights_figure
 from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
 from skynet_core.examples import EXAMPLE_METRICS
-from skynet_core.jobs import Job
-from skynet_core.judge import Consistency, judge_consistency
 from skynet_core.metric_source import MetricSource, MetricSourceError
 from skynet_core.provenance import Provenance
 from skynet_core.results import CheckReport
-from skynet_core.workspace import example_metric, runnable
+from skynet_core.workspace import example_metric
 
 studio.ensure_router()
 
@@ -78,18 +76,6 @@ def take_upload() -> None:
         return
     S.pop("author.upload_error", None)
     replace_source(new, f"upload of {upload.name}")
-
-
-def save_version() -> None:
-    saved = ws.save_version(S.get("author.version_name") or "")
-    if saved.created:
-        S["author.version_name"] = ""
-        st.toast(f"Saved version #{saved.version.id} “{saved.version.name}”.", icon=":material/bookmark_added:")
-    else:
-        st.toast(
-            f"Nothing new to save: the draft is already version #{saved.version.id} “{saved.version.name}”.",
-            icon=":material/bookmark:",
-        )
 
 
 def start_check(metric: MetricSource, current: Provenance, timeout: float, force: bool) -> None:
@@ -177,24 +163,14 @@ def score_panel(current: Provenance, cases: list[Case]) -> None:
 
 def start_consistency(metric: MetricSource, cases: list[Case]) -> None:
     repeats, limit = int(S["author.consistency_repeats"]), int(S["author.consistency_cases"])
-    chosen = cases[:limit]
-    options = studio.run_options()
-
-    def run(job: Job[Consistency]) -> Consistency:
-        return judge_consistency(
-            runnable(metric),
-            chosen,
-            repeats,
-            llm=options.llm,
-            timeout=options.timeout_s,
-            concurrency=options.concurrency,
-            pool=options.pool,
-            cancel=job.cancel,
-            on_result=job.add_result,
-        )
-
-    job: Job[Consistency] = Job(kind="consistency", total=len(chosen) * repeats, provenance=studio.provenance(metric))
-    ws.submit(studio.job_slot("consistency"), job, run, studio.watcher())
+    ws.judge_consistency(
+        studio.job_slot("consistency"),
+        metric,
+        cases[:limit],
+        repeats,
+        keys=studio.session_keys(),
+        watcher=studio.watcher(),
+    )
 
 
 def consistency_panel(metric: MetricSource, current: Provenance, cases: list[Case]) -> None:
@@ -297,11 +273,7 @@ with editor_col:
     if markers:
         st.markdown(f":red[:material/arrow_right_alt: metric.py line {markers[0]['row'] + 1}:]")
         st.text(markers[0]["text"])
-    with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.text_input(
-            "Version name", placeholder="e.g. clearer feedback", key="author.version_name", label_visibility="collapsed"
-        )
-        st.button("Save version", on_click=save_version, icon=":material/bookmark_add:", key="author.save_version")
+    studio.save_version_control("author", label_visibility="collapsed")
     st.caption(
         "The check runs when you pause typing (or press Ctrl+Enter). Your text is saved as you type, with "
         "an automatic version every few minutes."

@@ -33,15 +33,6 @@ def start_comparison(old: MetricSource, new: MetricSource) -> None:
     ws.compare_versions(slot, old, new, keys=studio.session_keys(), watcher=studio.watcher())
 
 
-def save_version() -> None:
-    saved = ws.save_version(S.get("history.name") or "")
-    if saved.created:
-        S["history.name"] = ""
-        st.toast(f"Saved version #{saved.version.id} “{saved.version.name}”.", icon=":material/bookmark_added:")
-    else:
-        st.toast(f"Nothing new to save: the draft is already version #{saved.version.id}.", icon=":material/bookmark:")
-
-
 def comparison() -> None:
     job = slot.job
     if job is None:
@@ -104,9 +95,7 @@ def comparison() -> None:
 st.title("History")
 labels = version_labels()
 
-with st.container(horizontal=True, vertical_alignment="bottom"):
-    st.text_input("Save the current draft as a version", placeholder="e.g. clearer feedback", key="history.name")
-    st.button("Save version", on_click=save_version, key="history.save")
+studio.save_version_control("history")
 
 if len(labels) < 2:
     st.info(

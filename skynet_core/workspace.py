@@ -49,6 +49,7 @@ from .datasets import (
 )
 from .examples import EXAMPLE_METRICS
 from .jobs import Job, JobBoard, JobSlot
+from .judge import Consistency
 from .llm import ModelSettings, load_settings, make_handler, save_settings
 from .metric_source import MetricSource
 from .provenance import Provenance, settings_fingerprint
@@ -98,6 +99,17 @@ class RunOptions:
     concurrency: int = 8
     llm: LlmHandler | None = None
     pool: WorkerPool | None = None
+
+    def for_job(self, job: Job[Any], *, concurrency: bool = True) -> dict[str, Any]:
+        """The runner's keyword arguments for ``job``: these options, its cancel event and its progress."""
+        common: dict[str, Any] = {
+            "timeout": self.timeout_s,
+            "llm": self.llm,
+            "pool": self.pool,
+            "cancel": job.cancel,
+            "on_result": job.add_result,
+        }
+        return {**common, "concurrency": self.concurrency} if concurrency else common
 
 
 @dataclass(frozen=True)
@@ -430,15 +442,7 @@ class Workspace:
         provenance = self.provenance(metric, keys, in_use)
 
         def run(job: Job[CheckReport]) -> CheckReport:
-            return check_metric(
-                runnable(metric),
-                cases,
-                timeout=options.timeout_s,
-                llm=options.llm,
-                cancel=job.cancel,
-                pool=options.pool,
-                on_result=job.add_result,
-            )
+            return check_metric(runnable(metric), cases, **options.for_job(job, concurrency=False))
 
         job: Job[CheckReport] = Job(
             kind="check", total=min(SAMPLE_SIZE, len(cases)), label="contract check", provenance=provenance
@@ -456,27 +460,26 @@ class Workspace:
         label: str = "",
         watcher: str | None = None,
         provenance: Provenance | None = None,
+        keep: bool = False,
     ) -> Job[CheckReport]:
         """Score every case of ``cases`` (the one way to do it): a hanging case times out alone and the run
-        goes on; the report's ``cases`` hold every result in case order."""
+        goes on; the report's ``cases`` hold every result in case order. With ``keep`` (and a provenance),
+        a run that finishes (not cancelled, at least one case scored) is kept in the database."""
         from .contract import check_metric
 
         def run(job: Job[CheckReport]) -> CheckReport:
-            return check_metric(
-                runnable(metric),
-                cases,
-                timeout=options.timeout_s,
-                llm=options.llm,
-                cancel=job.cancel,
-                pool=options.pool,
-                sample=cases,
-                concurrency=options.concurrency,
-                on_result=job.add_result,
-                stop_on_timeout=False,
-            )
+            report = check_metric(runnable(metric), cases, sample=cases, stop_on_timeout=False, **options.for_job(job))
+            if keep and provenance is not None and not job.cancel.is_set() and report.cases:
+                self.keep_run(metric, report.cases, provenance)
+            return report
 
         job: Job[CheckReport] = Job(kind=kind, total=len(cases), label=label, provenance=provenance)
         return self.submit(slot, job, run, watcher)
+
+    def keep_run(self, metric: MetricSource, results: list[CaseResult], made_by: Provenance) -> int:
+        """Keep scored results in the database (the run of ``made_by``'s dataset, candidate and split)."""
+        key = RunKey(made_by.dataset, made_by.candidate, made_by.split, metric_hash(metric.main), made_by.dataset_name)
+        return self.runs.save(key, results, metric_source=metric.main, provenance=made_by)
 
     def score_all(
         self,
@@ -488,34 +491,40 @@ class Workspace:
     ) -> Job[CheckReport]:
         """Score every case in use with the draft (or ``metric``). A run that finishes (not cancelled, at least
         one case scored) is kept in the database with its provenance: Feedback review and later sessions read it."""
-        from .contract import check_metric
-
         metric = metric or self.draft().metric
         in_use = self.dataset()
-        cases, options = in_use.cases, self.run_options(keys)
-        made_by = self.provenance(metric, keys, in_use)
+        return self.score(
+            slot,
+            metric,
+            in_use.cases,
+            self.run_options(keys),
+            label="score all",
+            watcher=watcher,
+            provenance=self.provenance(metric, keys, in_use),
+            keep=True,
+        )
 
-        def run(job: Job[CheckReport]) -> CheckReport:
-            report = check_metric(
-                runnable(metric),
-                cases,
-                timeout=options.timeout_s,
-                llm=options.llm,
-                cancel=job.cancel,
-                pool=options.pool,
-                sample=cases,
-                concurrency=options.concurrency,
-                on_result=job.add_result,
-                stop_on_timeout=False,
-            )
-            if not job.cancel.is_set() and report.cases:
-                key = RunKey(
-                    made_by.dataset, made_by.candidate, made_by.split, metric_hash(metric.main), made_by.dataset_name
-                )
-                self.runs.save(key, report.cases, metric_source=metric.main, provenance=made_by)
-            return report
+    def judge_consistency(
+        self,
+        slot: JobSlot,
+        metric: MetricSource,
+        cases: list[Case],
+        repeats: int,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[Consistency]:
+        """Score ``cases`` ``repeats`` times each: how far a judge's verdicts spread on the same case."""
+        from .judge import judge_consistency
 
-        job: Job[CheckReport] = Job(kind="score", total=len(cases), label="score all", provenance=made_by)
+        options = self.run_options(keys)
+
+        def run(job: Job[Consistency]) -> Consistency:
+            return judge_consistency(runnable(metric), cases, repeats, **options.for_job(job))
+
+        job: Job[Consistency] = Job(
+            kind="consistency", total=len(cases) * repeats, provenance=self.provenance(metric, keys)
+        )
         return self.submit(slot, job, run, watcher)
 
     def compare_versions(
@@ -534,14 +543,7 @@ class Workspace:
         cases, options = in_use.cases, self.run_options(keys)
 
         def run(job: Job[tuple[list[CaseResult], list[CaseResult]]]) -> tuple[list[CaseResult], list[CaseResult]]:
-            common: dict[str, Any] = {
-                "timeout": options.timeout_s,
-                "pool": options.pool,
-                "llm": options.llm,
-                "cancel": job.cancel,
-                "on_result": job.add_result,
-                "concurrency": options.concurrency,
-            }
+            common = options.for_job(job)
             return (
                 score_cases(runnable(old), cases, **common).results,
                 score_cases(runnable(new), cases, **common).results,
