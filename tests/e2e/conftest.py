@@ -18,8 +18,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # Screenshots go to a temporary folder, never into the repository ($SKYNET_SCREENSHOTS to choose one).
 ARTIFACTS = Path(os.environ.get("SKYNET_SCREENSHOTS") or Path(tempfile.gettempdir()) / "skynet-screenshots")
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def free_port() -> int:
@@ -34,9 +41,25 @@ def start_server(data_dir: Path, port: int | None = None) -> tuple[subprocess.Po
     env = {**os.environ, "SKYNET_DATA_DIR": str(data_dir)}
     log = (data_dir / "server.log").open("ab")
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
