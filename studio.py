@@ -373,8 +373,8 @@ def running_jobs() -> None:
     def panel() -> None:
         current = board.running(me)
         if not current:
-            if jobs:
-                st.rerun()  # the last one finished: stop polling
+            # Nothing left to list. No full rerun to stop the polling: it would redraw an idle tab (and
+            # reload its editor) whenever another tab's job ends; the next run of the page stops it.
             return
         st.markdown("**Running jobs**")
         for job in current:

@@ -54,6 +54,9 @@ def test_two_tabs_typing_keep_both_texts_and_say_so(page: Page, server: str):
     second = page.context.new_page()
     open_author(first, server)
     open_author(second, server)
+    for tab in (first, second):
+        expect(tab.get_by_text(PASSES)).to_be_visible(timeout=20_000)  # both tabs have drawn their check
+        wait_for_app_run(tab)
     type_metric(first, A)
     check_shows(first, "metric A")
     type_metric(second, B)
@@ -114,7 +117,7 @@ def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: 
     if page.get_by_role("button", name="Score all cases now").is_visible():
         page.get_by_role("button", name="Score all cases now").click()
     page.get_by_text("Model review (optional)").click()
-    expect(page.get_by_text("openai/saved-judge")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("openai/saved-judge", exact=True)).to_be_visible(timeout=30_000)
     expect(page.get_by_text("No model is configured")).to_have_count(0)
     shot(page, "workspace-feedback-uses-saved-model")
     go_to(page, "Settings")
