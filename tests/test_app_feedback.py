@@ -26,23 +26,42 @@ def seeded_results() -> list[CaseResult]:
     results = []
     for index, case in enumerate(cases):
         if index == len(cases) - 1:
-            results.append(CaseResult(id=case.id, split=case.split, status=CaseStatus.ERROR, error="KeyError: 'label'",
-                                      candidate=case.candidate))
+            results.append(
+                CaseResult(
+                    id=case.id,
+                    split=case.split,
+                    status=CaseStatus.ERROR,
+                    error="KeyError: 'label'",
+                    candidate=case.candidate,
+                )
+            )
         elif index % WEAK_EVERY == 0:
-            results.append(CaseResult(id=case.id, split=case.split, score=0.0, feedback="Wrong.",
-                                      candidate=case.candidate))
+            results.append(
+                CaseResult(id=case.id, split=case.split, score=0.0, feedback="Wrong.", candidate=case.candidate)
+            )
         else:
             label = (case.expected or {}).get("label", "none")
-            results.append(CaseResult(id=case.id, split=case.split, score=1.0,
-                                      feedback=f"Correct: the label is {label!r}.", candidate=case.candidate))
+            results.append(
+                CaseResult(
+                    id=case.id,
+                    split=case.split,
+                    score=1.0,
+                    feedback=f"Correct: the label is {label!r}.",
+                    candidate=case.candidate,
+                )
+            )
     return results
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
-    for name in ("SKYNET_METRIC_MODEL", "SKYNET_REFLECTION_MODEL", "SKYNET_METRIC_API_BASE",
-                 "SKYNET_REFLECTION_API_BASE"):
+    for name in (
+        "SKYNET_METRIC_MODEL",
+        "SKYNET_REFLECTION_MODEL",
+        "SKYNET_METRIC_API_BASE",
+        "SKYNET_REFLECTION_API_BASE",
+    ):
         monkeypatch.delenv(name, raising=False)
     Store(tmp_path).save_draft(SOURCE)
     return tmp_path
@@ -89,8 +108,10 @@ def test_counts_per_rule_and_the_flagged_table(seeded: RunKey) -> None:
     weak = weak_count()
     assert metric(app, "Cases judged") == str(len(seeded_results()) - 1)
     assert metric(app, "Broke a rule") == str(weak)
-    assert any(f"{weak} of {len(seeded_results()) - 1} judged cases broke at least one rule" in item.value
-               for item in app.markdown)
+    assert any(
+        f"{weak} of {len(seeded_results()) - 1} judged cases broke at least one rule" in item.value
+        for item in app.markdown
+    )
     counts = app.table[0].value["Flagged"].to_dict()
     assert counts["Generic phrase only"] == weak
     assert counts["Empty or very short"] == weak
@@ -163,14 +184,17 @@ def test_a_changed_metric_asks_for_a_new_run(seeded: RunKey, data_dir: Path) -> 
 def test_metric_health_and_the_optional_model_review_without_a_model(seeded: RunKey) -> None:
     app = open_page()
     assert any("distinct score" in info.value for info in app.info)
-    assert any("1 of 72 cases (1%) did not score" in warning.value and "Cases: TCK-" in warning.value
-               for warning in app.warning)
+    assert any(
+        "1 of 72 cases (1%) did not score" in warning.value and "Cases: TCK-" in warning.value
+        for warning in app.warning
+    )
     assert any(NO_MODEL_MESSAGE[1:] in info.value for info in app.info)
     assert app.button(key="feedback.probe").label == "Run probes"
 
 
 def test_the_optional_model_review_grades_flagged_feedback_beside_the_rules(
-        seeded: RunKey, monkeypatch: pytest.MonkeyPatch) -> None:
+    seeded: RunKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SKYNET_METRIC_MODEL", "openai/test-model")
     asked: list[str] = []
 

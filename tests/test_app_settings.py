@@ -19,8 +19,13 @@ SECRET = "sk-typed-secret-0123456789WXYZ"
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
-    for name in ("OPENAI_API_KEY", "SKYNET_METRIC_MODEL", "SKYNET_REFLECTION_MODEL", "SKYNET_METRIC_API_BASE",
-                 "SKYNET_REFLECTION_API_BASE"):
+    for name in (
+        "OPENAI_API_KEY",
+        "SKYNET_METRIC_MODEL",
+        "SKYNET_REFLECTION_MODEL",
+        "SKYNET_METRIC_API_BASE",
+        "SKYNET_REFLECTION_API_BASE",
+    ):
         monkeypatch.delenv(name, raising=False)
     return tmp_path
 
@@ -40,8 +45,11 @@ def open_page() -> AppTest:
 
 def texts(at: AppTest) -> str:
     """Everything the page shows as text, for asserting what a user can read."""
-    parts = [element.value for kind in ("markdown", "caption", "success", "error", "warning", "info", "toast")
-             for element in getattr(at, kind)]
+    parts = [
+        element.value
+        for kind in ("markdown", "caption", "success", "error", "warning", "info", "toast")
+        for element in getattr(at, kind)
+    ]
     parts += [str(widget.value) for widget in at.text_input]
     return "\n".join(str(part) for part in parts)
 
@@ -128,11 +136,14 @@ def test_test_connection_shows_reply_latency_and_cost(data_dir, server) -> None:
     assert server.requests[-1].system.startswith("This is a connection test")
 
 
-@pytest.mark.parametrize(("setup", "expected"), [
-    (lambda s: setattr(s, "require_key", "sk-other-key-0000"), "rejected the API key"),
-    (lambda s: setattr(s, "models", {"something-else"}), "does not know the model"),
-    (lambda s: setattr(s, "script", [503]), "failed to answer"),
-])
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        (lambda s: setattr(s, "require_key", "sk-other-key-0000"), "rejected the API key"),
+        (lambda s: setattr(s, "models", {"something-else"}), "does not know the model"),
+        (lambda s: setattr(s, "script", [503]), "failed to answer"),
+    ],
+)
 def test_test_connection_shows_each_failure_clearly(data_dir, server, setup, expected) -> None:
     setup(server)
     at = configure(open_page(), server)

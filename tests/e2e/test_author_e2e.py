@@ -188,7 +188,8 @@ def test_an_endless_loop_times_out_while_the_page_keeps_answering(page: Page, se
     shot(page, "09-endless-loop-running")
     expect(page.get_by_text("The metric breaks the contract at metric return value")).to_be_visible(timeout=15_000)
     expect(page.get_by_text(re.compile(r"metric return value · failed"))).to_be_visible()
-    # The stage's message is drawn as plain text under it. The runner names the line it found the loop at when it could sample it in time (not always, on a busy machine).
+    # The stage's message is plain text under it. It names the line the loop was found at when the runner
+    # could sample it in time (not always, on a busy machine).
     timed_out = re.compile(r"did not finish within 2 s(, stuck at metric\.py line [23])?; it was stopped")
     expect(page.get_by_test_id("stText").filter(has_text=timed_out).first).to_be_visible()
     expect(sampled_table(page)).to_contain_text("timeout")
