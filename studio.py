@@ -21,7 +21,7 @@ from skynet_core.llm import ModelSettings
 from skynet_core.metric_source import MetricSource
 from skynet_core.provenance import Provenance
 from skynet_core.reward_spec import RewardSpecInSource, reward_spec_in, reward_weights
-from skynet_core.runner import LlmHandler, WorkerPool, default_pool
+from skynet_core.runner import WorkerPool, default_pool
 from skynet_core.runs import RunStore
 from skynet_core.store import Store, Version, data_dir
 from skynet_core.workspace import (
@@ -157,17 +157,8 @@ def run_options(settings: ModelSettings | None = None) -> RunOptions:
     return workspace().run_options(session_keys(), settings)
 
 
-def llm_handler() -> LlmHandler:
-    """The handler for the metric's ``llm()``; litellm is imported only when a metric calls it."""
-    return run_options().llm  # type: ignore[return-value]
-
-
 def timeout_s() -> float:
     return workspace().timeout_s()
-
-
-def calls_in_flight() -> int:
-    return model_settings().concurrency
 
 
 def in_use() -> DatasetInUse:
