@@ -22,7 +22,6 @@ from skynet_core.feedback import (
     Grade,
     HealthFinding,
     Mark,
-    MarkStore,
     MarkValue,
     Review,
     Severity,
@@ -42,7 +41,6 @@ from skynet_core.llm import NO_MODEL_MESSAGE, ModelSettings, complete
 from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, CheckReport
 from skynet_core.runs import SavedRun
-from skynet_core.store import DB_NAME, data_dir
 
 studio.ensure_router()
 
@@ -56,15 +54,6 @@ score_slot = studio.job_slot("feedback.score")
 probe_slot = studio.job_slot("feedback.probes")
 grade_slot = studio.job_slot("feedback.grades")
 md = studio.md
-
-
-@st.cache_resource(show_spinner=False)
-def _mark_store(path: str) -> MarkStore:
-    return MarkStore(path)
-
-
-def mark_store() -> MarkStore:
-    return _mark_store(str(data_dir() / DB_NAME))
 
 
 def action_row() -> Any:
@@ -361,10 +350,10 @@ def mark_controls(run: SavedRun, case_id: str, mark: Mark | None) -> None:
     S.setdefault(note_key, mark.note if mark else "")
 
     def set_mark(value: MarkValue) -> None:
-        mark_store().set_mark(scope, hashed, case_id, value, note=S.get(note_key, "").strip())
+        studio.workspace().marks.set_mark(scope, hashed, case_id, value, note=S.get(note_key, "").strip())
 
     def clear() -> None:
-        mark_store().clear_mark(scope, hashed, case_id)
+        studio.workspace().marks.clear_mark(scope, hashed, case_id)
 
     st.markdown(
         "**Is this feedback useful to the engines?** "
@@ -630,7 +619,7 @@ def page() -> None:
 
     thresholds = thresholds_editor()
     result = reviewed(run, pairs, thresholds)
-    marks = mark_store().marks_for(run.key.scope, run.key.metric_hash)
+    marks = studio.workspace().marks.marks_for(run.key.scope, run.key.metric_hash)
     grades = current_grades(run)
     values = [mark.value for case_id, mark in marks.items() if case_id in cases]
     stats = st.columns(4)

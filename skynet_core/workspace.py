@@ -48,6 +48,7 @@ from .datasets import (
     roles_to_json,
 )
 from .examples import EXAMPLE_METRICS
+from .feedback.marks import MarkStore
 from .jobs import Job, JobBoard, JobSlot
 from .judge import Consistency
 from .llm import ModelSettings, load_settings, make_handler, save_settings
@@ -187,6 +188,7 @@ class Workspace:
         self.store = Store(directory)
         self.directory = self.store.directory
         self.runs = RunStore(self.directory)
+        self.marks = MarkStore(self.store.path)
         self.name = name
         self.jobs = jobs or JobBoard()
         self._pool = pool
