@@ -9,6 +9,7 @@ metric.py again. The controls change metric.py only through "Write to metric.py"
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pandas as pd
@@ -33,7 +34,6 @@ from skynet_core.reward import (
     reward_parts,
     validate_reward_spec,
 )
-from skynet_core.runs import RunKey, metric_hash
 from skynet_core.scored_candidates import (
     ScoredCandidates,
     candidate_cases,
@@ -113,13 +113,12 @@ def take_finished_job() -> str | None:
             f"{failure.message.splitlines()[0]} Fix it on the Author page."
         )
     else:
-        source, (data_source, data_name, _, split) = meta["source"], meta["dataset"]
+        source, (_, _, _, split) = meta["source"], meta["dataset"]
         for name in meta["candidates"]:
             # Kept like a "Score all cases" run of each candidate: a reload finds them, and so does Feedback review.
-            studio.run_store().save(
-                RunKey(data_source, name, split, metric_hash(source), data_name),
-                [result for result in job.result.cases if result.candidate == name],
-                metric_source=source,
+            made_by = dataclasses.replace(job.provenance, candidate=name, split=split)
+            studio.workspace().keep_run(
+                MetricSource.of(source), [result for result in job.result.cases if result.candidate == name], made_by
             )
         metric = metric_key(source)
         remember(
