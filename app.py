@@ -22,8 +22,11 @@ PAGES = [
 ]
 
 st.set_page_config(page_title="Skynet Metric Studio", layout="wide")
-pages = [st.Page(f"pages/{name}", title=title, icon=icon, default=name == "author.py")
-         for name, title, icon in PAGES if (PAGES_DIR / name).exists()]
+pages = [
+    st.Page(f"pages/{name}", title=title, icon=icon, default=name == "author.py")
+    for name, title, icon in PAGES
+    if (PAGES_DIR / name).exists()
+]
 page = st.navigation(pages)
 studio.mark_routed()
 studio.sidebar()

@@ -1,64 +1,67 @@
-"""Shared UI state for every page: the store, the worker pool, the dataset in use, the metric source.
+"""What every page shares: the one cached :class:`~skynet_core.workspace.Workspace`, this session's own
+few things (its API keys, its id as a job watcher, its job slots), and the shared widgets (literal text,
+the stale-result banner, the job-progress panel, the running-jobs list, the sidebar).
 
-Pages call these helpers instead of reaching into ``st.session_state`` by
-hand, so every page agrees on the keys. Settings that outlive a session live
-in the store under the ``SETTING_*`` keys below (the Data and Settings pages
-write them; the Author page reads them).
+The studio's state lives in the workspace (``workspace()``); pages ask it and draw. The helpers below
+that read the dataset or the draft are thin conveniences over it, so every page agrees.
 """
 
 from __future__ import annotations
 
-import ast
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-import orjson
 import streamlit as st
 
 from skynet_core.cases import Case
-from skynet_core.contract import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
-from skynet_core.datasets import (
-    CandidateFile,
-    Dataset,
-    DatasetError,
-    Role,
-    load_dataset,
-    load_example,
-    roles_from_json,
-    roles_to_json,
-)
-from skynet_core.display import CELL_CHARS, clip, clipped, markdown_text, more_note
-from skynet_core.examples import EXAMPLE_METRICS
+from skynet_core.datasets import CandidateFile, Dataset, Role
 from skynet_core.jobs import Job, JobSlot
-from skynet_core.llm import ModelSettings, load_settings, make_handler, save_settings
-from skynet_core.paths import PathRefused, server_path
-from skynet_core.pysource import parse as parse_source
-from skynet_core.results import CheckReport
-from skynet_core.runner import LlmHandler, WorkerPool, default_pool
-from skynet_core.runner.watchdog import MEMORY_LIMIT_MODE
-from skynet_core.runs import RunKey, RunStore
+from skynet_core.llm import ModelSettings
+from skynet_core.metric_source import MetricSource
+from skynet_core.provenance import Provenance
+from skynet_core.reward_spec import RewardSpecInSource, reward_spec_in, reward_weights
+from skynet_core.runner import WorkerPool, default_pool
+from skynet_core.runs import RunStore
 from skynet_core.store import Store, Version, data_dir
+from skynet_core.workspace import (
+    EXAMPLE_SOURCE,
+    FIRST_EXAMPLE,
+    SETTING_CANDIDATE,
+    SETTING_DATASET_CANDIDATE_FILES,
+    SETTING_DATASET_MAIN_CANDIDATE,
+    SETTING_DATASET_PATH,
+    SETTING_DATASET_ROLES,
+    SETTING_SPLIT,
+    SETTING_TIMEOUT,
+    DatasetInUse,
+    RunOptions,
+    Workspace,
+    example_metric,
+)
 
-# Store keys (JSON values). ``dataset.path`` is a file path, or "example" for the bundled tickets.
-SETTING_DATASET_PATH = "dataset.path"
-SETTING_CANDIDATE = "dataset.candidate"  # a candidate name; missing or unknown means the first
-SETTING_SPLIT = "dataset.split"  # "train", "val", "test", or null for every split
-# For a file (not the example): {column: [role, field]}, missing or null for roles inferred from the column names;
-# more candidates as [{"name", "path", "roles"}] joined by id; the main file's candidate name when it has none.
-SETTING_DATASET_ROLES = "dataset.roles"
-SETTING_DATASET_CANDIDATE_FILES = "dataset.candidate_files"
-SETTING_DATASET_MAIN_CANDIDATE = "dataset.main_candidate"
-SETTING_TIMEOUT = "timeout_s"
-EXAMPLE_SOURCE = "example"
-FIRST_EXAMPLE = "Exact match"
+__all__ = [
+    "EXAMPLE_SOURCE",
+    "FIRST_EXAMPLE",
+    "SETTING_CANDIDATE",
+    "SETTING_DATASET_CANDIDATE_FILES",
+    "SETTING_DATASET_MAIN_CANDIDATE",
+    "SETTING_DATASET_PATH",
+    "SETTING_DATASET_ROLES",
+    "SETTING_SPLIT",
+    "SETTING_TIMEOUT",
+    "RewardSpecInSource",
+    "reward_spec_in",
+    "reward_weights",
+]
 
-_SOURCE = "studio.metric_source"
-_SAVED = "studio.saved_source"
-
-
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$#|~:"})
 _ROUTED = "studio.routed"
+_LLM_KEYS = "studio.llm_keys"
+_OWN_REVISION = "studio.own_revision"
+JOB_POLL_S = 0.2
+JOBS_POLL_S = 2.0
+LITERAL_LIMIT = 2_000
 
 
 def mark_routed() -> None:
@@ -84,197 +87,25 @@ def ensure_router() -> None:
     st.rerun()
 
 
-@st.cache_resource(show_spinner=False)
-def _store(directory: str) -> Store:
-    return Store(directory)
-
-
-def store() -> Store:
-    """The store in the data directory (one per directory, shared by the process's sessions)."""
-    return _store(str(data_dir()))
-
-
-def pool() -> WorkerPool:
-    """The process-wide pool of pre-started metric workers."""
-    return default_pool()
-
-
-def md(text: str) -> str:
-    """Text from metric code, data or its errors, shown literally inside markdown (no formatting, no icons)."""
-    return markdown_text(clipped(str(text), CELL_CHARS * 4))
-
-
-def long_text(text: str, key: str, empty: str = "(empty)") -> None:
-    """Text from metric code (feedback, an error, prints) shown literally at a bounded cost: its first
-    characters, with a note and a download of the whole when it is longer."""
-    shown, hidden = clip(text)
-    st.code(shown + more_note(hidden) if text.strip() else empty, language=None, wrap_lines=True)
-    if hidden:
-        st.download_button("Download the full text", text.encode("utf-8"), file_name=f"{key}.txt", mime="text/plain",
-                           key=f"{key}.download", on_click="ignore", icon=":material/download:")
-
-
-def example_source(title: str = FIRST_EXAMPLE) -> str:
-    return EXAMPLE_METRICS[title].read_text(encoding="utf-8")
-
-
-def metric_source() -> str:
-    """This session's metric.py text: the saved draft, or the first example when nothing was typed yet.
-
-    Whatever sets the text (the editor, an upload, an example, a test writing
-    ``st.session_state["studio.metric_source"]``), it is saved as the draft here
-    when it changed, so nothing typed is lost.
-    """
-    if _SOURCE not in st.session_state:
-        draft = store().draft()
-        st.session_state[_SOURCE] = draft if draft is not None else example_source()
-        st.session_state[_SAVED] = draft
-    source = st.session_state[_SOURCE]
-    if st.session_state.get(_SAVED) != source:
-        store().save_draft(source)
-        st.session_state[_SAVED] = source
-    return source
-
-
-def set_metric_source(source: str) -> None:
-    """Make ``source`` the session's metric.py (saved as the draft)."""
-    st.session_state[_SOURCE] = source
-    metric_source()
-
-
-def timeout_s() -> float:
-    value = store().get(SETTING_TIMEOUT, DEFAULT_TIMEOUT_S)
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return DEFAULT_TIMEOUT_S
-    return value if MIN_TIMEOUT_S <= value <= MAX_TIMEOUT_S else DEFAULT_TIMEOUT_S
-
-
-def set_timeout_s(value: float) -> None:
-    store().set(SETTING_TIMEOUT, float(value))
-
-
-@st.cache_resource(show_spinner="Loading the cases…", max_entries=4)
-def _load(path: str, stamp: tuple[int, ...], roles: str, files: str, main_candidate: str | None) -> Dataset:
-    if path == EXAMPLE_SOURCE:
-        return load_example()
-    return load_dataset(path, roles=roles_from_json(orjson.loads(roles)) if roles != "null" else None,
-                        candidate_files=[CandidateFile.from_json(item) for item in orjson.loads(files)],
-                        main_candidate=main_candidate)
-
-
-def load_choice(path: str, roles: dict[str, tuple[Role, str]] | None = None,
-                candidate_files: list[CandidateFile] | None = None, main_candidate: str | None = None) -> Dataset:
-    """Load a dataset choice (through the cache the pages share). Raises DatasetError or OSError."""
-    if path == EXAMPLE_SOURCE:
-        return _load(EXAMPLE_SOURCE, (), "null", "[]", None)
-    files = candidate_files or []
-    try:  # a choice saved earlier, or by another session, is held to the same roots as a typed one
-        for name in (path, *(item.path for item in files)):
-            server_path(name)
-    except PathRefused as exc:
-        raise DatasetError(str(exc)) from None
-    stamp = tuple(Path(name).stat().st_mtime_ns for name in (path, *(item.path for item in files)))
-    return _load(path, stamp, orjson.dumps(roles_to_json(roles) if roles else None).decode(),
-                 orjson.dumps([item.to_json() for item in files]).decode(), main_candidate)
-
-
-def dataset_choice() -> tuple[str, dict[str, tuple[Role, str]] | None, list[CandidateFile], str | None]:
-    """The stored choice: path (or "example"), roles (None: inferred), candidate files, main candidate name."""
-    path = str(store().get(SETTING_DATASET_PATH, EXAMPLE_SOURCE) or EXAMPLE_SOURCE)
-    roles = store().get(SETTING_DATASET_ROLES)
-    files = store().get(SETTING_DATASET_CANDIDATE_FILES) or []
-    return (path, roles_from_json(roles) if roles else None,
-            [CandidateFile.from_json(item) for item in files], store().get(SETTING_DATASET_MAIN_CANDIDATE))
-
-
-def save_dataset_choice(path: str, roles: dict[str, tuple[Role, str]] | None = None,
-                        candidate_files: list[CandidateFile] | None = None, main_candidate: str | None = None) -> None:
-    store().set(SETTING_DATASET_PATH, path)
-    store().set(SETTING_DATASET_ROLES, roles_to_json(roles) if roles else None)
-    store().set(SETTING_DATASET_CANDIDATE_FILES, [item.to_json() for item in candidate_files or []])
-    store().set(SETTING_DATASET_MAIN_CANDIDATE, main_candidate)
-
-
-def dataset() -> tuple[Dataset, str | None]:
-    """The dataset in use and, when the chosen file could not be read, why the example is shown instead."""
-    try:
-        choice = dataset_choice()
-    except DatasetError as exc:
-        return load_choice(EXAMPLE_SOURCE), f"The saved dataset choice could not be read ({exc}); using the example."
-    try:
-        return load_choice(*choice), None
-    except DatasetError as exc:
-        reason = str(exc)
-    except OSError as exc:
-        reason = f"{exc.filename or choice[0]} could not be read ({exc.strerror or exc})."
-    return load_choice(EXAMPLE_SOURCE), f"The example is in use: the chosen dataset could not be loaded. {reason}"
-
-
-def uploads_dir() -> Path:
-    """Where uploaded case files are kept (so a choice of one survives a restart)."""
-    return data_dir() / "uploads"
-
-
-def candidate(data: Dataset) -> str:
-    chosen = store().get(SETTING_CANDIDATE)
-    return chosen if chosen in data.candidates else data.candidates[0]
-
-
-def split() -> str | None:
-    chosen = store().get(SETTING_SPLIT)
-    return chosen if isinstance(chosen, str) and chosen else None
-
-
-def cases_in_use() -> list[Case]:
-    """The chosen candidate's cases in the chosen split (every split when none is chosen)."""
-    data, _ = dataset()
-    chosen_split = split()
-    return [case for case in data.for_candidate(candidate(data)) if chosen_split is None or case.split == chosen_split]
-
-
-def job_slot(kind: str) -> JobSlot:
-    """This session's slot for ``kind`` jobs (``check`` or ``score``)."""
-    key = f"studio.jobs.{kind}"
-    if key not in st.session_state:
-        st.session_state[key] = JobSlot()
-    return st.session_state[key]
+# --- the workspace and this session --------------------------------------------------------------
 
 
 @st.cache_resource(show_spinner=False)
-def _run_store(directory: str) -> RunStore:
-    return RunStore(directory)
+def _workspace(directory: str) -> Workspace:
+    return Workspace(directory, pool=default_pool())
 
 
-def run_store() -> RunStore:
-    """The scored runs in the data directory (Feedback review reads the latest)."""
-    return _run_store(str(data_dir()))
+def workspace() -> Workspace:
+    """The workspace of the data directory: one per server process, shared by every session."""
+    return _workspace(str(data_dir()))
 
 
-def run_key(source: str) -> RunKey:
-    """The key of scoring the cases in use (dataset, candidate, split) with metric.py text ``source``."""
-    data, _ = dataset()
-    return RunKey.of(data, candidate(data), split(), source)
+def watcher() -> str:
+    """This browser session's id, as a watcher of jobs."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-
-def save_scored_run(job: Job[CheckReport], source: str) -> int | None:
-    """Keep a finished "Score all cases" job's results for Feedback review; returns the saved run's id.
-
-    Call it whenever the page sees the job (on every run is fine): each job is saved
-    once per session, against the dataset, candidate and split in use. Nothing is saved
-    while the job runs, when it was cancelled or failed, or when no case was scored.
-    """
-    saved: dict[int, int] = st.session_state.setdefault("studio.saved_runs", {})
-    if job.id in saved:
-        return saved[job.id]
-    if not job.finished or job.cancelled or job.result is None or not job.result.cases:
-        return None
-    saved[job.id] = run_store().save(run_key(source), job.result.cases, metric_source=source)
-    return saved[job.id]
-
-
-_LLM_KEYS = "studio.llm_keys"
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else "no-session"
 
 
 def session_keys() -> dict[str, str]:
@@ -292,22 +123,205 @@ def set_session_key(role: str, key: str | None) -> None:
     st.session_state[_LLM_KEYS] = keys
 
 
+def job_slot(kind: str) -> JobSlot:
+    """This session's slot for ``kind`` jobs: a newer job of the kind cancels the older one."""
+    key = f"studio.jobs.{kind}"
+    if key not in st.session_state:
+        st.session_state[key] = JobSlot()
+    return st.session_state[key]
+
+
+def store() -> Store:
+    return workspace().store
+
+
+def run_store() -> RunStore:
+    return workspace().runs
+
+
+def pool() -> WorkerPool:
+    return workspace().pool
+
+
 def model_settings() -> ModelSettings:
-    """The metric and reflection models in effect: saved settings over the environment, with the session's keys."""
-    return load_settings(store(), session_keys())
+    """The models in effect for this session: saved settings over the environment, with its keys."""
+    return workspace().model_settings(session_keys())
 
 
 def save_model_settings(settings: ModelSettings) -> None:
-    """Save the model settings, keys left out (they stay in the session)."""
-    save_settings(store(), settings)
+    workspace().save_model_settings(settings)
 
 
-def calls_in_flight() -> int:
-    """Cases scored at once by "Score all cases" (the Settings page's "calls in flight", default 8)."""
-    return model_settings().concurrency
+def run_options(settings: ModelSettings | None = None) -> RunOptions:
+    """How metric code runs for this session now (``settings`` overrides the saved models)."""
+    return workspace().run_options(session_keys(), settings)
 
 
-JOB_POLL_S = 0.2
+def timeout_s() -> float:
+    return workspace().timeout_s()
+
+
+def in_use() -> DatasetInUse:
+    """The dataset, candidate and split in use (and why the example stands in, when it does)."""
+    return workspace().dataset()
+
+
+def dataset() -> tuple[Dataset, str | None]:
+    chosen = in_use()
+    return chosen.data, chosen.problem
+
+
+def candidate(data: Dataset | None = None) -> str:
+    return in_use().candidate
+
+
+def split() -> str | None:
+    return in_use().split
+
+
+def cases_in_use() -> list[Case]:
+    return in_use().cases
+
+
+def load_choice(
+    path: str,
+    roles: dict[str, tuple[Role, str]] | None = None,
+    candidate_files: list[CandidateFile] | None = None,
+    main_candidate: str | None = None,
+) -> Dataset:
+    """Load a dataset choice (raises DatasetError or OSError)."""
+    with st.spinner("Loading the cases…"):
+        return workspace().load(path, roles, tuple(candidate_files or ()), main_candidate)
+
+
+def dataset_choice() -> tuple[str, dict[str, tuple[Role, str]] | None, list[CandidateFile], str | None]:
+    choice = workspace().dataset_choice()
+    return choice.path, choice.roles, list(choice.candidate_files), choice.main_candidate
+
+
+def save_dataset_choice(
+    path: str,
+    roles: dict[str, tuple[Role, str]] | None = None,
+    candidate_files: list[CandidateFile] | None = None,
+    main_candidate: str | None = None,
+) -> None:
+    workspace().save_dataset_choice(path, roles, candidate_files, main_candidate)
+
+
+def uploads_dir() -> Any:
+    return workspace().uploads_dir()
+
+
+def provenance(metric: MetricSource | None = None) -> Provenance:
+    """What a result made now, in this session, would be made from."""
+    return workspace().provenance(metric, session_keys())
+
+
+# --- the draft ----------------------------------------------------------------------------------
+
+
+def example_source(title: str = FIRST_EXAMPLE) -> str:
+    return example_metric(title).main
+
+
+def metric() -> MetricSource:
+    """The draft metric (the stored one: every page reads the same)."""
+    return workspace().draft().metric
+
+
+def metric_source() -> str:
+    """The draft's metric.py text."""
+    return metric().main
+
+
+def replace_metric_source(new: str | MetricSource, reason: str, *, keep: bool = True) -> Version | None:
+    """Make ``new`` the draft for ``reason``; the replaced text becomes a version first (returned, if any).
+
+    The Author page's editor shows the new draft the next time it draws, without calling it a conflict.
+    """
+    write = workspace().replace_draft(new, reason, keep=keep)
+    st.session_state[_OWN_REVISION] = write.draft.revision
+    return write.kept
+
+
+def own_revision() -> int | None:
+    """The draft revision this session last wrote other than by typing (an example, upload, restore…)."""
+    return st.session_state.get(_OWN_REVISION)
+
+
+# --- shared widgets ----------------------------------------------------------------------------
+
+
+def md(text: str) -> str:
+    """Text from metric code, data or its errors, escaped for use inside markdown (no formatting, no icons)."""
+    return text.translate(_MD_SPECIAL)
+
+
+def literal(text: str, *, limit: int = LITERAL_LIMIT, key: str | None = None, name: str = "text.txt") -> None:
+    """Show text from metric code or data exactly as written (never as markdown), at most ``limit``
+    characters inline; the rest behind an expander, with a download of the whole text."""
+    if len(text) <= limit:
+        st.code(text, language=None, wrap_lines=True)
+        return
+    st.code(text[:limit] + " …", language=None, wrap_lines=True)
+    with st.expander(f"All {len(text):,} characters"):
+        st.code(text, language=None, wrap_lines=True)
+        st.download_button(
+            "Download", text.encode("utf-8"), file_name=name, mime="text/plain", key=key, on_click="ignore"
+        )
+
+
+def stale_changes(made_by: Provenance | None, current: Provenance) -> list[str]:
+    """What changed since a result was made (``made_by``), for :func:`stale_banner`."""
+    return made_by.changes(current) if made_by is not None else ["it was made before results kept their origin"]
+
+
+def stale_banner(
+    changes: list[str], what: str, refresh: Callable[[], None] | None, *, key: str, label: str = "Score again"
+) -> bool:
+    """Say plainly whether ``what`` (e.g. "These results") is current; when it is not, why (``changes``, from
+    :func:`stale_changes`), with the button that refreshes it. Returns True when the result is stale."""
+    if not changes:
+        st.caption(
+            f":green[:material/check_circle:] {what} match the current metric.py, dataset, candidate, split and model."
+        )
+        return False
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.warning(f"{what} are out of date: " + md("; ".join(changes)) + ".", icon=":material/history:")
+        if refresh is not None:
+            st.button(label, on_click=refresh, icon=":material/refresh:", key=key, type="primary")
+    return True
+
+
+def _save_version(key: str) -> None:
+    saved = workspace().save_version(st.session_state.get(f"{key}.version_name") or "")
+    version = saved.version
+    if saved.created:
+        st.session_state[f"{key}.version_name"] = ""
+        st.toast(f"Saved version #{version.id} “{version.name}”.", icon=":material/bookmark_added:")
+    else:
+        st.toast(
+            f"Nothing new to save: the draft is already version #{version.id} “{version.name}”.",
+            icon=":material/bookmark:",
+        )
+
+
+def save_version_control(key: str, label_visibility: Any = "visible") -> None:
+    """A name field and "Save version": a named version of the draft, confirmed, never a duplicate of the latest."""
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.text_input(
+            "Save the draft as a version",
+            placeholder="e.g. clearer feedback",
+            key=f"{key}.version_name",
+            label_visibility=label_visibility,
+        )
+        st.button(
+            "Save version",
+            on_click=_save_version,
+            args=(key,),
+            icon=":material/bookmark_add:",
+            key=f"{key}.save_version",
+        )
 
 
 def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done: bool) -> None:
@@ -322,9 +336,11 @@ def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done:
     drawn = f"{key}.drawn"
     if job is not None and done:
         st.session_state[drawn] = job.id
+    board, me = workspace().jobs, watcher()
 
     @st.fragment(run_every=JOB_POLL_S if job is not None and not done else None)
     def progress() -> None:
+        board.watch(me)
         current = slot.job
         if current is None:
             return
@@ -333,111 +349,57 @@ def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done:
                 st.rerun()
             return
         left, right = st.columns([5, 1], vertical_alignment="center")
-        left.progress(current.progress, text=f"{what}… {current.done} of {current.total} "
-                                              f"({current.elapsed_s:.1f} s)")
+        left.progress(current.progress, text=f"{what}… {current.done} of {current.total} ({current.elapsed_s:.1f} s)")
         right.button("Cancel", on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
 
     progress()
 
 
-def llm_handler() -> LlmHandler:
-    """The handler for the metric's ``llm()``; litellm is imported only when a metric calls it."""
-    return make_handler(model_settings())
+def running_jobs() -> None:
+    """Every running job of the studio, whichever session or tab started it, with a Cancel button each."""
+    board, me = workspace().jobs, watcher()
+    jobs = board.running(me)
 
+    @st.fragment(run_every=JOBS_POLL_S if jobs else None)
+    def panel() -> None:
+        current = board.running(me)
+        if not current:
+            # Nothing left to list. No full rerun to stop the polling: it would redraw an idle tab (and
+            # reload its editor) whenever another tab's job ends; the next run of the page stops it.
+            return
+        st.markdown("**Running jobs**")
+        for job in current:
+            started = datetime.fromtimestamp(job.started_wall)
+            st.caption(f"{job.kind} · {job.done} of {job.total} · started {started:%H:%M:%S}")
+            st.button(
+                "Cancel",
+                key=f"studio.jobs.cancel.{job.id}",
+                on_click=board.cancel,
+                args=(job.id,),
+                icon=":material/stop_circle:",
+                type="tertiary",
+                help=f"Cancel this {job.kind} job",
+            )
 
-def reward_weights(source: str) -> dict[str, float] | None:
-    """The normalised weights of metric.py's literal ``REWARD_SPEC``, or None when there is no valid one."""
-    from skynet_core.reward import validate_reward_spec
-
-    spec = reward_spec_in(source).spec
-    return dict(validate_reward_spec(spec).weights) if spec is not None else None
+    panel()
 
 
 def sidebar() -> None:
-    """The dataset in use and how strongly metric code is isolated."""
-    data, problem = dataset()
-    chosen = candidate(data)
-    chosen_split = split()
-    count = len([c for c in data.for_candidate(chosen) if chosen_split is None or c.split == chosen_split])
+    """The dataset in use, the running jobs, and how strongly metric code is isolated."""
+    workspace().jobs.watch(watcher())
+    chosen = in_use()
     with st.sidebar:
         st.markdown("**Dataset**")
-        st.markdown(f"{md(data.name)}  \n{count} cases · candidate {md(chosen or '(only one)')} · "
-                    f"split {md(chosen_split or 'all')}")
-        if problem:
-            st.warning(problem)
+        st.markdown(
+            f"{md(chosen.data.name)}  \n{len(chosen.cases)} cases · candidate "
+            f"`{md(chosen.candidate or '(only one)')}` · split {chosen.split or 'all'}"
+        )
+        if chosen.problem:
+            st.warning(md(chosen.problem))
+        running_jobs()
         workers = pool()
         st.markdown("**Isolation**")
         if workers.isolation.value == "full":
-            st.markdown(f":green[:material/shield: full] · {workers.isolation_reason}")
+            st.markdown(f":green[:material/shield: full] · {md(workers.isolation_reason)}")
         else:
-            st.markdown(f":orange[:material/warning: reduced] · {workers.isolation_reason}")
-        st.caption(f"Memory limit: {workers.limits.memory_bytes / (1 << 30):g} GiB per sandbox as a whole "
-                   f"({MEMORY_LIMIT_MODE}: all its processes, shared memory and /tmp)")
-
-
-@dataclass(frozen=True)
-class RewardSpecInSource:
-    """What metric.py's top-level ``REWARD_SPEC`` holds, read without running metric.py.
-
-    ``spec`` is the literal dict when it is valid; otherwise ``problem`` says, for people, why
-    there is none (absent, computed, invalid, or metric.py does not parse), and ``line`` is the
-    metric.py line at fault when there is one.
-    """
-
-    spec: dict[str, Any] | None
-    problem: str | None = None
-    line: int | None = None
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def reward_spec_in(source: str) -> RewardSpecInSource:
-    """The ``REWARD_SPEC`` in force in ``source`` (the last top-level assignment), read with ``ast.literal_eval``.
-
-    Cached by text (each caller gets its own copy), so a page that redraws on every control
-    change parses metric.py once per edit.
-    """
-    from skynet_core.reward import RewardSpecError, validate_reward_spec
-
-    try:
-        tree = parse_source(source)
-    except SyntaxError as exc:
-        return RewardSpecInSource(None, f"metric.py does not parse (line {exc.lineno}: {exc.msg}), so its "
-                                        "REWARD_SPEC cannot be read; fix it on the Author page.", exc.lineno)
-    except ValueError as exc:
-        return RewardSpecInSource(None, f"metric.py cannot be parsed ({exc}); fix it on the Author page.")
-    assignments = [node for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-                   and node.value is not None
-                   and any(isinstance(target, ast.Name) and target.id == "REWARD_SPEC"
-                           for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
-    if not assignments:
-        return RewardSpecInSource(None, "metric.py defines no REWARD_SPEC at its top level.")
-    node = assignments[-1]
-    try:
-        value = ast.literal_eval(node.value)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return RewardSpecInSource(None, f"REWARD_SPEC at metric.py line {node.lineno} is computed, not written as "
-                                        "a literal dict, so it cannot be read without running metric.py.",
-                                  node.lineno)
-    try:
-        validate_reward_spec(value)
-    except RewardSpecError as exc:
-        return RewardSpecInSource(None, f"REWARD_SPEC at metric.py line {node.lineno} is invalid: {exc}",
-                                  node.lineno)
-    return RewardSpecInSource(value)
-
-
-def replace_metric_source(new: str, reason: str) -> Version | None:
-    """Make ``new`` this session's metric.py and show it in the Author page's editor.
-
-    The old text is saved as a version first (named for ``reason``), so nothing typed is lost;
-    returns that version, or None when there was nothing to keep.
-    """
-    old = metric_source()
-    version = None
-    if old.strip() and old != new:
-        version = store().save_version(f"before {reason} ({datetime.now():%H:%M:%S})", old)
-    set_metric_source(new)
-    # The Author page builds a new editor instance from this seed when its generation changes.
-    st.session_state["author.editor_seed"] = new
-    st.session_state["author.editor_gen"] = st.session_state.get("author.editor_gen", 0) + 1
-    return version
+            st.markdown(f":orange[:material/warning: reduced] · {md(workers.isolation_reason)}")

@@ -8,10 +8,8 @@ a mistake never replaces a working dataset and never loses the roles typed.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -28,7 +26,7 @@ from skynet_core.datasets import (
     read_table,
     save_upload,
 )
-from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, data_roots, server_path
+from skynet_core.datasets.role_editor import ROLE_CHOICES, cell_text, changed_roles, editor_rows
 
 studio.ensure_router()
 
@@ -42,22 +40,6 @@ SPLIT_RULE = (
     "60/20/20 train/val/test; 300 or more, 60/20/20 with val capped at 200 and test at 500. A case's split "
     "depends only on its id, so it never changes between runs; a `split` column overrides the planner."
 )
-# The role editor's choices. ``None`` as the field: the row's field name, or the column name when it is empty.
-ROLE_CHOICES: dict[str, tuple[Role, str | None]] = {
-    "input field": (Role.INPUT, None),
-    "input object": (Role.INPUT, ""),
-    "expected field": (Role.EXPECTED, None),
-    "expected object": (Role.EXPECTED, ""),
-    "output": (Role.OUTPUT, ""),
-    "output field": (Role.OUTPUT, None),
-    "observation latency_ms": (Role.OBSERVATION, "latency_ms"),
-    "observation cost_usd": (Role.OBSERVATION, "cost_usd"),
-    "observation object": (Role.OBSERVATION, ""),
-    "candidate": (Role.CANDIDATE, ""),
-    "split": (Role.SPLIT, ""),
-    "id": (Role.ID, ""),
-    "ignored": (Role.IGNORED, ""),
-}
 ROLE_HELP = (
     "**input field**: `input[field]` · **expected field**: `expected[field]`, keyed like the output · "
     "**output**: the whole output to score (**output field** builds an object) · **object** roles: the cell is a "
@@ -74,46 +56,6 @@ class Draft:
     roles: dict[str, tuple[Role, str]] | None = None
     files: list[CandidateFile] = field(default_factory=list)
     main_candidate: str | None = None
-
-
-def choice_of(role: Role, field_name: str) -> str:
-    if role is Role.OUTPUT:
-        return "output field" if field_name else "output"
-    if role in (Role.INPUT, Role.EXPECTED):
-        return f"{role.value} {'field' if field_name else 'object'}"
-    if role is Role.OBSERVATION:
-        return f"observation {field_name}" if field_name else "observation object"
-    return role.value
-
-
-def role_of(choice: str | None, field_name: Any, column: str) -> tuple[Role, str]:
-    role, fixed = ROLE_CHOICES.get(choice or "ignored", (Role.IGNORED, ""))
-    if fixed is not None:
-        return role, fixed
-    typed = field_name.strip() if isinstance(field_name, str) else ""
-    return role, typed or column
-
-
-def cell_text(value: Any) -> Any:
-    """A cell as the preview shows it: objects as JSON text, so mixed columns display as written."""
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False, default=str)
-    if value is None or isinstance(value, str):
-        return value
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass  # an array-like cell (e.g. a Parquet list)
-    return str(value)
-
-
-def sample_text(values: pd.Series) -> str:
-    for value in values:
-        text = cell_text(value)
-        if text not in (None, ""):
-            return text if len(text) <= 60 else text[:57] + "..."
-    return ""
 
 
 @st.cache_resource(show_spinner="Reading the file…", max_entries=2)
@@ -145,8 +87,10 @@ def take_upload() -> None:
         S["data.upload_error"] = str(exc)
         return
     except OSError as exc:
-        S["data.upload_error"] = (f"{upload.name} could not be saved in {studio.uploads_dir()} ({exc.strerror}). "
-                                  "Check that the data directory is writable.")
+        S["data.upload_error"] = (
+            f"{upload.name} could not be saved in {studio.uploads_dir()} ({exc.strerror}). "
+            "Check that the data directory is writable."
+        )
         return
     S.pop("data.upload_error", None)
     new_draft(Draft(path=str(path)))
@@ -156,10 +100,7 @@ def open_path() -> None:
     typed = (S.get("data.path") or "").strip()
     S.pop("data.upload_error", None)
     if typed:
-        try:
-            new_draft(Draft(path=str(server_path(typed))))
-        except PathRefused as exc:
-            S["data.upload_error"] = str(exc)
+        new_draft(Draft(path=str(Path(typed).expanduser())))
 
 
 def use_example() -> None:
@@ -181,12 +122,12 @@ def add_candidate_file(draft: Draft) -> None:
         if upload is not None:
             path = str(save_upload(upload.name, upload, studio.uploads_dir()))
         elif typed:
-            path = str(server_path(typed))
+            path = str(Path(typed).expanduser())
             table(path)  # says now, not at "Use this dataset", when the file cannot be read
         else:
             S["data.new_error"] = "Upload the candidate's file, or type its path on the server."
             return
-    except (DatasetError, PathRefused) as exc:
+    except DatasetError as exc:
         S["data.new_error"] = str(exc)
         return
     draft.files.append(CandidateFile(name=name, path=path))
@@ -200,30 +141,17 @@ def remove_candidate_file(draft: Draft, index: int) -> None:
 
 
 def save_candidate(token: str) -> None:
-    studio.store().set(studio.SETTING_CANDIDATE, S[f"data.candidate.{token}"])
+    studio.workspace().choose_cases(S[f"data.candidate.{token}"], studio.split())
 
 
 def save_split(token: str) -> None:
     chosen = S[f"data.split.{token}"]
-    studio.store().set(studio.SETTING_SPLIT, None if chosen == ALL_SPLITS else chosen)
-
-
-def editor_rows(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]]) -> pd.DataFrame:
-    rows = []
-    for column in frame.columns:
-        role, field_name = roles[column]
-        shows_field = ROLE_CHOICES[choice_of(role, field_name)][1] is None
-        rows.append({"column": str(column), "role": choice_of(role, field_name),
-                     "field": field_name if shows_field else "", "example": sample_text(frame[column].head(50))})
-    return pd.DataFrame(rows, columns=["column", "role", "field", "example"])
+    studio.workspace().choose_cases(studio.in_use().candidate, None if chosen == ALL_SPLITS else chosen)
 
 
 def apply(draft: Draft, edited: pd.DataFrame, columns: list[str]) -> None:
     """Load the draft with the edited roles; store it when it loads, else show why (keeping the edits)."""
-    chosen = {column: role_of(row["role"], row["field"], column)
-              for column, (_, row) in zip(columns, edited.iterrows(), strict=True)}
-    inferred = infer_roles(columns)
-    changed = {column: role for column, role in chosen.items() if role != inferred[column]} or None
+    changed = changed_roles(edited, columns)
     main = (S.get(f"data.main.{S['data.gen']}") or "").strip() or None
     try:
         data = studio.load_choice(draft.path, changed, draft.files, main)
@@ -231,15 +159,20 @@ def apply(draft: Draft, edited: pd.DataFrame, columns: list[str]) -> None:
         st.error(str(exc), icon=":material/error:")
         return
     except OSError as exc:
-        st.error(f"{exc.filename or draft.path} could not be read ({exc.strerror or exc}). Check the path, or "
-                 "upload the file again.", icon=":material/error:")
+        st.error(
+            f"{exc.filename or draft.path} could not be read ({exc.strerror or exc}). Check the path, or "
+            "upload the file again.",
+            icon=":material/error:",
+        )
         return
     studio.save_dataset_choice(draft.path, changed, draft.files, main)
     if studio.split() not in (None, *[name for name, count in data.split_counts().items() if count]):
-        studio.store().set(studio.SETTING_SPLIT, None)
+        studio.workspace().choose_cases(studio.in_use().candidate, None)
     new_draft(Draft(path=draft.path, roles=changed, files=list(draft.files), main_candidate=main))
-    S["data.flash"] = (f"Using {Path(draft.path).name}: {sum(data.split_counts().values()):,} cases × "
-                       f"{len(data.candidates)} candidate{'s' if len(data.candidates) != 1 else ''}.")
+    S["data.flash"] = (
+        f"Using {Path(draft.path).name}: {sum(data.split_counts().values()):,} cases × "
+        f"{len(data.candidates)} candidate{'s' if len(data.candidates) != 1 else ''}."
+    )
     st.rerun()
 
 
@@ -254,9 +187,12 @@ def draft_panel(draft: Draft) -> None:
     st.markdown(f"#### {name}")
     st.caption(f"{draft.path} · {len(frame):,} {frame.index.name or 'row'}s · {len(columns):,} columns")
     if len(columns) >= WIDE_COLUMNS:
-        st.info(f"This file has {len(columns):,} columns. Columns without a role prefix (input., expected., output, "
-                "observation., id, split, candidate) start as ignored and are not passed to the metric; give a role "
-                "only to the ones it needs.", icon=":material/view_column:")
+        st.info(
+            f"This file has {len(columns):,} columns. Columns without a role prefix (input., expected., output, "
+            "observation., id, split, candidate) start as ignored and are not passed to the metric; give a role "
+            "only to the ones it needs.",
+            icon=":material/view_column:",
+        )
     preview = frame.head(PREVIEW_ROWS).copy()
     preview.columns = columns
     st.dataframe(preview.map(cell_text), height=min(38 + 35 * len(preview), 420))
@@ -274,11 +210,19 @@ def draft_panel(draft: Draft) -> None:
         height=min(38 + 35 * len(columns), 460),
         column_config={
             "column": st.column_config.TextColumn("column", width="medium", pinned=True),
-            "role": st.column_config.SelectboxColumn("role", width="medium", options=list(ROLE_CHOICES),
-                                                     required=True, help="What the column means to the metric."),
+            "role": st.column_config.SelectboxColumn(
+                "role",
+                width="medium",
+                options=list(ROLE_CHOICES),
+                required=True,
+                help="What the column means to the metric.",
+            ),
             "field": st.column_config.TextColumn(
-                "field name", width="medium", help="For the field roles: the key the metric reads, e.g. "
-                                                   "input['question']. Empty means the column's name."),
+                "field name",
+                width="medium",
+                help="For the field roles: the key the metric reads, e.g. "
+                "input['question']. Empty means the column's name.",
+            ),
             "example": st.column_config.TextColumn("first value", width="large"),
         },
     )
@@ -290,19 +234,29 @@ def draft_panel(draft: Draft) -> None:
 
 def candidate_files_panel(draft: Draft, name: str, *, has_candidate_column: bool) -> None:
     st.markdown("**More candidates** · one file per candidate (optional)")
-    st.caption(f"Another candidate's outputs for the same cases, joined to {name} by id. Each file needs an id "
-               "column and an output column; its latency and cost are its own. Columns named as in "
-               f"{name} get the same roles.")
+    st.caption(
+        f"Another candidate's outputs for the same cases, joined to {name} by id. Each file needs an id "
+        "column and an output column; its latency and cost are its own. Columns named as in "
+        f"{name} get the same roles."
+    )
     for index, item in enumerate(draft.files):
         cols = st.columns([2, 5, 1], vertical_alignment="center")
         cols[0].markdown(f"**{item.name}**")
         cols[1].caption(item.path)
-        cols[2].button("Remove", key=f"data.remove.{index}.{item.name}", on_click=remove_candidate_file,
-                       args=(draft, index), icon=":material/delete:")
+        cols[2].button(
+            "Remove",
+            key=f"data.remove.{index}.{item.name}",
+            on_click=remove_candidate_file,
+            args=(draft, index),
+            icon=":material/delete:",
+        )
     if draft.files and not has_candidate_column:
         S.setdefault(f"data.main.{S['data.gen']}", draft.main_candidate or Path(draft.path).stem)
-        st.text_input(f"Candidate name of {name}", key=f"data.main.{S['data.gen']}",
-                      help="The name the Author and Reward trade-offs pages use for this file's outputs.")
+        st.text_input(
+            f"Candidate name of {name}",
+            key=f"data.main.{S['data.gen']}",
+            help="The name the Author and Reward trade-offs pages use for this file's outputs.",
+        )
     with st.expander("Add a candidate file", expanded=bool(S.get("data.new_error"))):
         st.text_input("Candidate name", key="data.new_name", placeholder="e.g. large-careful")
         st.file_uploader("Upload its file", type=FILE_TYPES, key=f"data.new_upload.{S.get('data.new_gen', 0)}")
@@ -328,31 +282,49 @@ def splits_panel(data: Dataset) -> None:
     if data.candidates == [""]:
         left.selectbox("Candidate", ["(the only one)"], disabled=True, key="data.candidate_only")
     else:
-        left.selectbox("Candidate", data.candidates, index=data.candidates.index(chosen_candidate),
-                       key=f"data.candidate.{token}", on_change=save_candidate, args=(token,))
+        left.selectbox(
+            "Candidate",
+            data.candidates,
+            index=data.candidates.index(chosen_candidate),
+            key=f"data.candidate.{token}",
+            on_change=save_candidate,
+            args=(token,),
+        )
     sizes = {ALL_SPLITS: sum(counts.values()), **counts}
     options = list(sizes)
-    right.selectbox("Split", options, index=options.index(chosen_split) if chosen_split in options else 0,
-                    format_func=lambda split: f"{split} ({sizes[split]:,} cases)", key=f"data.split.{token}",
-                    on_change=save_split, args=(token,))
+    right.selectbox(
+        "Split",
+        options,
+        index=options.index(chosen_split) if chosen_split in options else 0,
+        format_func=lambda split: f"{split} ({sizes[split]:,} cases)",
+        key=f"data.split.{token}",
+        on_change=save_split,
+        args=(token,),
+    )
     count = len(studio.cases_in_use())
-    st.caption(f"The Author page scores {count:,} cases: candidate {chosen_candidate or '(the only one)'}, "
-               f"split {chosen_split or 'all'}.")
+    st.caption(
+        f"The Author page scores {count:,} cases: candidate {chosen_candidate or '(the only one)'}, "
+        f"split {chosen_split or 'all'}."
+    )
 
 
 # The page.
 data, problem = studio.dataset()
-path, stored_roles, stored_files, stored_main = studio.dataset_choice() if problem is None else (
-    studio.EXAMPLE_SOURCE, None, [], None)
+path, stored_roles, stored_files, stored_main = (
+    studio.dataset_choice() if problem is None else (studio.EXAMPLE_SOURCE, None, [], None)
+)
 if "data.draft" not in S:
-    S["data.draft"] = None if path == studio.EXAMPLE_SOURCE else Draft(path, stored_roles, list(stored_files),
-                                                                       stored_main)
+    S["data.draft"] = (
+        None if path == studio.EXAMPLE_SOURCE else Draft(path, stored_roles, list(stored_files), stored_main)
+    )
     S["data.gen"] = 0
     S["data.source"] = "The bundled example" if path == studio.EXAMPLE_SOURCE else "A file"
 
 st.title("Data")
-st.markdown(f"In use: **{data.name}** · {sum(data.split_counts().values()):,} cases × {len(data.candidates)} "
-            f"candidate{'s' if len(data.candidates) != 1 else ''}")
+st.markdown(
+    f"In use: **{data.name}** · {sum(data.split_counts().values()):,} cases × {len(data.candidates)} "
+    f"candidate{'s' if len(data.candidates) != 1 else ''}"
+)
 if problem:
     st.warning(problem, icon=":material/warning:")
 if flash := S.pop("data.flash", None):
@@ -360,22 +332,31 @@ if flash := S.pop("data.flash", None):
 
 source = st.radio("Cases from", ["The bundled example", "A file"], key="data.source", horizontal=True)
 if source == "The bundled example":
-    st.caption(f"{EXAMPLE_PATH.name}: 72 support tickets, each answered by three candidates (fast-small, balanced, "
-               "large-careful) with their latency and cost.")
+    st.caption(
+        f"{EXAMPLE_PATH.name}: 72 support tickets, each answered by three candidates (fast-small, balanced, "
+        "large-careful) with their latency and cost."
+    )
     st.dataframe(table(str(EXAMPLE_PATH)).head(PREVIEW_ROWS).map(cell_text), height=300)
     in_use = data.source == studio.EXAMPLE_SOURCE
-    st.button("Use the example", type="primary", on_click=use_example, disabled=in_use, icon=":material/check:",
-              help="The example is the dataset in use." if in_use else None)
+    st.button(
+        "Use the example",
+        type="primary",
+        on_click=use_example,
+        disabled=in_use,
+        icon=":material/check:",
+        help="The example is the dataset in use." if in_use else None,
+    )
 else:
     upload_col, path_col = st.columns(2)
-    upload_col.file_uploader(f"Upload a CSV, JSON Lines or Parquet file (up to {MAX_FILE_BYTES / 1e6:,.0f} MB)",
-                             type=FILE_TYPES, key="data.upload",
-                             on_change=take_upload,
-                             help="Kept in the studio's data folder, so the choice survives a restart.")
+    upload_col.file_uploader(
+        f"Upload a CSV, JSON Lines or Parquet file (up to {MAX_FILE_BYTES / 1e6:,.0f} MB)",
+        type=FILE_TYPES,
+        key="data.upload",
+        on_change=take_upload,
+        help="Kept in the studio's data folder, so the choice survives a restart.",
+    )
     with path_col:
-        st.text_input("…or a file path on the server", key="data.path", placeholder="/data/cases.jsonl",
-                      help="Only files in these folders: " + ", ".join(str(root) for root in data_roots())
-                           + f". More: {DATA_ROOTS_ENV} in the server's environment.")
+        st.text_input("…or a file path on the server", key="data.path", placeholder="/data/cases.jsonl")
         st.button("Open this file", on_click=open_path, icon=":material/folder_open:")
     if S.get("data.upload_error"):
         st.error(S["data.upload_error"], icon=":material/error:")

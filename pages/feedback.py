@@ -22,7 +22,6 @@ from skynet_core.feedback import (
     Grade,
     HealthFinding,
     Mark,
-    MarkStore,
     MarkValue,
     Review,
     Severity,
@@ -37,11 +36,11 @@ from skynet_core.feedback import (
     rows_jsonl,
     rules,
 )
-from skynet_core.jobs import Job, submit_score
+from skynet_core.jobs import Job
 from skynet_core.llm import NO_MODEL_MESSAGE, ModelSettings, complete
+from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, CheckReport
-from skynet_core.runs import SavedRun, metric_hash
-from skynet_core.store import DB_NAME, data_dir
+from skynet_core.runs import SavedRun
 
 studio.ensure_router()
 
@@ -55,15 +54,6 @@ score_slot = studio.job_slot("feedback.score")
 probe_slot = studio.job_slot("feedback.probes")
 grade_slot = studio.job_slot("feedback.grades")
 md = studio.md
-
-
-@st.cache_resource(show_spinner=False)
-def _mark_store(path: str) -> MarkStore:
-    return MarkStore(path)
-
-
-def mark_store() -> MarkStore:
-    return _mark_store(str(data_dir() / DB_NAME))
 
 
 def action_row() -> Any:
@@ -83,16 +73,20 @@ def fmt(value: float | None) -> str:
 
 
 def start_scoring() -> None:
-    source = studio.metric_source()
-    S["feedback.scored_source"] = source
-    submit_score(score_slot, source, studio.cases_in_use(), timeout=studio.timeout_s(), pool=studio.pool(),
-                 llm=studio.llm_handler(), concurrency=studio.calls_in_flight())
+    studio.workspace().score_all(score_slot, keys=studio.session_keys(), watcher=studio.watcher())
 
 
 def start_probes(run: SavedRun, cases: list[Case]) -> None:
-    source = run.metric_source or studio.metric_source()
-    submit_score(probe_slot, source, probe_cases(cases), timeout=studio.timeout_s(), pool=studio.pool(),
-                 llm=studio.llm_handler(), concurrency=studio.calls_in_flight(), label=str(run.id))
+    metric = MetricSource.of(run.metric_source) if run.metric_source else studio.metric()
+    studio.workspace().score(
+        probe_slot,
+        metric,
+        probe_cases(cases),
+        studio.run_options(),
+        kind="probes",
+        label=str(run.id),
+        watcher=studio.watcher(),
+    )
 
 
 def start_grading(run: SavedRun, pairs: list[tuple[Case, CaseResult]], settings: ModelSettings) -> None:
@@ -115,22 +109,31 @@ def start_grading(run: SavedRun, pairs: list[tuple[Case, CaseResult]], settings:
 def score_controls(case_count: int, primary: bool, job: Job[CheckReport] | None, done: bool) -> None:
     running = job is not None and not done
     with action_row():
-        st.button("Score all cases now", on_click=start_scoring, disabled=running or case_count == 0,
-                  type="primary" if primary else "secondary", icon=":material/play_arrow:", key="feedback.score")
-        st.caption(f"Runs the current metric.py on the {case_count} cases in use, in the background, "
-                   "and reviews the new run.")
+        st.button(
+            "Score all cases now",
+            on_click=start_scoring,
+            disabled=running or case_count == 0,
+            type="primary" if primary else "secondary",
+            icon=":material/play_arrow:",
+            key="feedback.score",
+        )
+        st.caption(
+            f"Runs the current metric.py on the {case_count} cases in use, in the background, and reviews the new run."
+        )
     studio.job_progress(score_slot, "feedback.score_job", "Scoring", job, done)
     if job is None or not done:
         return
     if job.error:
-        st.error(f"Scoring could not run: {md(job.error or '')}. Try again; if it repeats, restart the app.")
+        st.error(f"Scoring could not run: {job.error}. Try again; if it repeats, restart the app.")
     elif job.cancelled:
         st.caption("Scoring was cancelled; nothing from it was saved.")
     elif job.result is not None and not job.result.cases and job.result.first_failure is not None:
         failure = job.result.first_failure
         where = f" (metric.py line {failure.line})" if failure.line else ""
-        st.error(f"No case was scored: metric.py fails at {failure.label}{where}: {md(failure.message)}. "
-                 "Fix it on the Author page, then score again.")
+        st.error(
+            f"No case was scored: metric.py fails at {failure.label}{where}: {md(failure.message)}. "
+            "Fix it on the Author page, then score again."
+        )
 
 
 # --- the review --------------------------------------------------------------------------------
@@ -157,8 +160,15 @@ def thresholds_editor() -> Thresholds:
                 if isinstance(getattr(defaults, rule.setting), int):
                     st.number_input(label, min_value=0, step=1, key=key, help=rule.explanation)
                 else:
-                    st.number_input(label, min_value=0.0, step=0.05, format="%.2f", key=key, help=rule.explanation,
-                                    max_value=1.0 if rule.setting in Thresholds.FRACTIONS else None)
+                    st.number_input(
+                        label,
+                        min_value=0.0,
+                        step=0.05,
+                        format="%.2f",
+                        key=key,
+                        help=rule.explanation,
+                        max_value=1.0 if rule.setting in Thresholds.FRACTIONS else None,
+                    )
         st.button("Reset to defaults", on_click=reset, icon=":material/restart_alt:", key="feedback.reset")
     try:
         chosen = Thresholds(**{rule.setting: S[f"feedback.threshold.{rule.setting}"] for rule in rules(current)})
@@ -178,8 +188,17 @@ def reviewed(run: SavedRun, pairs: list[tuple[Case, CaseResult]], thresholds: Th
 
 
 def rule_counts(result: Review) -> None:
-    frame = pd.DataFrame([{"Rule": rule.title, "Flagged": result.counts[rule.name], "Threshold": rule.threshold_text,
-                           "What it flags": rule.explanation} for rule in result.rules]).set_index("Rule")
+    frame = pd.DataFrame(
+        [
+            {
+                "Rule": rule.title,
+                "Flagged": result.counts[rule.name],
+                "Threshold": rule.threshold_text,
+                "What it flags": rule.explanation,
+            }
+            for rule in result.rules
+        ]
+    ).set_index("Rule")
     st.table(frame)
 
 
@@ -193,15 +212,31 @@ def grade_text(grade: Grade | None) -> str:
     return f"{grade.grade}/5" if grade.grade is not None else "no grade"
 
 
-def cases_table(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Review, marks: dict[str, Mark],
-                grades: dict[str, Grade]) -> list[str]:
+def cases_table(
+    run: SavedRun,
+    pairs: list[tuple[Case, CaseResult]],
+    result: Review,
+    marks: dict[str, Mark],
+    grades: dict[str, Grade],
+) -> list[str]:
     """The filter and the table of flagged cases; returns the ids shown, in run order."""
     titles = {rule.name: rule.title for rule in result.rules}
     choices = [SHOW_FLAGGED, *titles, SHOW_ALL]
-    labels = {SHOW_FLAGGED: f"Every flagged case ({len(result.flagged_ids)})",
-              SHOW_ALL: f"Every judged case, flagged or not ({len(result.case_ids)})",
-              **{name: f"{title} ({result.counts[name]})" for name, title in titles.items()}}
-    show = st.selectbox("Show", choices, format_func=labels.__getitem__, key="feedback.show")
+    labels = {
+        SHOW_FLAGGED: f"Every flagged case ({len(result.flagged_ids)})",
+        SHOW_ALL: f"Every judged case, flagged or not ({len(result.case_ids)})",
+        **{name: f"{title} ({result.counts[name]})" for name, title in titles.items()},
+    }
+    # Keyed by the counts: the box shows the new counts after a rescore or a threshold change, keeping the choice.
+    previous = S.get("feedback.show_choice", SHOW_FLAGGED)
+    show = st.selectbox(
+        "Show",
+        choices,
+        format_func=labels.__getitem__,
+        index=choices.index(previous) if previous in choices else 0,
+        key=f"feedback.show.{hash(tuple(labels.values()))}",
+    )
+    S["feedback.show_choice"] = show
     if show == SHOW_FLAGGED:
         ids = result.flagged_ids
     elif show == SHOW_ALL:
@@ -211,8 +246,12 @@ def cases_table(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Rev
     by_id = {case.id: res for case, res in pairs}
     rows = []
     for case_id in ids:
-        row = {"id": case_id, "split": by_id[case_id].split, "score": by_id[case_id].score,
-               "mark": mark_text(marks.get(case_id))}
+        row = {
+            "id": case_id,
+            "split": by_id[case_id].split,
+            "score": by_id[case_id].score,
+            "mark": mark_text(marks.get(case_id)),
+        }
         if grades:
             row["model grade"] = grade_text(grades.get(case_id))
         row["rules broken"] = ", ".join(titles[name] for name in result.rules_broken[case_id])
@@ -222,11 +261,18 @@ def cases_table(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Rev
         st.caption("No case matches this filter. Choose “Every judged case” to see and mark the others.")
         return []
     event = st.dataframe(
-        pd.DataFrame(rows), hide_index=True, width="stretch", on_select="rerun",
-        selection_mode="single-row", key=f"feedback.table.{run.id}.{show}",
-        column_config={"id": st.column_config.TextColumn(pinned=True),
-                       "score": st.column_config.NumberColumn(format="%.3f"),
-                       "feedback": st.column_config.TextColumn(width="large")})
+        pd.DataFrame(rows),
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"feedback.table.{run.id}.{show}",
+        column_config={
+            "id": st.column_config.TextColumn(pinned=True),
+            "score": st.column_config.NumberColumn(format="%.3f"),
+            "feedback": st.column_config.TextColumn(width="large"),
+        },
+    )
     picked = event.selection.rows if event is not None else []
     if picked and rows[picked[0]]["id"] != S.get("feedback.table_pick"):
         S["feedback.table_pick"] = S["feedback.case"] = rows[picked[0]]["id"]
@@ -241,9 +287,16 @@ def show_value(value: Any) -> None:
         st.json(value, expanded=True)
 
 
-def case_view(run: SavedRun, case: Case, result: CaseResult, flags: list[Flag], titles: dict[str, str],
-              mark: Mark | None, grade: Grade | None) -> None:
-    st.markdown(f"#### Case {md(case.id)} · {md(case.split)} · score {fmt(result.score)}")
+def case_view(
+    run: SavedRun,
+    case: Case,
+    result: CaseResult,
+    flags: list[Flag],
+    titles: dict[str, str],
+    mark: Mark | None,
+    grade: Grade | None,
+) -> None:
+    st.markdown(f"#### Case {md(case.id)} · {case.split} · score {fmt(result.score)}")
     cols = st.columns(3)
     with cols[0]:
         st.markdown("**Input**")
@@ -260,10 +313,11 @@ def case_view(run: SavedRun, case: Case, result: CaseResult, flags: list[Flag], 
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown("**Feedback**")
-        studio.long_text(result.feedback, "feedback.case.feedback")
+        st.code(result.feedback if result.feedback.strip() else "(empty)", language=None, wrap_lines=True)
         if result.scores:
-            st.markdown("**Named scores** · " + " · ".join(f"{md(name)} {fmt(value)}"
-                                                         for name, value in result.scores.items()))
+            st.markdown(
+                "**Named scores** · " + " · ".join(f"{md(name)} {fmt(value)}" for name, value in result.scores.items())
+            )
         if result.extra:
             st.markdown("**Other side information**")
             st.json(result.extra, expanded=False)
@@ -282,8 +336,11 @@ def case_view(run: SavedRun, case: Case, result: CaseResult, flags: list[Flag], 
         else:
             st.success("This feedback broke no rule.", icon=":material/check_circle:")
         if grade is not None:
-            verdict = (f"**{grade.grade}/5** · {md(grade.reason)}" if grade.grade is not None
-                       else f"no grade: {md(grade.error)}")
+            verdict = (
+                f"**{grade.grade}/5** · {md(grade.reason)}"
+                if grade.grade is not None
+                else f"no grade: {md(grade.error)}"
+            )
             st.markdown(f":blue[:material/smart_toy:] Model review (optional): {verdict}")
 
 
@@ -293,23 +350,36 @@ def mark_controls(run: SavedRun, case_id: str, mark: Mark | None) -> None:
     S.setdefault(note_key, mark.note if mark else "")
 
     def set_mark(value: MarkValue) -> None:
-        mark_store().set_mark(scope, hashed, case_id, value, note=S.get(note_key, "").strip())
+        studio.workspace().marks.set_mark(scope, hashed, case_id, value, note=S.get(note_key, "").strip())
 
     def clear() -> None:
-        mark_store().clear_mark(scope, hashed, case_id)
+        studio.workspace().marks.clear_mark(scope, hashed, case_id)
 
-    st.markdown("**Is this feedback useful to the engines?** "
-                + (f"Marked **{mark_text(mark)}**." if mark else "Not marked yet."))
+    st.markdown(
+        "**Is this feedback useful to the engines?** "
+        + (f"Marked **{mark_text(mark)}**." if mark else "Not marked yet.")
+    )
     st.text_input("Note (optional)", key=note_key, placeholder="why, in a few words")
     cols = st.columns(3)
-    cols[0].button("Useful", on_click=set_mark, args=(MarkValue.USEFUL,), icon=":material/thumb_up:",
-                   key="feedback.mark_useful", width="stretch",
-                   type="primary" if mark and mark.value is MarkValue.USEFUL else "secondary")
-    cols[1].button("Weak", on_click=set_mark, args=(MarkValue.WEAK,), icon=":material/thumb_down:",
-                   key="feedback.mark_weak", width="stretch",
-                   type="primary" if mark and mark.value is MarkValue.WEAK else "secondary")
-    cols[2].button("Clear mark", on_click=clear, disabled=mark is None, key="feedback.mark_clear",
-                   width="stretch")
+    cols[0].button(
+        "Useful",
+        on_click=set_mark,
+        args=(MarkValue.USEFUL,),
+        icon=":material/thumb_up:",
+        key="feedback.mark_useful",
+        width="stretch",
+        type="primary" if mark and mark.value is MarkValue.USEFUL else "secondary",
+    )
+    cols[1].button(
+        "Weak",
+        on_click=set_mark,
+        args=(MarkValue.WEAK,),
+        icon=":material/thumb_down:",
+        key="feedback.mark_weak",
+        width="stretch",
+        type="primary" if mark and mark.value is MarkValue.WEAK else "secondary",
+    )
+    cols[2].button("Clear mark", on_click=clear, disabled=mark is None, key="feedback.mark_clear", width="stretch")
 
 
 def pick_case(ids: list[str], by_id: dict[str, CaseResult], result: Review) -> str | None:
@@ -321,23 +391,44 @@ def pick_case(ids: list[str], by_id: dict[str, CaseResult], result: Review) -> s
     def label(case_id: str) -> str:
         broken = len(result.rules_broken.get(case_id, []))
         return f"{case_id} · score {fmt(by_id[case_id].score)} · " + (
-            f"{broken} rule{'s' if broken != 1 else ''} broken" if broken else "no rule broken")
+            f"{broken} rule{'s' if broken != 1 else ''} broken" if broken else "no rule broken"
+        )
 
     return st.selectbox("Case", ids, format_func=label, key="feedback.case")
 
 
-def exports(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Review, marks: dict[str, Mark],
-            grades: dict[str, Grade]) -> None:
+def exports(
+    run: SavedRun,
+    pairs: list[tuple[Case, CaseResult]],
+    result: Review,
+    marks: dict[str, Mark],
+    grades: dict[str, Grade],
+) -> None:
     rows = export_rows(pairs, result, marks, grades or None)
     stem = f"feedback-review-run-{run.id}"
     with action_row():
-        st.download_button("Download CSV", rows_csv(rows), file_name=f"{stem}.csv", mime="text/csv",
-                           on_click="ignore", icon=":material/download:", key="feedback.csv")
-        st.download_button("Download JSONL", rows_jsonl(rows), file_name=f"{stem}.jsonl",
-                           mime="application/jsonl", on_click="ignore", icon=":material/download:",
-                           key="feedback.jsonl")
-        st.caption("Every case of the run with its score, feedback, the rules it broke, your mark and note"
-                    + (", and the model's grade." if grades else "."))
+        st.download_button(
+            "Download CSV",
+            rows_csv(rows),
+            file_name=f"{stem}.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/download:",
+            key="feedback.csv",
+        )
+        st.download_button(
+            "Download JSONL",
+            rows_jsonl(rows),
+            file_name=f"{stem}.jsonl",
+            mime="application/jsonl",
+            on_click="ignore",
+            icon=":material/download:",
+            key="feedback.jsonl",
+        )
+        st.caption(
+            "Every case of the run with its score, feedback, the rules it broke, your mark and note"
+            + (", and the model's grade." if grades else ".")
+        )
 
 
 # --- metric health ---------------------------------------------------------------------------
@@ -356,8 +447,10 @@ def findings_list(findings: list[HealthFinding]) -> None:
 
 def health_section(run: SavedRun, pairs: list[tuple[Case, CaseResult]]) -> None:
     st.subheader("Metric health")
-    st.caption("The metric as a whole over this run: can it rank candidates, does it fail, "
-               "does it reward outputs that differ from the expected ones?")
+    st.caption(
+        "The metric as a whole over this run: can it rank candidates, does it fail, "
+        "does it reward outputs that differ from the expected ones?"
+    )
     memo = S.get("feedback.health")
     if memo is None or memo[0] != run.id:
         memo = (run.id, health(pairs))
@@ -372,34 +465,50 @@ def health_section(run: SavedRun, pairs: list[tuple[Case, CaseResult]]) -> None:
     done = job is not None and job.finished
     running = job is not None and not done
     with action_row():
-        st.button("Run probes", on_click=start_probes, args=(run, [case for case, _ in pairs]), disabled=running,
-                  icon=":material/science:", key="feedback.probe")
-        st.caption("Scores trivial outputs (an empty string, the input echoed back, \"I don't know\") against up "
-                   "to 20 of the run's cases, in the isolated workers. A metric that rewards them can be gamed.")
+        st.button(
+            "Run probes",
+            on_click=start_probes,
+            args=(run, [case for case, _ in pairs]),
+            disabled=running,
+            icon=":material/science:",
+            key="feedback.probe",
+        )
+        st.caption(
+            'Scores trivial outputs (an empty string, the input echoed back, "I don\'t know") against up '
+            "to 20 of the run's cases, in the isolated workers. A metric that rewards them can be gamed."
+        )
     studio.job_progress(probe_slot, "feedback.probe_job", "Scoring probes", job, done)
     if job is None or not done or job.label != str(run.id):
         return
     if job.error:
-        st.error(f"The probes could not run: {md(job.error or '')}. Try again; if it repeats, restart the app.")
+        st.error(f"The probes could not run: {job.error}. Try again; if it repeats, restart the app.")
         return
     if job.cancelled or job.result is None:
         st.caption("The probes were cancelled.")
         return
     report = job.result
     if not report.cases and report.first_failure is not None:
-        st.error(f"No probe was scored: metric.py fails at {report.first_failure.label}: "
-                 f"{md(report.first_failure.message)}")
+        st.error(
+            f"No probe was scored: metric.py fails at {report.first_failure.label}: {md(report.first_failure.message)}"
+        )
         return
     findings = judge_probes(report.cases, run.results)
     if findings:
         findings_list(findings)
     else:
-        st.success(f"The metric gave none of the {len(report.cases)} trivial outputs a high score.",
-                   icon=":material/check_circle:")
+        st.success(
+            f"The metric gave none of the {len(report.cases)} trivial outputs a high score.",
+            icon=":material/check_circle:",
+        )
     with st.expander(f"Probe results ({len(report.cases)})"):
-        st.dataframe(pd.DataFrame([{"id": r.id, "status": r.status.value, "score": r.score, "feedback": r.feedback}
-                                   for r in report.cases]),
-                     hide_index=True, width="stretch", key="feedback.probe_table")
+        st.dataframe(
+            pd.DataFrame(
+                [{"id": r.id, "status": r.status.value, "score": r.score, "feedback": r.feedback} for r in report.cases]
+            ),
+            hide_index=True,
+            width="stretch",
+            key="feedback.probe_table",
+        )
 
 
 # --- optional model review ---------------------------------------------------------------------
@@ -412,13 +521,14 @@ def current_grades(run: SavedRun) -> dict[str, Grade]:
     return {grade.case_id: grade for grade in list(grading[1])}
 
 
-def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Review,
-                 grades: dict[str, Grade]) -> None:
+def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Review, grades: dict[str, Grade]) -> None:
     with st.expander("Model review (optional)", icon=":material/smart_toy:"):
-        st.caption("A second opinion beside the rules: the metric model grades how actionable each flagged "
-                   "feedback is, from 1 (nothing to act on) to 5 (names the fault and the fix), with a reason. "
-                   "Nothing on this page needs it.")
-        settings = ModelSettings.from_env()
+        st.caption(
+            "A second opinion beside the rules: the metric model grades how actionable each flagged "
+            "feedback is, from 1 (nothing to act on) to 5 (names the fault and the fix), with a reason. "
+            "Nothing on this page needs it."
+        )
+        settings = studio.model_settings()
         chosen = settings.effective()
         if chosen is None:
             st.info(NO_MODEL_MESSAGE[:1].upper() + NO_MODEL_MESSAGE[1:] + ".", icon=":material/info:")
@@ -431,44 +541,50 @@ def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Re
         running = job is not None and not done
         limit = f" (the first {MAX_GRADED})" if len(flagged) > MAX_GRADED else ""
         with action_row():
-            st.button(f"Grade {len(to_grade)} flagged", on_click=start_grading, args=(run, to_grade, settings),
-                      disabled=running or not to_grade, icon=":material/grading:", key="feedback.grade")
+            st.button(
+                f"Grade {len(to_grade)} flagged",
+                on_click=start_grading,
+                args=(run, to_grade, settings),
+                disabled=running or not to_grade,
+                icon=":material/grading:",
+                key="feedback.grade",
+            )
             st.caption(f"Uses `{md(config.model)}`, the {which}: one call per flagged case{limit}.")
         studio.job_progress(grade_slot, "feedback.grade_job", "Grading", job, done)
         if job is not None and done and job.error:
-            st.error(f"The model review could not run: {md(job.error or '')}.")
+            st.error(f"The model review could not run: {job.error}.")
         failed = [grade for grade in grades.values() if grade.grade is None]
         graded = [grade.grade for grade in grades.values() if grade.grade is not None]
         if graded:
-            st.markdown(f"Graded {len(graded)} feedback texts: mean {sum(graded) / len(graded):.1f} of 5. "
-                        "The grades are in the table and beside each case's rules.")
+            st.markdown(
+                f"Graded {len(graded)} feedback texts: mean {sum(graded) / len(graded):.1f} of 5. "
+                "The grades are in the table and beside each case's rules."
+            )
         if failed:
-            st.warning(f"{len(failed)} without a grade; the last said: {md(failed[-1].error)}",
-                       icon=":material/warning:")
+            st.warning(
+                f"{len(failed)} without a grade; the last said: {md(failed[-1].error)}", icon=":material/warning:"
+            )
 
 
 # --- the page ----------------------------------------------------------------------------------
 
 
-def run_header(run: SavedRun, data: Dataset, case_count: int, unmatched: int, job: Job[CheckReport] | None,
-               done: bool) -> None:
+def run_header(
+    run: SavedRun, data: Dataset, case_count: int, unmatched: int, job: Job[CheckReport] | None, done: bool
+) -> None:
     key = run.key
     when = datetime.fromtimestamp(run.created_at).strftime("%Y-%m-%d %H:%M")
-    candidate = f" · candidate {md(key.candidate)}" if key.candidate else ""
-    st.markdown(f"Latest scored run: **{len(run.results)} cases** of {md(key.dataset_name or data.name)}{candidate}"
-                f" · split {md(key.split or 'all')} · scored {when} · metric.py `{key.metric_hash}`")
-    stale = []
-    if key.metric_hash != metric_hash(studio.metric_source()):
-        stale.append("metric.py has changed since this run")
-    if key.split != studio.split():
-        stale.append(f"the split in use is now {studio.split() or 'all'}")
+    candidate = f" · candidate `{md(key.candidate)}`" if key.candidate else ""
+    st.markdown(
+        f"Latest scored run: **{len(run.results)} cases** of {md(key.dataset_name or data.name)}{candidate}"
+        f" · split {key.split or 'all'} · scored {when} · metric.py `{key.metric_hash}`"
+    )
+    stale = studio.stale_banner(
+        studio.stale_changes(run.provenance, studio.provenance()), "This run's results", None, key="feedback.stale"
+    )
     if unmatched:
-        stale.append(f"{unmatched} of its cases are no longer in the dataset and are left out")
-    if stale:
-        reasons = "; ".join(stale)
-        st.info(reasons[:1].upper() + reasons[1:] + ". Score again to review the current metric on the cases in use.",
-                icon=":material/history:")
-    score_controls(case_count, bool(stale), job, done)
+        st.info(f"{unmatched} of its cases are no longer in the dataset and are left out.", icon=":material/info:")
+    score_controls(case_count, stale or bool(unmatched), job, done)
 
 
 def page() -> None:
@@ -476,18 +592,21 @@ def page() -> None:
     chosen = studio.candidate(data)
     job = score_slot.job
     done = job is not None and job.finished
-    if done:
-        studio.save_scored_run(job, S.get("feedback.scored_source", ""))
     case_count = len(studio.cases_in_use())
 
     st.title("Feedback review")
-    st.caption("GEPA, DSPy GEPA and Auto read each case's feedback to write the next version. Feedback helps when "
-               "it says what was wrong and what the right output looks like; the rules below flag the rest.")
-    run = studio.run_store().latest(data.source, chosen)
+    st.caption(
+        "GEPA, DSPy GEPA and Auto read each case's feedback to write the next version. Feedback helps when "
+        "it says what was wrong and what the right output looks like; the rules below flag the rest."
+    )
+    run = studio.workspace().latest_run()
     if run is None:
         who = f" (candidate `{md(chosen)}`)" if chosen else ""
-        st.info(f"No scored run of {md(data.name)}{who} yet. Score every case with the current metric.py to "
-                "review its feedback (or use \"Score all cases\" on the Author page).", icon=":material/info:")
+        st.info(
+            f"No scored run of {md(data.name)}{who} yet. Score every case with the current metric.py to "
+            'review its feedback (or use "Score all cases" on the Author page).',
+            icon=":material/info:",
+        )
         score_controls(case_count, True, job, done)
         return
 
@@ -500,13 +619,18 @@ def page() -> None:
 
     thresholds = thresholds_editor()
     result = reviewed(run, pairs, thresholds)
-    marks = mark_store().marks_for(run.key.scope, run.key.metric_hash)
+    marks = studio.workspace().marks.marks_for(run.key.scope, run.key.metric_hash)
     grades = current_grades(run)
     values = [mark.value for case_id, mark in marks.items() if case_id in cases]
     stats = st.columns(4)
-    stats[0].metric("Cases judged", len(result.case_ids),
-                    help=f"{len(result.skipped)} cases errored, timed out or returned an invalid value; "
-                         "they have no feedback to judge." if result.skipped else None)
+    stats[0].metric(
+        "Cases judged",
+        len(result.case_ids),
+        help=f"{len(result.skipped)} cases errored, timed out or returned an invalid value; "
+        "they have no feedback to judge."
+        if result.skipped
+        else None,
+    )
     stats[1].metric("Broke a rule", len(result.flagged_ids))
     stats[2].metric("Marked useful", values.count(MarkValue.USEFUL))
     stats[3].metric("Marked weak", values.count(MarkValue.WEAK))
@@ -522,8 +646,15 @@ def page() -> None:
     picked = pick_case(ids, by_id, result)
     if picked is not None:
         with st.container(border=True):
-            case_view(run, cases[picked], by_id[picked], result.by_case.get(picked, []),
-                      {rule.name: rule.title for rule in result.rules}, marks.get(picked), grades.get(picked))
+            case_view(
+                run,
+                cases[picked],
+                by_id[picked],
+                result.by_case.get(picked, []),
+                {rule.name: rule.title for rule in result.rules},
+                marks.get(picked),
+                grades.get(picked),
+            )
     exports(run, pairs, result, marks, grades)
     model_review(run, pairs, result, grades)
     health_section(run, pairs)

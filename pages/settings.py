@@ -14,12 +14,8 @@ import pandas as pd
 import streamlit as st
 
 import studio
-from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.judge import judge_summary
 from skynet_core.llm import (
-    API_BASE_KEY_RULE,
-    BUDGET_RANGE_USD,
-    CALLS_PER_CASE_RANGE,
     CONCURRENCY_RANGE,
     NO_MODEL_MESSAGE,
     RETRIES_RANGE,
@@ -34,11 +30,10 @@ from skynet_core.llm import (
     key_status,
     known_price,
     litellm_ready,
-    make_handler,
     warm_up,
 )
 from skynet_core.results import Isolation
-from skynet_core.runner import score_cases
+from skynet_core.workspace import example_metric
 
 studio.ensure_router()
 
@@ -48,8 +43,12 @@ PURPOSE = {
     "metric": "Answers the `llm()` calls of metric code (a model as judge).",
     "reflection": "The model the engines use to write new versions; metrics use it when no metric model is set.",
 }
-ENV_VARIABLES = ("SKYNET_METRIC_MODEL", "SKYNET_METRIC_API_BASE", "SKYNET_REFLECTION_MODEL",
-                 "SKYNET_REFLECTION_API_BASE")
+ENV_VARIABLES = (
+    "SKYNET_METRIC_MODEL",
+    "SKYNET_METRIC_API_BASE",
+    "SKYNET_REFLECTION_MODEL",
+    "SKYNET_REFLECTION_API_BASE",
+)
 TRY_CASES = 5
 
 
@@ -67,8 +66,6 @@ def seed(settings: ModelSettings) -> None:
     S["settings.timeout"] = settings.request_timeout_s
     S["settings.concurrency"] = settings.concurrency
     S["settings.retries"] = settings.max_retries
-    S["settings.max_calls"] = settings.max_calls_per_case
-    S["settings.budget"] = settings.max_cost_usd
 
 
 def typed_keys() -> dict[str, str]:
@@ -82,14 +79,19 @@ def form_settings() -> ModelSettings:
         model = S[f"settings.{role}.model"].strip()
         price_in, price_out = S[f"settings.{role}.price_in"], S[f"settings.{role}.price_out"]
         price = (float(price_in), float(price_out)) if price_in is not None and price_out is not None else None
-        configs[role] = ModelConfig(model, S[f"settings.{role}.api_base"].strip() or None,
-                                    price_per_million=price) if model else None
-    settings = ModelSettings(metric=configs["metric"], reflection=configs["reflection"],
-                             temperature=float(S["settings.temperature"]),
-                             request_timeout_s=float(S["settings.timeout"]),
-                             concurrency=int(S["settings.concurrency"]), max_retries=int(S["settings.retries"]),
-                             max_calls_per_case=int(S["settings.max_calls"]),
-                             max_cost_usd=None if S["settings.budget"] is None else float(S["settings.budget"]))
+        configs[role] = (
+            ModelConfig(model, S[f"settings.{role}.api_base"].strip() or None, price_per_million=price)
+            if model
+            else None
+        )
+    settings = ModelSettings(
+        metric=configs["metric"],
+        reflection=configs["reflection"],
+        temperature=float(S["settings.temperature"]),
+        request_timeout_s=float(S["settings.timeout"]),
+        concurrency=int(S["settings.concurrency"]),
+        max_retries=int(S["settings.retries"]),
+    )
     return settings.with_keys({**studio.session_keys(), **typed_keys()})
 
 
@@ -125,8 +127,10 @@ def effective_banner(saved: ModelSettings) -> None:
         return
     config, why = effective
     where = f" at {config.api_base}" if config.api_base else ""
-    st.success(f"Metrics' `llm()` calls use **{studio.md(config.model)}**{studio.md(where)}: the {why}.",
-               icon=":material/model_training:")
+    st.success(
+        f"Metrics' `llm()` calls use **{studio.md(config.model)}**{studio.md(where)}: the {why}.",
+        icon=":material/model_training:",
+    )
 
 
 def draw_check(check: ConnectionCheck) -> None:
@@ -134,9 +138,12 @@ def draw_check(check: ConnectionCheck) -> None:
         st.error(check.error, icon=":material/error:")
         return
     cost = price_text(check.cost_usd)
-    st.success(f"**{studio.md(check.model)}** replied “{studio.md(check.reply.strip()[:200])}” in "
-               f"{check.latency_ms:.0f} ms · {check.prompt_tokens} tokens in, {check.completion_tokens} out · "
-               f"cost {cost}", icon=":material/check_circle:")
+    st.success(
+        f"**{studio.md(check.model)}** replied “{studio.md(check.reply.strip()[:200])}” in "
+        f"{check.latency_ms:.0f} ms · {check.prompt_tokens} tokens in, {check.completion_tokens} out · "
+        f"cost {cost}",
+        icon=":material/check_circle:",
+    )
     if check.cost_usd is None:
         st.caption("litellm has no price for this model: enter one below to see what judging costs.")
 
@@ -144,33 +151,64 @@ def draw_check(check: ConnectionCheck) -> None:
 def model_panel(role: str) -> None:
     st.subheader(TITLES[role])
     st.caption(PURPOSE[role])
-    st.text_input("Model (a litellm model name)", key=f"settings.{role}.model",
-                  placeholder="openai/gpt-4o-mini",
-                  help="Any litellm name: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3. "
-                       "For an OpenAI-compatible server (vLLM, llama.cpp, Ollama): openai/<the name it serves>.")
-    st.text_input("API base (optional)", key=f"settings.{role}.api_base", placeholder="http://127.0.0.1:11434/v1",
-                  help="For a local OpenAI-compatible server. Empty: the provider's own API. " + API_BASE_KEY_RULE)
-    st.caption(API_BASE_KEY_RULE)
-    st.text_input("API key for this session (optional)", key=f"settings.{role}.key", type="password",
-                  placeholder="sk-…", autocomplete="off",
-                  help="Kept in this browser session's memory only: never written to disk, never shown again in "
-                       "full, never sent into metric code. Empty: the provider's variable on the server "
-                       "(e.g. OPENAI_API_KEY), for the provider's own API or an API base the server sets.")
+    st.text_input(
+        "Model (a litellm model name)",
+        key=f"settings.{role}.model",
+        placeholder="openai/gpt-4o-mini",
+        help="Any litellm name: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3. "
+        "For an OpenAI-compatible server (vLLM, llama.cpp, Ollama): openai/<the name it serves>.",
+    )
+    st.text_input(
+        "API base (optional)",
+        key=f"settings.{role}.api_base",
+        placeholder="http://127.0.0.1:11434/v1",
+        help="For a local OpenAI-compatible server. Empty: the provider's own API.",
+    )
+    st.text_input(
+        "API key for this session (optional)",
+        key=f"settings.{role}.key",
+        type="password",
+        placeholder="sk-…",
+        autocomplete="off",
+        help="Kept in this browser session's memory only: never written to disk, never shown again in "
+        "full, never sent into metric code. Empty: the provider's variable on the server "
+        "(e.g. OPENAI_API_KEY).",
+    )
     config = form_settings().config(role)
     if config is not None:
         status = key_status(config)
         colour = "green" if status.ok else "red"
-        text = (f"typed ({config.masked_key}); “Save settings” keeps it for this session"
-                if role in typed_keys() else status.text)
+        text = (
+            f"typed ({config.masked_key}); “Save settings” keeps it for this session"
+            if role in typed_keys()
+            else status.text
+        )
         st.markdown(f":{colour}[:material/key: Key: {studio.md(text)}]")
         if role in studio.session_keys():
-            st.button("Forget this session's key", key=f"settings.{role}.forget", on_click=forget_key,
-                      args=(role,), icon=":material/key_off:")
+            st.button(
+                "Forget this session's key",
+                key=f"settings.{role}.forget",
+                on_click=forget_key,
+                args=(role,),
+                icon=":material/key_off:",
+            )
     prices = st.columns(2)
-    prices[0].number_input("Input $ per 1M tokens", min_value=0.0, step=0.05, format="%.4f",
-                           key=f"settings.{role}.price_in", placeholder="auto")
-    prices[1].number_input("Output $ per 1M tokens", min_value=0.0, step=0.05, format="%.4f",
-                           key=f"settings.{role}.price_out", placeholder="auto")
+    prices[0].number_input(
+        "Input $ per 1M tokens",
+        min_value=0.0,
+        step=0.05,
+        format="%.4f",
+        key=f"settings.{role}.price_in",
+        placeholder="auto",
+    )
+    prices[1].number_input(
+        "Output $ per 1M tokens",
+        min_value=0.0,
+        step=0.05,
+        format="%.4f",
+        key=f"settings.{role}.price_out",
+        placeholder="auto",
+    )
     if config is not None:
         entered = (S[f"settings.{role}.price_in"], S[f"settings.{role}.price_out"])
         known = known_price(config)
@@ -179,87 +217,149 @@ def model_panel(role: str) -> None:
         elif config.price_per_million is not None:
             st.caption("Costs use the prices entered here.")
         elif known is not None:
-            st.caption(f"litellm's cost map prices this model at ${known[0]:g} in and ${known[1]:g} out per "
-                       "million tokens.")
+            st.caption(
+                f"litellm's cost map prices this model at ${known[0]:g} in and ${known[1]:g} out per million tokens."
+            )
         else:
             st.caption(":orange[litellm has no price for this model: enter one to see what judging costs.]")
-    if st.button("Test connection", key=f"settings.{role}.test", disabled=config is None,
-                 icon=":material/network_check:", help="One tiny call with the values above (saved or not)."):
+    if st.button(
+        "Test connection",
+        key=f"settings.{role}.test",
+        disabled=config is None,
+        icon=":material/network_check:",
+        help="One tiny call with the values above (saved or not).",
+    ):
         with st.spinner(f"Calling {config.model if config else ''}…"):
-            S[f"settings.{role}.check"] = check_connection(form_settings(), config)
-    check = S.get(f"settings.{role}.check")
-    if check is not None:
-        draw_check(check)
+            S[f"settings.{role}.check"] = (config, check_connection(form_settings(), config))
+    tested = S.get(f"settings.{role}.check")
+    if tested is not None and tested[0] == config:  # a test of other values no longer says anything
+        draw_check(tested[1])
 
 
 def calls_panel() -> None:
     st.subheader("How calls are made")
     cols = st.columns(4)
-    cols[0].slider("Temperature", min_value=TEMPERATURE_RANGE[0], max_value=TEMPERATURE_RANGE[1], step=0.1,
-                   key="settings.temperature", help="0 makes a judge as repeatable as the model allows.")
-    cols[1].number_input("Request timeout (s)", min_value=TIMEOUT_RANGE_S[0], max_value=TIMEOUT_RANGE_S[1],
-                         step=1.0, format="%g", key="settings.timeout",
-                         help="One model call is given up after this long. The metric's own timeout still "
-                              "bounds the whole call of score.")
-    cols[2].number_input("Calls in flight", min_value=CONCURRENCY_RANGE[0], max_value=CONCURRENCY_RANGE[1], step=1,
-                         key="settings.concurrency",
-                         help="Cases scored at once, so a slow judge's calls overlap: 200 cases against a "
-                              "judge that answers in 200 ms take about 5 s with 8 in flight, not 40 s.")
-    cols[3].number_input("Retries", min_value=RETRIES_RANGE[0], max_value=RETRIES_RANGE[1], step=1,
-                         key="settings.retries",
-                         help="A rate limit, timeout or server error is tried again this many times, with "
-                              "growing waits, before the case fails with the provider's message.")
-    limits = st.columns(2)
-    limits[0].number_input("llm() calls per case", min_value=CALLS_PER_CASE_RANGE[0],
-                           max_value=CALLS_PER_CASE_RANGE[1], step=1, key="settings.max_calls",
-                           help="A case that calls llm() more often than this fails with an error naming the cap.")
-    limits[1].number_input("Budget per run (USD, optional)", min_value=BUDGET_RANGE_USD[0],
-                           max_value=BUDGET_RANGE_USD[1], step=1.0, format="%.2f", key="settings.budget",
-                           placeholder="no budget",
-                           help="Once a run's llm() calls have cost this much, its remaining cases fail with an "
-                                "error naming the budget. Calls whose cost is unknown count as free.")
+    cols[0].slider(
+        "Temperature",
+        min_value=TEMPERATURE_RANGE[0],
+        max_value=TEMPERATURE_RANGE[1],
+        step=0.1,
+        key="settings.temperature",
+        help="0 makes a judge as repeatable as the model allows.",
+    )
+    cols[1].number_input(
+        "Request timeout (s)",
+        min_value=TIMEOUT_RANGE_S[0],
+        max_value=TIMEOUT_RANGE_S[1],
+        step=1.0,
+        format="%g",
+        key="settings.timeout",
+        help="One model call is given up after this long. The metric's own timeout still "
+        "bounds the whole call of score.",
+    )
+    cols[2].number_input(
+        "Calls in flight",
+        min_value=CONCURRENCY_RANGE[0],
+        max_value=CONCURRENCY_RANGE[1],
+        step=1,
+        key="settings.concurrency",
+        help="Cases scored at once, so a slow judge's calls overlap: 200 cases against a "
+        "judge that answers in 200 ms take about 5 s with 8 in flight, not 40 s.",
+    )
+    cols[3].number_input(
+        "Retries",
+        min_value=RETRIES_RANGE[0],
+        max_value=RETRIES_RANGE[1],
+        step=1,
+        key="settings.retries",
+        help="A rate limit, timeout or server error is tried again this many times, with "
+        "growing waits, before the case fails with the provider's message.",
+    )
+
+
+def start_try() -> None:
+    """Score the first cases of the bundled tickets with the judge example and the form's settings (unsaved)."""
+    from skynet_core.datasets import load_example
+
+    cases = load_example().for_candidate(load_example().candidates[0])[:TRY_CASES]
+    studio.workspace().score(
+        studio.job_slot("settings.try"),
+        example_metric("Model as judge"),
+        cases,
+        studio.run_options(form_settings()),
+        kind="try judge",
+        watcher=studio.watcher(),
+    )
 
 
 def try_judge() -> None:
     st.subheader("Try the model-as-judge example")
-    st.caption(f"Scores the first {TRY_CASES} cases of the bundled tickets with the “Model as judge” example "
-               "metric, in the sandbox, with the settings above: the whole path a metric's `llm()` takes.")
-    if st.button("Run the judge example", key="settings.try", icon=":material/gavel:"):
-        from skynet_core.datasets import load_example
-
-        cases = load_example().for_candidate(load_example().candidates[0])[:TRY_CASES]
-        settings = form_settings()
-        with st.spinner(f"Judging {len(cases)} cases…"):
-            S["settings.try_results"] = score_cases(
-                EXAMPLE_METRICS["Model as judge"].read_text(encoding="utf-8"), cases,
-                timeout=studio.timeout_s(), concurrency=settings.concurrency, llm=make_handler(settings),
-                pool=studio.pool()).results
-    results = S.get("settings.try_results")
+    st.caption(
+        f"Scores the first {TRY_CASES} cases of the bundled tickets with the “Model as judge” example "
+        "metric, in the sandbox, with the settings above: the whole path a metric's `llm()` takes."
+    )
+    slot = studio.job_slot("settings.try")
+    job = slot.job
+    done = job is not None and job.finished
+    st.button(
+        "Run the judge example",
+        key="settings.try",
+        icon=":material/gavel:",
+        on_click=start_try,
+        disabled=job is not None and not done,
+    )
+    studio.job_progress(slot, "settings.try_job", "Judging", job, done)
+    if job is None or not done:
+        return
+    if job.error:
+        st.error("The judge example could not run.")
+        st.text(job.error)
+        return
+    results = job.result.cases if job.result is not None else job.partial
     if not results:
         return
     summary = judge_summary(results)
     cols = st.columns(3)
     cols[0].metric("Judge calls", summary.calls)
     cols[1].metric("Judge time per 1,000 cases", f"{summary.ms_per_1000 / 1000.0:,.1f} s")
-    cols[2].metric("Judge cost per 1,000 cases",
-                   f"${summary.cost_per_1000:.4f}" if summary.cost_per_1000 is not None else "unknown")
-    frame = pd.DataFrame([{"id": r.id, "status": r.status.value, "score": r.score,
-                           "verdict": r.feedback if r.ok else r.error.splitlines()[0] if r.error else "",
-                           "judge_ms": r.judge.latency_ms, "judge_cost_usd": r.judge.cost_usd} for r in results])
-    st.dataframe(frame, hide_index=True, width="stretch", column_config={
-        "score": st.column_config.NumberColumn("score", format="%.2f"),
-        "verdict": st.column_config.TextColumn("verdict or error", width="large"),
-        "judge_ms": st.column_config.NumberColumn("judge time", format="%.0f ms"),
-        "judge_cost_usd": st.column_config.NumberColumn("judge cost", format="$%.6f"),
-    })
+    cols[2].metric(
+        "Judge cost per 1,000 cases",
+        f"${summary.cost_per_1000:.4f}" if summary.cost_per_1000 is not None else "unknown",
+    )
+    frame = pd.DataFrame(
+        [
+            {
+                "id": r.id,
+                "status": r.status.value,
+                "score": r.score,
+                "verdict": r.feedback if r.ok else r.error.splitlines()[0] if r.error else "",
+                "judge_ms": r.judge.latency_ms,
+                "judge_cost_usd": r.judge.cost_usd,
+            }
+            for r in results
+        ]
+    )
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "score": st.column_config.NumberColumn("score", format="%.2f"),
+            "verdict": st.column_config.TextColumn("verdict or error", width="large"),
+            "judge_ms": st.column_config.NumberColumn("judge time", format="%.0f ms"),
+            "judge_cost_usd": st.column_config.NumberColumn("judge cost", format="$%.6f"),
+        },
+    )
 
 
 def environment_panel() -> None:
     st.subheader("Defaults from the server's environment")
     rows = [{"variable": name, "value": os.environ.get(name, "") or "(not set)"} for name in ENV_VARIABLES]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    st.caption("Saved settings win over these; “Reset to the environment's defaults” clears them. Keys come from "
-               "the provider's usual variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, …), read by the server only.")
+    st.caption(
+        "Saved settings win over these; “Reset to the environment's defaults” clears them. Keys come from "
+        "the provider's usual variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, …), read by the server only."
+    )
 
 
 def isolation_panel() -> None:
@@ -269,8 +369,10 @@ def isolation_panel() -> None:
         st.markdown(f":green[:material/shield: **full**] · {studio.md(workers.isolation_reason)}")
     else:
         st.markdown(f":orange[:material/warning: **reduced**] · {studio.md(workers.isolation_reason)}")
-    st.caption("Read-only: metric code runs in a separate process with no keys in its environment either way; "
-               "full isolation also takes away its network and the server's files.")
+    st.caption(
+        "Read-only: metric code runs in a separate process with no keys in its environment either way; "
+        "full isolation also takes away its network and the server's files."
+    )
 
 
 # The page.
@@ -296,8 +398,9 @@ for role, column in zip(ROLES, columns, strict=True):
 calls_panel()
 with st.container(horizontal=True):
     st.button("Save settings", type="primary", on_click=save, icon=":material/save:", key="settings.save")
-    st.button("Reset to the environment's defaults", on_click=reset, icon=":material/restart_alt:",
-              key="settings.reset")
+    st.button(
+        "Reset to the environment's defaults", on_click=reset, icon=":material/restart_alt:", key="settings.reset"
+    )
 st.divider()
 try_judge()
 st.divider()

@@ -9,17 +9,13 @@ metric.py again. The controls change metric.py only through "Write to metric.py"
 from __future__ import annotations
 
 import copy
-import functools
-import hashlib
-from dataclasses import dataclass
+import dataclasses
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 import studio
-from skynet_core.cases import Case
 from skynet_core.charts import (
     candidates_figure,
     curve_figure,
@@ -28,20 +24,26 @@ from skynet_core.charts import (
     weights_figure,
 )
 from skynet_core.datasets import Dataset
-from skynet_core.jobs import submit_score
-from skynet_core.results import CaseResult
+from skynet_core.metric_source import MetricSource
 from skynet_core.reward import (
     PARTS,
     MetricSourceError,
     NormalizedSpec,
     RewardSpecError,
-    error_from_part_score,
     replace_reward_spec,
     reward_parts,
     validate_reward_spec,
 )
-from skynet_core.runs import RunKey, metric_hash
-from skynet_core.tradeoffs import CandidateData, CandidateSummary, nearest_change, rank_stability, summarize, winner_map
+from skynet_core.scored_candidates import (
+    ScoredCandidates,
+    candidate_cases,
+    collect,
+    display_name,
+    from_saved_runs,
+    metric_key,
+    scored_accuracy_ref,
+)
+from skynet_core.tradeoffs import CandidateSummary, nearest_change, rank_stability, summarize, winner_map
 
 studio.ensure_router()
 
@@ -60,94 +62,14 @@ S = st.session_state
 slot = studio.job_slot("tradeoffs")
 
 
-@dataclass(frozen=True, eq=False)
-class ScoredCandidates:
-    """Each candidate's scored cases, kept so that moving a control never runs metric.py again.
-
-    ``candidates`` hold, per case, the accuracy metric.py passed to ``reward`` (recovered as an
-    error with ``error_from_part_score`` when the scored metric set ``accuracy_ref``); cases whose
-    metric failed are left out and counted in ``failed``. ``from_score`` counts cases that
-    returned no ``accuracy`` score, whose score stands in for it. ``metric`` is the
-    :func:`metric_key` of the text that was scored.
-    """
-
-    candidates: list[CandidateData]
-    failed: dict[str, int]
-    first_error: str
-    accuracy_ref: float | None
-    from_score: int
-    metric: str
-
-
-def display_name(name: str) -> str:
-    return name or ONLY_CANDIDATE
-
-
 def example_spec() -> dict[str, Any]:
     spec = studio.reward_spec_in(studio.example_source(EXAMPLE_TITLE)).spec
     assert spec is not None, "the bundled reward example must define a literal REWARD_SPEC"
     return spec
 
 
-@functools.lru_cache(maxsize=16)
-def metric_key(source: str) -> str:
-    """A hash of metric.py with REWARD_SPEC's value set aside, so writing new weights keeps the scores."""
-    try:
-        neutral = replace_reward_spec(source, example_spec())
-    except MetricSourceError:
-        neutral = source
-    return hashlib.sha256(neutral.encode("utf-8")).hexdigest()
-
-
 def dataset_key(data: Dataset, split: str | None) -> tuple[str, str, int, str | None]:
     return data.source, data.name, len(data.cases), split
-
-
-def candidate_cases(data: Dataset, split: str | None) -> list[Case]:
-    """Every candidate's cases in ``split`` (all splits when None), candidate after candidate."""
-    return [case for name in data.candidates for case in data.for_candidate(name)
-            if split is None or case.split == split]
-
-
-def collect(results: list[CaseResult], cases: list[Case], candidates: list[str], accuracy_ref: float | None,
-            metric: str) -> ScoredCandidates:
-    """Turn scored results into per-candidate arrays of accuracy and observations."""
-    by_key = {(result.candidate, result.id): result for result in results}
-    rows: dict[str, list[tuple[str, float, bool, float, float]]] = {name: [] for name in candidates}
-    failed = dict.fromkeys(candidates, 0)
-    first_error = ""
-    for case in cases:
-        result = by_key.get((case.candidate, case.id))
-        if result is None or not result.ok:
-            failed[case.candidate] += 1
-            if result is not None and not first_error:
-                first_error = f"case {case.id} ({display_name(case.candidate)}): {result.error.splitlines()[0]}"
-            continue
-        has_accuracy = "accuracy" in result.scores
-        value = result.scores["accuracy"] if has_accuracy else float(result.score or 0.0)
-        latency, cost = case.observation.latency_ms, case.observation.cost_usd
-        rows[case.candidate].append((case.id, value, has_accuracy,
-                                     np.nan if latency is None else latency, np.nan if cost is None else cost))
-    scored: list[CandidateData] = []
-    from_score = 0
-    for name in candidates:
-        if not rows[name]:
-            continue
-        ids, values, has_accuracy, latency, cost = zip(*rows[name], strict=True)
-        accuracy = np.array(values, dtype=float)
-        recorded = np.array(has_accuracy)
-        from_score += int((~recorded).sum())
-        if accuracy_ref is not None:
-            # scores["accuracy"] is the part score ref / (ref + error); the metric passed the error.
-            accuracy[recorded] = error_from_part_score(accuracy[recorded], accuracy_ref)
-        scored.append(CandidateData(display_name(name), ids, accuracy, np.array(latency), np.array(cost)))
-    return ScoredCandidates(scored, failed, first_error, accuracy_ref, from_score, metric)
-
-
-def scored_accuracy_ref(source: str) -> float | None:
-    """The accuracy reference metric.py's REWARD_SPEC had when it was scored (None when it had none or is unread)."""
-    spec = studio.reward_spec_in(source).spec
-    return validate_reward_spec(spec).accuracy_ref if spec is not None else None
 
 
 def start_scoring(source: str, data: Dataset, split: str | None) -> None:
@@ -158,8 +80,17 @@ def start_scoring(source: str, data: Dataset, split: str | None) -> None:
         "dataset": dataset_key(data, split),
         "source": source,
     }
-    submit_score(slot, source, cases, timeout=studio.timeout_s(), pool=studio.pool(), llm=studio.llm_handler(),
-                 concurrency=studio.calls_in_flight(), label="tradeoffs")
+    metric = MetricSource.of(source)
+    studio.workspace().score(
+        slot,
+        metric,
+        cases,
+        studio.run_options(),
+        kind="trade-offs",
+        label="tradeoffs",
+        watcher=studio.watcher(),
+        provenance=studio.provenance(metric),
+    )
 
 
 def take_finished_job() -> str | None:
@@ -177,18 +108,23 @@ def take_finished_job() -> str | None:
     elif not job.result.cases and job.result.first_failure is not None:
         failure = job.result.first_failure
         where = f" (metric.py line {failure.line})" if failure.line else ""
-        S["tradeoffs.job_problem"] = (f"No case was scored: metric.py fails at {failure.label}{where}: "
-                                      f"{failure.message.splitlines()[0]} Fix it on the Author page.")
+        S["tradeoffs.job_problem"] = (
+            f"No case was scored: metric.py fails at {failure.label}{where}: "
+            f"{failure.message.splitlines()[0]} Fix it on the Author page."
+        )
     else:
-        source, (data_source, data_name, _, split) = meta["source"], meta["dataset"]
+        source, (_, _, _, split) = meta["source"], meta["dataset"]
         for name in meta["candidates"]:
             # Kept like a "Score all cases" run of each candidate: a reload finds them, and so does Feedback review.
-            studio.run_store().save(RunKey(data_source, name, split, metric_hash(source), data_name),
-                                    [result for result in job.result.cases if result.candidate == name],
-                                    metric_source=source)
+            made_by = dataclasses.replace(job.provenance, candidate=name, split=split)
+            studio.workspace().keep_run(
+                MetricSource.of(source), [result for result in job.result.cases if result.candidate == name], made_by
+            )
         metric = metric_key(source)
-        remember((metric, meta["dataset"]), collect(job.result.cases, meta["cases"], meta["candidates"],
-                                                    scored_accuracy_ref(source), metric))
+        remember(
+            (metric, meta["dataset"]),
+            collect(job.result.cases, meta["cases"], meta["candidates"], scored_accuracy_ref(source), metric),
+        )
     return S["tradeoffs.job_problem"]
 
 
@@ -202,14 +138,9 @@ def remember(key: tuple, scored: ScoredCandidates) -> None:
 
 def saved_scores(data: Dataset, split: str | None, metric: str) -> ScoredCandidates | None:
     """Every candidate's newest saved run, when each was scored by this metric.py (REWARD_SPEC aside) on ``split``."""
-    runs = [studio.run_store().latest(data.source, name) for name in data.candidates]
-    if any(run is None or run.key.split != split or metric_key(run.metric_source) != metric for run in runs):
-        return None
-    references = {scored_accuracy_ref(run.metric_source) for run in runs}
-    if len(references) != 1:
-        return None  # scored under different accuracy references: their accuracy values do not compare
-    results = [result for run in runs for result in run.results]
-    return collect(results, candidate_cases(data, split), list(data.candidates), references.pop(), metric)
+    return from_saved_runs(
+        [studio.run_store().latest(data.source, name) for name in data.candidates], data, split, metric
+    )
 
 
 def scored_for(data: Dataset, split: str | None, metric: str) -> ScoredCandidates | None:
@@ -283,15 +214,25 @@ def spec_section(in_source: studio.RewardSpecInSource) -> dict[str, Any] | None:
         S["tradeoffs.start_from_example"] = False
         return in_source.spec
     if S.get("tradeoffs.start_from_example"):
-        st.info(f"{in_source.problem} The controls start from the example spec; "
-                "Write to metric.py puts them into metric.py.", icon=":material/info:")
+        st.info(
+            f"{in_source.problem} The controls start from the example spec; "
+            "Write to metric.py puts them into metric.py.",
+            icon=":material/info:",
+        )
         return example_spec()
-    st.warning(f"{in_source.problem} This page explores the weights and references of a REWARD_SPEC "
-               "(see the contract's “Accuracy, speed and cost”).", icon=":material/warning:")
-    st.button("Start from the example spec", on_click=start_from_example, icon=":material/start:",
-              key="tradeoffs.use_example",
-              help="Weights 0.7 / 0.2 / 0.1, speed reference 2000 ms, cost reference $0.01. "
-                   "metric.py changes only when you press Write to metric.py.")
+    st.warning(
+        f"{in_source.problem} This page explores the weights and references of a REWARD_SPEC "
+        "(see the contract's “Accuracy, speed and cost”).",
+        icon=":material/warning:",
+    )
+    st.button(
+        "Start from the example spec",
+        on_click=start_from_example,
+        icon=":material/start:",
+        key="tradeoffs.use_example",
+        help="Weights 0.7 / 0.2 / 0.1, speed reference 2000 ms, cost reference $0.01. "
+        "metric.py changes only when you press Write to metric.py.",
+    )
     return None
 
 
@@ -302,19 +243,44 @@ def draw_controls(base: dict[str, Any], source_spec: dict[str, Any] | None) -> N
         with left:
             st.markdown("**Weights** · any numbers of 0 or more; the reward scales them to sum to 1")
             for column, part in zip(st.columns(3), PARTS, strict=True):
-                column.number_input(f"{part.capitalize()} weight", min_value=0.0, step=0.05, format="%g",
-                                    key=WEIGHT_KEYS[part], persist_state="session")
+                column.number_input(
+                    f"{part.capitalize()} weight",
+                    min_value=0.0,
+                    step=0.05,
+                    format="%g",
+                    key=WEIGHT_KEYS[part],
+                    persist_state="session",
+                )
             st.markdown("**References** · the measurement that scores 0.5 on ref / (ref + x)")
             cols = st.columns(3)
-            cols[0].number_input("Speed reference (ms)", min_value=0.0, step=100.0, format="%g",
-                                 key=REF_KEYS["speed"], persist_state="session")
-            cols[1].number_input("Cost reference (USD)", min_value=0.0, step=0.001, format="%g",
-                                 key=REF_KEYS["cost"], persist_state="session")
-            cols[2].number_input("Accuracy reference (optional)", min_value=0.0, step=0.1, format="%g", value=None,
-                                 placeholder="none", key=REF_KEYS["accuracy"],
-                                 persist_state="session",
-                                 help="Set it when metric.py passes an error (lower is better) as accuracy; "
-                                      "that error then scores ref / (ref + error).")
+            cols[0].number_input(
+                "Speed reference (ms)",
+                min_value=0.0,
+                step=100.0,
+                format="%g",
+                key=REF_KEYS["speed"],
+                persist_state="session",
+            )
+            cols[1].number_input(
+                "Cost reference (USD)",
+                min_value=0.0,
+                step=0.001,
+                format="%g",
+                key=REF_KEYS["cost"],
+                persist_state="session",
+            )
+            cols[2].number_input(
+                "Accuracy reference (optional)",
+                min_value=0.0,
+                step=0.1,
+                format="%g",
+                value=None,
+                placeholder="none",
+                key=REF_KEYS["accuracy"],
+                persist_state="session",
+                help="Set it when metric.py passes an error (lower is better) as accuracy; "
+                "that error then scores ref / (ref + error).",
+            )
             spec = controls_spec(base)
             try:
                 norm: NormalizedSpec | None = validate_reward_spec(spec)
@@ -322,15 +288,31 @@ def draw_controls(base: dict[str, Any], source_spec: dict[str, Any] | None) -> N
                 norm, problem = None, str(exc)
             buttons = st.columns([1.7, 1, 2.3], vertical_alignment="center")
             unchanged = spec == source_spec
-            buttons[0].button("Write to metric.py", on_click=write_spec, args=(base,), type="primary",
-                              icon=":material/save:", disabled=unchanged or norm is None, key="tradeoffs.write",
-                              help="Rewrites only the REWARD_SPEC assignment in metric.py; the previous "
-                                   "text is kept as a saved version.")
-            buttons[1].button("Reset", on_click=seed_controls, args=(source_spec or base,),
-                              icon=":material/undo:", disabled=unchanged, key="tradeoffs.reset",
-                              help="Back to the REWARD_SPEC in metric.py.")
-            buttons[2].caption("metric.py's REWARD_SPEC has these values." if unchanged else
-                               ":orange[These values are not in metric.py yet.]")
+            buttons[0].button(
+                "Write to metric.py",
+                on_click=write_spec,
+                args=(base,),
+                type="primary",
+                icon=":material/save:",
+                disabled=unchanged or norm is None,
+                key="tradeoffs.write",
+                help="Rewrites only the REWARD_SPEC assignment in metric.py; the previous "
+                "text is kept as a saved version.",
+            )
+            buttons[1].button(
+                "Reset",
+                on_click=seed_controls,
+                args=(source_spec or base,),
+                icon=":material/undo:",
+                disabled=unchanged,
+                key="tradeoffs.reset",
+                help="Back to the REWARD_SPEC in metric.py.",
+            )
+            buttons[2].caption(
+                "metric.py's REWARD_SPEC has these values."
+                if unchanged
+                else ":orange[These values are not in metric.py yet.]"
+            )
             outcome = S.pop("tradeoffs.write_result", None)
             if outcome is not None:
                 (st.success if outcome[0] == "ok" else st.error)(outcome[1])
@@ -344,87 +326,99 @@ def draw_controls(base: dict[str, Any], source_spec: dict[str, Any] | None) -> N
     return norm
 
 
-def draw_scoring(source: str, data: Dataset, split: str | None, scored: ScoredCandidates | None,
-                 metric: str) -> None:
+def draw_scoring(source: str, data: Dataset, split: str | None, scored: ScoredCandidates | None, metric: str) -> None:
     job = slot.job
     running = job is not None and job.running
     count = len(candidate_cases(data, split))
     cols = st.columns([1.4, 5], vertical_alignment="center")
-    cols[0].button("Score candidates", on_click=start_scoring, args=(source, data, split), type="primary",
-                   icon=":material/play_arrow:", disabled=running or count == 0, key="tradeoffs.score")
-    names = ", ".join(studio.md(display_name(name)) for name in data.candidates)
-    cols[1].caption(f"Runs metric.py once on each of the {count} cases of {len(data.candidates)} "
-                    f"candidate{'s' if len(data.candidates) != 1 else ''} ({names}) in the background. "
-                    "Moving a control afterwards never runs it again.")
+    cols[0].button(
+        "Score candidates",
+        on_click=start_scoring,
+        args=(source, data, split),
+        type="primary",
+        icon=":material/play_arrow:",
+        disabled=running or count == 0,
+        key="tradeoffs.score",
+    )
+    names = ", ".join(display_name(name) for name in data.candidates)
+    cols[1].caption(
+        f"Runs metric.py once on each of the {count} cases of {len(data.candidates)} "
+        f"candidate{'s' if len(data.candidates) != 1 else ''} ({names}) in the background. "
+        "Moving a control afterwards never runs it again."
+    )
 
-    @st.fragment(run_every=POLL_S if running else None)
-    def progress() -> None:
-        current = slot.job
-        if current is None:
-            return
-        if current.finished:
-            if S.get("tradeoffs.collected") != current.id:
-                st.rerun()
-            return
-        left, right = st.columns([5, 1], vertical_alignment="center")
-        left.progress(current.progress, text=f"Scoring… {current.done} of {current.total} cases "
-                                              f"({current.elapsed_s:.1f} s)")
-        right.button("Cancel", on_click=slot.cancel, icon=":material/stop_circle:", key="tradeoffs.cancel")
-
-    progress()
-    if scored is not None and scored.metric != metric:
-        st.caption(":orange[:material/history: These scores come from an earlier text of metric.py; "
-                   "score again to update them.]")
+    studio.job_progress(slot, "tradeoffs.job", "Scoring", job, job is not None and job.finished)
+    if scored is not None:
+        studio.stale_banner(
+            ["metric.py changed (REWARD_SPEC aside)"] if scored.metric != metric else [],
+            "These scores",
+            None,
+            key="tradeoffs.stale",
+        )
 
 
 def draw_failures(scored: ScoredCandidates) -> None:
     failed = {name: count for name, count in scored.failed.items() if count}
     if failed:
-        counts = ", ".join(f"{studio.md(display_name(name))} {count}" for name, count in failed.items())
-        st.warning(f"Cases whose metric failed are left out ({counts}). First: {studio.md(scored.first_error)}. "
-                   "See them on the Author page.", icon=":material/warning:")
+        counts = ", ".join(f"{display_name(name)} {count}" for name, count in failed.items())
+        st.warning(
+            f"Cases whose metric failed are left out ({counts}). First: {scored.first_error}. "
+            "See them on the Author page.",
+            icon=":material/warning:",
+        )
     if scored.from_score:
-        st.caption(f"{scored.from_score} cases returned no “accuracy” score (metric.py does not call reward()), "
-                   "so their score stands in for accuracy. Return reward(REWARD_SPEC, accuracy, feedback) to "
-                   "make the reward metric.py's score.")
+        st.caption(
+            f"{scored.from_score} cases returned no “accuracy” score (metric.py does not call reward()), "
+            "so their score stands in for accuracy. Return reward(REWARD_SPEC, accuracy, feedback) to "
+            "make the reward metric.py's score."
+        )
 
 
 def draw_accuracy_notes(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
     if scored.accuracy_ref is None and norm.accuracy_ref is not None:
-        st.warning("When scored, metric.py's accuracy was a score between 0 and 1 (no accuracy reference was "
-                   "set). With an accuracy reference, reward() reads that value as an error, "
-                   "so a right answer (1.0) scores lower than a wrong one. Change score() to pass an error "
-                   "before writing this.", icon=":material/warning:")
+        st.warning(
+            "When scored, metric.py's accuracy was a score between 0 and 1 (no accuracy reference was "
+            "set). With an accuracy reference, reward() reads that value as an error, "
+            "so a right answer (1.0) scores lower than a wrong one. Change score() to pass an error "
+            "before writing this.",
+            icon=":material/warning:",
+        )
     if scored.accuracy_ref is not None and norm.accuracy_ref is None:
-        st.warning("When scored, metric.py passed an error as accuracy (its REWARD_SPEC had an accuracy "
-                   "reference). Without one, reward() reads that error as a score between 0 and 1, and refuses "
-                   "errors above 1.",
-                   icon=":material/warning:")
+        st.warning(
+            "When scored, metric.py passed an error as accuracy (its REWARD_SPEC had an accuracy "
+            "reference). Without one, reward() reads that error as a score between 0 and 1, and refuses "
+            "errors above 1.",
+            icon=":material/warning:",
+        )
 
 
 def summary_table(summary: CandidateSummary, winner: int) -> pd.DataFrame:
-    return pd.DataFrame({
-        "candidate": summary.names,
-        "mean accuracy": summary.mean_accuracy,
-        "mean latency (ms)": summary.mean_latency_ms,
-        "mean cost (USD)": summary.mean_cost_usd,
-        "mean reward": summary.mean_reward,
-        "Pareto front": ["yes" if on else "no" for on in summary.pareto],
-        "winner": ["yes" if index == winner else "" for index in range(len(summary.names))],
-    })
+    return pd.DataFrame(
+        {
+            "candidate": summary.names,
+            "mean accuracy": summary.mean_accuracy,
+            "mean latency (ms)": summary.mean_latency_ms,
+            "mean cost (USD)": summary.mean_cost_usd,
+            "mean reward": summary.mean_reward,
+            "Pareto front": ["yes" if on else "no" for on in summary.pareto],
+            "winner": ["yes" if index == winner else "" for index in range(len(summary.names))],
+        }
+    )
 
 
 def draw_analysis(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
     draw_failures(scored)
     if not scored.candidates:
-        st.error("No case of any candidate was scored, so there is nothing to compare; fix metric.py on the "
-                 "Author page and score again.")
+        st.error(
+            "No case of any candidate was scored, so there is nothing to compare; fix metric.py on the "
+            "Author page and score again."
+        )
         return
     draw_accuracy_notes(scored, norm)
     try:
         summary = summarize(scored.candidates, norm)
     except ValueError as exc:
-        st.error(f"The rewards cannot be computed: {studio.md(str(exc))}", icon=":material/error:")
+        st.error(f"The rewards cannot be computed: {exc}", icon=":material/error:")
         return
     try:
         grid = winner_map(summary, GRID_STEP)
@@ -436,31 +430,50 @@ def draw_analysis(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
 
     st.subheader("Who wins")
     stats = st.columns(4)
-    stats[0].metric("Winner at these weights", studio.md(summary.names[winner]), border=True,
-                    help="The candidate with the highest mean reward.")
+    stats[0].metric(
+        "Winner at these weights",
+        summary.names[winner],
+        border=True,
+        help="The candidate with the highest mean reward.",
+    )
     stats[1].metric("Its mean reward", f"{summary.mean_reward[winner]:.3f}", border=True)
     if change is None:
         stats[2].metric("Nearest change of winner", "–", border=True)
     elif change.distance is None:
-        stats[2].metric("Nearest change of winner", "none", border=True,
-                        help="One candidate wins at every mix of weights.")
+        stats[2].metric(
+            "Nearest change of winner", "none", border=True, help="One candidate wins at every mix of weights."
+        )
     else:
-        stats[2].metric("Nearest change of winner", f"{change.distance:.3f} away", border=True,
-                        help="Euclidean distance in normalised weights (at most 1.414), to about the grid step "
-                             f"of {GRID_STEP:g}.")
-    stats[3].metric(f"Rank stability (±{SPREAD:.0%})", f"tau {stability.mean_tau:.2f}", border=True,
-                    help=f"Mean Kendall tau between this ranking and the rankings when every weight and "
-                         f"reference moves by up to ±{SPREAD:.0%} at random ({PERTURBATIONS} times); 1 means "
-                         "the order never changes.")
-    st.dataframe(summary_table(summary, winner), hide_index=True, key="tradeoffs.summary", column_config={
-        "mean accuracy": st.column_config.NumberColumn(format="%.3f"),
-        "mean latency (ms)": st.column_config.NumberColumn(format="%.0f"),
-        "mean cost (USD)": st.column_config.NumberColumn(format="$%.5f"),
-        "mean reward": st.column_config.NumberColumn(format="%.3f"),
-    })
-    st.caption("Mean accuracy is the accuracy part (higher is better, also when it comes from an error). Latency "
-               "and cost are means over measured cases. On the Pareto front: no other candidate is at least as "
-               "accurate, as fast and as cheap, and better on one of them.")
+        stats[2].metric(
+            "Nearest change of winner",
+            f"{change.distance:.3f} away",
+            border=True,
+            help=f"Euclidean distance in normalised weights (at most 1.414), to about the grid step of {GRID_STEP:g}.",
+        )
+    stats[3].metric(
+        f"Rank stability (±{SPREAD:.0%})",
+        f"tau {stability.mean_tau:.2f}",
+        border=True,
+        help=f"Mean Kendall tau between this ranking and the rankings when every weight and "
+        f"reference moves by up to ±{SPREAD:.0%} at random ({PERTURBATIONS} times); 1 means "
+        "the order never changes.",
+    )
+    st.dataframe(
+        summary_table(summary, winner),
+        hide_index=True,
+        key="tradeoffs.summary",
+        column_config={
+            "mean accuracy": st.column_config.NumberColumn(format="%.3f"),
+            "mean latency (ms)": st.column_config.NumberColumn(format="%.0f"),
+            "mean cost (USD)": st.column_config.NumberColumn(format="$%.5f"),
+            "mean reward": st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+    st.caption(
+        "Mean accuracy is the accuracy part (higher is better, also when it comes from an error). Latency "
+        "and cost are means over measured cases. On the Pareto front: no other candidate is at least as "
+        "accurate, as fast and as cheap, and better on one of them."
+    )
     left, right = st.columns([3, 2], gap="medium")
     with left:
         if grid is None:
@@ -471,19 +484,23 @@ def draw_analysis(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
         st.markdown("**Where the winner changes**")
         if change is not None and change.nearest_weights is not None:
             a, s, c = change.nearest_weights
-            st.markdown(f"The nearest weights where another candidate wins are {change.distance:.3f} away: "
-                        f"accuracy {a:.2f} · speed {s:.2f} · cost {c:.2f}, "
-                        f"where **{studio.md(change.nearest_winner)}** wins.")
+            st.markdown(
+                f"The nearest weights where another candidate wins are {change.distance:.3f} away: "
+                f"accuracy {a:.2f} · speed {s:.2f} · cost {c:.2f}, where **{change.nearest_winner}** wins."
+            )
         elif change is not None:
-            st.markdown(f"**{studio.md(change.name)}** wins at every mix of weights, with these references.")
-        st.markdown(f"**How firm the ranking is**  \nWhen every weight and reference moves by up to "
-                    f"±{SPREAD:.0%} at random ({PERTURBATIONS} times), the order of the candidates keeps a mean "
-                    f"Kendall tau of {stability.mean_tau:.2f} (1: never reordered) and "
-                    f"**{studio.md(summary.names[winner])}** "
-                    f"stays the winner in {stability.winner_kept:.0%} of them.")
-        st.caption("Each square of the map is a mix of normalised weights (they sum to 1), coloured by the "
-                   f"candidate with the highest mean reward there, in steps of {GRID_STEP:g}; the star marks "
-                   "the current weights. The references stay as set.")
+            st.markdown(f"**{change.name}** wins at every mix of weights, with these references.")
+        st.markdown(
+            f"**How firm the ranking is**  \nWhen every weight and reference moves by up to "
+            f"±{SPREAD:.0%} at random ({PERTURBATIONS} times), the order of the candidates keeps a mean "
+            f"Kendall tau of {stability.mean_tau:.2f} (1: never reordered) and **{summary.names[winner]}** "
+            f"stays the winner in {stability.winner_kept:.0%} of them."
+        )
+        st.caption(
+            "Each square of the map is a mix of normalised weights (they sum to 1), coloured by the "
+            f"candidate with the highest mean reward there, in steps of {GRID_STEP:g}; the star marks "
+            "the current weights. The references stay as set."
+        )
     st.plotly_chart(candidates_figure(summary, norm), height=460, key="tradeoffs.candidates")
 
     st.subheader("Case by case")
@@ -496,16 +513,16 @@ def draw_analysis(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
     drawn = [(kind, ref, xs) for kind, ref, xs in curves if ref is not None]
     # Two a row: a third curve (error) wraps, so no title is cut short.
     for start in range(0, len(drawn), 2):
-        for column, (kind, ref, xs) in zip(st.columns(2), drawn[start:start + 2], strict=False):
+        for column, (kind, ref, xs) in zip(st.columns(2), drawn[start : start + 2], strict=False):
             with column:
-                st.plotly_chart(curve_figure(kind, ref, xs, candidate.ids), height=380,
-                                key=f"tradeoffs.curve.{kind}")
+                st.plotly_chart(curve_figure(kind, ref, xs, candidate.ids), height=380, key=f"tradeoffs.curve.{kind}")
     _, parts = reward_parts(candidate.accuracy, candidate.latency_ms, candidate.cost_usd, norm)
-    st.plotly_chart(stacked_reward_figure(candidate.ids, parts, norm.weights), height=420,
-                    key="tradeoffs.stacked")
-    st.caption("Rewards here are recomputed from each case's stored accuracy and its observation, without "
-               "running metric.py again. This is exact as long as the accuracy metric.py passes to reward() "
-               "does not depend on REWARD_SPEC's weights or references.")
+    st.plotly_chart(stacked_reward_figure(candidate.ids, parts, norm.weights), height=420, key="tradeoffs.stacked")
+    st.caption(
+        "Rewards here are recomputed from each case's stored accuracy and its observation, without "
+        "running metric.py again. This is exact as long as the accuracy metric.py passes to reward() "
+        "does not depend on REWARD_SPEC's weights or references."
+    )
 
 
 # The page.
@@ -516,8 +533,10 @@ metric = metric_key(source)
 job_problem = take_finished_job()
 
 st.title("Reward trade-offs")
-st.caption("How the weights and references of REWARD_SPEC change each case's reward, and which candidate wins "
-           "under which weights. Nothing here changes metric.py until you press Write to metric.py.")
+st.caption(
+    "How the weights and references of REWARD_SPEC change each case's reward, and which candidate wins "
+    "under which weights. Nothing here changes metric.py until you press Write to metric.py."
+)
 in_source = studio.reward_spec_in(source)
 base = spec_section(in_source)
 if base is not None:

@@ -186,10 +186,10 @@ def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
                     # Names of candidates near an axis would otherwise be cut off.
                     cliponaxis=False,
                     marker={
-                        "color": [candidate_color(i) for i in chosen],
+                        "color": [candidate_color(int(i)) for i in chosen],
                         "size": 15 if on_front else 12,
                         "symbol": "diamond" if on_front else "circle-open",
-                        "line": {"width": 2, "color": [candidate_color(i) for i in chosen]},
+                        "line": {"width": 2, "color": [candidate_color(int(i)) for i in chosen]},
                     },
                     customdata=summary.mean_reward[chosen],
                     hovertemplate=(

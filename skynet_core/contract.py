@@ -17,16 +17,8 @@ from collections.abc import Callable, Sequence
 from .cases import Case
 from .metric_source import MAIN_FILE, MetricSource
 from .pysource import parse as parse_source
-from .results import (
-    STAGE_ORDER,
-    CaseStatus,
-    CheckReport,
-    Isolation,
-    RunTally,
-    Stage,
-    StageName,
-    StageStatus,
-)
+from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, RunTally, Stage, StageName, StageStatus
+from .reward_spec import reward_spec_line
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_cases
 from .runner.worker import Cancelled, LlmHandler, Worker
@@ -50,20 +42,6 @@ def validate_timeout(timeout: float) -> float:
     if not MIN_TIMEOUT_S <= value <= MAX_TIMEOUT_S:
         raise ValueError(f"timeout must be from 1 to 600 seconds; {value:g} s is outside that range")
     return value
-
-
-def reward_spec_line(source: str) -> int | None:
-    """The metric.py line where REWARD_SPEC is assigned, if it parses and is there."""
-    try:
-        tree = parse_source(source)
-    except SyntaxError:
-        return None
-    for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, ast.AnnAssign) else []
-        if any(isinstance(target, ast.Name) and target.id == "REWARD_SPEC" for target in targets):
-            return node.lineno
-    return None
 
 
 def _report(stages: dict[StageName, Stage], started: float, pool: WorkerPool,

@@ -12,13 +12,25 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .metric_source import MetricSource
 from .results import CaseResult
 
 
 def unified_diff(old: str, new: str, old_name: str = "old/metric.py", new_name: str = "new/metric.py") -> str:
     """A unified diff of two metric.py texts ("" when they are equal)."""
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile=old_name, tofile=new_name))
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=old_name, tofile=new_name
+        )
+    )
+
+
+def folder_diff(old: MetricSource, new: MetricSource) -> str:
+    """A unified diff of two metric folders, file by file (metric.py first; "" when they are equal)."""
+    names = [*old.files, *(name for name in new.files if name not in old.files)]
+    return "".join(
+        unified_diff(old.files.get(name, ""), new.files.get(name, ""), f"A/{name}", f"B/{name}") for name in names
+    )
 
 
 @dataclass(frozen=True)
@@ -46,21 +58,38 @@ def compare_runs(old: list[CaseResult], new: list[CaseResult], *, tolerance: flo
         before = old_by_key.get(key)
         if before is None:
             continue
-        both_ok = before.ok and after.ok
-        rows.append({
-            "id": after.id,
-            "split": after.split,
-            "candidate": after.candidate,
-            "old_status": before.status.value,
-            "new_status": after.status.value,
-            "old_score": before.score,
-            "new_score": after.score,
-            "delta": (after.score - before.score) if both_ok else None,
-            "old_feedback": before.feedback if before.ok else before.error.split("\n", 1)[0],
-            "new_feedback": after.feedback if after.ok else after.error.split("\n", 1)[0],
-        })
-    table = pd.DataFrame(rows, columns=["id", "split", "candidate", "old_status", "new_status", "old_score",
-                                        "new_score", "delta", "old_feedback", "new_feedback"])
+        delta = None
+        if before.ok and after.ok and before.score is not None and after.score is not None:
+            delta = after.score - before.score
+        rows.append(
+            {
+                "id": after.id,
+                "split": after.split,
+                "candidate": after.candidate,
+                "old_status": before.status.value,
+                "new_status": after.status.value,
+                "old_score": before.score,
+                "new_score": after.score,
+                "delta": delta,
+                "old_feedback": before.feedback if before.ok else before.error.split("\n", 1)[0],
+                "new_feedback": after.feedback if after.ok else after.error.split("\n", 1)[0],
+            }
+        )
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "id",
+            "split",
+            "candidate",
+            "old_status",
+            "new_status",
+            "old_score",
+            "new_score",
+            "delta",
+            "old_feedback",
+            "new_feedback",
+        ],
+    )
     for column in ("old_score", "new_score", "delta"):
         table[column] = pd.to_numeric(table[column], errors="coerce")
     if not table.empty:

@@ -11,11 +11,17 @@ A :class:`Job` is read by the page while its thread writes it:
 
 A :class:`JobSlot` holds one session's latest job of one kind: submitting a
 new one cancels the older one still running, so a newer edit always wins.
+
+A :class:`JobBoard` holds every job of the process, whoever started it: any
+session lists and cancels them, and a job nobody watches any more (its last
+watching session has been gone for ``grace_s``) is cancelled, unless it came
+from the command line.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 import time
 import traceback
@@ -23,11 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from .cases import Case
-from .contract import DEFAULT_TIMEOUT_S, check_metric
-from .results import CaseResult, CheckReport
-from .runner.pool import WorkerPool
-from .runner.worker import Cancelled, LlmHandler
+from .provenance import Provenance
+from .results import CaseResult
+from .runner.worker import Cancelled
 
 T = TypeVar("T")
 
@@ -48,7 +52,9 @@ class Job(Generic[T]):
     error: str | None = None
     cancelled: bool = False
     started_at: float = field(default_factory=time.monotonic)
+    started_wall: float = field(default_factory=time.time)
     finished_at: float | None = None
+    provenance: Provenance | None = None
     _partial: list[CaseResult] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _finished: threading.Event = field(default_factory=threading.Event)
@@ -144,29 +150,102 @@ class JobSlot:
         self._job = None
 
 
-def submit_check(slot: JobSlot, source: str, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
-                 pool: WorkerPool | None = None, llm: LlmHandler | None = None,
-                 label: str = "") -> Job[CheckReport]:
-    """Start the contract check of ``source`` on the sampled cases (3 at most)."""
-
-    def run(job: Job[CheckReport]) -> CheckReport:
-        return check_metric(source, cases, timeout=timeout, llm=llm, cancel=job.cancel, pool=pool,
-                            on_result=job.add_result)
-
-    return slot.submit(Job(kind="check", total=min(3, len(cases)), label=label), run)
+ORPHAN_GRACE_ENV = "SKYNET_JOB_ORPHAN_S"
+DEFAULT_ORPHAN_GRACE_S = 60.0
+CLI_ORIGIN = "cli"
 
 
-def submit_score(slot: JobSlot, source: str, cases: list[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
-                 pool: WorkerPool | None = None, llm: LlmHandler | None = None, concurrency: int = 8,
-                 label: str = "") -> Job[CheckReport]:
-    """Start scoring every case in ``cases``; the report's ``cases`` hold all results in case order.
+def orphan_grace_s() -> float:
+    """How long a job may go unwatched before it is cancelled (``$SKYNET_JOB_ORPHAN_S``, default 60 s)."""
+    try:
+        value = float(os.environ.get(ORPHAN_GRACE_ENV, "") or DEFAULT_ORPHAN_GRACE_S)
+    except ValueError:
+        return DEFAULT_ORPHAN_GRACE_S
+    return value if value > 0 else DEFAULT_ORPHAN_GRACE_S
 
-    A hanging case times out alone and the run goes on (unlike the check, which stops at the first).
+
+@dataclass
+class _Entry:
+    job: Job[Any]
+    origin: str
+    watchers: set[str]
+
+
+class JobBoard:
+    """Every job of the process: who may see it (anyone), who watches it, and the cancelling of orphans.
+
+    A *watcher* is an opaque id (a browser session's). :meth:`watch` says "this watcher is still
+    here"; a job is watched by the watcher that started it and by every watcher that was shown it
+    (:meth:`running` with ``watcher``). A running job none of whose watchers was seen for
+    ``grace_s`` is cancelled by :meth:`reap` (a background thread calls it every second or so),
+    except jobs whose ``origin`` is :data:`CLI_ORIGIN` or that were added without a watcher.
+    Thread-safe.
     """
 
-    def run(job: Job[CheckReport]) -> CheckReport:
-        return check_metric(source, cases, timeout=timeout, llm=llm, cancel=job.cancel, pool=pool, sample=cases,
-                            concurrency=concurrency, on_result=job.add_result,
-                            stop_on_timeout=False)
+    def __init__(self, grace_s: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.grace_s = orphan_grace_s() if grace_s is None else grace_s
+        self._clock = clock
+        self._entries: dict[int, _Entry] = {}
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self._reaper: threading.Thread | None = None
 
-    return slot.submit(Job(kind="score", total=len(cases), label=label), run)
+    def add(self, job: Job[Any], watcher: str | None, origin: str = "studio") -> Job[Any]:
+        with self._lock:
+            self._entries[job.id] = _Entry(job, origin, {watcher} if watcher else set())
+            if watcher:
+                self._seen[watcher] = self._clock()
+            # Finished jobs leave the board; only the running ones are listed and watched.
+            for job_id in [key for key, entry in self._entries.items() if entry.job.finished]:
+                del self._entries[job_id]
+        self._start_reaper()
+        return job
+
+    def watch(self, watcher: str) -> None:
+        """``watcher`` is still here (a session calls this whenever it runs or polls)."""
+        with self._lock:
+            self._seen[watcher] = self._clock()
+
+    def running(self, watcher: str | None = None) -> list[Job[Any]]:
+        """The running jobs, oldest first; with ``watcher``, that watcher now watches each of them."""
+        with self._lock:
+            entries = [entry for entry in self._entries.values() if entry.job.running]
+            if watcher:
+                self._seen[watcher] = self._clock()
+                for entry in entries:
+                    entry.watchers.add(watcher)
+        return sorted((entry.job for entry in entries), key=lambda job: job.started_at)
+
+    def cancel(self, job_id: int) -> None:
+        with self._lock:
+            entry = self._entries.get(job_id)
+        if entry is not None and entry.job.running:
+            entry.job.cancel.set()
+
+    def reap(self) -> list[Job[Any]]:
+        """Cancel the running jobs nobody has watched for ``grace_s``; return them."""
+        now = self._clock()
+        orphans = []
+        with self._lock:
+            for entry in self._entries.values():
+                if entry.origin == CLI_ORIGIN or not entry.watchers or not entry.job.running:
+                    continue
+                last = max(self._seen.get(watcher, 0.0) for watcher in entry.watchers)
+                if now - last > self.grace_s:
+                    orphans.append(entry.job)
+        for job in orphans:
+            job.cancel.set()
+        return orphans
+
+    def _start_reaper(self) -> None:
+        with self._lock:
+            if self._reaper is not None:
+                return
+            self._reaper = threading.Thread(target=self._reap_forever, daemon=True, name="skynet-job-reaper")
+        self._reaper.start()
+
+    def _reap_forever(self) -> None:
+        pause = min(1.0, self.grace_s / 4)
+        while True:
+            time.sleep(pause)
+            self.reap()

@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from skynet_core.pysource import parse as parse_source
+from skynet_core.reward_spec import nested_spec_assignment, spec_assignment
 from skynet_core.sandbox.skynet._reward import (
     PARTS,
     NormalizedSpec,
@@ -150,21 +151,14 @@ def replace_reward_spec(source: str, spec: Mapping[str, Any]) -> str:
         raise MetricSourceError(f"metric.py cannot be parsed ({exc}); fix it before writing REWARD_SPEC.") from None
     newline = match.group() if (match := re.search(r"\r\n|\r|\n", source)) else "\n"
     starts = _line_starts(source)
-    values = [
-        node.value
-        for node in tree.body
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and _assigns_spec(node)
-    ]
-    if values:
-        value = values[-1]
+    in_force = spec_assignment(tree)
+    if in_force is not None and in_force.value is not None:
+        value = in_force.value
         start = _offset(source, starts, value.lineno, value.col_offset)
         end = _offset(source, starts, value.end_lineno or value.lineno, value.end_col_offset or 0)
         rendered = spec_to_source(spec, newline).removeprefix(f"{_NAME} = ")
         return source[:start] + rendered + source[end:]
-    nested = next(
-        (node for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign)) and _assigns_spec(node)),
-        None,
-    )
+    nested = nested_spec_assignment(tree)
     if nested is not None:
         raise MetricSourceError(
             f"REWARD_SPEC is assigned inside a block at line {nested.lineno}; move it to the top level of "
@@ -236,11 +230,6 @@ def _literal(value: Any) -> str:
         items = ", ".join(_literal(item) for item in value)
         return f"[{items}]" if isinstance(value, list) else f"({items}{',' if len(value) == 1 else ''})"
     raise ValueError(f"{value!r} ({type(value).__name__}) cannot be written into REWARD_SPEC as a literal.")
-
-
-def _assigns_spec(node: ast.Assign | ast.AnnAssign) -> bool:
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    return any(isinstance(target, ast.Name) and target.id == _NAME for target in targets)
 
 
 def _line_starts(source: str) -> list[int]:

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from .metric_source import MetricSource
+from .provenance import Provenance
 from .results import CaseResult
 from .store import connect, open_database
 
@@ -46,7 +48,8 @@ CREATE TABLE IF NOT EXISTS scored_runs (
     metric_source TEXT NOT NULL,
     created_at REAL NOT NULL,
     case_count INTEGER NOT NULL,
-    results BLOB NOT NULL
+    results BLOB NOT NULL,
+    provenance TEXT
 );
 CREATE INDEX IF NOT EXISTS scored_runs_newest ON scored_runs (dataset, candidate, created_at);
 """
@@ -96,6 +99,7 @@ class SavedRun:
     created_at: float
     results: list[CaseResult]
     metric_source: str = ""
+    provenance: Provenance | None = None
 
 
 def _result(data: dict[str, Any]) -> CaseResult:
@@ -111,31 +115,57 @@ class RunStore:
 
     def __init__(self, directory: str | Path | None = None) -> None:
         self.directory, self.path = open_database(directory, _SCHEMA)
+        with connect(self.path) as db:
+            if "provenance" not in {row[1] for row in db.execute("PRAGMA table_info(scored_runs)")}:
+                db.execute("ALTER TABLE scored_runs ADD COLUMN provenance TEXT")
 
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
         return connect(self.path)
 
-    def save(self, key: RunKey, results: Sequence[CaseResult], *, metric_source: str = "") -> int:
+    def save(
+        self,
+        key: RunKey,
+        results: Sequence[CaseResult],
+        *,
+        metric_source: str = "",
+        provenance: Provenance | None = None,
+    ) -> int:
         """Keep a finished run and return its id; the oldest runs beyond :data:`KEEP_RUNS` are dropped."""
         blob = orjson.dumps([result.to_json() for result in results], option=orjson.OPT_NON_STR_KEYS)
+        made_by = orjson.dumps(provenance.to_json()).decode() if provenance is not None else None
         with self._connect() as db:
             cursor = db.execute(
                 "INSERT INTO scored_runs (dataset, dataset_name, candidate, split, metric_hash, metric_source, "
-                "created_at, case_count, results) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (key.dataset, key.dataset_name, key.candidate, key.split, key.metric_hash, metric_source,
-                 time.time(), len(results), blob))
+                "created_at, case_count, results, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key.dataset,
+                    key.dataset_name,
+                    key.candidate,
+                    key.split,
+                    key.metric_hash,
+                    metric_source,
+                    time.time(),
+                    len(results),
+                    blob,
+                    made_by,
+                ),
+            )
             run_id = int(cursor.lastrowid or 0)
             db.execute(
                 "DELETE FROM scored_runs WHERE dataset = ? AND candidate = ? AND id NOT IN "
                 "(SELECT id FROM scored_runs WHERE dataset = ? AND candidate = ? "
                 "ORDER BY created_at DESC, id DESC LIMIT ?)",
-                (key.dataset, key.candidate, key.dataset, key.candidate, KEEP_RUNS))
+                (key.dataset, key.candidate, key.dataset, key.candidate, KEEP_RUNS),
+            )
         return run_id
 
     def latest(self, dataset: str, candidate: str | None = None) -> SavedRun | None:
         """The newest run of ``dataset`` (its source) and ``candidate`` (any candidate when ``None``), or ``None``."""
-        query = ("SELECT id, dataset, candidate, split, metric_hash, dataset_name, created_at, results, metric_source "
-                 "FROM scored_runs WHERE dataset = ?")
+        query = (
+            "SELECT id, dataset, candidate, split, metric_hash, dataset_name, created_at, results, metric_source, "
+            "provenance "
+            "FROM scored_runs WHERE dataset = ?"
+        )
         params: list[Any] = [dataset]
         if candidate is not None:
             query += " AND candidate = ?"
@@ -144,6 +174,17 @@ class RunStore:
             row = db.execute(query + " ORDER BY created_at DESC, id DESC LIMIT 1", params).fetchone()
         if row is None:
             return None
-        run_id, dataset, candidate, split, hashed, name, created_at, blob, source = row
-        return SavedRun(id=run_id, key=RunKey(dataset, candidate, split, hashed, name), created_at=created_at,
-                        results=[_result(item) for item in orjson.loads(blob)], metric_source=source)
+        run_id, dataset, candidate, split, hashed, name, created_at, blob, source, made_by = row
+        key = RunKey(dataset, candidate, split, hashed, name)
+        provenance = Provenance.from_json(orjson.loads(made_by)) if made_by else None
+        if provenance is None:  # a run saved before provenance was kept: what its key and text tell
+            metric = MetricSource.of(source).digest if source else ""
+            provenance = Provenance(metric, dataset, name, candidate, split)
+        return SavedRun(
+            id=run_id,
+            key=key,
+            created_at=created_at,
+            results=[_result(item) for item in orjson.loads(blob)],
+            metric_source=source,
+            provenance=provenance,
+        )

@@ -6,9 +6,12 @@ timeout, so several server threads (and processes) can write at once; each
 call opens its own short connection, which keeps a :class:`Store` safe to
 share between threads.
 
-- ``drafts``: the current metric.py text of each workspace, saved on every
-  change, so a reload or a server restart brings it back.
-- ``versions``: named, timestamped copies of metric.py (the History page).
+- ``drafts``: the current metric of each workspace (metric.py, and the files beside it),
+  saved on every change, so a reload or a server restart brings it back. Each write
+  raises its ``revision``; :meth:`Store.write_draft` is a compare-and-set on it, so two
+  writers never silently overwrite each other (the workspace decides what to keep).
+- ``versions``: named, timestamped copies of the metric (the History page); ``kind``
+  says who made one (a person, the autosave, or the studio keeping replaced text).
 - ``settings``: JSON values by key (dataset path, candidate, split, timeout…).
 """
 
@@ -20,10 +23,13 @@ import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from .metric_source import MetricSource
 
 DATA_DIR_ENV = "SKYNET_DATA_DIR"
 DEFAULT_DATA_DIR = Path.home() / ".skynet-metric-studio"
@@ -35,14 +41,18 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS drafts (
     workspace TEXT PRIMARY KEY,
     source TEXT NOT NULL,
-    updated_at REAL NOT NULL
+    updated_at REAL NOT NULL,
+    revision INTEGER NOT NULL DEFAULT 1,
+    files TEXT
 );
 CREATE TABLE IF NOT EXISTS versions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     workspace TEXT NOT NULL,
     name TEXT NOT NULL,
     source TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'named',
+    files TEXT
 );
 CREATE INDEX IF NOT EXISTS versions_by_workspace ON versions (workspace, created_at);
 CREATE TABLE IF NOT EXISTS settings (
@@ -71,8 +81,9 @@ def open_database(directory: str | Path | None, schema: str) -> tuple[Path, Path
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OSError(f"cannot create the data directory {folder} ({exc.strerror}); "
-                      f"set {DATA_DIR_ENV} to a writable directory") from None
+        raise OSError(
+            f"cannot create the data directory {folder} ({exc.strerror}); set {DATA_DIR_ENV} to a writable directory"
+        ) from None
     path = folder / DB_NAME
     with connect(path) as db:
         db.execute("PRAGMA journal_mode=WAL")
@@ -86,15 +97,77 @@ def data_dir() -> Path:
     return Path(configured).expanduser() if configured else DEFAULT_DATA_DIR
 
 
+# Columns added after the first release: an older database file gains them when it is opened.
+_ADDED_COLUMNS = {
+    "drafts": {"revision": "INTEGER NOT NULL DEFAULT 1", "files": "TEXT"},
+    "versions": {"kind": "TEXT NOT NULL DEFAULT 'named'", "files": "TEXT"},
+}
+
+
+def _add_missing_columns(path: Path) -> None:
+    with connect(path) as db:
+        for table, columns in _ADDED_COLUMNS.items():
+            present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            for name, kind in columns.items():
+                if name not in present:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+
+
+class VersionKind(StrEnum):
+    """Who made a version: a person (``named``), the autosave while typing (``auto``), or the studio
+    keeping a text that was about to be replaced (``kept``: an example, an upload, a restore, a conflict)."""
+
+    NAMED = "named"
+    AUTO = "auto"
+    KEPT = "kept"
+
+
+def _files_json(metric: MetricSource) -> str | None:
+    # A single-file metric keeps the plain text only (the ``source`` column), as before folders existed.
+    return None if metric.is_single_file else orjson.dumps(dict(metric.files)).decode()
+
+
+def _metric(source: str, files: str | None) -> MetricSource:
+    return MetricSource(orjson.loads(files)) if files else MetricSource.of(source)
+
+
 @dataclass(frozen=True)
 class Version:
-    """A saved copy of metric.py. ``created_at`` is seconds since the epoch (UTC)."""
+    """A saved copy of the metric. ``created_at`` is seconds since the epoch (UTC); ``source`` is metric.py."""
 
     id: int
     workspace: str
     name: str
     source: str
     created_at: float
+    kind: VersionKind = VersionKind.NAMED
+    metric: MetricSource | None = None
+
+    @property
+    def folder(self) -> MetricSource:
+        """The whole metric folder (metric.py alone for a single-file metric)."""
+        return self.metric if self.metric is not None else MetricSource.of(self.source)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The stored draft: ``revision`` rises by one on every write (0 means nothing was ever written)."""
+
+    revision: int
+    metric: MetricSource
+    updated_at: float
+
+    @property
+    def source(self) -> str:
+        return self.metric.main
+
+
+_VERSION_COLUMNS = "id, workspace, name, source, created_at, kind, files"
+
+
+def _version(row: tuple[Any, ...]) -> Version:
+    version_id, workspace, name, source, created_at, kind, files = row
+    return Version(version_id, workspace, name, source, created_at, VersionKind(kind), _metric(source, files))
 
 
 class Store:
@@ -102,44 +175,110 @@ class Store:
 
     def __init__(self, directory: str | Path | None = None) -> None:
         self.directory, self.path = open_database(directory, _SCHEMA)
+        _add_missing_columns(self.path)
 
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
         return connect(self.path)
 
+    def draft_record(self, workspace: str = DEFAULT_WORKSPACE) -> Draft | None:
+        """The stored draft of ``workspace`` with its revision, or ``None`` when nothing was written there yet."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT revision, source, files, updated_at FROM drafts WHERE workspace = ?", (workspace,)
+            ).fetchone()
+        return Draft(row[0], _metric(row[1], row[2]), row[3]) if row else None
+
     def draft(self, workspace: str = DEFAULT_WORKSPACE) -> str | None:
-        """The saved draft of ``workspace``, or ``None`` when nothing was typed there yet."""
-        with self._connect() as db:
-            row = db.execute("SELECT source FROM drafts WHERE workspace = ?", (workspace,)).fetchone()
-        return row[0] if row else None
+        """The saved draft's metric.py text, or ``None`` when nothing was typed there yet."""
+        record = self.draft_record(workspace)
+        return record.source if record else None
 
-    def save_draft(self, source: str, workspace: str = DEFAULT_WORKSPACE) -> None:
-        with self._connect() as db:
-            db.execute("INSERT INTO drafts (workspace, source, updated_at) VALUES (?, ?, ?) "
-                       "ON CONFLICT (workspace) DO UPDATE SET source = excluded.source, "
-                       "updated_at = excluded.updated_at", (workspace, source, time.time()))
+    def write_draft(
+        self, metric: str | MetricSource, base_revision: int | None, workspace: str = DEFAULT_WORKSPACE
+    ) -> tuple[bool, Draft]:
+        """Compare-and-set: write ``metric`` only when the stored revision is ``base_revision``.
 
-    def save_version(self, name: str, source: str, workspace: str = DEFAULT_WORKSPACE) -> Version:
-        """Keep a named copy of ``source``; names need not be unique (the id and time tell them apart)."""
+        Returns ``(True, new draft)`` when written, ``(False, stored draft)`` when the stored
+        revision moved on since ``base_revision`` (a conflict: nothing was written).
+        ``base_revision=None`` writes unconditionally. 0 stands for "no draft yet".
+        """
+        metric = MetricSource.of(metric)
+        now = time.time()
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute(
+                "SELECT revision, source, files, updated_at FROM drafts WHERE workspace = ?", (workspace,)
+            ).fetchone()
+            current = row[0] if row else 0
+            if base_revision is not None and base_revision != current:
+                return False, Draft(current, _metric(row[1], row[2]), row[3])
+            db.execute(
+                "INSERT INTO drafts (workspace, source, files, updated_at, revision) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (workspace) DO UPDATE SET source = excluded.source, files = excluded.files, "
+                "updated_at = excluded.updated_at, revision = excluded.revision",
+                (workspace, metric.main, _files_json(metric), now, current + 1),
+            )
+        return True, Draft(current + 1, metric, now)
+
+    def save_draft(self, source: str | MetricSource, workspace: str = DEFAULT_WORKSPACE) -> Draft:
+        """Write the draft whatever the stored revision (scripts and tests; pages go through the workspace)."""
+        return self.write_draft(source, None, workspace)[1]
+
+    def save_version(
+        self,
+        name: str,
+        source: str | MetricSource,
+        workspace: str = DEFAULT_WORKSPACE,
+        kind: VersionKind = VersionKind.NAMED,
+    ) -> Version:
+        """Keep a named copy of the metric; names need not be unique (the id and time tell them apart)."""
         name = name.strip() or "untitled"
+        metric = MetricSource.of(source)
         created = time.time()
         with self._connect() as db:
-            cursor = db.execute("INSERT INTO versions (workspace, name, source, created_at) VALUES (?, ?, ?, ?)",
-                                (workspace, name, source, created))
+            cursor = db.execute(
+                "INSERT INTO versions (workspace, name, source, created_at, kind, files) VALUES (?, ?, ?, ?, ?, ?)",
+                (workspace, name, metric.main, created, kind.value, _files_json(metric)),
+            )
             version_id = int(cursor.lastrowid or 0)
-        return Version(version_id, workspace, name, source, created)
+        return Version(version_id, workspace, name, metric.main, created, kind, metric)
 
     def versions(self, workspace: str = DEFAULT_WORKSPACE) -> list[Version]:
         """The saved versions of ``workspace``, newest first."""
         with self._connect() as db:
-            rows = db.execute("SELECT id, workspace, name, source, created_at FROM versions WHERE workspace = ? "
-                              "ORDER BY created_at DESC, id DESC", (workspace,)).fetchall()
-        return [Version(*row) for row in rows]
+            rows = db.execute(
+                f"SELECT {_VERSION_COLUMNS} FROM versions WHERE workspace = ? ORDER BY created_at DESC, id DESC",
+                (workspace,),
+            ).fetchall()
+        return [_version(row) for row in rows]
+
+    def latest_version(self, workspace: str = DEFAULT_WORKSPACE, kind: VersionKind | None = None) -> Version | None:
+        """The newest version of ``workspace`` (of ``kind`` when given), or ``None``."""
+        query = f"SELECT {_VERSION_COLUMNS} FROM versions WHERE workspace = ?"
+        params: list[Any] = [workspace]
+        if kind is not None:
+            query += " AND kind = ?"
+            params.append(kind.value)
+        with self._connect() as db:
+            row = db.execute(query + " ORDER BY created_at DESC, id DESC LIMIT 1", params).fetchone()
+        return _version(row) if row else None
+
+    def name_version(self, version_id: int, name: str) -> Version:
+        """Give version ``version_id`` a person's ``name`` (it becomes a named version)."""
+        with self._connect() as db:
+            db.execute(
+                "UPDATE versions SET name = ?, kind = ? WHERE id = ?",
+                (name.strip() or "untitled", VersionKind.NAMED.value, version_id),
+            )
+        version = self.version(version_id)
+        if version is None:
+            raise KeyError(f"there is no version {version_id}")
+        return version
 
     def version(self, version_id: int) -> Version | None:
         with self._connect() as db:
-            row = db.execute("SELECT id, workspace, name, source, created_at FROM versions WHERE id = ?",
-                             (version_id,)).fetchone()
-        return Version(*row) if row else None
+            row = db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions WHERE id = ?", (version_id,)).fetchone()
+        return _version(row) if row else None
 
     def get(self, key: str, default: Any = None) -> Any:
         """The setting ``key`` (any JSON value), or ``default`` when it was never set."""
@@ -151,9 +290,11 @@ class Store:
         """Save a JSON-serialisable setting."""
         text = orjson.dumps(value).decode()
         with self._connect() as db:
-            db.execute("INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) "
-                       "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-                       (key, text, time.time()))
+            db.execute(
+                "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                (key, text, time.time()),
+            )
 
     def delete(self, key: str) -> None:
         with self._connect() as db:

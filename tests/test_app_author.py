@@ -1,7 +1,8 @@
-"""The Author page through Streamlit's AppTest: the editor's text is fed through session state."""
+"""The Author page through Streamlit's AppTest: the editor's text is fed as the editor component's events."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,10 +15,11 @@ from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.store import Store
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-SOURCE_KEY = "studio.metric_source"
 SYNTAX_ERROR = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'\n"
-NEW_SCORE = ("def score(input, output, expected=None):\n"
-             "    return 0.5, {'feedback': 'Half marks for trying.', 'scores': {'tone': 0.25}}\n")
+NEW_SCORE = (
+    "def score(input, output, expected=None):\n"
+    "    return 0.5, {'feedback': 'Half marks for trying.', 'scores': {'tone': 0.25}}\n"
+)
 LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass\n"
 
 
@@ -40,19 +42,51 @@ def run_until(at: AppTest, done: Callable[[AppTest], bool], timeout: float = 30.
     return at
 
 
+def editor_key(at: AppTest) -> str:
+    return f"author.editor.{at.session_state['author.editor_gen']}.metric.py"
+
+
+def type_text(at: AppTest, text: str, kind: str = "change") -> AppTest:
+    """What the editor component sends after a pause in typing (``change``) or on Ctrl+Enter (``submit``)."""
+    type_text.count = getattr(type_text, "count", 0) + 1
+    at.session_state[editor_key(at)] = {"id": f"e{type_text.count}", "type": kind, "text": text, "lang": "python"}
+    return at.run()
+
+
+def draft_text(at: AppTest) -> str:
+    return Store(Path(os.environ["SKYNET_DATA_DIR"])).draft() or EXAMPLE_METRICS["Exact match"].read_text()
+
+
+def cases_table(at: AppTest):
+    """The per-case table of a scoring run, or None when none is drawn."""
+    return next((frame.value for frame in at.dataframe if "duration_ms" in frame.value.columns), None)
+
+
 def verdict(at: AppTest) -> str:
     return " ".join([s.value for s in at.success] + [e.value for e in at.error])
 
 
 def stage_lines(at: AppTest) -> dict[str, str]:
-    lines = {}
-    for block in at.markdown:
-        for label in ("load", "signature", "reward spec", "metric return value"):
-            if block.value.split("  \n")[0].endswith(tuple(f"**{label}** · {w}" for w in
-                                                           ("passed", "skipped", "not run"))) \
-                    or f"**{label}** · failed" in block.value:
-                lines[label] = block.value
+    """Each stage's line with the plain texts drawn under it (until the next stage)."""
+    lines: dict[str, str] = {}
+    label = None
+    for node in at.main:
+        value = str(getattr(node, "value", ""))
+        found = [
+            name
+            for name in ("load", "signature", "reward spec", "metric return value")
+            if node.type == "markdown" and f"**{name}** · " in value
+        ]
+        if found:
+            label = found[-1]
+            lines[label] = value
+        elif label is not None and node.type == "text":
+            lines[label] += "\n" + value
     return lines
+
+
+def sampled_table(at: AppTest):
+    return next(frame.value for frame in at.dataframe if "feedback" in frame.value.index)
 
 
 def test_the_example_metric_passes_the_contract_on_first_open(app):
@@ -60,46 +94,44 @@ def test_the_example_metric_passes_the_contract_on_first_open(app):
     stages = stage_lines(app)
     assert "passed" in stages["load"] and "passed" in stages["signature"]
     assert "skipped" in stages["reward spec"] and "passed" in stages["metric return value"]
-    assert app.session_state[SOURCE_KEY] == EXAMPLE_METRICS["Exact match"].read_text()
-    assert len(app.table) == 1 and len(app.table[0].value.columns) == 3
+    assert draft_text(app) == EXAMPLE_METRICS["Exact match"].read_text()
+    assert len(sampled_table(app).columns) == 3
 
 
 def test_a_syntax_error_fails_load_with_its_line_and_later_stages_do_not_run(app, tmp_path):
-    app.session_state[SOURCE_KEY] = SYNTAX_ERROR
-    app.run()
+    type_text(app, SYNTAX_ERROR)
     run_until(app, lambda at: "breaks the contract at **load**" in verdict(at))
     assert "metric.py line 2" in verdict(app)
     stages = stage_lines(app)
     assert "failed" in stages["load"] and "metric.py line 2" in stages["load"]
     assert all("not run" in stages[label] for label in ("signature", "reward spec", "metric return value"))
     assert any("metric.py line 2" in block.value for block in app.markdown if "arrow_right_alt" in block.value)
+    assert any(text.value.startswith("load:") for text in app.text)
 
 
 def test_fixing_the_metric_shows_new_feedback_and_named_score(app):
-    app.session_state[SOURCE_KEY] = NEW_SCORE
-    app.run()
+    type_text(app, NEW_SCORE)
     run_until(app, lambda at: "meets the contract" in verdict(at))
-    sampled = app.table[0].value  # one column per sampled case
+    sampled = sampled_table(app)  # one column per sampled case
     assert "score.tone" in sampled.index
     assert set(sampled.loc["feedback"]) == {"Half marks for trying."}
     assert set(sampled.loc["score.tone"]) == {"0.250"}
 
 
 def test_typed_text_is_saved_as_the_draft(app, tmp_path):
-    app.session_state[SOURCE_KEY] = NEW_SCORE
-    app.run()
+    type_text(app, NEW_SCORE)
     assert Store(tmp_path).draft() == NEW_SCORE
     fresh = AppTest.from_file(APP, default_timeout=30)
     fresh.run()
-    assert fresh.session_state[SOURCE_KEY] == NEW_SCORE
+    assert fresh.session_state["author.base"] == Store(tmp_path).draft_record().revision
 
 
 def test_score_all_fills_the_table_with_every_case(app):
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
-    run_until(app, lambda at: len(at.dataframe) > 0, timeout=60)
+    run_until(app, lambda at: cases_table(at) is not None, timeout=60)
     expected = len(load_example().for_candidate(load_example().candidates[0]))
-    assert len(app.dataframe[0].value) == expected
+    assert len(cases_table(app)) == expected
     assert any(f"Showing {expected} of {expected} scored cases" in c.value for c in app.caption)
     assert any(m.label == "Mean score (ok cases)" for m in app.metric)
 
@@ -107,15 +139,14 @@ def test_score_all_fills_the_table_with_every_case(app):
 def test_status_filter_narrows_the_table(app):
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
-    run_until(app, lambda at: len(at.dataframe) > 0, timeout=60)
+    run_until(app, lambda at: cases_table(at) is not None, timeout=60)
     app.multiselect(key="author.filter_status").select("ok").run()
-    assert set(app.dataframe[0].value["status"]) == {"ok"}
+    assert set(cases_table(app)["status"]) == {"ok"}
 
 
 def test_a_hanging_metric_times_out_with_a_clear_message(app):
     app.number_input(key="author.timeout").set_value(1).run()
-    app.session_state[SOURCE_KEY] = LOOPS
-    app.run()
+    type_text(app, LOOPS)
     run_until(app, lambda at: "breaks the contract" in verdict(at), timeout=30)
     stages = stage_lines(app)
     assert "did not finish within 1 s" in stages["metric return value"]
@@ -123,22 +154,22 @@ def test_a_hanging_metric_times_out_with_a_clear_message(app):
 
 
 def test_loading_the_reward_example_draws_the_weights_and_keeps_the_old_text(app, tmp_path):
-    app.session_state[SOURCE_KEY] = NEW_SCORE
-    app.run()
+    type_text(app, NEW_SCORE)
     app.selectbox(key="author.example").select("Accuracy, speed and cost").run()
     app.button[0].click().run()
     run_until(app, lambda at: "meets the contract" in verdict(at))
-    assert app.session_state[SOURCE_KEY] == EXAMPLE_METRICS["Accuracy, speed and cost"].read_text()
+    assert draft_text(app) == EXAMPLE_METRICS["Accuracy, speed and cost"].read_text()
     assert "passed" in stage_lines(app)["reward spec"]
     assert len(app.get("plotly_chart")) == 1
-    assert [v.source for v in Store(tmp_path).versions()] == [NEW_SCORE]
+    assert [v.source for v in Store(tmp_path).versions() if v.kind.value == "kept"] == [NEW_SCORE]
 
 
 def test_cancel_stops_scoring_and_keeps_the_cases_done(app):
-    slow = ("import time\n\ndef score(input, output, expected=None):\n"
-            "    time.sleep(0.1)\n    return 1.0, {'feedback': 'slow but fine'}\n")
-    app.session_state[SOURCE_KEY] = slow
-    app.run()
+    slow = (
+        "import time\n\ndef score(input, output, expected=None):\n"
+        "    time.sleep(0.1)\n    return 1.0, {'feedback': 'slow but fine'}\n"
+    )
+    type_text(app, slow)
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
     run_until(app, lambda at: any(b.key == "author.score.cancel" for b in at.button))
@@ -146,7 +177,7 @@ def test_cancel_stops_scoring_and_keeps_the_cases_done(app):
     run_until(app, lambda at: any("cancelled" in w.value for w in at.warning))
     warning = next(w.value for w in app.warning if "cancelled" in w.value)
     assert "of 72 cases" in warning
-    assert len(app.dataframe) == 1 and len(app.dataframe[0].value) < 72
+    assert len(cases_table(app)) < 72
 
 
 def test_litellm_is_not_imported_by_opening_the_app(tmp_path):
@@ -162,38 +193,105 @@ def test_litellm_is_not_imported_by_opening_the_app(tmp_path):
         "at.run()\n"
         "print('litellm' in sys.modules, not at.exception)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "SKYNET_DATA_DIR": str(tmp_path)}, cwd=Path(APP).parent)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "SKYNET_DATA_DIR": str(tmp_path)},
+        cwd=Path(APP).parent,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-2:] == ["False", "True"]
 
 
 def test_editor_events_set_the_text_and_ctrl_enter_checks_again(app):
-    editor = f"author.editor.{app.session_state['author.editor_gen']}"
-    app.session_state[editor] = {"id": "e1", "type": "change", "text": NEW_SCORE, "lang": "python"}
-    app.run()
+    editor = editor_key(app)
+    type_text(app, NEW_SCORE)
     run_until(app, lambda at: "meets the contract" in verdict(at))
-    assert app.session_state[SOURCE_KEY] == NEW_SCORE
-    assert app.session_state["author.editor_gen"] == int(editor.rsplit(".", 1)[1])  # the editor was not rebuilt
+    assert draft_text(app) == NEW_SCORE
+    assert editor_key(app) == editor  # the editor was not rebuilt
     first = app.session_state["studio.jobs.check"].job.id
     app.run()
     assert app.session_state["studio.jobs.check"].job.id == first  # same text: no new check
-    app.session_state[editor] = {"id": "e2", "type": "submit", "text": NEW_SCORE, "lang": "python"}
-    app.run()
+    type_text(app, NEW_SCORE, "submit")
     assert app.session_state["studio.jobs.check"].job.id != first  # Ctrl+Enter: checked again
 
 
 def test_a_new_session_shows_the_last_scored_run(app, tmp_path):
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
-    run_until(app, lambda at: len(at.dataframe) > 0, timeout=60)
-    scored = app.dataframe[0].value
+    run_until(app, lambda at: cases_table(at) is not None, timeout=60)
+    scored = cases_table(app)
     fresh = AppTest.from_file(APP, default_timeout=30)
     fresh.run()
-    assert len(fresh.dataframe) == 1
-    assert fresh.dataframe[0].value["id"].tolist() == scored["id"].tolist()
+    assert cases_table(fresh)["id"].tolist() == scored["id"].tolist()
     assert any("Results of the last run, scored" in c.value for c in fresh.caption)
     from skynet_core.runs import RunStore
 
     runs = RunStore(tmp_path)
     assert runs.latest("example").id == 1  # the restored run was not saved a second time
+    assert any("match the current metric.py" in c.value for c in fresh.caption)
+
+
+def test_results_say_they_are_stale_after_the_split_changes(app, tmp_path):
+    from skynet_core.workspace import Workspace
+
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    app.button(key="author.score_all").click().run()
+    run_until(app, lambda at: cases_table(at) is not None, timeout=60)
+    Workspace(tmp_path).choose_cases(None, "val")
+    app.run()
+    stale = [w.value for w in app.warning if "out of date" in w.value]
+    assert stale and "the split is now val" in stale[0]
+    app.button(key="author.rescore").click().run()
+    run_until(app, lambda at: not any("out of date" in w.value for w in at.warning), timeout=60)
+    run_until(app, lambda at: cases_table(at) is not None and set(cases_table(at)["split"]) == {"val"}, timeout=60)
+
+
+def test_save_version_confirms_and_never_saves_the_same_text_twice(app, tmp_path):
+    type_text(app, NEW_SCORE)
+    app.text_input(key="author.version_name").input("half marks")
+    app.button(key="author.save_version").click().run()
+    assert any("Saved version" in t.value for t in app.toast)
+    app.button(key="author.save_version").click().run()
+    assert any("Nothing new to save" in t.value for t in app.toast)
+    assert [(v.name, v.source) for v in Store(tmp_path).versions()] == [("half marks", NEW_SCORE)]
+
+
+def test_a_write_from_another_tab_is_shown_and_a_stale_write_keeps_both(app, tmp_path):
+    from skynet_core.workspace import Workspace
+
+    type_text(app, NEW_SCORE)
+    other = Workspace(tmp_path)
+    other.type_draft(SYNTAX_ERROR, other.draft().revision)  # another tab typed
+    type_text(app, LOOPS)  # this tab's editor had not seen it yet
+    assert draft_text(app) == LOOPS
+    assert SYNTAX_ERROR in [v.source for v in Store(tmp_path).versions()]
+    assert any("Another tab changed metric.py" in w.value for w in app.warning)
+
+
+def test_a_metric_folder_is_edited_file_by_file(app, tmp_path):
+    app.text_input(key="author.new_file").input("helpers.py")
+    next(b for b in app.button if b.label == "Add the file").click().run()
+    assert app.session_state["author.file"] == "helpers.py"
+    assert any(b.label == "helpers.py" for b in app.button)  # the folder now shows its files as tabs
+    type_text_file(app, "helpers.py", "LABEL = 'billing'\n")
+    draft = Store(tmp_path).draft_record()
+    assert dict(draft.metric.files) == {
+        "metric.py": EXAMPLE_METRICS["Exact match"].read_text(),
+        "helpers.py": "LABEL = 'billing'\n",
+    }
+    app.text_input(key="author.rename_to").input("labels.py")
+    next(b for b in app.button if b.label == "Rename").click().run()
+    assert set(Store(tmp_path).draft_record().metric.files) == {"metric.py", "labels.py"}
+    next(b for b in app.button if b.label == "Delete labels.py").click().run()
+    assert set(Store(tmp_path).draft_record().metric.files) == {"metric.py"}
+    assert any("labels.py" in v.folder.files for v in Store(tmp_path).versions())  # kept before the deletion
+
+
+def type_text_file(at: AppTest, file: str, text: str) -> AppTest:
+    type_text.count = getattr(type_text, "count", 0) + 1
+    key = f"author.editor.{at.session_state['author.editor_gen']}.{file}"
+    at.session_state[key] = {"id": f"f{type_text.count}", "type": "change", "text": text, "lang": "python"}
+    return at.run()

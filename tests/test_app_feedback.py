@@ -26,23 +26,42 @@ def seeded_results() -> list[CaseResult]:
     results = []
     for index, case in enumerate(cases):
         if index == len(cases) - 1:
-            results.append(CaseResult(id=case.id, split=case.split, status=CaseStatus.ERROR, error="KeyError: 'label'",
-                                      candidate=case.candidate))
+            results.append(
+                CaseResult(
+                    id=case.id,
+                    split=case.split,
+                    status=CaseStatus.ERROR,
+                    error="KeyError: 'label'",
+                    candidate=case.candidate,
+                )
+            )
         elif index % WEAK_EVERY == 0:
-            results.append(CaseResult(id=case.id, split=case.split, score=0.0, feedback="Wrong.",
-                                      candidate=case.candidate))
+            results.append(
+                CaseResult(id=case.id, split=case.split, score=0.0, feedback="Wrong.", candidate=case.candidate)
+            )
         else:
             label = (case.expected or {}).get("label", "none")
-            results.append(CaseResult(id=case.id, split=case.split, score=1.0,
-                                      feedback=f"Correct: the label is {label!r}.", candidate=case.candidate))
+            results.append(
+                CaseResult(
+                    id=case.id,
+                    split=case.split,
+                    score=1.0,
+                    feedback=f"Correct: the label is {label!r}.",
+                    candidate=case.candidate,
+                )
+            )
     return results
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
-    for name in ("SKYNET_METRIC_MODEL", "SKYNET_REFLECTION_MODEL", "SKYNET_METRIC_API_BASE",
-                 "SKYNET_REFLECTION_API_BASE"):
+    for name in (
+        "SKYNET_METRIC_MODEL",
+        "SKYNET_REFLECTION_MODEL",
+        "SKYNET_METRIC_API_BASE",
+        "SKYNET_REFLECTION_API_BASE",
+    ):
         monkeypatch.delenv(name, raising=False)
     Store(tmp_path).save_draft(SOURCE)
     return tmp_path
@@ -72,6 +91,10 @@ def weak_count() -> int:
     return len([index for index in range(len(seeded_results()) - 1) if index % WEAK_EVERY == 0])
 
 
+def show_box(app: AppTest):
+    return next(box for box in app.selectbox if box.label == "Show")
+
+
 def test_without_a_run_the_page_says_so_and_offers_to_score(data_dir: Path) -> None:
     app = open_page()
     assert app.title[0].value == "Feedback review"
@@ -85,8 +108,10 @@ def test_counts_per_rule_and_the_flagged_table(seeded: RunKey) -> None:
     weak = weak_count()
     assert metric(app, "Cases judged") == str(len(seeded_results()) - 1)
     assert metric(app, "Broke a rule") == str(weak)
-    assert any(f"{weak} of {len(seeded_results()) - 1} judged cases broke at least one rule" in item.value
-               for item in app.markdown)
+    assert any(
+        f"{weak} of {len(seeded_results()) - 1} judged cases broke at least one rule" in item.value
+        for item in app.markdown
+    )
     counts = app.table[0].value["Flagged"].to_dict()
     assert counts["Generic phrase only"] == weak
     assert counts["Empty or very short"] == weak
@@ -121,10 +146,10 @@ def test_changing_a_threshold_reruns_the_review(seeded: RunKey) -> None:
 
 def test_filtering_by_a_rule_with_no_flags_shows_an_empty_note(seeded: RunKey) -> None:
     app = open_page()
-    app.selectbox(key="feedback.show").set_value("contradiction").run()
+    show_box(app).set_value("contradiction").run()
     assert not app.dataframe or len(app.dataframe[0].value) == 0
     assert any("No case matches this filter" in caption.value for caption in app.caption)
-    app.selectbox(key="feedback.show").set_value("all").run()
+    show_box(app).set_value("all").run()
     assert len(app.dataframe[0].value) == len(seeded_results()) - 1
 
 
@@ -152,21 +177,24 @@ def test_marking_feedback_weak_persists_and_shows_in_the_table(seeded: RunKey, d
 def test_a_changed_metric_asks_for_a_new_run(seeded: RunKey, data_dir: Path) -> None:
     Store(data_dir).save_draft(SOURCE + "# edited\n")
     app = open_page()
-    assert any("Metric.py has changed since this run" in info.value for info in app.info)
+    assert any("out of date: metric.py changed" in warning.value for warning in app.warning)
     assert app.button(key="feedback.score").label == "Score all cases now"
 
 
 def test_metric_health_and_the_optional_model_review_without_a_model(seeded: RunKey) -> None:
     app = open_page()
     assert any("distinct score" in info.value for info in app.info)
-    assert any("1 of 72 cases (1%) did not score" in warning.value and "Cases: TCK-" in warning.value
-               for warning in app.warning)
+    assert any(
+        "1 of 72 cases (1%) did not score" in warning.value and "Cases: TCK-" in warning.value
+        for warning in app.warning
+    )
     assert any(NO_MODEL_MESSAGE[1:] in info.value for info in app.info)
     assert app.button(key="feedback.probe").label == "Run probes"
 
 
 def test_the_optional_model_review_grades_flagged_feedback_beside_the_rules(
-        seeded: RunKey, monkeypatch: pytest.MonkeyPatch) -> None:
+    seeded: RunKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SKYNET_METRIC_MODEL", "openai/test-model")
     asked: list[str] = []
 
@@ -185,3 +213,13 @@ def test_the_optional_model_review_grades_flagged_feedback_beside_the_rules(
     text = " ".join(item.value for item in app.markdown)
     assert f"Graded {weak_count()} feedback texts: mean 2.0 of 5" in text
     assert "**2/5** · Only a verdict, nothing to act on." in text
+
+
+def test_the_model_review_uses_the_model_saved_on_the_settings_page(seeded: RunKey, data_dir: Path) -> None:
+    from skynet_core.llm import ModelConfig, ModelSettings, save_settings
+
+    save_settings(Store(data_dir), ModelSettings(metric=ModelConfig("openai/saved-judge", "http://127.0.0.1:9")))
+    app = open_page()
+    assert not any("No model is configured" in info.value for info in app.info)
+    assert app.button(key="feedback.grade").label.startswith("Grade ")
+    assert any("openai/saved-judge" in caption.value for caption in app.caption)

@@ -19,8 +19,13 @@ SECRET = "sk-typed-secret-0123456789WXYZ"
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
-    for name in ("OPENAI_API_KEY", "SKYNET_METRIC_MODEL", "SKYNET_REFLECTION_MODEL", "SKYNET_METRIC_API_BASE",
-                 "SKYNET_REFLECTION_API_BASE"):
+    for name in (
+        "OPENAI_API_KEY",
+        "SKYNET_METRIC_MODEL",
+        "SKYNET_REFLECTION_MODEL",
+        "SKYNET_METRIC_API_BASE",
+        "SKYNET_REFLECTION_API_BASE",
+    ):
         monkeypatch.delenv(name, raising=False)
     return tmp_path
 
@@ -40,8 +45,11 @@ def open_page() -> AppTest:
 
 def texts(at: AppTest) -> str:
     """Everything the page shows as text, for asserting what a user can read."""
-    parts = [element.value for kind in ("markdown", "caption", "success", "error", "warning", "info", "toast")
-             for element in getattr(at, kind)]
+    parts = [
+        element.value
+        for kind in ("markdown", "caption", "success", "error", "warning", "info", "toast")
+        for element in getattr(at, kind)
+    ]
     parts += [str(widget.value) for widget in at.text_input]
     return "\n".join(str(part) for part in parts)
 
@@ -128,11 +136,14 @@ def test_test_connection_shows_reply_latency_and_cost(data_dir, server) -> None:
     assert server.requests[-1].system.startswith("This is a connection test")
 
 
-@pytest.mark.parametrize(("setup", "expected"), [
-    (lambda s: setattr(s, "require_key", "sk-other-key-0000"), "rejected the API key"),
-    (lambda s: setattr(s, "models", {"something-else"}), "does not know the model"),
-    (lambda s: setattr(s, "script", [503]), "failed to answer"),
-])
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        (lambda s: setattr(s, "require_key", "sk-other-key-0000"), "rejected the API key"),
+        (lambda s: setattr(s, "models", {"something-else"}), "does not know the model"),
+        (lambda s: setattr(s, "script", [503]), "failed to answer"),
+    ],
+)
 def test_test_connection_shows_each_failure_clearly(data_dir, server, setup, expected) -> None:
     setup(server)
     at = configure(open_page(), server)
@@ -164,6 +175,8 @@ def test_a_model_without_a_known_price_asks_for_one(data_dir, server) -> None:
 def test_the_judge_example_shows_judge_cost_and_time(data_dir, server) -> None:
     at = configure(open_page(), server)
     at.button(key="settings.try").click().run()
+    assert at.session_state["studio.jobs.settings.try"].job.wait(60)  # it runs in the background
+    at.run()
     assert not at.exception
     metrics = {metric.label: metric.value for metric in at.metric}
     assert metrics["Judge calls"] == "5"
@@ -175,3 +188,12 @@ def test_the_judge_example_shows_judge_cost_and_time(data_dir, server) -> None:
 def test_the_isolation_level_is_shown(data_dir) -> None:
     at = open_page()
     assert any("full" in element.value or "reduced" in element.value for element in at.markdown)
+
+
+def test_a_connection_test_of_other_values_is_not_shown_after_the_model_changes(data_dir, server) -> None:
+    at = configure(open_page(), server, "openai/first")
+    at.button(key="settings.metric.test").click().run()
+    assert at.success or at.error
+    shown = len(at.success) + len(at.error)
+    at.text_input(key="settings.metric.model").input("openai/second").run()
+    assert len(at.success) + len(at.error) == shown - 1

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -14,10 +15,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
+# Screenshots go to a temporary folder, never into the repository ($SKYNET_SCREENSHOTS to choose one).
+ARTIFACTS = Path(os.environ.get("SKYNET_SCREENSHOTS") or Path(tempfile.gettempdir()) / "skynet-screenshots")
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def free_port() -> int:
@@ -34,9 +43,25 @@ def start_server(data_dir: Path, port: int | None = None, script: str = "app.py"
     env = {**os.environ, **(env or {}), "SKYNET_DATA_DIR": str(data_dir)}
     log = (data_dir / "server.log").open("ab")
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            script,
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -94,8 +119,20 @@ def page(browser) -> Iterator:
     context.close()
 
 
+def wait_for_app_run(page, settle_ms: int = 150, timeout_ms: int = 20_000) -> None:
+    """Wait until the app has finished the script run an action started (instead of sleeping).
+
+    Streamlit marks its root element with the connection and script-run state; a run starts a
+    moment after the click or keystroke that asks for it, hence the short settle before and after.
+    """
+    page.wait_for_timeout(settle_ms)
+    page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]', timeout=timeout_ms)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
+    page.wait_for_timeout(settle_ms)
+
+
 def shot(page, name: str) -> Path:
-    """Save a full-page screenshot to test-artifacts/NAME.png."""
+    """Save a full-page screenshot to NAME.png in the screenshots folder (see ARTIFACTS)."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import shot, start_server, stop_server
+from tests.e2e.conftest import shot, start_server, stop_server, wait_for_app_run
 
 pytestmark = pytest.mark.e2e
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -20,13 +20,13 @@ expect = playwright_api.expect
 WAIT_MS = 60_000  # a rerun on a busy 2-core machine
 SLOW_MS = 180_000  # starting metric workers and scoring there
 # Unprefixed column names, so every role is set in the editor. Outputs are the JSON text a model returned.
-TICKETS = '''ticket_id,message,label,model_reply,notes
+TICKETS = """ticket_id,message,label,model_reply,notes
 T-1,I was charged twice this month,billing,"{""label"": ""billing""}",called twice
 T-2,Where is my parcel?,shipping,"{""label"": ""shipping""}",
 T-3,The app crashes on start,technical,"{""label"": ""billing""}",angry
 T-4,Please close my account,account,"{""label"": ""account""}",
 T-5,Do you ship to Norway?,,"{""label"": ""shipping""}",not labelled yet
-'''
+"""
 IDS = ["T-1", "T-2", "T-3", "T-4", "T-5"]
 # The role editor's columns are "medium" (200 px) wide and its rows 35 px tall (header included).
 COLUMN_PX, ROW_PX = 200, 35
@@ -50,11 +50,6 @@ def tall_page(browser) -> Iterator:
     page.set_default_timeout(WAIT_MS)
     yield page
     context.close()
-
-
-def wait_idle(page) -> None:
-    """Until the script run that the last action started has finished."""
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=WAIT_MS)
 
 
 def set_cell(page, editor, row: int, column: int, text: str) -> None:
@@ -81,7 +76,7 @@ def set_cell(page, editor, row: int, column: int, text: str) -> None:
             expect(cell).to_have_text(text, timeout=5_000)
         except AssertionError:
             continue
-        wait_idle(page)
+        wait_for_app_run(page)
         return
     raise AssertionError(f"the role editor did not take {text!r} in row {row}")
 
@@ -96,7 +91,7 @@ def test_uploaded_csv_with_roles_is_scored_on_the_author_page(tall_page, data_se
     expect(page.get_by_role("heading", name="Author metric.py")).to_be_visible(timeout=SLOW_MS)
     page.get_by_role("link", name="Data").click()
     expect(page.get_by_text("In use: Support tickets (example)")).to_be_visible()
-    wait_idle(page)
+    wait_for_app_run(page)
     shot(page, "data-1-example")
 
     page.get_by_text("A file", exact=True).click()
@@ -105,12 +100,12 @@ def test_uploaded_csv_with_roles_is_scored_on_the_author_page(tall_page, data_se
     expect(page.get_by_role("heading", name="tickets.csv")).to_be_visible()
     editor = page.get_by_test_id("stDataFrame").nth(1)
     expect(editor.locator("[role=gridcell]").first).to_have_text("ticket_id")
-    wait_idle(page)
+    wait_for_app_run(page)
     assert [path.name for path in (data_dir / "uploads").rglob("*.csv")] == ["tickets.csv"]
 
     page.get_by_role("button", name="Use this dataset").click()
     expect(page.get_by_text("tickets.csv has no input column.")).to_be_visible()
-    wait_idle(page)
+    wait_for_app_run(page)
     shot(page, "data-2-uploaded-no-roles-yet")
 
     set_cell(page, editor, 1, 1, "id")
@@ -123,7 +118,7 @@ def test_uploaded_csv_with_roles_is_scored_on_the_author_page(tall_page, data_se
     expect(page.get_by_test_id("stMetric").filter(has_text="train")).to_contain_text("5")
     cells = editor.locator("[role=gridcell]")
     expect(cells.nth(EDITOR_COLUMNS + 2)).to_have_text("message")  # the field name the metric reads
-    wait_idle(page)
+    wait_for_app_run(page)
     shot(page, "data-3-roles-used")
 
     page.get_by_role("link", name="Author").click()
@@ -137,7 +132,7 @@ def test_uploaded_csv_with_roles_is_scored_on_the_author_page(tall_page, data_se
         expect(table.locator("[role=gridcell]").filter(has_text=case_id)).to_have_count(1, timeout=WAIT_MS)
     wrong = table.locator("[role=gridcell]").filter(has_text="Expected 'technical', got 'billing'.")
     expect(wrong).to_have_count(1, timeout=WAIT_MS)
-    wait_idle(page)
+    wait_for_app_run(page)
     shot(page, "data-4-author-scored")
 
     page.goto(f"{url}/data")  # a reload: the choice and the roles come back from the store

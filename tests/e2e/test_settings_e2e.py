@@ -14,19 +14,13 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import shot, start_server, stop_server
+from tests.e2e.conftest import shot, start_server, stop_server, wait_for_app_run
 from tests.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.e2e
 
 KEY = "sk-e2e-typed-in-the-browser-9ABCD"
 PASSES = "The metric meets the contract."
-
-
-def settle(page: Page) -> None:
-    """Wait until the page's run has finished: no element left over from the previous run."""
-    page.wait_for_timeout(250)
-    expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=30_000)
 
 
 @pytest.fixture(scope="module")
@@ -51,16 +45,19 @@ def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, app: str,
     expect(page.get_by_test_id("stMain").get_by_text(re.compile(r"(full|reduced) ·"))).to_be_visible()
 
     metric = page.locator(".st-key-settings-panel-metric")
-    for label, value in (("Model (a litellm model name)", "openai/gpt-4o-mini"), ("API base (optional)", judge.url),
-                         ("API key for this session (optional)", KEY)):
+    for label, value in (
+        ("Model (a litellm model name)", "openai/gpt-4o-mini"),
+        ("API base (optional)", judge.url),
+        ("API key for this session (optional)", KEY),
+    ):
         field = metric.get_by_label(label, exact=True)
         field.fill(value)
         field.press("Enter")  # Streamlit takes the value and reruns the page
-        settle(page)
+        wait_for_app_run(page)
         expect(field).to_have_value(value)
     expect(page.get_by_text(re.compile("Unsaved changes"))).to_be_visible()
     page.get_by_role("button", name="Save settings").click()
-    settle(page)
+    wait_for_app_run(page)
     expect(page.get_by_text(re.compile(r"Metrics' llm\(\) calls use openai/gpt-4o-mini"))).to_be_visible()
     expect(metric.get_by_text("Key: typed in for this session (…ABCD)")).to_have_count(1)
     expect(metric.get_by_label("API key for this session (optional)", exact=True)).to_have_value("")
@@ -77,7 +74,8 @@ def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, app: str,
     cost = page.get_by_test_id("stMetric").filter(has_text="Judge cost per 1,000 cases")
     expect(cost).to_contain_text(re.compile(r"\$0\.\d{4}"), timeout=60_000)
     expect(page.get_by_test_id("stMetric").filter(has_text="Judge time per 1,000 cases")).to_contain_text(
-        re.compile(r"\d+\.\d s"))
+        re.compile(r"\d+\.\d s")
+    )
     expect(page.get_by_test_id("stMetric").filter(has_text="Judge calls")).to_contain_text("5")
     page.get_by_test_id("stMain").get_by_test_id("stDataFrame").last.scroll_into_view_if_needed()
     shot(page, "settings-03-judge-example")
@@ -89,10 +87,10 @@ def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, app: str,
     examples.click()
     page.get_by_role("option", name="Model as judge").click()
     expect(page.get_by_role("combobox", name="Start from an example")).to_have_value("Model as judge")
-    settle(page)
+    wait_for_app_run(page)
     page.get_by_role("button", name="Load example").click()
     # The contract check of the judge example asks the local server: its verdict is the sampled cases' feedback.
-    judged = page.get_by_test_id("stTable").filter(has_text="PASS. The triage fits.")
+    judged = page.get_by_test_id("stDataFrame").filter(has_text="PASS. The triage fits.")
     expect(judged.first).to_be_visible(timeout=60_000)
     expect(page.get_by_text(PASSES)).to_be_visible(timeout=30_000)
     page.get_by_role("button", name="Score all cases").click()

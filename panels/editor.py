@@ -1,0 +1,203 @@
+"""The metric editor: the draft's files in tabs, kept in step with the stored draft by its revision.
+
+The protocol (see :mod:`skynet_core.workspace`): this session remembers the draft revision its
+editor shows (``author.base``). The editor component keeps its own text once mounted and sends
+text back only on its events, so:
+
+- it is always given the stored draft's text: a fresh mount (first open, coming back from another
+  page) shows the latest draft, never the text of an earlier mount;
+- typed text is written with ``base_revision``; a write based on an older revision is a conflict,
+  and the workspace keeps both texts;
+- when the stored revision is not the one this session's editor shows (another tab typed, or this
+  session loaded an example, an upload, a restore), the component gets a new key, so it mounts
+  again with the stored text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import streamlit as st
+from code_editor import code_editor
+
+import studio
+from skynet_core.metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
+from skynet_core.store import Draft
+
+S = st.session_state
+BASE = "author.base"
+GEN = "author.editor_gen"
+FILE = "author.file"
+LAST_EVENT = "author.last_event"
+NOTICE = "author.notice"
+CONFLICT_SHOWN_S = 600
+LANGS = {
+    ".py": "python",
+    ".json": "json",
+    ".jsonl": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".md": "markdown",
+    ".csv": "text",
+    ".tsv": "text",
+    ".txt": "text",
+}
+
+
+@dataclass(frozen=True)
+class EditorState:
+    """The draft after this run's editor event, and whether the user asked for a fresh check (Ctrl+Enter)."""
+
+    draft: Draft
+    check_again: bool
+
+
+def editor_key(file: str) -> str:
+    return f"author.editor.{S.get(GEN, 0)}.{file}"
+
+
+def current_file(metric: MetricSource) -> str:
+    name = S.get(FILE, MAIN_FILE)
+    return name if name in metric.files else MAIN_FILE
+
+
+def sync() -> EditorState:
+    """Apply the editor's latest event to the stored draft, or follow a newer stored draft. Call once per run."""
+    ws = studio.workspace()
+    stored = ws.draft()
+    file = current_file(stored.metric)
+    event = S.get(editor_key(file))
+    fresh = isinstance(event, dict) and event.get("id") and event["id"] != S.get(LAST_EVENT)
+    if fresh and event.get("type") in ("change", "submit") and isinstance(event.get("text"), str):
+        S[LAST_EVENT] = event["id"]
+        typed = stored.metric.with_file(file, event["text"])
+        base = S.get(BASE, stored.revision)
+        if typed != stored.metric or base != stored.revision:
+            write = ws.type_draft(typed, base)
+            stored = write.draft
+            if write.conflict and write.kept is not None:
+                S[NOTICE] = (
+                    f"Another tab changed metric.py while you typed here. Your text is the draft; the other "
+                    f"text was kept as version #{write.kept.id} (see History)."
+                )
+        S[BASE] = stored.revision
+        return EditorState(stored, event["type"] == "submit")
+    if S.get(BASE) != stored.revision:
+        if S.get(BASE) is not None and stored.revision != studio.own_revision():
+            S[NOTICE] = (
+                "metric.py was changed in another tab; the editor now shows the latest text. "
+                "Anything this tab had typed is kept in History."
+            )
+        S[BASE] = stored.revision
+        S[GEN] = S.get(GEN, 0) + 1  # a new component: it mounts with the stored text
+    return EditorState(stored, False)
+
+
+def notices() -> None:
+    """This tab's notice about the draft (once), and a recent conflict between two tabs (for every tab)."""
+    if notice := S.pop(NOTICE, None):
+        st.warning(notice, icon=":material/sync_problem:")
+        return
+    conflict = studio.workspace().last_conflict()
+    if conflict is not None and datetime.now().timestamp() - conflict.at < CONFLICT_SHOWN_S:
+        st.caption(
+            f":orange[:material/sync_problem:] Two tabs edited metric.py at once at "
+            f"{datetime.fromtimestamp(conflict.at):%H:%M:%S}; the other text is version #{conflict.version_id} "
+            "in History."
+        )
+
+
+def _set_file(name: str) -> None:
+    S[FILE] = name
+
+
+def _add_file(metric: MetricSource) -> None:
+    try:
+        name = check_name((S.get("author.new_file") or "").strip())
+        if name in metric.files:
+            raise MetricSourceError(f"{name} already exists in the metric folder. Choose another name.")
+        changed = metric.with_file(name, "")
+    except MetricSourceError as exc:
+        S["author.files_error"] = str(exc)
+        return
+    _write(changed, f"adding {name}", keep=False)
+    S[FILE] = name
+
+
+def _rename_file(metric: MetricSource, old: str) -> None:
+    new = (S.get("author.rename_to") or "").strip()
+    try:
+        changed = metric.renamed(old, new)
+    except MetricSourceError as exc:
+        S["author.files_error"] = str(exc)
+        return
+    _write(changed, f"renaming {old}", keep=False)
+    S[FILE] = next(key for key in changed.files if key not in metric.files)
+
+
+def _delete_file(metric: MetricSource, name: str) -> None:
+    _write(metric.without_file(name), f"deleting {name}")
+    S[FILE] = MAIN_FILE
+
+
+def _write(metric: MetricSource, reason: str, *, keep: bool = True) -> None:
+    S.pop("author.files_error", None)
+    kept = studio.replace_metric_source(metric, reason, keep=keep)
+    if kept is not None:
+        st.toast(f"The folder before {reason} was kept as version “{kept.name}”.", icon=":material/save:")
+
+
+def file_tabs(metric: MetricSource) -> str:
+    """The folder's files as tabs (only when there is more than metric.py), and the file tools."""
+    file = current_file(metric)
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    if not metric.is_single_file:
+        with row:
+            for name in metric.files:
+                st.button(
+                    name,
+                    key=f"author.tab.{name}",
+                    on_click=_set_file,
+                    args=(name,),
+                    type="primary" if name == file else "secondary",
+                )
+    with row, st.popover("Files", icon=":material/folder:"):
+        st.caption("A metric is a folder: metric.py may import helper modules and read small data files beside it.")
+        st.text_input("New file", placeholder="helpers.py", key="author.new_file")
+        st.button("Add the file", on_click=_add_file, args=(metric,), icon=":material/note_add:")
+        if file != MAIN_FILE:
+            st.divider()
+            st.text_input(f"Rename {file} to", key="author.rename_to")
+            st.button("Rename", on_click=_rename_file, args=(metric, file))
+            st.button(
+                f"Delete {file}",
+                on_click=_delete_file,
+                args=(metric, file),
+                icon=":material/delete:",
+                help="The folder before the deletion is kept as a version.",
+            )
+    if error := S.get("author.files_error"):
+        st.error(error)
+    return file
+
+
+def metric_editor(draft: Draft, markers: list[dict[str, Any]]) -> None:
+    """The editor for the current file of ``draft`` (always fed the stored text; see the module docstring)."""
+    file = file_tabs(draft.metric)
+    suffix = "." + file.rsplit(".", 1)[-1] if "." in file else ""
+    code_editor(
+        draft.metric.files[file],
+        lang=LANGS.get(suffix, "text"),
+        height="640px",
+        response_mode="debounce",
+        options={"showLineNumbers": True, "wrap": True},
+        props={
+            "annotations": markers if file == MAIN_FILE else [],
+            "debounceChangePeriod": 250,
+            "scrollMargin": [0, 0, 0, 0],
+        },
+        key=editor_key(file),
+    )

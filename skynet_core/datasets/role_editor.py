@@ -1,0 +1,100 @@
+"""The Data page's role editor as data: one row per column (role choice, field name, an example cell),
+and back from the edited rows to the roles that differ from the ones inferred from the column names."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from .roles import Role, infer_roles
+
+# The editor's choices. ``None`` as the field: the row's field name, or the column name when it is empty.
+ROLE_CHOICES: dict[str, tuple[Role, str | None]] = {
+    "input field": (Role.INPUT, None),
+    "input object": (Role.INPUT, ""),
+    "expected field": (Role.EXPECTED, None),
+    "expected object": (Role.EXPECTED, ""),
+    "output": (Role.OUTPUT, ""),
+    "output field": (Role.OUTPUT, None),
+    "observation latency_ms": (Role.OBSERVATION, "latency_ms"),
+    "observation cost_usd": (Role.OBSERVATION, "cost_usd"),
+    "observation object": (Role.OBSERVATION, ""),
+    "candidate": (Role.CANDIDATE, ""),
+    "split": (Role.SPLIT, ""),
+    "id": (Role.ID, ""),
+    "ignored": (Role.IGNORED, ""),
+}
+EXAMPLE_CHARS = 60
+
+
+def choice_of(role: Role, field_name: str) -> str:
+    """The editor's choice for a role and field."""
+    if role is Role.OUTPUT:
+        return "output field" if field_name else "output"
+    if role in (Role.INPUT, Role.EXPECTED):
+        return f"{role.value} {'field' if field_name else 'object'}"
+    if role is Role.OBSERVATION:
+        return f"observation {field_name}" if field_name else "observation object"
+    return role.value
+
+
+def role_of(choice: str | None, field_name: Any, column: str) -> tuple[Role, str]:
+    """The role and field of an edited row (an unknown or empty choice means ignored)."""
+    role, fixed = ROLE_CHOICES.get(choice or "ignored", (Role.IGNORED, ""))
+    if fixed is not None:
+        return role, fixed
+    typed = field_name.strip() if isinstance(field_name, str) else ""
+    return role, typed or column
+
+
+def cell_text(value: Any) -> Any:
+    """A cell as the preview shows it: objects as JSON text, so mixed columns display as written."""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    if value is None or isinstance(value, str):
+        return value
+    try:
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass  # an array-like cell (e.g. a Parquet list)
+    return str(value)
+
+
+def sample_text(values: Iterable[Any]) -> str:
+    """The first non-empty cell as text, cut to :data:`EXAMPLE_CHARS` characters."""
+    for value in values:
+        text = cell_text(value)
+        if text not in (None, ""):
+            return text if len(text) <= EXAMPLE_CHARS else text[: EXAMPLE_CHARS - 3] + "..."
+    return ""
+
+
+def editor_rows(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]]) -> pd.DataFrame:
+    """The editor's rows for ``frame``'s columns: column, role choice, field name (when it has one), example."""
+    rows = []
+    for column in frame.columns:
+        role, field_name = roles[column]
+        shows_field = ROLE_CHOICES[choice_of(role, field_name)][1] is None
+        rows.append(
+            {
+                "column": str(column),
+                "role": choice_of(role, field_name),
+                "field": field_name if shows_field else "",
+                "example": sample_text(frame[column].head(50)),
+            }
+        )
+    return pd.DataFrame(rows, columns=["column", "role", "field", "example"])
+
+
+def changed_roles(edited: pd.DataFrame, columns: list[str]) -> dict[str, tuple[Role, str]] | None:
+    """The roles of the edited rows that differ from those inferred from the column names (None: none differ)."""
+    chosen = {
+        column: role_of(row["role"], row["field"], column)
+        for column, (_, row) in zip(columns, edited.iterrows(), strict=True)
+    }
+    inferred = infer_roles(columns)
+    return {column: role for column, role in chosen.items() if role != inferred[column]} or None

@@ -1,0 +1,72 @@
+"""What produced a result: the metric, the dataset, the candidate, the split and the model settings.
+
+Every result the studio shows (a check, a scored run, a comparison) carries the
+:class:`Provenance` it was made with; a page compares it with the workspace's
+current one and says, in words, what changed since (:meth:`Provenance.changes`).
+An empty field means "not known" (a run saved before provenance was kept) and is
+never reported as a change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import orjson
+
+
+def settings_fingerprint(model: str, api_base: str | None, temperature: float) -> str:
+    """A short stable id of the model settings that decide what ``llm()`` answers (never a key)."""
+    text = orjson.dumps([model, api_base or "", temperature]).decode()
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What a result was made from. ``metric`` is the metric folder's digest, ``dataset`` the dataset's
+    source (file path or ``"example"``), ``split`` ``None`` for every split, ``models`` the fingerprint of
+    the model settings and ``model_label`` the metric model's name for people (``""``: none)."""
+
+    metric: str
+    dataset: str
+    dataset_name: str
+    candidate: str
+    split: str | None
+    models: str = ""
+    model_label: str = ""
+
+    def changes(self, current: Provenance) -> list[str]:
+        """What differs in ``current`` (the workspace now) from what made this result, for people; [] if current."""
+        found = []
+        if self.metric and current.metric and self.metric != current.metric:
+            found.append("metric.py changed")
+        if self.dataset and self.dataset != current.dataset:
+            found.append(f"the dataset is now {current.dataset_name or current.dataset}")
+        elif self.candidate != current.candidate:
+            found.append(f"the candidate is now {current.candidate or '(only one)'}")
+        if self.split != current.split:
+            found.append(f"the split is now {current.split or 'all'}")
+        if self.models and current.models and self.models != current.models:
+            found.append(f"the metric model is now {current.model_label or 'none'}")
+        return found
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Provenance | None:
+        if not isinstance(data, dict):
+            return None
+        try:
+            return cls(
+                str(data.get("metric") or ""),
+                str(data.get("dataset") or ""),
+                str(data.get("dataset_name") or ""),
+                str(data.get("candidate") or ""),
+                data.get("split"),
+                str(data.get("models") or ""),
+                str(data.get("model_label") or ""),
+            )
+        except (TypeError, ValueError):
+            return None

@@ -1,0 +1,214 @@
+"""One workspace behind every page, in a real Chromium: nothing typed is lost to navigation or a second tab,
+stale results say so, and any session sees and cancels running jobs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import shot, wait_for_app_run
+from tests.e2e.test_author_e2e import EDITOR, PASSES, open_author, type_metric, wait_for_editor_text
+
+pytestmark = pytest.mark.e2e
+
+A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'metric A'}\n"
+B = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'metric B'}\n"
+
+
+def go_to(page: Page, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    wait_for_app_run(page)
+
+
+def check_shows(page: Page, feedback: str) -> None:
+    expect(page.get_by_text(PASSES)).to_be_visible(timeout=20_000)
+    expect(page.get_by_test_id("stMain").get_by_text(feedback).first).to_be_attached()
+
+
+@pytest.mark.parametrize("away", ["Data", "Reward trade-offs", "History"])
+def test_the_editor_keeps_typed_text_after_visiting_another_page(page: Page, server: str, away: str):
+    open_author(page, server)
+    type_metric(page, A)
+    check_shows(page, "metric A")
+    type_metric(page, B)
+    check_shows(page, "metric B")
+    go_to(page, away)
+    go_to(page, "Author")
+    page.frame_locator(EDITOR).locator(".ace_content").wait_for()
+    assert wait_for_editor_text(page, lambda text: text == B) == B
+    # Typing one more character builds on B, not on the text of the editor's first load.
+    page.frame_locator(EDITOR).locator(".ace_content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("# more\n")
+    wait_for_app_run(page, settle_ms=600)
+    page.reload()
+    open_author(page, server)
+    assert wait_for_editor_text(page, lambda text: text.startswith(B)) == B + "# more\n"
+    shot(page, f"workspace-after-visiting-{away.split()[0].lower()}")
+
+
+def test_two_tabs_typing_keep_both_texts_and_say_so(page: Page, server: str):
+    first = page
+    second = page.context.new_page()
+    open_author(first, server)
+    open_author(second, server)
+    for tab in (first, second):
+        expect(tab.get_by_text(PASSES)).to_be_visible(timeout=20_000)  # both tabs have drawn their check
+        wait_for_app_run(tab)
+    type_metric(first, A)
+    check_shows(first, "metric A")
+    type_metric(second, B)
+    check_shows(second, "metric B")
+    first.reload()
+    open_author(first, server)
+    # The second tab's text is the draft; the first tab's text is a version, and the page says so.
+    assert wait_for_editor_text(first, lambda text: text == B) == B
+    expect(first.get_by_text("Two tabs edited metric.py at once")).to_be_visible()
+    shot(first, "workspace-two-tabs-author")
+    go_to(first, "History")
+    first.get_by_test_id("stSelectbox").first.click()
+    expect(first.get_by_role("option").filter(has_text="other tab's text").first).to_be_visible()
+    shot(first, "workspace-two-tabs-history")
+    second.close()
+
+
+def choose(page: Page, label: str, option_start: str) -> None:
+    """Pick the option of the select box ``label`` whose text starts with ``option_start``."""
+    page.get_by_test_id("stSelectbox").filter(has_text=label).click()
+    page.get_by_role("option").filter(has_text=re.compile("^" + re.escape(option_start))).first.click()
+    wait_for_app_run(page)
+
+
+def test_results_say_when_the_data_page_changed_what_is_scored(page: Page, server: str):
+    open_author(page, server)
+    type_metric(page, A)
+    check_shows(page, "metric A")
+    page.get_by_role("button", name="Score all cases").click()
+    expect(page.get_by_text(re.compile(r"Showing \d+ of \d+ scored cases"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("These results match the current metric.py")).to_be_visible()
+    go_to(page, "Data")
+    choose(page, "Split", "val")
+    choose(page, "Candidate", "large-careful")
+    go_to(page, "Author")
+    stale = page.get_by_test_id("stAlert").filter(has_text="These results are out of date")
+    expect(stale).to_contain_text("the candidate is now large-careful")
+    expect(stale).to_contain_text("the split is now val")
+    shot(page, "workspace-stale-after-data")
+    page.get_by_role("button", name="Score again").click()
+    expect(page.get_by_text("These results match the current metric.py")).to_be_visible(timeout=30_000)
+    expect(stale).to_have_count(0)
+    go_to(page, "Data")
+    choose(page, "Split", "all")
+
+
+def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: Page, server: str):
+    open_author(page, server)
+    go_to(page, "Settings")
+    panel = page.locator(".st-key-settings-panel-metric")
+    field = panel.get_by_label("Model (a litellm model name)", exact=True)
+    field.fill("openai/saved-judge")
+    field.press("Enter")
+    wait_for_app_run(page)
+    page.get_by_role("button", name="Save settings").click()
+    wait_for_app_run(page)
+    go_to(page, "Feedback review")
+    if page.get_by_role("button", name="Score all cases now").is_visible():
+        page.get_by_role("button", name="Score all cases now").click()
+    page.get_by_text("Model review (optional)").click()
+    expect(page.get_by_text("openai/saved-judge", exact=True)).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("No model is configured")).to_have_count(0)
+    shot(page, "workspace-feedback-uses-saved-model")
+    go_to(page, "Settings")
+    page.get_by_role("button", name="Reset to the environment's defaults").click()
+    wait_for_app_run(page)
+
+
+LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass\n"
+
+
+def set_timeout(page: Page, seconds: int) -> None:
+    field = page.get_by_role("spinbutton", name="Timeout per call (s)")
+    field.fill(str(seconds))
+    field.press("Enter")
+    wait_for_app_run(page)
+
+
+def start_endless_scoring(page: Page, url: str) -> None:
+    expect.set_options(timeout=15_000)
+    open_author(page, url)
+    set_timeout(page, 5)
+    type_metric(page, LOOPS)
+    expect(page.get_by_text(re.compile(r"Checking…"))).to_be_visible()  # the check of the endless loop started
+    page.get_by_role("button", name="Score all cases").click()
+    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^score · "))).to_be_visible()
+
+
+def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(browser, server: str):
+    first = browser.new_context().new_page()
+    start_endless_scoring(first, server)
+    first.context.close()
+    page = browser.new_context(viewport={"width": 1500, "height": 1500}).new_page()
+    open_author(page, server)
+    jobs = page.get_by_test_id("stSidebar")
+    expect(jobs.get_by_text("Running jobs")).to_be_visible()
+    expect(jobs.get_by_text(re.compile(r"^score · \d+ of 72 · started"))).to_be_visible()
+    shot(page, "workspace-running-jobs")
+    jobs.get_by_role("button", name="Cancel").first.click()
+    expect(jobs.get_by_text(re.compile(r"^score · "))).to_have_count(0, timeout=30_000)
+    set_timeout(page, 60)
+    type_metric(page, A)
+    page.context.close()
+
+
+@pytest.fixture
+def short_grace_server(tmp_path, monkeypatch):
+    from tests.e2e.conftest import start_server, stop_server
+
+    monkeypatch.setenv("SKYNET_JOB_ORPHAN_S", "2")
+    process, url = start_server(tmp_path)
+    yield url
+    stop_server(process)
+
+
+def test_a_job_nobody_watches_is_cancelled(browser, short_grace_server: str):
+    first = browser.new_context().new_page()
+    start_endless_scoring(first, short_grace_server)
+    first.context.close()
+    first = None
+    page = browser.new_context().new_page()
+    page.wait_for_timeout(6_000)  # the grace period (2 s here, 60 s by default) and a reaper pass
+    open_author(page, short_grace_server)
+    wait_for_app_run(page)
+    expect(page.get_by_test_id("stSidebar").get_by_text("Running jobs")).to_have_count(0)
+    page.context.close()
+
+
+def test_a_metric_folder_has_tabs_and_round_trips_through_a_zip(page: Page, server: str, tmp_path):
+    from skynet_core.metric_source import MetricSource
+
+    open_author(page, server)
+    type_metric(page, A)
+    check_shows(page, "metric A")
+    page.get_by_role("button", name="Files").click()
+    page.get_by_label("New file").fill("helpers.py")
+    page.get_by_label("New file").press("Enter")
+    page.get_by_role("button", name="Add the file").click()
+    wait_for_app_run(page)
+    expect(page.get_by_role("button", name="helpers.py")).to_be_visible()
+    expect(page.get_by_role("button", name="metric.py")).to_be_visible()
+    shot(page, "workspace-folder-tabs")
+    folder = MetricSource({"metric.py": B, "data/words.txt": "weak\n"})
+    archive = tmp_path / "metric.zip"
+    archive.write_bytes(folder.to_zip())
+    page.get_by_text("Upload metric.py or a .zip of the metric folder").click()
+    page.get_by_test_id("stFileUploader").locator('input[type="file"]').set_input_files(str(archive))
+    expect(page.get_by_role("button", name="data/words.txt")).to_be_visible()
+    check_shows(page, "metric B")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the folder (.zip)").click()
+    assert MetricSource.from_zip(download.value.path().read_bytes()) == folder
+    page.get_by_role("button", name="Load example").click()  # back to a single file for the other tests
+    wait_for_app_run(page)
+    expect(page.get_by_role("button", name="Download metric.py")).to_be_visible()

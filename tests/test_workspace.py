@@ -1,0 +1,198 @@
+"""The workspace: one owner of the draft (with revisions), versions, dataset choice, provenance and jobs."""
+
+from __future__ import annotations
+
+import ast
+import threading
+import time
+
+import pytest
+
+from skynet_core.jobs import Job, JobBoard, JobSlot
+from skynet_core.metric_source import MetricSource
+from skynet_core.provenance import Provenance
+from skynet_core.reward_spec import reward_spec_in, reward_spec_line
+from skynet_core.store import VersionKind
+from skynet_core.workspace import Workspace, example_metric
+
+A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'A'}\n"
+B = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'B'}\n"
+C = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'C'}\n"
+
+
+@pytest.fixture
+def ws(tmp_path, pool) -> Workspace:
+    return Workspace(tmp_path, pool=pool, jobs=JobBoard(grace_s=60), env={})
+
+
+def test_a_new_workspace_shows_the_first_example_at_revision_zero(ws):
+    draft = ws.draft()
+    assert (draft.revision, draft.metric) == (0, example_metric())
+
+
+def test_typing_raises_the_revision_and_survives_a_new_workspace(ws, tmp_path):
+    first = ws.type_draft(A, 0)
+    second = ws.type_draft(B, first.draft.revision)
+    assert (first.draft.revision, second.draft.revision, second.conflict) == (1, 2, False)
+    assert Workspace(tmp_path, env={}).draft().source == B
+
+
+def test_a_write_based_on_an_older_revision_keeps_both_texts(ws):
+    ws.type_draft(A, 0)  # tab A and tab B both opened revision 1
+    ws.type_draft(B, 1)  # tab B typed: revision 2
+    write = ws.type_draft(C, 1)  # tab A typed, still based on revision 1
+    assert write.conflict and write.draft.source == C and write.draft.revision == 3
+    assert write.kept is not None and write.kept.source == B and write.kept.kind is VersionKind.KEPT
+    assert ws.last_conflict().version_id == write.kept.id
+
+
+def test_a_stale_write_of_the_same_text_is_not_a_conflict(ws):
+    ws.type_draft(A, 0)
+    ws.type_draft(B, 1)
+    write = ws.type_draft(B, 1)
+    assert not write.conflict and write.kept is None and write.draft.revision == 2
+
+
+def test_replacing_the_draft_keeps_the_old_text_as_a_version_first(ws):
+    ws.type_draft(A, 0)
+    write = ws.replace_draft(B, "example Exact match")
+    assert write.draft.source == B and write.kept.source == A and write.kept.name.startswith("before example")
+    assert ws.replace_draft(B, "again").kept is None  # nothing to keep: same text
+
+
+def test_save_version_never_duplicates_the_latest_version(ws):
+    ws.type_draft(A, 0)
+    first = ws.save_version("mine")
+    again = ws.save_version("mine again")
+    assert first.created and not again.created and again.version.id == first.version.id
+    assert [(v.name, v.kind) for v in ws.versions()] == [("mine", VersionKind.NAMED)]  # the autosave was named
+
+
+def test_typing_makes_an_automatic_version_at_most_every_few_minutes(ws, monkeypatch):
+    import skynet_core.workspace as module
+
+    revision = ws.type_draft(A, 0).draft.revision
+    revision = ws.type_draft(B, revision).draft.revision
+    autos = [v for v in ws.versions() if v.kind is VersionKind.AUTO]
+    assert [v.source for v in autos] == [A]
+    monkeypatch.setattr(module, "AUTO_VERSION_S", 0.0)
+    ws.type_draft(C, revision)
+    assert [v.source for v in ws.versions() if v.kind is VersionKind.AUTO] == [C, A]
+
+
+def test_multi_file_drafts_and_versions_keep_every_file(ws):
+    folder = MetricSource({"metric.py": "from helpers import x\n" + A, "helpers.py": "x = 1\n"})
+    ws.type_draft(folder, 0)
+    assert ws.draft().metric == folder
+    assert ws.save_version("folder").version.folder == folder
+    assert ws.versions()[0].folder.files["helpers.py"] == "x = 1\n"
+
+
+def test_concurrent_writers_never_lose_a_text(ws):
+    ws.type_draft(A, 0)
+    texts = [A.replace("'A'", f"'{n}'") for n in range(8)]
+    threads = [threading.Thread(target=ws.type_draft, args=(text, 1)) for text in texts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    kept = {v.source for v in ws.versions()} | {ws.draft().source}
+    assert set(texts) <= kept
+
+
+def test_the_dataset_choice_decides_the_cases_and_the_provenance(ws):
+    in_use = ws.dataset()
+    before = ws.provenance(A)
+    ws.choose_cases(in_use.data.candidates[1], "val")
+    after = ws.provenance(A)
+    assert ws.dataset().split == "val" and all(case.split == "val" for case in ws.dataset().cases)
+    assert before.changes(after) == [f"the candidate is now {in_use.data.candidates[1]}", "the split is now val"]
+    assert after.changes(ws.provenance(A)) == []
+    assert "metric.py changed" in after.changes(ws.provenance(B))
+
+
+def test_provenance_ignores_what_an_old_run_did_not_record():
+    old = Provenance("", "example", "Tickets", "fast", None)
+    now = Provenance("abc", "example", "Tickets", "fast", None, "f00", "openai/gpt")
+    assert old.changes(now) == []
+    assert Provenance.from_json(now.to_json()) == now
+
+
+def test_the_metric_model_is_part_of_the_provenance(ws):
+    before = ws.provenance(A)
+    ws.save_model_settings(
+        ws.model_settings().with_changes(
+            metric=__import__("skynet_core.llm", fromlist=["ModelConfig"]).ModelConfig("openai/judge", None)
+        )
+    )
+    assert before.changes(ws.provenance(A)) == ["the metric model is now openai/judge"]
+
+
+def test_a_finished_score_all_is_kept_with_its_provenance(ws):
+    job = ws.score_all(JobSlot(), MetricSource.of(A))
+    assert job.wait(60) and job.result is not None
+    saved = ws.latest_run()
+    assert saved.provenance == job.provenance and len(saved.results) == job.total and saved.metric_source == A
+
+
+def test_a_cancelled_score_all_is_not_kept(ws):
+    hangs = "def score(input, output, expected=None):\n    while True:\n        pass\n"
+    job = ws.score_all(JobSlot(), MetricSource.of(hangs))
+    job.cancel.set()
+    assert job.wait(60) and job.cancelled and ws.latest_run() is None
+
+
+def test_the_check_reports_the_reward_spec_line_in_force(ws):
+    source = (
+        "REWARD_SPEC = {'weights': {'accuracy': 1, 'speed': 0, 'cost': 0}, 'accuracy': {}}\nx = 1\n"
+        "REWARD_SPEC = {'weights': {'accuracy': -1, 'speed': 0, 'cost': 0}}\n" + A
+    )
+    job = ws.check(JobSlot(), MetricSource.of(source))
+    assert job.wait(60)
+    stage = next(stage for stage in job.result.stages if stage.name.value == "reward_spec")
+    assert stage.status.value == "failed" and stage.line == 3
+    assert reward_spec_line(source) == 3 and reward_spec_in(source).line == 3
+
+
+def test_reward_spec_in_returns_a_copy_each_time():
+    source = (
+        "REWARD_SPEC = {'weights': {'accuracy': 1, 'speed': 1, 'cost': 0}, 'accuracy': {}, "
+        "'speed': {'reference': 100}}\n" + A
+    )
+    first = reward_spec_in(source)
+    first.spec["weights"]["accuracy"] = 99
+    assert reward_spec_in(source).spec["weights"]["accuracy"] == 1
+    assert ast.parse(source)
+
+
+def _hanging_job(board: JobBoard, watcher: str | None, origin: str = "studio") -> Job[None]:
+    job: Job[None] = Job(kind="score", total=1)
+    board.add(job, watcher, origin)
+    return job.start(lambda running: running.cancel.wait(30) and None)
+
+
+def test_a_job_nobody_watches_is_cancelled_after_the_grace_period():
+    now = [0.0]
+    board = JobBoard(grace_s=60, clock=lambda: now[0])
+    job = _hanging_job(board, "tab-1")
+    cli = _hanging_job(board, "tab-1", origin="cli")
+    now[0] = 50
+    assert board.reap() == []
+    board.running("tab-2")  # another session sees the job: it watches it now
+    now[0] = 100
+    assert board.reap() == []
+    now[0] = 200
+    assert board.reap() == [job] and job.wait(5) and job.cancelled
+    assert cli.running
+    board.cancel(cli.id)
+    assert cli.wait(5) and cli.cancelled
+
+
+def test_any_session_lists_and_cancels_running_jobs():
+    board = JobBoard(grace_s=60)
+    job = _hanging_job(board, "tab-1")
+    assert board.running("tab-2") == [job]
+    board.cancel(job.id)
+    assert job.wait(5) and job.cancelled
+    time.sleep(0.01)
+    assert board.running() == []
