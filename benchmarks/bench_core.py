@@ -31,11 +31,13 @@ from skynet_core.contract import check_metric  # noqa: E402
 from skynet_core.runner import WorkerPool, score_cases  # noqa: E402
 
 TRIVIAL = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
-EXACT = ("def score(input, output, expected=None):\n"
-         "    want = expected['label']\n"
-         "    if output == want:\n"
-         "        return 1.0, {'feedback': 'Correct.'}\n"
-         "    return 0.0, {'feedback': f'Expected {want!r}, got {output!r}.'}\n")
+EXACT = (
+    "def score(input, output, expected=None):\n"
+    "    want = expected['label']\n"
+    "    if output == want:\n"
+    "        return 1.0, {'feedback': 'Correct.'}\n"
+    "    return 0.0, {'feedback': f'Expected {want!r}, got {output!r}.'}\n"
+)
 LOOP = """
 import json, sys, time
 started = time.perf_counter()
@@ -70,8 +72,12 @@ def bench_cli_check(metric: Path, data: Path) -> float:
     samples = []
     for _ in range(5):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "skynet_core", "check", str(metric), "--data", str(data)],
-                       cwd=ROOT, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "skynet_core", "check", str(metric), "--data", str(data)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
         samples.append(time.perf_counter() - started)
     return median_ms(samples)
 
@@ -85,8 +91,10 @@ def main() -> None:
     pool = WorkerPool()
     time.sleep(1.0)
     print(f"isolation: {pool.isolation.value} ({pool.isolation_reason})")
-    print(f"(a) check, API, warm pool (0.3 s between checks), median of {args.repeats}: "
-          f"{bench_check(pool, args.repeats, 0.3):.1f} ms")
+    print(
+        f"(a) check, API, warm pool (0.3 s between checks), median of {args.repeats}: "
+        f"{bench_check(pool, args.repeats, 0.3):.1f} ms"
+    )
     print(f"(a) check, API, back to back, median of {args.repeats}: {bench_check(pool, args.repeats, 0.0):.1f} ms")
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -94,17 +102,24 @@ def main() -> None:
         labels = ["billing", "technical", "account", "shipping"]
         with data.open("w") as handle:
             for index in range(args.cases):
-                handle.write(json.dumps({"id": str(index), "input": {"message": f"ticket {index}"},
-                                         "output": labels[index % 4], "expected": {"label": labels[index % 3]}})
-                             + "\n")
+                handle.write(
+                    json.dumps(
+                        {
+                            "id": str(index),
+                            "input": {"message": f"ticket {index}"},
+                            "output": labels[index % 4],
+                            "expected": {"label": labels[index % 3]},
+                        }
+                    )
+                    + "\n"
+                )
         trivial, exact = Path(tmp) / "trivial.py", Path(tmp) / "exact.py"
         trivial.write_text(TRIVIAL)
         exact.write_text(EXACT)
         print(f"(a) check, CLI (whole process), median of 5: {bench_cli_check(trivial, data):.0f} ms")
 
         rows = [json.loads(line) for line in data.open()]
-        cases = [Case(id=row["id"], input=row["input"], output=row["output"], expected=row["expected"])
-                 for row in rows]
+        cases = [Case(id=row["id"], input=row["input"], output=row["output"], expected=row["expected"]) for row in rows]
         runner_s, loop_s, cli_s, script_s = [], [], [], []
         for _ in range(3):
             time.sleep(0.5)
@@ -112,25 +127,35 @@ def main() -> None:
             run = score_cases(EXACT, cases, timeout=60, pool=pool)
             runner_s.append(time.perf_counter() - started)
             assert len(run.results) == args.cases and all(result.ok for result in run.results)
-            fresh = subprocess.run([sys.executable, "-c", LOOP, str(data), str(exact)], capture_output=True,
-                                   text=True, check=True)
+            fresh = subprocess.run(
+                [sys.executable, "-c", LOOP, str(data), str(exact)], capture_output=True, text=True, check=True
+            )
             figures = json.loads(fresh.stdout)
             loop_s.append(figures["loop_s"])
             started = time.perf_counter()
             subprocess.run([sys.executable, "-c", LOOP, str(data), str(exact)], capture_output=True, check=True)
             script_s.append(time.perf_counter() - started)
             started = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "skynet_core", "score", str(exact), "--data", str(data)],
-                           cwd=ROOT, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "skynet_core", "score", str(exact), "--data", str(data)],
+                cwd=ROOT,
+                capture_output=True,
+            )
             cli_s.append(time.perf_counter() - started)
         runner, loop = statistics.median(runner_s), statistics.median(loop_s)
         cli, script = statistics.median(cli_s), statistics.median(script_s)
-        print(f"(b) {args.cases} cases, runner (API, wall): {runner * 1000:.0f} ms; a fresh Python reading the file "
-              f"and looping in-process: {script * 1000:.0f} ms; ratio {runner / script:.1f}x")
-        print(f"(b) the same against the loop alone ({loop * 1000:.0f} ms, without starting Python or reading "
-              f"the file): {runner / loop:.1f}x")
-        print(f"(b) end to end: CLI score {cli * 1000:.0f} ms; fresh Python reading the file and looping "
-              f"{script * 1000:.0f} ms; ratio {cli / script:.1f}x")
+        print(
+            f"(b) {args.cases} cases, runner (API, wall): {runner * 1000:.0f} ms; a fresh Python reading the file "
+            f"and looping in-process: {script * 1000:.0f} ms; ratio {runner / script:.1f}x"
+        )
+        print(
+            f"(b) the same against the loop alone ({loop * 1000:.0f} ms, without starting Python or reading "
+            f"the file): {runner / loop:.1f}x"
+        )
+        print(
+            f"(b) end to end: CLI score {cli * 1000:.0f} ms; fresh Python reading the file and looping "
+            f"{script * 1000:.0f} ms; ratio {cli / script:.1f}x"
+        )
     pool.close()
 
 

@@ -40,8 +40,10 @@ from skynet_core.runner import LlmRequest, WorkerPool, score_cases  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 TARGET_RATIO = 1.5
-IMPORT_LITELLM = ("import os, time; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'; t = time.perf_counter(); "
-                  "import litellm; print(time.perf_counter() - t)")
+IMPORT_LITELLM = (
+    "import os, time; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'; t = time.perf_counter(); "
+    "import litellm; print(time.perf_counter() - t)"
+)
 JUDGE = """
 from skynet import llm
 
@@ -52,8 +54,10 @@ def score(input, output, expected=None):
 
 
 def make_cases(count: int) -> list[Case]:
-    return [Case(id=f"case-{i}", input={"question": f"question {i}"}, output="billing",
-                 expected={"label": "billing"}) for i in range(count)]
+    return [
+        Case(id=f"case-{i}", input={"question": f"question {i}"}, output="billing", expected={"label": "billing"})
+        for i in range(count)
+    ]
 
 
 def timed_run(pool: WorkerPool, cases: list[Case], concurrency: int, handler: Any) -> float:
@@ -72,15 +76,37 @@ def first_call(repeats: int) -> None:
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(usage=(60, 12)) as server:
         metric, data = Path(tmp) / "judge.py", Path(tmp) / "cases.jsonl"
         metric.write_text(JUDGE)
-        data.write_text("".join(json.dumps({"id": f"c{i}", "input": {"question": f"q{i}"}, "output": "billing",
-                                            "expected": {"label": "billing"}}) + "\n" for i in range(3)))
-        env = {**os.environ, "SKYNET_METRIC_MODEL": "openai/gpt-4o-mini", "SKYNET_METRIC_API_BASE": server.url,
-               "OPENAI_API_KEY": "sk-local", "SKYNET_DATA_DIR": tmp}
+        data.write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "id": f"c{i}",
+                        "input": {"question": f"q{i}"},
+                        "output": "billing",
+                        "expected": {"label": "billing"},
+                    }
+                )
+                + "\n"
+                for i in range(3)
+            )
+        )
+        env = {
+            **os.environ,
+            "SKYNET_METRIC_MODEL": "openai/gpt-4o-mini",
+            "SKYNET_METRIC_API_BASE": server.url,
+            "OPENAI_API_KEY": "sk-local",
+            "SKYNET_DATA_DIR": tmp,
+        }
         for _ in range(repeats):
             server.requests.clear()
             started = time.perf_counter()
-            process = subprocess.Popen([sys.executable, "-m", "skynet_core", "check", str(metric), "--data",
-                                        str(data)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            process = subprocess.Popen(
+                [sys.executable, "-m", "skynet_core", "check", str(metric), "--data", str(data)],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
             first = None
             while process.poll() is None:
                 if first is None and server.requests:
@@ -93,8 +119,11 @@ def first_call(repeats: int) -> None:
             done = subprocess.run([sys.executable, "-c", IMPORT_LITELLM], capture_output=True, text=True, check=True)
             imports.append(float(done.stdout))
     print(f"CLI check of a judge metric on 3 cases, median of {repeats} (load average {os.getloadavg()[0]:.1f}):")
-    print(f"  first model call after        {statistics.median(firsts):6.2f} s   (runs: "
-          + ", ".join(f"{value:.2f}" for value in firsts) + ")")
+    print(
+        f"  first model call after        {statistics.median(firsts):6.2f} s   (runs: "
+        + ", ".join(f"{value:.2f}" for value in firsts)
+        + ")"
+    )
     print(f"  whole check                   {statistics.median(walls):6.2f} s")
     print(f"  importing litellm alone       {statistics.median(imports):6.2f} s   (a fresh Python, for comparison)")
 
@@ -117,8 +146,10 @@ def main() -> None:
 
     def sleeper(request: LlmRequest) -> dict[str, Any]:
         time.sleep(latency_s)
-        return {"text": "PASS. fine", "usage": {"latency_ms": args.latency_ms, "prompt_tokens": 0,
-                                                "completion_tokens": 0, "cost_usd": None}}
+        return {
+            "text": "PASS. fine",
+            "usage": {"latency_ms": args.latency_ms, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None},
+        }
 
     try:
         with FakeOpenAI(latency_s=latency_s, usage=(60, 12)) as server:
@@ -144,14 +175,21 @@ def main() -> None:
     ratio = wall / ideal_s
     print(f"judge scoring: {args.cases} cases, judge latency {args.latency_ms:g} ms, {args.concurrency} in flight")
     print(f"  ideal (N x latency / concurrency)   {ideal_s:6.2f} s")
-    print(f"  wall time, median of {args.repeats}            {wall:6.2f} s   (runs: "
-          + ", ".join(f"{value:.2f}" for value in walls) + ")")
-    print(f"  ratio to ideal                      {ratio:6.2f}    (target <= {TARGET_RATIO}: "
-          f"{'met' if ratio <= TARGET_RATIO else 'NOT met'})")
+    print(
+        f"  wall time, median of {args.repeats}            {wall:6.2f} s   (runs: "
+        + ", ".join(f"{value:.2f}" for value in walls)
+        + ")"
+    )
+    print(
+        f"  ratio to ideal                      {ratio:6.2f}    (target <= {TARGET_RATIO}: "
+        f"{'met' if ratio <= TARGET_RATIO else 'NOT met'})"
+    )
     print(f"  one at a time would take            {args.cases * latency_s:6.2f} s")
     print(f"  most calls seen in flight           {in_flight:6d}")
-    print(f"  runner alone (handler sleeps)       {statistics.median(sleeps):6.2f} s   ratio "
-          f"{statistics.median(sleeps) / ideal_s:.2f}")
+    print(
+        f"  runner alone (handler sleeps)       {statistics.median(sleeps):6.2f} s   ratio "
+        f"{statistics.median(sleeps) / ideal_s:.2f}"
+    )
     print(f"  litellm + HTTP overhead per call    {per_call_ms:6.1f} ms")
 
 

@@ -59,8 +59,15 @@ def make_candidates(cases: int, count: int, seed: int = 0) -> list[CandidateData
         latency_ms = latency * rng.lognormal(0.0, 0.35, cases)
         cost_usd = cost * rng.lognormal(0.0, 0.35, cases)
         latency_ms[rng.random(cases) < 0.02] = np.nan
-        candidates.append(CandidateData(f"{name}-{index}" if index >= len(PROFILES) else name, ids,
-                                        (rng.random(cases) < right).astype(float), latency_ms, cost_usd))
+        candidates.append(
+            CandidateData(
+                f"{name}-{index}" if index >= len(PROFILES) else name,
+                ids,
+                (rng.random(cases) < right).astype(float),
+                latency_ms,
+                cost_usd,
+            )
+        )
     return candidates
 
 
@@ -81,14 +88,17 @@ def weight_move(candidates: list[CandidateData], spec: dict[str, Any]) -> dict[s
     grid = timed("winner map", lambda: winner_map(summary, 0.02))
     timed("nearest change", lambda: nearest_change(summary, grid, norm.weights))
     timed("rank stability", lambda: rank_stability(candidates, norm, n=200, spread=0.10))
-    figures = timed("figures", lambda: [
-        weights_figure(norm.weights),
-        curve_figure("speed", norm.speed_ref, shown.latency_ms, shown.ids),
-        curve_figure("cost", norm.cost_ref, shown.cost_usd, shown.ids),
-        stacked_reward_figure(shown.ids, parts, norm.weights),
-        candidates_figure(summary, norm),
-        ternary_winner_figure(grid, norm.weights),
-    ])
+    figures = timed(
+        "figures",
+        lambda: [
+            weights_figure(norm.weights),
+            curve_figure("speed", norm.speed_ref, shown.latency_ms, shown.ids),
+            curve_figure("cost", norm.cost_ref, shown.cost_usd, shown.ids),
+            stacked_reward_figure(shown.ids, parts, norm.weights),
+            candidates_figure(summary, norm),
+            ternary_winner_figure(grid, norm.weights),
+        ],
+    )
     timed("figures' JSON", lambda: [figure.to_json() for figure in figures])
     return steps
 
@@ -101,8 +111,11 @@ def main() -> None:
     args = parser.parse_args()
 
     candidates = make_candidates(args.cases, args.candidates)
-    spec = {"weights": {"accuracy": 0.7, "speed": 0.2, "cost": 0.1}, "speed": {"reference": 2000},
-            "cost": {"reference": 0.01}}
+    spec = {
+        "weights": {"accuracy": 0.7, "speed": 0.2, "cost": 0.1},
+        "speed": {"reference": 2000},
+        "cost": {"reference": 0.01},
+    }
     weight_move(candidates, spec)  # warm-up: imports, plotly's validators
     runs = []
     for repeat in range(args.repeats):

@@ -69,35 +69,71 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m skynet_core", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, help_text in (("check", "run the contract check on 3 sampled cases"),
-                            ("score", "score every case of the dataset")):
+    for name, help_text in (
+        ("check", "run the contract check on 3 sampled cases"),
+        ("score", "score every case of the dataset"),
+    ):
         sub = commands.add_parser(name, help=help_text, description=help_text)
         sub.add_argument("metric", metavar="METRIC.py", help="the metric file, or the folder that holds metric.py")
         sub.add_argument("--data", required=True, metavar="CASES", help="cases: .jsonl, .csv or .parquet")
-        sub.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
-                         help="seconds per call of score, 1 to 600 (default 60)")
+        sub.add_argument(
+            "--timeout",
+            type=float,
+            default=DEFAULT_TIMEOUT_S,
+            metavar="S",
+            help="seconds per call of score, 1 to 600 (default 60)",
+        )
         sub.add_argument("--candidate", default=None, help="which candidate's outputs to score (default: the first)")
-        sub.add_argument("--roles", metavar="FILE.json",
-                         help='column roles as JSON, {"column": ["role", "field"]}; unnamed columns are inferred')
-        sub.add_argument("--candidate-file", action="append", default=[], metavar="NAME=FILE",
-                         help="another candidate's outputs in a file of their own, joined to CASES by id")
+        sub.add_argument(
+            "--roles",
+            metavar="FILE.json",
+            help='column roles as JSON, {"column": ["role", "field"]}; unnamed columns are inferred',
+        )
+        sub.add_argument(
+            "--candidate-file",
+            action="append",
+            default=[],
+            metavar="NAME=FILE",
+            help="another candidate's outputs in a file of their own, joined to CASES by id",
+        )
         output = sub.add_mutually_exclusive_group()
         output.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-        output.add_argument("--json-lines", action="store_true",
-                            help="print each case's JSON object on its own line as it comes, then the report's")
-        sub.add_argument("--max-calls", type=int, default=None, metavar="N",
-                         help="llm() calls one case may make, 1 to 10000 (default: the app's setting, 50 unless "
-                              "changed)")
-        sub.add_argument("--max-cost", type=float, default=None, metavar="USD",
-                         help="the most this run's llm() calls may cost, in US dollars (default: the app's setting, "
-                              "no budget unless set)")
+        output.add_argument(
+            "--json-lines",
+            action="store_true",
+            help="print each case's JSON object on its own line as it comes, then the report's",
+        )
+        sub.add_argument(
+            "--max-calls",
+            type=int,
+            default=None,
+            metavar="N",
+            help="llm() calls one case may make, 1 to 10000 (default: the app's setting, 50 unless changed)",
+        )
+        sub.add_argument(
+            "--max-cost",
+            type=float,
+            default=None,
+            metavar="USD",
+            help="the most this run's llm() calls may cost, in US dollars (default: the app's setting, "
+            "no budget unless set)",
+        )
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help="write per-case results to FILE (.csv, .jsonl, .parquet)")
-            sub.add_argument("--concurrency", type=int, default=None, metavar="N",
-                             help="cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)")
+            sub.add_argument(
+                "--concurrency",
+                type=int,
+                default=None,
+                metavar="N",
+                help="cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)",
+            )
             sub.add_argument("--split", default=None, help="score only this split (train, val or test)")
-            sub.add_argument("--ray", metavar="ADDRESS", default=None,
-                             help="score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)")
+            sub.add_argument(
+                "--ray",
+                metavar="ADDRESS",
+                default=None,
+                help="score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)",
+            )
     _add_export_parser(commands)
     return parser
 
@@ -165,27 +201,38 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
                 raise UsageError(f"--out {args.out}: use a .csv, .jsonl or .parquet file name")
             if args.out and (problem := output_problem(args.out)):
                 raise UsageError(f"--out {args.out}: {problem}")
-        source = _read_metric(args.metric, (args.data, *(text.partition("=")[2] for text in args.candidate_file),
-                                            *((args.roles,) if args.roles else ())))
+        source = _read_metric(
+            args.metric,
+            (
+                args.data,
+                *(text.partition("=")[2] for text in args.candidate_file),
+                *((args.roles,) if args.roles else ()),
+            ),
+        )
         cases, split_counts = _read_cases(args)
     except (UsageError, ValueError, DatasetError) as exc:
         print(f"error: {_terminal_lines(str(exc))}", file=stderr)
         return EXIT_USAGE
 
     if args.command == "check":
-        report = check_metric(source, cases, timeout=timeout, llm=llm)
+        checked = check_metric(source, cases, timeout=timeout, llm=llm)
         output = ReportOutput(args, stdout)
-        for result in report.cases:
+        for result in checked.cases:
             output.case(result)
-        output.finish(report)
-        return EXIT_OK if report.ok else EXIT_FAILED
+        output.finish(checked)
+        return EXIT_OK if checked.ok else EXIT_FAILED
 
     if args.split:
-        cases = cases.in_split(args.split) if isinstance(cases, CaseLines) else [
-            case for case in cases if case.split == args.split]
+        cases = (
+            cases.in_split(args.split)
+            if isinstance(cases, CaseLines)
+            else [case for case in cases if case.split == args.split]
+        )
         if not cases:
-            print(f"error: no cases in split {args.split!r}; the splits are " + ", ".join(sorted(split_counts())),
-                  file=stderr)
+            print(
+                f"error: no cases in split {args.split!r}; the splits are " + ", ".join(sorted(split_counts())),
+                file=stderr,
+            )
             return EXIT_USAGE
     try:
         out = open_out(args.out)
@@ -195,12 +242,21 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     output = ReportOutput(args, stdout)
     concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
     sink = _Sink(output, out)
+    report: CheckReport | None = None
     try:
-        report = _score(source, cases, timeout, concurrency, llm, sink,
-                        show_progress=not (args.json or args.json_lines) and stderr.isatty(), stderr=stderr,
-                        ray_address=args.ray)
+        report = _score(
+            source,
+            cases,
+            timeout,
+            concurrency,
+            llm,
+            sink,
+            show_progress=not (args.json or args.json_lines) and stderr.isatty(),
+            stderr=stderr,
+            ray_address=args.ray,
+        )
     except Cancelled:
-        report = None
+        report = None  # the sink stopped the run: its write failed, reported below
     except ClusterError as exc:
         print(f"error: {exc}", file=stderr)
         return EXIT_USAGE
@@ -228,12 +284,17 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
         return lines, lines.split_counts
-    dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None,
-                           candidate_files=[_candidate_file(text) for text in args.candidate_file])
+    dataset = load_dataset(
+        args.data,
+        roles=_read_roles(args.roles) if args.roles else None,
+        candidate_files=[_candidate_file(text) for text in args.candidate_file],
+    )
     candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
     if candidate not in dataset.candidates:
-        raise UsageError(f"--candidate {candidate!r} is not in {args.data}; it has "
-                         + ", ".join(repr(name) for name in dataset.candidates))
+        raise UsageError(
+            f"--candidate {candidate!r} is not in {args.data}; it has "
+            + ", ".join(repr(name) for name in dataset.candidates)
+        )
     return dataset.for_candidate(candidate), dataset.split_counts
 
 
@@ -282,16 +343,27 @@ class ReportOutput:
         args = self.args
         judge = judge_summary_of(report.tally).to_json() if args.command == "score" else None
         if self.mode == "text":
-            self.stdout.write(format_report(report, args.command, Path(args.metric).name,
-                                            args.out if args.command == "score" else None))
+            self.stdout.write(
+                format_report(
+                    report, args.command, Path(args.metric).name, args.out if args.command == "score" else None
+                )
+            )
             return
         # memory_limit: how the sandbox's memory limit is enforced, next to the isolation level
-        head = {"ok": report.ok, "isolation": report.isolation.value, "memory_limit": MEMORY_LIMIT_MODE,
-                "stages": [stage.to_json() for stage in report.stages]}
+        head: dict[str, Any] = {
+            "ok": report.ok,
+            "isolation": report.isolation.value,
+            "memory_limit": MEMORY_LIMIT_MODE,
+            "stages": [stage.to_json() for stage in report.stages],
+        }
         if self.mode == "lines":
             tally = report.tally
-            head["summary"] = {"cases": tally.total, "by_status": tally.by_status, "scored": tally.scored,
-                               "mean_score": tally.mean}
+            head["summary"] = {
+                "cases": tally.total,
+                "by_status": tally.by_status,
+                "scored": tally.scored,
+                "mean_score": tally.mean,
+            }
             if judge is not None:
                 head["judge"] = judge
             self.stdout.write(orjson.dumps(head).decode() + "\n")
@@ -329,8 +401,18 @@ class _Sink:
             self.cancel.set()
 
 
-def _score(source: MetricSource, cases: Sequence[Case], timeout: float, concurrency: int, llm: MetricLlm,
-           sink: _Sink, *, show_progress: bool, stderr: TextIO, ray_address: str | None = None) -> CheckReport:
+def _score(
+    source: MetricSource,
+    cases: Sequence[Case],
+    timeout: float,
+    concurrency: int,
+    llm: MetricLlm,
+    sink: _Sink,
+    *,
+    show_progress: bool,
+    stderr: TextIO,
+    ray_address: str | None = None,
+) -> CheckReport:
     bar = None
     if show_progress:
         from tqdm import tqdm
@@ -347,9 +429,20 @@ def _score(source: MetricSource, cases: Sequence[Case], timeout: float, concurre
 
     try:
         scorer = ray_scorer(ray_address) if ray_address else None  # Ray itself is imported only then
-        return check_metric(source, cases, timeout=timeout, sample=cases, concurrency=concurrency, llm=llm,
-                            on_result=progress if bar is not None else None, stop_on_timeout=False,
-                            cancel=sink.cancel, in_order=sink, keep=False, scorer=scorer)
+        return check_metric(
+            source,
+            cases,
+            timeout=timeout,
+            sample=cases,
+            concurrency=concurrency,
+            llm=llm,
+            on_result=progress if bar is not None else None,
+            stop_on_timeout=False,
+            cancel=sink.cancel,
+            in_order=sink,
+            keep=False,
+            scorer=scorer,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -357,8 +450,9 @@ def _score(source: MetricSource, cases: Sequence[Case], timeout: float, concurre
 
 def format_report(report: CheckReport, command: str, metric_name: str, out: str | None = None) -> str:
     """The report for people: stages with their verdicts, the cases, a one-line conclusion."""
-    lines = [f"Contract check of {metric_name} (isolation: {report.isolation.value}, "
-             f"memory limit: {MEMORY_LIMIT_MODE})"]
+    lines = [
+        f"Contract check of {metric_name} (isolation: {report.isolation.value}, memory limit: {MEMORY_LIMIT_MODE})"
+    ]
     for stage in report.stages:
         where = f" [{stage.file} line {stage.line}]" if stage.line and stage.status is StageStatus.FAILED else ""
         message = stage.message.splitlines()[0] if stage.message else stage.status.value.replace("_", " ")
@@ -408,8 +502,12 @@ def _add_export_parser(commands: Any) -> None:
     sub.add_argument("--out", required=True, metavar="DIR", help="the folder to write (created if missing)")
     sub.add_argument("--data", metavar="CASES", help="the cases to optimize on: .jsonl, .csv or .parquet")
     sub.add_argument("--roles", metavar="FILE.json", help='column roles as JSON, {"column": ["role", "field"]}')
-    sub.add_argument("--instruction", metavar="TEXT", help="the instruction to optimize (default: the dataset's "
-                     "own, for the bundled example, else a placeholder to edit in instruction.txt)")
+    sub.add_argument(
+        "--instruction",
+        metavar="TEXT",
+        help="the instruction to optimize (default: the dataset's "
+        "own, for the bundled example, else a placeholder to edit in instruction.txt)",
+    )
 
 
 def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -431,8 +529,10 @@ def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     except OSError as exc:
         print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=stderr)
         return EXIT_USAGE
-    stdout.write(f"Wrote {folder}: pip install -r requirements.txt, then python run_{args.engine}.py "
-                 f"(see {folder / 'README.md'}).\n")
+    stdout.write(
+        f"Wrote {folder}: pip install -r requirements.txt, then python run_{args.engine}.py "
+        f"(see {folder / 'README.md'}).\n"
+    )
     return EXIT_OK
 
 

@@ -24,8 +24,18 @@ from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_
 from .runner.worker import Cancelled, LlmHandler, Worker
 from .sandbox.returns import check_number, check_return, check_signature
 
-__all__ = ["DEFAULT_TIMEOUT_S", "MAX_TIMEOUT_S", "MIN_TIMEOUT_S", "SAMPLE_SIZE", "check_metric", "check_number",
-           "check_return", "check_signature", "reward_spec_line", "validate_timeout"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "MAX_TIMEOUT_S",
+    "MIN_TIMEOUT_S",
+    "SAMPLE_SIZE",
+    "check_metric",
+    "check_number",
+    "check_return",
+    "check_signature",
+    "reward_spec_line",
+    "validate_timeout",
+]
 
 DEFAULT_TIMEOUT_S = 60.0
 MIN_TIMEOUT_S = 1.0
@@ -44,21 +54,37 @@ def validate_timeout(timeout: float) -> float:
     return value
 
 
-def _report(stages: dict[StageName, Stage], started: float, pool: WorkerPool,
-            run: ScoreRun | None = None) -> CheckReport:
+def _report(
+    stages: dict[StageName, Stage], started: float, pool: WorkerPool, run: ScoreRun | None = None
+) -> CheckReport:
     ordered = [stages.get(name) or Stage(name, StageStatus.NOT_RUN) for name in STAGE_ORDER]
     # The run is only as isolated as the weakest place its metric code ran: here, or a cluster's nodes.
     isolation = pool.isolation if run is None or run.isolation is pool.isolation else Isolation.REDUCED
-    return CheckReport(stages=ordered, cases=run.results if run else [], isolation=isolation,
-                       duration_ms=(time.monotonic() - started) * 1000.0, tally=run.tally if run else RunTally())
+    return CheckReport(
+        stages=ordered,
+        cases=run.results if run else [],
+        isolation=isolation,
+        duration_ms=(time.monotonic() - started) * 1000.0,
+        tally=run.tally if run else RunTally(),
+    )
 
 
-def check_metric(source: str | MetricSource, cases: Sequence[Case], *, timeout: float = DEFAULT_TIMEOUT_S,
-                 llm: LlmHandler | None = None, cancel: threading.Event | None = None,
-                 pool: WorkerPool | None = None, sample: Sequence[Case] | None = None, concurrency: int = 1,
-                 on_result: ResultCallback | None = None, stop_on_timeout: bool = True,
-                 in_order: ResultCallback | None = None, keep: bool = True,
-                 scorer: Callable[..., ScoreRun] | None = None) -> CheckReport:
+def check_metric(
+    source: str | MetricSource,
+    cases: Sequence[Case],
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    llm: LlmHandler | None = None,
+    cancel: threading.Event | None = None,
+    pool: WorkerPool | None = None,
+    sample: Sequence[Case] | None = None,
+    concurrency: int = 1,
+    on_result: ResultCallback | None = None,
+    stop_on_timeout: bool = True,
+    in_order: ResultCallback | None = None,
+    keep: bool = True,
+    scorer: Callable[..., ScoreRun] | None = None,
+) -> CheckReport:
     """Run the contract check of the metric ``source`` (metric.py's text, or a metric folder)
     on a sample of ``cases``.
 
@@ -94,68 +120,97 @@ def check_metric(source: str | MetricSource, cases: Sequence[Case], *, timeout: 
             line = signature.get("line")
             file = signature.get("file")
             stages[StageName.SIGNATURE] = Stage(
-                StageName.SIGNATURE, StageStatus.FAILED,
+                StageName.SIGNATURE,
+                StageStatus.FAILED,
                 str(signature.get("message", "score has an unusable signature")),
                 line=line if isinstance(line, int) else _def_line(main),
-                file=file if isinstance(file, str) and isinstance(line, int) else MAIN_FILE)
+                file=file if isinstance(file, str) and isinstance(line, int) else MAIN_FILE,
+            )
             return _report(stages, started, pool)
         arity = signature.get("arity")
         how = "score(input, output, expected)" if arity == 3 else "score(input, output)"
-        stages[StageName.SIGNATURE] = Stage(StageName.SIGNATURE, StageStatus.PASSED,
-                                            f"found {signature.get('signature')}; Skynet calls {how}")
+        stages[StageName.SIGNATURE] = Stage(
+            StageName.SIGNATURE, StageStatus.PASSED, f"found {signature.get('signature')}; Skynet calls {how}"
+        )
 
         spec = loaded.get("reward_spec")
         if spec is None:
-            stages[StageName.REWARD_SPEC] = Stage(StageName.REWARD_SPEC, StageStatus.SKIPPED,
-                                                  "metric.py defines no REWARD_SPEC")
+            stages[StageName.REWARD_SPEC] = Stage(
+                StageName.REWARD_SPEC, StageStatus.SKIPPED, "metric.py defines no REWARD_SPEC"
+            )
         elif not spec.get("ok"):
-            stages[StageName.REWARD_SPEC] = Stage(StageName.REWARD_SPEC, StageStatus.FAILED,
-                                                  str(spec.get("message")), line=reward_spec_line(main))
+            stages[StageName.REWARD_SPEC] = Stage(
+                StageName.REWARD_SPEC, StageStatus.FAILED, str(spec.get("message")), line=reward_spec_line(main)
+            )
             return _report(stages, started, pool)
         else:
-            stages[StageName.REWARD_SPEC] = Stage(StageName.REWARD_SPEC, StageStatus.PASSED,
-                                                  "REWARD_SPEC is valid", line=reward_spec_line(main))
+            stages[StageName.REWARD_SPEC] = Stage(
+                StageName.REWARD_SPEC, StageStatus.PASSED, "REWARD_SPEC is valid", line=reward_spec_line(main)
+            )
 
         sampled = sample is None
         if sample is None:
             from .datasets import sample_for_check
 
-            sample = sample_for_check(cases, SAMPLE_SIZE)
+            sample = sample_for_check(list(cases), SAMPLE_SIZE)
         if not sample:
             stages[StageName.RETURN_VALUE] = Stage(
-                StageName.RETURN_VALUE, StageStatus.FAILED,
-                "there are no cases to sample; load a dataset with at least one case")
+                StageName.RETURN_VALUE,
+                StageStatus.FAILED,
+                "there are no cases to sample; load a dataset with at least one case",
+            )
             return _report(stages, started, pool)
         if scorer is not None:
             owned = None
             worker.close()  # the cases run elsewhere
-            run = scorer(source, list(sample), timeout=timeout, llm=llm, cancel=cancel, on_result=on_result,
-                         in_order=in_order)
+            run = scorer(
+                source, list(sample), timeout=timeout, llm=llm, cancel=cancel, on_result=on_result, in_order=in_order
+            )
         else:
-            run = score_cases(source, sample, timeout=timeout, llm=llm, cancel=cancel, pool=pool, worker=worker,
-                              stop_on_timeout=stop_on_timeout, concurrency=concurrency, on_result=on_result,
-                              in_order=in_order, keep=keep)
+            run = score_cases(
+                source,
+                sample,
+                timeout=timeout,
+                llm=llm,
+                cancel=cancel,
+                pool=pool,
+                worker=worker,
+                stop_on_timeout=stop_on_timeout,
+                concurrency=concurrency,
+                on_result=on_result,
+                in_order=in_order,
+                keep=keep,
+            )
             owned = None  # score_cases closed it
         if run.cancelled:
             raise Cancelled()
         tally = run.tally
         if not tally.failed:
             stages[StageName.RETURN_VALUE] = Stage(
-                StageName.RETURN_VALUE, StageStatus.PASSED,
-                f"{tally.total} {'sampled ' if sampled else ''}case(s) returned valid "
-                "(score, side information) pairs")
+                StageName.RETURN_VALUE,
+                StageStatus.PASSED,
+                f"{tally.total} {'sampled ' if sampled else ''}case(s) returned valid (score, side information) pairs",
+            )
         else:
             bad = tally.failures[0]
-            verb = {CaseStatus.TIMEOUT: "timed out", CaseStatus.INVALID: "returned an invalid value",
-                    CaseStatus.ERROR: "failed"}[bad.status]
+            verb = {
+                CaseStatus.TIMEOUT: "timed out",
+                CaseStatus.INVALID: "returned an invalid value",
+                CaseStatus.ERROR: "failed",
+            }[bad.status]
             first_line = bad.error.splitlines()[0] if bad.error else ""
             others = f" ({tally.failed - 1} more of {len(sample)} cases failed too)" if tally.failed > 1 else ""
             line, file = bad.line, bad.file
             if line is None and bad.status is CaseStatus.INVALID:
                 line, file = _return_line(main), MAIN_FILE  # where the fix goes: score's return
-            stages[StageName.RETURN_VALUE] = Stage(StageName.RETURN_VALUE, StageStatus.FAILED,
-                                                   f"case {bad.id} {verb}: {first_line}{others}", line=line,
-                                                   case_id=bad.id, file=file)
+            stages[StageName.RETURN_VALUE] = Stage(
+                StageName.RETURN_VALUE,
+                StageStatus.FAILED,
+                f"case {bad.id} {verb}: {first_line}{others}",
+                line=line,
+                case_id=bad.id,
+                file=file,
+            )
         return _report(stages, started, pool, run)
     finally:
         if owned is not None:
@@ -169,7 +224,8 @@ def _score_def(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         return None
     found = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
     return next((node for node in found if node.name == "score"), None) or next(
-        (node for node in found if node.name == "metric"), None)
+        (node for node in found if node.name == "metric"), None
+    )
 
 
 def _def_line(source: str) -> int | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cases import Case
+from .metric_source import MetricSource
 from .results import CaseResult, RunTally
 from .runner.pool import WorkerPool
 from .runner.run import score_cases
@@ -58,19 +59,30 @@ class JudgeSummary:
         return self.calls > 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"cases": self.cases, "calls": self.calls, "total_ms": self.total_ms,
-                "total_cost_usd": self.total_cost_usd, "ms_per_1000": self.ms_per_1000,
-                "cost_per_1000": self.cost_per_1000, "unpriced_cases": self.unpriced_cases}
+        return {
+            "cases": self.cases,
+            "calls": self.calls,
+            "total_ms": self.total_ms,
+            "total_cost_usd": self.total_cost_usd,
+            "ms_per_1000": self.ms_per_1000,
+            "cost_per_1000": self.cost_per_1000,
+            "unpriced_cases": self.unpriced_cases,
+        }
 
     def describe(self) -> str:
         """One line for people, e.g. "judge: 200 calls; per 1,000 cases 210 s of judge time and $0.0300"."""
         if not self.used:
             return "judge: the metric made no llm() calls"
         cost = f"${self.cost_per_1000:.4f}" if self.cost_per_1000 is not None else "an unknown cost"
-        unpriced = (f" ({self.unpriced_cases} cases had no known price; enter one on the Settings page)"
-                    if self.unpriced_cases and self.cost_per_1000 is not None else "")
-        return (f"judge: {self.calls} calls; per 1,000 cases {self.ms_per_1000 / 1000.0:,.1f} s of judge time "
-                f"and {cost}{unpriced}")
+        unpriced = (
+            f" ({self.unpriced_cases} cases had no known price; enter one on the Settings page)"
+            if self.unpriced_cases and self.cost_per_1000 is not None
+            else ""
+        )
+        return (
+            f"judge: {self.calls} calls; per 1,000 cases {self.ms_per_1000 / 1000.0:,.1f} s of judge time "
+            f"and {cost}{unpriced}"
+        )
 
 
 def judge_summary(results: Sequence[CaseResult]) -> JudgeSummary:
@@ -196,16 +208,32 @@ class Consistency:
         if not self.compared:
             return f"no case was scored at least twice out of {self.repeats} runs; see the errors"
         flip = self.flip_rate or 0.0
-        verdict = ("the judge gave the same verdict every time" if not self.flipped else
-                   f"the verdict flipped on {len(self.flipped)} of {len(self.compared)} cases ({flip:.0%})")
-        return (f"Judged {len(self.cases)} cases {self.repeats} times each: {verdict}; mean standard deviation "
-                f"{self.mean_stdev or 0.0:.3f}, largest spread {self.max_spread or 0.0:.3f}")
+        verdict = (
+            "the judge gave the same verdict every time"
+            if not self.flipped
+            else f"the verdict flipped on {len(self.flipped)} of {len(self.compared)} cases ({flip:.0%})"
+        )
+        return (
+            f"Judged {len(self.cases)} cases {self.repeats} times each: {verdict}; mean standard deviation "
+            f"{self.mean_stdev or 0.0:.3f}, largest spread {self.max_spread or 0.0:.3f}"
+        )
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per case, for a table."""
-        return [{"id": case.id, "runs": case.runs, "mean": case.mean, "min": case.low, "max": case.high,
-                 "stdev": case.stdev, "flipped": case.flipped, "agreement": case.agreement,
-                 "errors": len(case.errors)} for case in self.cases]
+        return [
+            {
+                "id": case.id,
+                "runs": case.runs,
+                "mean": case.mean,
+                "min": case.low,
+                "max": case.high,
+                "stdev": case.stdev,
+                "flipped": case.flipped,
+                "agreement": case.agreement,
+                "errors": len(case.errors),
+            }
+            for case in self.cases
+        ]
 
 
 def repeat_id(case_id: str, run: int) -> str:
@@ -220,8 +248,9 @@ def repeat_cases(cases: Sequence[Case], repeats: int) -> list[Case]:
     return [replace(case, id=repeat_id(case.id, run)) for run in range(1, repeats + 1) for case in cases]
 
 
-def consistency_of(cases: Sequence[Case], results: Sequence[CaseResult], repeats: int,
-                   threshold: float = DEFAULT_THRESHOLD) -> Consistency:
+def consistency_of(
+    cases: Sequence[Case], results: Sequence[CaseResult], repeats: int, threshold: float = DEFAULT_THRESHOLD
+) -> Consistency:
     """Group the results of :func:`repeat_cases` back by case, in the order of ``cases``."""
     by_id: dict[str, list[CaseResult]] = {case.id: [] for case in cases}
     for result in results:
@@ -232,16 +261,26 @@ def consistency_of(cases: Sequence[Case], results: Sequence[CaseResult], repeats
     for case_id, runs in by_id.items():
         scores = tuple(result.score for result in runs if result.ok and result.score is not None)
         feedbacks = tuple(result.feedback for result in runs if result.ok)
-        errors = tuple(result.error.splitlines()[0] if result.error else result.status.value
-                       for result in runs if not result.ok)
+        errors = tuple(
+            result.error.splitlines()[0] if result.error else result.status.value for result in runs if not result.ok
+        )
         spreads.append(CaseSpread(case_id, scores, feedbacks, errors, threshold))
     return Consistency(repeats, spreads, threshold)
 
 
-def judge_consistency(source: str, cases: Sequence[Case], repeats: int = 3, *, llm: LlmHandler | None,
-                      timeout: float = 60.0, concurrency: int = 8, threshold: float = DEFAULT_THRESHOLD,
-                      pool: WorkerPool | None = None, cancel: threading.Event | None = None,
-                      on_result: Callable[[CaseResult], None] | None = None) -> Consistency:
+def judge_consistency(
+    source: str | MetricSource,
+    cases: Sequence[Case],
+    repeats: int = 3,
+    *,
+    llm: LlmHandler | None,
+    timeout: float = 60.0,
+    concurrency: int = 8,
+    threshold: float = DEFAULT_THRESHOLD,
+    pool: WorkerPool | None = None,
+    cancel: threading.Event | None = None,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> Consistency:
     """Score every case ``repeats`` times with metric.py ``source`` and measure how much the scores move.
 
     Runs through the isolated runner like any scoring (``on_result`` and
@@ -249,6 +288,14 @@ def judge_consistency(source: str, cases: Sequence[Case], repeats: int = 3, *, l
     reports the runs that finished.
     """
     repeated = repeat_cases(cases, repeats)
-    run = score_cases(source, repeated, timeout=timeout, concurrency=concurrency, llm=llm, pool=pool,
-                      cancel=cancel, on_result=on_result)
+    run = score_cases(
+        source,
+        repeated,
+        timeout=timeout,
+        concurrency=concurrency,
+        llm=llm,
+        pool=pool,
+        cancel=cancel,
+        on_result=on_result,
+    )
     return consistency_of(cases, run.results, repeats, threshold)

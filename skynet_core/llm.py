@@ -40,8 +40,14 @@ NO_MODEL_MESSAGE = (
 STORE_KEY = "llm.settings"
 ROLES = ("metric", "reflection")
 # Provider errors worth another try: litellm's classes (and their subclasses) for 429, timeouts, lost connections, 5xx.
-RETRYABLE = ("RateLimitError", "Timeout", "APIConnectionError", "InternalServerError", "ServiceUnavailableError",
-             "BadGatewayError")
+RETRYABLE = (
+    "RateLimitError",
+    "Timeout",
+    "APIConnectionError",
+    "InternalServerError",
+    "ServiceUnavailableError",
+    "BadGatewayError",
+)
 MAX_BACKOFF_S = 8.0
 TEMPERATURE_RANGE = (0.0, 2.0)
 TIMEOUT_RANGE_S = (1.0, 600.0)
@@ -88,8 +94,11 @@ class ModelConfig:
 
     def to_stored(self) -> dict[str, Any]:
         """What may be written to disk: everything but the key."""
-        return {"model": self.model, "api_base": self.api_base,
-                "price_per_million": list(self.price_per_million) if self.price_per_million else None}
+        return {
+            "model": self.model,
+            "api_base": self.api_base,
+            "price_per_million": list(self.price_per_million) if self.price_per_million else None,
+        }
 
 
 def mask(secret: str | None) -> str:
@@ -151,8 +160,12 @@ class ModelSettings:
         return cls(metric=config("METRIC"), reflection=config("REFLECTION"))
 
     @classmethod
-    def resolve(cls, stored: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None,
-                keys: Mapping[str, str] | None = None) -> ModelSettings:
+    def resolve(
+        cls,
+        stored: Mapping[str, Any] | None = None,
+        env: Mapping[str, str] | None = None,
+        keys: Mapping[str, str] | None = None,
+    ) -> ModelSettings:
         """The settings in effect: ``stored`` values over the environment's, with the session's ``keys``.
 
         ``stored`` is what :meth:`to_stored` wrote; a value that is missing or
@@ -165,12 +178,14 @@ class ModelSettings:
         for role in ROLES:
             if role in stored:
                 changes[role] = _stored_config(stored[role])
-        for name, kind, (low, high) in (("temperature", float, TEMPERATURE_RANGE),
-                                        ("request_timeout_s", float, TIMEOUT_RANGE_S),
-                                        ("concurrency", int, CONCURRENCY_RANGE),
-                                        ("max_retries", int, RETRIES_RANGE),
-                                        ("max_calls_per_case", int, CALLS_PER_CASE_RANGE),
-                                        ("max_cost_usd", float, BUDGET_RANGE_USD)):
+        for name, kind, (low, high) in (
+            ("temperature", float, TEMPERATURE_RANGE),
+            ("request_timeout_s", float, TIMEOUT_RANGE_S),
+            ("concurrency", int, CONCURRENCY_RANGE),
+            ("max_retries", int, RETRIES_RANGE),
+            ("max_calls_per_case", int, CALLS_PER_CASE_RANGE),
+            ("max_cost_usd", float, BUDGET_RANGE_USD),
+        ):
             value = _number(stored.get(name))
             if value is not None and low <= value <= high:
                 changes[name] = kind(value)
@@ -178,16 +193,24 @@ class ModelSettings:
 
     def to_stored(self) -> dict[str, Any]:
         """The JSON the store keeps: every setting but the keys."""
-        return {"metric": self.metric.to_stored() if self.metric else None,
-                "reflection": self.reflection.to_stored() if self.reflection else None,
-                "temperature": self.temperature, "request_timeout_s": self.request_timeout_s,
-                "concurrency": self.concurrency, "max_retries": self.max_retries,
-                "max_calls_per_case": self.max_calls_per_case, "max_cost_usd": self.max_cost_usd}
+        return {
+            "metric": self.metric.to_stored() if self.metric else None,
+            "reflection": self.reflection.to_stored() if self.reflection else None,
+            "temperature": self.temperature,
+            "request_timeout_s": self.request_timeout_s,
+            "concurrency": self.concurrency,
+            "max_retries": self.max_retries,
+            "max_calls_per_case": self.max_calls_per_case,
+            "max_cost_usd": self.max_cost_usd,
+        }
 
     def with_keys(self, keys: Mapping[str, str]) -> ModelSettings:
         """These settings with session keys by role (``{"metric": "sk-…"}``); empty keys are ignored."""
-        changes = {role: replace(config, api_key=keys[role]) for role in ROLES
-                   if keys.get(role) and (config := self.config(role)) is not None}
+        changes = {
+            role: replace(config, api_key=keys[role])
+            for role in ROLES
+            if keys.get(role) and (config := self.config(role)) is not None
+        }
         return self.with_changes(**changes)
 
     def with_changes(self, **changes: Any) -> ModelSettings:
@@ -206,13 +229,15 @@ def _stored_config(data: Any) -> ModelConfig | None:
     base = str(data.get("api_base") or "").strip() or None
     price = data.get("price_per_million")
     prices = [_number(value) for value in price] if isinstance(price, list) and len(price) == 2 else []
-    if len(prices) == 2 and prices[0] is not None and prices[1] is not None and min(prices) >= 0:
-        return ModelConfig(str(data["model"]).strip(), base, price_per_million=(prices[0], prices[1]))
+    low, high = (prices[0], prices[1]) if len(prices) == 2 else (None, None)
+    if low is not None and high is not None and min(low, high) >= 0:
+        return ModelConfig(str(data["model"]).strip(), base, price_per_million=(low, high))
     return ModelConfig(str(data["model"]).strip(), base)
 
 
-def load_settings(store: Store | None, keys: Mapping[str, str] | None = None,
-                  env: Mapping[str, str] | None = None) -> ModelSettings:
+def load_settings(
+    store: Store | None, keys: Mapping[str, str] | None = None, env: Mapping[str, str] | None = None
+) -> ModelSettings:
     """The settings in effect: what the Settings page saved in ``store``, over the environment, with ``keys``."""
     return ModelSettings.resolve(store.get(STORE_KEY) if store is not None else None, env, keys)
 
@@ -245,8 +270,12 @@ class LlmReply:
     attempts: int = 1
 
     def usage(self) -> dict[str, Any]:
-        return {"latency_ms": self.latency_ms, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd}
+        return {
+            "latency_ms": self.latency_ms,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+        }
 
 
 _import_lock = threading.Lock()
@@ -295,8 +324,14 @@ def warm_up(wait: bool = False) -> None:
         thread.join()
 
 
-def complete(settings: ModelSettings, instructions: str, input: str | None = None, *,
-             config: ModelConfig | None = None, mock_response: str | None = None) -> LlmReply:
+def complete(
+    settings: ModelSettings,
+    instructions: str,
+    input: str | None = None,
+    *,
+    config: ModelConfig | None = None,
+    mock_response: str | None = None,
+) -> LlmReply:
     """One chat completion: ``instructions`` as the system message, ``input`` as the user message.
 
     Uses ``config``, else the model in effect (:meth:`ModelSettings.effective`).
@@ -312,8 +347,14 @@ def complete(settings: ModelSettings, instructions: str, input: str | None = Non
     messages = [{"role": "system", "content": instructions}]
     if input is not None:
         messages.append({"role": "user", "content": input})
-    kwargs: dict[str, Any] = {"model": chosen.model, "messages": messages, "temperature": settings.temperature,
-                              "timeout": settings.request_timeout_s, "num_retries": 0, "drop_params": True}
+    kwargs: dict[str, Any] = {
+        "model": chosen.model,
+        "messages": messages,
+        "temperature": settings.temperature,
+        "timeout": settings.request_timeout_s,
+        "num_retries": 0,
+        "drop_params": True,
+    }
     if chosen.api_base:
         kwargs["api_base"] = chosen.api_base
     kwargs.update(_credentials(litellm, chosen))
@@ -327,7 +368,7 @@ def complete(settings: ModelSettings, instructions: str, input: str | None = Non
             break
         except Exception as exc:  # noqa: BLE001  (litellm maps provider errors to many classes)
             if _retryable(exc) and attempt < settings.max_retries:
-                time.sleep(min(MAX_BACKOFF_S, settings.backoff_s * 2 ** attempt) * random.uniform(1.0, 1.25))
+                time.sleep(min(MAX_BACKOFF_S, settings.backoff_s * 2**attempt) * random.uniform(1.0, 1.25))
                 attempt += 1
                 continue
             message = explain_error(exc, chosen, settings, attempts=attempt + 1)
@@ -337,8 +378,14 @@ def complete(settings: ModelSettings, instructions: str, input: str | None = Non
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
     completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
     text = response.choices[0].message.content or ""
-    return LlmReply(text, latency_ms, prompt_tokens, completion_tokens,
-                    _cost(litellm, response, chosen, prompt_tokens, completion_tokens), attempt + 1)
+    return LlmReply(
+        text,
+        latency_ms,
+        prompt_tokens,
+        completion_tokens,
+        _cost(litellm, response, chosen, prompt_tokens, completion_tokens),
+        attempt + 1,
+    )
 
 
 def env_api_bases(env: Mapping[str, str] | None = None) -> set[str]:
@@ -375,8 +422,10 @@ def _credentials(litellm: Any, config: ModelConfig) -> dict[str, str]:
     if config.api_base:
         # Local OpenAI-compatible servers rarely check the key, but the client insists on one.
         return {"api_key": NO_KEY}
-    raise LlmError(f"no API key for {config.model}: set {' or '.join(missing)} in the server's environment "
-                   "(then restart it) or type a key on the Settings page")
+    raise LlmError(
+        f"no API key for {config.model}: set {' or '.join(missing)} in the server's environment "
+        "(then restart it) or type a key on the Settings page"
+    )
 
 
 def _missing_key_variables(litellm: Any, model: str) -> list[str]:
@@ -393,8 +442,7 @@ def _retryable(exc: BaseException) -> bool:
     return any(kind.__name__ in RETRYABLE for kind in type(exc).__mro__)
 
 
-def _cost(litellm: Any, response: Any, config: ModelConfig, prompt_tokens: int,
-          completion_tokens: int) -> float | None:
+def _cost(litellm: Any, response: Any, config: ModelConfig, prompt_tokens: int, completion_tokens: int) -> float | None:
     if config.price_per_million is not None:
         price_in, price_out = config.price_per_million
         return (prompt_tokens * price_in + completion_tokens * price_out) / 1e6
@@ -431,15 +479,22 @@ def key_status(config: ModelConfig) -> KeyStatus:
     if config.api_key:
         return KeyStatus(True, f"typed in for this session ({config.masked_key})")
     if not env_keys_allowed(config):
-        return KeyStatus(True, "none: the server's own keys do not go to an API base typed in the browser; type a "
-                               "key for it if it asks for one")
+        return KeyStatus(
+            True,
+            "none: the server's own keys do not go to an API base typed in the browser; type a "
+            "key for it if it asks for one",
+        )
     missing = _missing_key_variables(_litellm(), config.model)
     if missing and config.api_base:
-        return KeyStatus(True, f"none ({' or '.join(missing)} is not set; a local server rarely needs a key, "
-                               "type one if it asks)")
+        return KeyStatus(
+            True, f"none ({' or '.join(missing)} is not set; a local server rarely needs a key, type one if it asks)"
+        )
     if missing:
-        return KeyStatus(False, f"missing: set {' or '.join(missing)} in the server's environment (then restart "
-                                "it) or type a key for this session")
+        return KeyStatus(
+            False,
+            f"missing: set {' or '.join(missing)} in the server's environment (then restart "
+            "it) or type a key for this session",
+        )
     variable = f"{(config.provider or 'openai').upper()}_API_KEY"
     if os.environ.get(variable):
         return KeyStatus(True, f"{variable} from the server's environment ({mask(os.environ[variable])})")
@@ -460,19 +515,26 @@ class ConnectionCheck:
     error: str = ""
 
 
-def check_connection(settings: ModelSettings, config: ModelConfig | None = None,
-                     mock_response: str | None = None) -> ConnectionCheck:
+def check_connection(
+    settings: ModelSettings, config: ModelConfig | None = None, mock_response: str | None = None
+) -> ConnectionCheck:
     """One tiny call with ``config`` (default: the model in effect), without retries: a failure shows at once."""
     chosen = config or (settings.effective() or (None, ""))[0]
     if chosen is None:
         return ConnectionCheck(False, "", error=NO_MODEL_MESSAGE)
     try:
-        reply = complete(settings.with_changes(max_retries=0), PING_INSTRUCTIONS, "Connection test.",
-                         config=chosen, mock_response=mock_response)
+        reply = complete(
+            settings.with_changes(max_retries=0),
+            PING_INSTRUCTIONS,
+            "Connection test.",
+            config=chosen,
+            mock_response=mock_response,
+        )
     except LlmError as exc:
         return ConnectionCheck(False, chosen.model, error=str(exc))
-    return ConnectionCheck(True, chosen.model, reply.text, reply.latency_ms, reply.cost_usd, reply.prompt_tokens,
-                           reply.completion_tokens)
+    return ConnectionCheck(
+        True, chosen.model, reply.text, reply.latency_ms, reply.cost_usd, reply.prompt_tokens, reply.completion_tokens
+    )
 
 
 _PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)?(?:\w+Error:\s*)?(?:\w+Exception\s*-\s*)?")
@@ -493,27 +555,41 @@ def explain_error(exc: BaseException, config: ModelConfig, settings: ModelSettin
     where = config.api_base or (f"the {config.provider} API" if config.provider else "the provider")
     tries = f" (tried {attempts} times)" if attempts > 1 else ""
     if "LLM Provider NOT provided" in text:
-        return (f"litellm does not know the model {config.model!r}: write it with its provider, e.g. "
-                "openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest or ollama/llama3 (for an OpenAI-compatible "
-                "server, openai/<the name it serves> and its API base)")
+        return (
+            f"litellm does not know the model {config.model!r}: write it with its provider, e.g. "
+            "openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest or ollama/llama3 (for an OpenAI-compatible "
+            "server, openai/<the name it serves> and its API base)"
+        )
     if "Missing credentials" in text:  # the key variable is set but empty
-        return (f"no API key for {config.model}: set the provider's key variable (e.g. OPENAI_API_KEY) in the "
-                "server's environment (then restart it) or type a key on the Settings page")
+        return (
+            f"no API key for {config.model}: set the provider's key variable (e.g. OPENAI_API_KEY) in the "
+            "server's environment (then restart it) or type a key on the Settings page"
+        )
     if "AuthenticationError" in names:
-        return (f"{where} rejected the API key for {config.model}: set a valid key in the provider's variable "
-                f"(e.g. OPENAI_API_KEY) or on the Settings page ({detail})")
+        return (
+            f"{where} rejected the API key for {config.model}: set a valid key in the provider's variable "
+            f"(e.g. OPENAI_API_KEY) or on the Settings page ({detail})"
+        )
     if "NotFoundError" in names:
-        return (f"{where} does not know the model {config.model!r}: check its name on the Settings page "
-                f"(litellm names look like openai/gpt-4o-mini or ollama/llama3) ({detail})")
+        return (
+            f"{where} does not know the model {config.model!r}: check its name on the Settings page "
+            f"(litellm names look like openai/gpt-4o-mini or ollama/llama3) ({detail})"
+        )
     if "Timeout" in names:
-        return (f"{config.model} did not answer within {settings.request_timeout_s:g} s{tries}: raise the request "
-                "timeout on the Settings page or check the server")
+        return (
+            f"{config.model} did not answer within {settings.request_timeout_s:g} s{tries}: raise the request "
+            "timeout on the Settings page or check the server"
+        )
     if "APIConnectionError" in names or "Connection error" in text:
-        return (f"could not reach {where} for {config.model}{tries}: is the server running and the API base "
-                f"right? ({detail})")
+        return (
+            f"could not reach {where} for {config.model}{tries}: is the server running and the API base "
+            f"right? ({detail})"
+        )
     if "RateLimitError" in names:
-        return (f"{where} refused {config.model} with a rate limit{tries}: lower the calls in flight on the "
-                f"Settings page or try later ({detail})")
+        return (
+            f"{where} refused {config.model} with a rate limit{tries}: lower the calls in flight on the "
+            f"Settings page or try later ({detail})"
+        )
     if names & {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}:
         return f"{where} failed to answer for {config.model}{tries}: {detail}"
     return f"the call to {config.model} failed: {detail}"
@@ -555,16 +631,20 @@ class MetricLlm:
     def _over_limit(self, request: LlmRequest) -> str | None:
         cap = self.settings.max_calls_per_case
         if request.call > cap:
-            return (f"this case made more than {cap} llm() calls, the most one case may make, so it was stopped; "
-                    "make fewer calls per case or raise the cap (Settings: “llm() calls per case”, or the CLI's "
-                    "--max-calls)")
+            return (
+                f"this case made more than {cap} llm() calls, the most one case may make, so it was stopped; "
+                "make fewer calls per case or raise the cap (Settings: “llm() calls per case”, or the CLI's "
+                "--max-calls)"
+            )
         budget = self.settings.max_cost_usd
         with self._lock:
             spent = self.spent_usd
         if budget is not None and spent >= budget:
-            return (f"this run's llm() budget of ${budget:,.2f} is spent (${spent:,.4f} so far), so this case was "
-                    "stopped; raise the budget (Settings: “budget per run”, or the CLI's --max-cost) or score fewer "
-                    "cases")
+            return (
+                f"this run's llm() budget of ${budget:,.2f} is spent (${spent:,.4f} so far), so this case was "
+                "stopped; raise the budget (Settings: “budget per run”, or the CLI's --max-cost) or score fewer "
+                "cases"
+            )
         return None
 
 

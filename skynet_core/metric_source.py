@@ -134,14 +134,21 @@ class MetricSource:
         seen = 0
         for root, dirs, names in os.walk(folder):
             relative = Path(root).relative_to(folder)
-            dirs[:] = sorted(name for name in dirs if len(relative.parts) < MAX_DEPTH
-                             and not name.startswith(".") and name not in SKIPPED_DIRS
-                             and not (Path(root) / name / "pyvenv.cfg").exists())
+            dirs[:] = sorted(
+                name
+                for name in dirs
+                if len(relative.parts) < MAX_DEPTH
+                and not name.startswith(".")
+                and name not in SKIPPED_DIRS
+                and not (Path(root) / name / "pyvenv.cfg").exists()
+            )
             for name in sorted(names):
                 seen += 1
                 if seen > MAX_WALK_ENTRIES:
-                    raise MetricSourceError(f"{folder} holds more than {MAX_WALK_ENTRIES} entries; "
-                                            "put metric.py and its helper files in a folder of their own.")
+                    raise MetricSourceError(
+                        f"{folder} holds more than {MAX_WALK_ENTRIES} entries; "
+                        "put metric.py and its helper files in a folder of their own."
+                    )
                 item = Path(root) / name
                 rel = (relative / name).as_posix()
                 if name.startswith(".") or item.suffix.lower() not in DATA_SUFFIXES or rel == MAIN_FILE:
@@ -153,8 +160,10 @@ class MetricSource:
                     continue
                 files[rel] = _read_text(item)
                 if len(files) > MAX_FILES:
-                    raise MetricSourceError(f"{folder} holds more than {MAX_FILES} Python and data files; "
-                                            "put metric.py and its helper files in a folder of their own.")
+                    raise MetricSourceError(
+                        f"{folder} holds more than {MAX_FILES} Python and data files; "
+                        "put metric.py and its helper files in a folder of their own."
+                    )
         return cls(files)
 
     def write_to(self, folder: str | Path) -> Path:

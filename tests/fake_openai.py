@@ -64,9 +64,17 @@ class Received:
 class FakeOpenAI:
     """The server; start it with ``with`` (or ``start()``/``stop()``). ``url`` is its API base."""
 
-    def __init__(self, *, latency_s: float = 0.0, reply: str | Callable[[Received], str] = "PASS. The triage fits.",
-                 usage: tuple[int, int] = (20, 5), script: list[int] | None = None, require_key: str | None = None,
-                 models: set[str] | None = None, echo_authorization: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        latency_s: float = 0.0,
+        reply: str | Callable[[Received], str] = "PASS. The triage fits.",
+        usage: tuple[int, int] = (20, 5),
+        script: list[int] | None = None,
+        require_key: str | None = None,
+        models: set[str] | None = None,
+        echo_authorization: bool = False,
+    ) -> None:
         self.latency_s = latency_s
         self.echo_authorization = echo_authorization  # errors repeat the Authorization header, as some proxies do
         self.reply = reply
@@ -91,8 +99,12 @@ class FakeOpenAI:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> FakeOpenAI:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True, name=f"fake-openai-{self.port}")
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            daemon=True,
+            name=f"fake-openai-{self.port}",
+        )
         self._thread.start()
         return self
 
@@ -126,8 +138,11 @@ class FakeOpenAI:
             "created": int(time.time()),
             "model": received.model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
         }
 
 
@@ -152,8 +167,13 @@ def _handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 self._send(400, _error(400, ""))
                 return
-            received = Received(self.path, str(body.get("model", "")), list(body.get("messages") or []),
-                                self.headers.get("Authorization"), body)
+            received = Received(
+                self.path,
+                str(body.get("model", "")),
+                list(body.get("messages") or []),
+                self.headers.get("Authorization"),
+                body,
+            )
             with server._lock:
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)

@@ -12,17 +12,20 @@ import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-GOOD = ("def score(input, output, expected=None):\n"
-        "    if expected is None:\n"
-        "        return 0.5, {'feedback': 'No expected label.'}\n"
-        "    ok = output == expected['label']\n"
-        "    return (1.0 if ok else 0.0), {'feedback': f\"Expected {expected['label']!r}, got {output!r}.\","
-        " 'scores': {'match': 1.0 if ok else 0.0}}\n")
+GOOD = (
+    "def score(input, output, expected=None):\n"
+    "    if expected is None:\n"
+    "        return 0.5, {'feedback': 'No expected label.'}\n"
+    "    ok = output == expected['label']\n"
+    "    return (1.0 if ok else 0.0), {'feedback': f\"Expected {expected['label']!r}, got {output!r}.\","
+    " 'scores': {'match': 1.0 if ok else 0.0}}\n"
+)
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "skynet_core", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "skynet_core", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
 
 
 @pytest.fixture
@@ -30,9 +33,17 @@ def data(tmp_path: Path) -> Path:
     path = tmp_path / "cases.jsonl"
     with path.open("w") as handle:
         for index in range(12):
-            handle.write(json.dumps({"id": f"t{index}", "input": {"message": f"m{index}"},
-                                     "output": "billing" if index % 3 else "other",
-                                     "expected": {"label": "billing"} if index % 4 else None}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "id": f"t{index}",
+                        "input": {"message": f"m{index}"},
+                        "output": "billing" if index % 3 else "other",
+                        "expected": {"label": "billing"} if index % 4 else None,
+                    }
+                )
+                + "\n"
+            )
     return path
 
 
@@ -62,14 +73,17 @@ def test_check_json_follows_the_schema(tmp_path, data):
         assert case["status"] in ("ok", "error", "timeout", "invalid")
 
 
-@pytest.mark.parametrize(("expression", "words"), [
-    ("0.8", "bare number"),
-    ('(0.8, "Close.")', "side information is a string"),
-    ("(0.8, {})", "no 'feedback' key"),
-    ('("0.8", {"feedback": "OK"})', "score is a string"),
-    ('(0.8, {"feedback": "OK", "scores": {"a": "high"}})', "named score 'a' is a string"),
-    ('(True, {"feedback": "OK"})', "return 1.0 or 0.0"),
-])
+@pytest.mark.parametrize(
+    ("expression", "words"),
+    [
+        ("0.8", "bare number"),
+        ('(0.8, "Close.")', "side information is a string"),
+        ("(0.8, {})", "no 'feedback' key"),
+        ('("0.8", {"feedback": "OK"})', "score is a string"),
+        ('(0.8, {"feedback": "OK", "scores": {"a": "high"}})', "named score 'a' is a string"),
+        ('(True, {"feedback": "OK"})', "return 1.0 or 0.0"),
+    ],
+)
 def test_check_exits_1_with_the_message_for_each_invalid_return(tmp_path, data, expression, words):
     metric = write_metric(tmp_path, f"def score(input, output, expected=None):\n    return {expression}\n")
     done = cli("check", str(metric), "--data", str(data), "--json")
@@ -86,16 +100,19 @@ def test_check_reports_a_syntax_error_at_load_with_the_line(tmp_path, data):
     assert "breaks the contract at load" in done.stdout
 
 
-@pytest.mark.parametrize("args", [
-    ["check", "METRIC", "--data", "missing.jsonl"],
-    ["check", "METRIC", "--data", "DATA", "--timeout", "0"],
-    ["check", "METRIC", "--data", "DATA", "--timeout", "601"],
-    ["score", "METRIC", "--data", "DATA", "--concurrency", "0"],
-    ["score", "METRIC", "--data", "DATA", "--out", "results.xlsx"],
-    ["check", "no-such-metric.py", "--data", "DATA"],
-    ["check", "METRIC"],
-    ["frobnicate"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "METRIC", "--data", "missing.jsonl"],
+        ["check", "METRIC", "--data", "DATA", "--timeout", "0"],
+        ["check", "METRIC", "--data", "DATA", "--timeout", "601"],
+        ["score", "METRIC", "--data", "DATA", "--concurrency", "0"],
+        ["score", "METRIC", "--data", "DATA", "--out", "results.xlsx"],
+        ["check", "no-such-metric.py", "--data", "DATA"],
+        ["check", "METRIC"],
+        ["frobnicate"],
+    ],
+)
 def test_usage_and_input_problems_exit_2_with_a_message(tmp_path, data, args):
     metric = write_metric(tmp_path, GOOD)
     args = [str(metric) if arg == "METRIC" else str(data) if arg == "DATA" else arg for arg in args]
@@ -115,8 +132,7 @@ def test_check_exits_2_on_malformed_data(tmp_path):
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
 def test_score_writes_every_case_to_the_out_file(tmp_path, data, suffix):
     out = tmp_path / f"results{suffix}"
-    done = cli("score", str(write_metric(tmp_path, GOOD)), "--data", str(data), "--out", str(out),
-               "--concurrency", "2")
+    done = cli("score", str(write_metric(tmp_path, GOOD)), "--data", str(data), "--out", str(out), "--concurrency", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     if suffix == ".jsonl":
         rows = [json.loads(line) for line in out.read_text().splitlines()]
@@ -146,8 +162,17 @@ def test_score_json_names_the_isolation_level(tmp_path, data):
 def test_score_json_lines_streams_every_case_in_order_then_the_report(tmp_path, data):
     source = GOOD.replace("    ok = output", "    assert output != 'other', 'cannot score other'\n    ok = output")
     out = tmp_path / "results.jsonl"
-    done = cli("score", str(write_metric(tmp_path, source)), "--data", str(data), "--json-lines", "--out", str(out),
-               "--concurrency", "2")
+    done = cli(
+        "score",
+        str(write_metric(tmp_path, source)),
+        "--data",
+        str(data),
+        "--json-lines",
+        "--out",
+        str(out),
+        "--concurrency",
+        "2",
+    )
     assert done.returncode == 1
     *cases, report = [json.loads(line) for line in done.stdout.splitlines()]
     assert [case["id"] for case in cases] == [f"t{n}" for n in range(12)]
@@ -161,8 +186,20 @@ def test_score_json_lines_streams_every_case_in_order_then_the_report(tmp_path, 
 
 def test_score_streams_many_cases_without_losing_one(tmp_path):
     data = tmp_path / "many.jsonl"
-    data.write_text("".join(json.dumps({"id": f"c{n}", "input": {"n": n}, "output": "billing" if n % 7 else "x",
-                                        "expected": {"label": "billing"}}) + "\n" for n in range(20000)))
+    data.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"c{n}",
+                    "input": {"n": n},
+                    "output": "billing" if n % 7 else "x",
+                    "expected": {"label": "billing"},
+                }
+            )
+            + "\n"
+            for n in range(20000)
+        )
+    )
     source = GOOD.replace("    ok = output", "    assert input['n'] != 12345, 'case 12345 fails'\n    ok = output")
     out = tmp_path / "results.csv"
     done = cli("score", str(write_metric(tmp_path, source)), "--data", str(data), "--out", str(out), "--json")
@@ -182,27 +219,53 @@ def test_score_text_reports_the_count_and_mean_of_a_streamed_run(tmp_path, data)
 
 
 def test_score_refuses_an_out_file_it_cannot_write_before_scoring(tmp_path, data):
-    done = cli("score", str(write_metric(tmp_path, GOOD)), "--data", str(data), "--out",
-               str(tmp_path / "no-such-folder" / "r.jsonl"))
+    done = cli(
+        "score",
+        str(write_metric(tmp_path, GOOD)),
+        "--data",
+        str(data),
+        "--out",
+        str(tmp_path / "no-such-folder" / "r.jsonl"),
+    )
     assert done.returncode == 2
     assert "no-such-folder does not exist" in done.stderr and done.stdout == ""
 
 
 def test_a_run_without_a_model_never_imports_litellm(tmp_path, data):
-    probe = ("import sys\nfrom skynet_core.cli import run\n"
-             f"code = run(['check', {str(write_metric(tmp_path, GOOD))!r}, '--data', {str(data)!r}])\n"
-             "print('litellm imported' if 'litellm' in sys.modules else 'no litellm', code)\n")
+    probe = (
+        "import sys\nfrom skynet_core.cli import run\n"
+        f"code = run(['check', {str(write_metric(tmp_path, GOOD))!r}, '--data', {str(data)!r}])\n"
+        "print('litellm imported' if 'litellm' in sys.modules else 'no litellm', code)\n"
+    )
     env = {key: value for key, value in os.environ.items() if not key.startswith("SKYNET_")}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          env={**env, "SKYNET_DATA_DIR": str(tmp_path)})
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**env, "SKYNET_DATA_DIR": str(tmp_path)},
+    )
     assert done.stdout.splitlines()[-1] == "no litellm 0", done.stdout + done.stderr
 
 
 def test_score_split_takes_only_that_splits_cases(tmp_path):
     data = tmp_path / "split.jsonl"
-    data.write_text("".join(json.dumps({"id": f"c{n}", "input": {"n": n}, "output": "billing",
-                                        "expected": {"label": "billing"}, "split": "val" if n % 3 == 0 else "train"})
-                            + "\n" for n in range(30)))
+    data.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"c{n}",
+                    "input": {"n": n},
+                    "output": "billing",
+                    "expected": {"label": "billing"},
+                    "split": "val" if n % 3 == 0 else "train",
+                }
+            )
+            + "\n"
+            for n in range(30)
+        )
+    )
     metric = str(write_metric(tmp_path, GOOD))
     done = cli("score", metric, "--data", str(data), "--split", "val", "--json-lines")
     assert done.returncode == 0, done.stderr

@@ -18,29 +18,45 @@ def metric_returning(expression: str, imports: str = "") -> str:
 
 def check(pool, source: str, cases=None, **kwargs):
     cases = cases if cases is not None else make_cases()
-    return check_metric(textwrap.dedent(source), cases, timeout=kwargs.pop("timeout", 10), pool=pool,
-                        sample=kwargs.pop("sample", cases), **kwargs)
+    return check_metric(
+        textwrap.dedent(source),
+        cases,
+        timeout=kwargs.pop("timeout", 10),
+        pool=pool,
+        sample=kwargs.pop("sample", cases),
+        **kwargs,
+    )
 
 
-@pytest.mark.parametrize("expression", [
-    '(0.8, {"feedback": "Close. Missing the date."})',
-    '[1.0, {"feedback": "OK", "scores": {"format": 1.0}}]',
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        '(0.8, {"feedback": "Close. Missing the date."})',
+        '[1.0, {"feedback": "OK", "scores": {"format": 1.0}}]',
+    ],
+)
 def test_valid_pairs_from_the_seed_table_pass(pool, expression):
     report = check(pool, metric_returning(expression))
     assert report.ok
     assert [stage.status for stage in report.stages] == [
-        StageStatus.PASSED, StageStatus.PASSED, StageStatus.SKIPPED, StageStatus.PASSED]
+        StageStatus.PASSED,
+        StageStatus.PASSED,
+        StageStatus.SKIPPED,
+        StageStatus.PASSED,
+    ]
     assert all(case.status is CaseStatus.OK for case in report.cases)
 
 
-@pytest.mark.parametrize(("expression", "words"), [
-    ("0.8", "bare number (0.8) with no side information"),
-    ('(0.8, "Close.")', "side information is a string, not a dict"),
-    ("(0.8, {})", "no 'feedback' key"),
-    ('("0.8", {"feedback": "OK"})', "score is a string ('0.8'); return a number: 0.8"),
-    ('(0.8, {"feedback": "OK", "scores": {"a": "high"}})', "named score 'a' is a string ('high')"),
-])
+@pytest.mark.parametrize(
+    ("expression", "words"),
+    [
+        ("0.8", "bare number (0.8) with no side information"),
+        ('(0.8, "Close.")', "side information is a string, not a dict"),
+        ("(0.8, {})", "no 'feedback' key"),
+        ('("0.8", {"feedback": "OK"})', "score is a string ('0.8'); return a number: 0.8"),
+        ('(0.8, {"feedback": "OK", "scores": {"a": "high"}})', "named score 'a' is a string ('high')"),
+    ],
+)
 def test_invalid_returns_from_the_seed_table_fail_at_metric_return_value(pool, expression, words):
     report = check(pool, metric_returning(expression))
     stage = report.stage(StageName.RETURN_VALUE)
@@ -51,15 +67,18 @@ def test_invalid_returns_from_the_seed_table_fail_at_metric_return_value(pool, e
     assert report.cases[0].status is CaseStatus.INVALID
 
 
-@pytest.mark.parametrize(("value", "words"), [
-    (True, "score is a bool (True); return 1.0 or 0.0"),
-    (None, "score is None"),
-    (float("nan"), "score is NaN"),
-    (float("inf"), "infinite"),
-    (-float("inf"), "-infinite"),
-    ([1], "score is a list"),
-    ("high", "score is a string ('high'); return a number, not text"),
-])
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (True, "score is a bool (True); return 1.0 or 0.0"),
+        (None, "score is None"),
+        (float("nan"), "score is NaN"),
+        (float("inf"), "infinite"),
+        (-float("inf"), "-infinite"),
+        ([1], "score is a list"),
+        ("high", "score is a string ('high'); return a number, not text"),
+    ],
+)
 def test_bad_score_values_are_rejected_with_hints(value, words):
     result = check_return((value, {"feedback": "x"}))
     assert result["status"] == "invalid"
@@ -73,12 +92,15 @@ def test_numpy_scalars_and_ints_are_real_numbers():
     assert "bool" in check_return((numpy.bool_(True), {"feedback": ""}))["error"]
 
 
-@pytest.mark.parametrize(("value", "words"), [
-    (None, "is a `return` missing?"),
-    ({"score": 1.0}, "returned a dict, not a pair"),
-    ((1.0, {"feedback": "a"}, 3), "tuple of 3 items"),
-    ("text", "returned a string"),
-])
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (None, "is a `return` missing?"),
+        ({"score": 1.0}, "returned a dict, not a pair"),
+        ((1.0, {"feedback": "a"}, 3), "tuple of 3 items"),
+        ("text", "returned a string"),
+    ],
+)
 def test_non_pairs_name_the_likely_mistake(value, words):
     assert words in check_return(value)["error"]
 
@@ -109,13 +131,16 @@ def test_feedback_must_be_a_string(pool, feedback, words):
     assert words in message
 
 
-@pytest.mark.parametrize(("scores", "words"), [
-    ('{"": 1.0}', "is not a non-empty string"),
-    ("{1: 1.0}", "named score key 1"),
-    ('{"a": True}', "named score 'a' is a bool"),
-    ('{"a": float("nan")}', "named score 'a' is NaN"),
-    ('[("a", 1.0)]', "'scores' is a list"),
-])
+@pytest.mark.parametrize(
+    ("scores", "words"),
+    [
+        ('{"": 1.0}', "is not a non-empty string"),
+        ("{1: 1.0}", "named score key 1"),
+        ('{"a": True}', "named score 'a' is a bool"),
+        ('{"a": float("nan")}', "named score 'a' is NaN"),
+        ('[("a", 1.0)]', "'scores' is a list"),
+    ],
+)
 def test_named_scores_must_be_names_to_numbers(pool, scores, words):
     message = check(pool, metric_returning(f'(1.0, {{"feedback": "x", "scores": {scores}}})'))
     assert words in message.stage(StageName.RETURN_VALUE).message
@@ -138,15 +163,18 @@ def test_an_import_time_exception_names_its_line(pool):
     assert "ZeroDivisionError" in load.message
 
 
-@pytest.mark.parametrize(("source", "words"), [
-    ("x = 1\n", "defines no function named score"),
-    ("async def score(input, output, expected=None):\n    return 1.0, {'feedback': ''}\n", "`async def`"),
-    ("def score(input, output, expected=None):\n    yield 1.0\n", "generator function"),
-    ("def score(input):\n    return 1.0, {'feedback': ''}\n", "score(input)"),
-    ("def score(a, b, c, d):\n    return 1.0, {'feedback': ''}\n", "score(a, b, c, d)"),
-    ("class score:\n    pass\n", "not a function"),
-    ("def score(input, output, *, strict):\n    return 1.0, {'feedback': ''}\n", "keyword-only"),
-])
+@pytest.mark.parametrize(
+    ("source", "words"),
+    [
+        ("x = 1\n", "defines no function named score"),
+        ("async def score(input, output, expected=None):\n    return 1.0, {'feedback': ''}\n", "`async def`"),
+        ("def score(input, output, expected=None):\n    yield 1.0\n", "generator function"),
+        ("def score(input):\n    return 1.0, {'feedback': ''}\n", "score(input)"),
+        ("def score(a, b, c, d):\n    return 1.0, {'feedback': ''}\n", "score(a, b, c, d)"),
+        ("class score:\n    pass\n", "not a function"),
+        ("def score(input, output, *, strict):\n    return 1.0, {'feedback': ''}\n", "keyword-only"),
+    ],
+)
 def test_bad_signatures_fail_at_signature_showing_what_was_found(pool, source, words):
     report = check(pool, source)
     stage = report.stage(StageName.SIGNATURE)
@@ -183,14 +211,18 @@ def test_a_raising_case_names_the_case_and_the_line_with_a_trimmed_traceback(poo
 
 
 def test_reward_spec_stage_is_skipped_without_reward_spec(pool):
-    assert check(pool, metric_returning('(1.0, {"feedback": ""})')).stage(StageName.REWARD_SPEC).status \
+    assert (
+        check(pool, metric_returning('(1.0, {"feedback": ""})')).stage(StageName.REWARD_SPEC).status
         is StageStatus.SKIPPED
+    )
 
 
 def test_an_invalid_reward_spec_fails_its_stage_with_the_line(pool):
-    source = "\nREWARD_SPEC = {'weights': {'accuracy': 0, 'speed': 0, 'cost': 0}, 'accuracy': {},\n" \
-             "    'speed': {'reference': 2000}, 'cost': {'reference': 0.01}}\n\n" \
-             "def score(input, output, expected=None):\n    return 1.0, {'feedback': ''}\n"
+    source = (
+        "\nREWARD_SPEC = {'weights': {'accuracy': 0, 'speed': 0, 'cost': 0}, 'accuracy': {},\n"
+        "    'speed': {'reference': 2000}, 'cost': {'reference': 0.01}}\n\n"
+        "def score(input, output, expected=None):\n    return 1.0, {'feedback': ''}\n"
+    )
     report = check(pool, source)
     stage = report.stage(StageName.REWARD_SPEC)
     assert stage.status is StageStatus.FAILED
@@ -253,8 +285,9 @@ def test_timeouts_outside_1_to_600_seconds_are_refused(value):
 
 
 def test_prints_are_captured_per_case(pool):
-    report = check(pool, "def score(i, o, e=None):\n    print('looking at', i['question'])\n"
-                         "    return 1.0, {'feedback': ''}\n")
+    report = check(
+        pool, "def score(i, o, e=None):\n    print('looking at', i['question'])\n    return 1.0, {'feedback': ''}\n"
+    )
     assert [case.stdout for case in report.cases] == [f"looking at q{n}\n" for n in range(3)]
 
 

@@ -42,10 +42,7 @@ def main_csv(tmp_path: Path) -> Path:
     return _write(
         tmp_path,
         "small.csv",
-        "id,input.q,expected.label,output,observation.latency_ms\n"
-        "a,first?,x,x,100\n"
-        "b,second?,y,z,120\n"
-        "c,third?,,x,\n",
+        "id,input.q,expected.label,output,observation.latency_ms\na,first?,x,x,100\nb,second?,y,z,120\nc,third?,,x,\n",
     )
 
 
@@ -142,8 +139,11 @@ def test_stored_roles_load_a_file_with_unprefixed_columns(tmp_path: Path) -> Non
 
 
 def test_candidate_file_joins_by_id_whatever_its_row_order(tmp_path: Path, main_csv: Path) -> None:
-    large = _write(tmp_path, "large.csv", "id,output,observation.latency_ms,observation.cost_usd\n"
-                                           "c,x,900,0.01\na,x,800,0.02\nb,y,,0.03\n")
+    large = _write(
+        tmp_path,
+        "large.csv",
+        "id,output,observation.latency_ms,observation.cost_usd\nc,x,900,0.01\na,x,800,0.02\nb,y,,0.03\n",
+    )
     dataset = load_dataset(main_csv, candidate_files=[CandidateFile("large", str(large))])
     assert dataset.candidates == ["small", "large"]
     small_cases = {case.id: case for case in dataset.for_candidate("small")}
@@ -193,10 +193,14 @@ def test_candidate_files_own_roles_win(tmp_path: Path, main_csv: Path) -> None:
 
 
 def test_candidate_file_adds_to_a_candidate_column(tmp_path: Path) -> None:
-    main = _jsonl(tmp_path, "main.jsonl", [
-        {"id": "a", "candidate": "one", "input": {"q": 1}, "output": 1},
-        {"id": "a", "candidate": "two", "input": {"q": 1}, "output": 2},
-    ])
+    main = _jsonl(
+        tmp_path,
+        "main.jsonl",
+        [
+            {"id": "a", "candidate": "one", "input": {"q": 1}, "output": 1},
+            {"id": "a", "candidate": "two", "input": {"q": 1}, "output": 2},
+        ],
+    )
     third = _jsonl(tmp_path, "third.jsonl", [{"id": "a", "output": 3}])
     dataset = load_dataset(main, candidate_files=[CandidateFile("three", str(third))])
     assert dataset.candidates == ["one", "two", "three"]
@@ -270,10 +274,13 @@ def test_candidate_file_with_a_different_split_for_an_id_is_refused(tmp_path: Pa
     assert "case 'b' is in split 'test' here but 'train' in small.csv" in message
 
 
-@pytest.mark.parametrize(("name", "words"), [
-    ("small", "the candidate name 'small' is already used"),
-    ("  ", "name the candidate whose outputs this file holds"),
-])
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("small", "the candidate name 'small' is already used"),
+        ("  ", "name the candidate whose outputs this file holds"),
+    ],
+)
 def test_candidate_names_must_be_given_and_new(tmp_path: Path, main_csv: Path, name: str, words: str) -> None:
     other = _write(tmp_path, "other.csv", "id,output\na,1\nb,2\nc,3\n")
     assert words in str(_error(main_csv, candidate_files=[CandidateFile(name, str(other))]))
@@ -298,10 +305,14 @@ def test_unreadable_candidate_file_is_named(tmp_path: Path, main_csv: Path) -> N
 
 
 def test_measurement_column_mixing_numbers_and_text_is_refused_as_a_whole(tmp_path: Path) -> None:
-    path = _jsonl(tmp_path, "cases.jsonl", [
-        {"input": {"q": 1}, "output": 1, "observation": {"latency_ms": 850}},
-        {"input": {"q": 2}, "output": 2, "observation": {"latency_ms": "900"}},
-    ])
+    path = _jsonl(
+        tmp_path,
+        "cases.jsonl",
+        [
+            {"input": {"q": 1}, "output": 1, "observation": {"latency_ms": 850}},
+            {"input": {"q": 2}, "output": 2, "observation": {"latency_ms": "900"}},
+        ],
+    )
     error = _error(path, roles={})
     assert "cases.jsonl: the measurement column 'observation.latency_ms' mixes numbers and text" in str(error)
     assert "(line 1 has the number 850, line 2 has the text '900')" in str(error)
@@ -330,10 +341,14 @@ def test_id_column_holding_objects_or_fractions_is_refused(tmp_path: Path) -> No
 
 
 def test_input_fields_may_mix_kinds_as_written(tmp_path: Path) -> None:
-    path = _jsonl(tmp_path, "cases.jsonl", [
-        {"id": 1, "input": {"age": 5}, "output": 1},
-        {"id": "b", "input": {"age": "five"}, "output": {"x": 1}},
-    ])
+    path = _jsonl(
+        tmp_path,
+        "cases.jsonl",
+        [
+            {"id": 1, "input": {"age": 5}, "output": 1},
+            {"id": "b", "input": {"age": "five"}, "output": {"x": 1}},
+        ],
+    )
     for dataset in (load_dataset(path), load_dataset(path, roles={})):
         assert [case.input["age"] for case in dataset.cases] == [5, "five"]
         assert [case.id for case in dataset.cases] == ["1", "b"]
@@ -353,8 +368,9 @@ def test_jsonl_with_too_many_keys_is_refused_before_the_table_is_built(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(datasets.files, "MAX_COLUMNS", 10)
-    path = _jsonl(tmp_path, "cases.jsonl", [{"input": {f"k{line}_{i}": i for i in range(4)}, "output": 1}
-                                             for line in range(5)])
+    path = _jsonl(
+        tmp_path, "cases.jsonl", [{"input": {f"k{line}_{i}": i for i in range(4)}, "output": 1} for line in range(5)]
+    )
     # Each line adds 4 keys: the third line passes the limit (13 columns), before all 21 are collected.
     with pytest.raises(DatasetError, match=r"cases.jsonl has 13 columns; at most 10 are supported"):
         read_table(path)

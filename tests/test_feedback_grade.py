@@ -26,8 +26,12 @@ from skynet_core.feedback import (
 from skynet_core.llm import LlmError
 from skynet_core.results import CaseResult, CaseStatus
 
-CASE = Case(id="c1", input={"message": "I see a charge I don't recognise"}, output='{"label": "other"}',
-            expected={"label": "billing"})
+CASE = Case(
+    id="c1",
+    input={"message": "I see a charge I don't recognise"},
+    output='{"label": "other"}',
+    expected={"label": "billing"},
+)
 RESULT = CaseResult(id="c1", score=0.0, scores={"label": 0.0}, feedback="Wrong.")
 
 
@@ -35,8 +39,15 @@ def test_grade_prompt_shows_the_case_the_score_and_the_feedback() -> None:
     instructions, text = grade_prompt(CASE, RESULT)
     assert instructions == GRADE_INSTRUCTIONS
     assert "1 to 5" in instructions and "one sentence" in instructions
-    for part in ("I see a charge", '{"label": "other"}', '"billing"', "Score given by the metric", "0.0",
-                 "label: 0.0", "Feedback to grade:\nWrong."):
+    for part in (
+        "I see a charge",
+        '{"label": "other"}',
+        '"billing"',
+        "Score given by the metric",
+        "0.0",
+        "label: 0.0",
+        "Feedback to grade:\nWrong.",
+    ):
         assert part in text
 
 
@@ -99,8 +110,10 @@ def test_parse_grade_cuts_a_long_reason_to_one_short_line() -> None:
 
 
 def pairs(count: int) -> list[tuple[Case, CaseResult]]:
-    return [(Case(id=f"c{i}", input={"q": str(i)}, output="x"), CaseResult(id=f"c{i}", score=0.0, feedback="Wrong."))
-            for i in range(count)]
+    return [
+        (Case(id=f"c{i}", input={"q": str(i)}, output="x"), CaseResult(id=f"c{i}", score=0.0, feedback="Wrong."))
+        for i in range(count)
+    ]
 
 
 def test_grade_feedback_grades_every_case_in_order_and_reports_each() -> None:
@@ -136,20 +149,33 @@ def test_grade_feedback_stops_when_cancelled() -> None:
 
 
 def run() -> list[tuple[Case, CaseResult]]:
-    weak = (Case(id="w", input={"q": "a"}, output="other", expected={"label": "billing"}),
-            CaseResult(id="w", score=0.0, feedback="Wrong."))
-    good = (Case(id="g", input={"q": "b"}, output="billing", expected={"label": "billing"}),
-            CaseResult(id="g", score=1.0, feedback='Correct: the label is "billing",\nwith a comma and quotes.'))
-    failed = (Case(id="e", input={"q": "c"}, output="x", expected=None),
-              CaseResult(id="e", status=CaseStatus.ERROR, error="boom"))
+    weak = (
+        Case(id="w", input={"q": "a"}, output="other", expected={"label": "billing"}),
+        CaseResult(id="w", score=0.0, feedback="Wrong."),
+    )
+    good = (
+        Case(id="g", input={"q": "b"}, output="billing", expected={"label": "billing"}),
+        CaseResult(id="g", score=1.0, feedback='Correct: the label is "billing",\nwith a comma and quotes.'),
+    )
+    failed = (
+        Case(id="e", input={"q": "c"}, output="x", expected=None),
+        CaseResult(id="e", status=CaseStatus.ERROR, error="boom"),
+    )
     return [weak, good, failed]
 
 
 def test_export_with_grades_adds_the_model_columns() -> None:
-    rows = export_rows(run(), review(run()), {}, {"w": Grade("w", 1, "Only a verdict."),
-                                                    "g": Grade("g", None, error="unreadable reply")})
+    rows = export_rows(
+        run(),
+        review(run()),
+        {},
+        {"w": Grade("w", 1, "Only a verdict."), "g": Grade("g", None, error="unreadable reply")},
+    )
     assert [(row["model_grade"], row["model_reason"]) for row in rows] == [
-        (1, "Only a verdict."), (None, "unreadable reply"), (None, "")]
+        (1, "Only a verdict."),
+        (None, "unreadable reply"),
+        (None, ""),
+    ]
     assert "model_grade" not in export_rows(run(), review(run()), {})[0]
 
 

@@ -47,17 +47,19 @@ MARGIN_S = 3.0
 def is_sandbox_uid(uid: int) -> bool:
     """The uids sandboxes run as: their own range as root, nobody otherwise."""
     return uid == 65534 or SANDBOX_UID_MIN <= uid < SANDBOX_UID_MIN + SANDBOX_UID_SPAN
+
+
 SLEEPER = "sleep 1000"
 HUGE_FILE = "/tmp/skynet-hostile-1gb.bin"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 CASE = Case(id="case-1", input={"question": "What is 2+2?"}, output="4", expected={"label": "4"})
-GOOD_METRIC = '''
+GOOD_METRIC = """
 def score(input, output, expected=None):
     if output == expected["label"]:
         return 1.0, {"feedback": "Correct."}
     return 0.0, {"feedback": f"Expected {expected['label']!r}, got {output!r}."}
-'''
+"""
 
 
 def metric(body: str) -> str:
@@ -140,8 +142,7 @@ def pool() -> Iterator[WorkerPool]:
         patch.setenv("OPENAI_API_KEY", SECRET)
         patch.setenv("SKYNET_METRIC_API_KEY", SECRET)
         runner_pool = WorkerPool(spares=0)
-        print(f"\nhostile metrics run with isolation: {runner_pool.isolation.value} "
-              f"({runner_pool.isolation_reason})")
+        print(f"\nhostile metrics run with isolation: {runner_pool.isolation.value} ({runner_pool.isolation_reason})")
         yield runner_pool
         runner_pool.close()
 
@@ -154,7 +155,8 @@ def guard(pool: WorkerPool, record_property) -> Iterator[None]:
     yield
     run = score_cases(GOOD_METRIC, [CASE], timeout=WORK_S, pool=pool)
     assert [(r.status, r.score, r.feedback) for r in run.results] == [(CaseStatus.OK, 1.0, "Correct.")], (
-        f"the runner could not score a good metric after the hostile one: {run.results}")
+        f"the runner could not score a good metric after the hostile one: {run.results}"
+    )
     left = leftovers(before)
     assert not left, f"processes left behind by the hostile metric: {left}"
 
@@ -162,15 +164,15 @@ def guard(pool: WorkerPool, record_property) -> Iterator[None]:
 @pytest.fixture
 def full_isolation(pool: WorkerPool) -> None:
     if pool.isolation is not Isolation.FULL:
-        pytest.skip(f"needs full isolation (bubblewrap); this run has {pool.isolation.value}: "
-                    f"{pool.isolation_reason}")
+        pytest.skip(f"needs full isolation (bubblewrap); this run has {pool.isolation.value}: {pool.isolation_reason}")
 
 
 @pytest.fixture
 def secret_holder() -> Iterator[int]:
     """A process whose real (exec-time) environment holds the key, as a server's would; yields its pid."""
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                              env={**os.environ, "OPENAI_API_KEY": SECRET})
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], env={**os.environ, "OPENAI_API_KEY": SECRET}
+    )
     yield holder.pid
     holder.kill()
     holder.wait()
@@ -184,8 +186,7 @@ def assert_no_secret(value: object) -> None:
     assert SECRET not in text, f"the fake API key leaked into a result: {text[:2000]}"
 
 
-def score_hostile(pool: WorkerPool, source: str, timeout: float = WORK_S, cases: list[Case] | None = None
-                  ) -> ScoreRun:
+def score_hostile(pool: WorkerPool, source: str, timeout: float = WORK_S, cases: list[Case] | None = None) -> ScoreRun:
     # A runner bug must fail the test, not hang it: cancel well after the margin.
     cancel = threading.Event()
     backstop = threading.Timer(timeout + MARGIN_S + 5.0, cancel.set)
@@ -518,11 +519,17 @@ def test_crash_in_one_case_leaves_the_other_cases_scored(pool):
                 ctypes.string_at(0)
             return 1.0, {"feedback": "fine"}
     """)
-    cases = [Case(id="a", input={"question": "x"}, output="1"), Case(id="b", input={"question": "crash"}, output="1"),
-             Case(id="c", input={"question": "y"}, output="1")]
+    cases = [
+        Case(id="a", input={"question": "x"}, output="1"),
+        Case(id="b", input={"question": "crash"}, output="1"),
+        Case(id="c", input={"question": "y"}, output="1"),
+    ]
     run = score_hostile(pool, source, cases=cases)
     assert [(r.id, r.status) for r in run.results] == [
-        ("a", CaseStatus.OK), ("b", CaseStatus.ERROR), ("c", CaseStatus.OK)]
+        ("a", CaseStatus.OK),
+        ("b", CaseStatus.ERROR),
+        ("c", CaseStatus.OK),
+    ]
     assert "segmentation fault" in run.results[1].error.lower()
 
 
@@ -554,7 +561,7 @@ def test_own_proc_environ_holds_no_api_key(pool):
     assert "OPENAI_API_KEY" not in result.feedback
 
 
-PROC_READER = '''
+PROC_READER = """
 import glob
 import os
 
@@ -571,7 +578,7 @@ def score(input, output, expected=None):
     seen = {path: grab(path)[:20_000] for path in PATHS}
     found = [path for path, text in seen.items() if "sk-test" in text]
     return 0.0, {"feedback": f"read {len(seen)} files", "seen": seen, "found": found}
-'''
+"""
 
 
 def read_proc(pool: WorkerPool, paths_expression: str) -> dict[str, str]:
@@ -704,7 +711,7 @@ def test_fork_storm_is_capped_and_stopped(pool, full_isolation):
 # -- network --------------------------------------------------------------------------------------
 
 
-CONNECT = '''
+CONNECT = """
 import socket
 
 
@@ -715,7 +722,7 @@ def score(input, output, expected=None):
     except OSError as exc:
         return 0.0, {"feedback": f"connection failed: {exc!r}"}
     return 1.0, {"feedback": "connected"}
-'''
+"""
 
 
 def test_connection_to_a_local_listener_fails(pool, full_isolation):
@@ -1004,7 +1011,7 @@ def test_monkeypatched_json_cannot_forge_a_reply(pool):
 # -- files ----------------------------------------------------------------------------------------
 
 
-FILE_READER = '''
+FILE_READER = """
 import os
 
 
@@ -1021,12 +1028,14 @@ def grab(path):
 def score(input, output, expected=None):
     seen = {path: grab(path) for path in PATHS}
     return 0.0, {"feedback": "looked around", "seen": seen}
-'''
+"""
 
 
 def test_project_files_are_out_of_reach(pool, full_isolation):
-    targets = [str(PROJECT_ROOT / name) for name in ("README.md", "pyproject.toml", "skynet_core/contract.py",
-                                                      "tests/test_hostile.py")]
+    targets = [
+        str(PROJECT_ROOT / name)
+        for name in ("README.md", "pyproject.toml", "skynet_core/contract.py", "tests/test_hostile.py")
+    ]
     result = score_one(pool, FILE_READER.replace("PATHS", repr(targets + [str(PROJECT_ROOT)])))
     assert result.status is CaseStatus.OK, result
     seen = result.extra["seen"]
@@ -1038,8 +1047,10 @@ def test_project_files_are_out_of_reach(pool, full_isolation):
 
 
 def test_system_files_are_out_of_reach(pool, full_isolation):
-    result = score_one(pool, FILE_READER.replace("PATHS", repr(["/etc/passwd", "/etc/shadow", "/root/.bash_history",
-                                                                "/home", "/var/log"])))
+    result = score_one(
+        pool,
+        FILE_READER.replace("PATHS", repr(["/etc/passwd", "/etc/shadow", "/root/.bash_history", "/home", "/var/log"])),
+    )
     assert result.status is CaseStatus.OK, result
     for path, seen in result.extra["seen"].items():
         assert str(seen).startswith("unreadable: FileNotFoundError"), (path, seen)

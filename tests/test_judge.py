@@ -28,9 +28,12 @@ from tests.fake_openai import FakeOpenAI, Received
 
 JUDGE = EXAMPLE_METRICS["Model as judge"].read_text(encoding="utf-8")
 TICKETS = [
-    {"id": f"T-{i}", "input": {"subject": f"Subject {i}", "message": f"Message {i}"},
-     "output": '{"label": "billing", "priority": "low", "reply": "Thanks."}',
-     "expected": {"label": "billing"} if i % 2 else None}
+    {
+        "id": f"T-{i}",
+        "input": {"subject": f"Subject {i}", "message": f"Message {i}"},
+        "output": '{"label": "billing", "priority": "low", "reply": "Thanks."}',
+        "expected": {"label": "billing"} if i % 2 else None,
+    }
     for i in range(4)
 ]
 
@@ -41,14 +44,26 @@ def server() -> Iterator[FakeOpenAI]:
         yield fake
 
 
-def judged(case_id: str, score: float | None = 1.0, *, calls: int = 1, ms: float = 100.0,
-           cost: float | None = 0.001, status: CaseStatus = CaseStatus.OK) -> CaseResult:
+def judged(
+    case_id: str,
+    score: float | None = 1.0,
+    *,
+    calls: int = 1,
+    ms: float = 100.0,
+    cost: float | None = 0.001,
+    status: CaseStatus = CaseStatus.OK,
+) -> CaseResult:
     usage = JudgeUsage()
     for _ in range(calls):
         usage.add(ms, 20, 5, cost)
-    return CaseResult(id=case_id, status=status, score=score if status is CaseStatus.OK else None,
-                      feedback="PASS" if score else "FAIL", error="" if status is CaseStatus.OK else "boom",
-                      judge=usage)
+    return CaseResult(
+        id=case_id,
+        status=status,
+        score=score if status is CaseStatus.OK else None,
+        feedback="PASS" if score else "FAIL",
+        error="" if status is CaseStatus.OK else "boom",
+        judge=usage,
+    )
 
 
 def tickets() -> list[Case]:
@@ -59,8 +74,7 @@ def tickets() -> list[Case]:
 
 
 def test_judge_summary_gives_cost_and_time_per_thousand_cases() -> None:
-    results = [judged("a", calls=2, ms=150.0, cost=0.002), judged("b", ms=100.0, cost=0.001),
-               judged("c", calls=0)]
+    results = [judged("a", calls=2, ms=150.0, cost=0.002), judged("b", ms=100.0, cost=0.001), judged("c", calls=0)]
     summary = judge_summary(results)
     assert summary.calls == 3 and summary.cases == 3
     assert summary.ms_per_1000 == pytest.approx(400.0 / 3 * 1000)
@@ -95,15 +109,17 @@ def test_the_cli_scores_a_judge_metric_with_the_environments_model(server, tmp_p
     data = tmp_path / "cases.jsonl"
     data.write_bytes(b"\n".join(orjson.dumps(row) for row in TICKETS))
     out = io.StringIO()
-    code = cli.run(["score", str(EXAMPLE_METRICS["Model as judge"]), "--data", str(data), "--json",
-                    "--concurrency", "4"], stdout=out, stderr=io.StringIO())
+    code = cli.run(
+        ["score", str(EXAMPLE_METRICS["Model as judge"]), "--data", str(data), "--json", "--concurrency", "4"],
+        stdout=out,
+        stderr=io.StringIO(),
+    )
     report = orjson.loads(out.getvalue())
     assert code == 0, report
     assert all(case["judge"]["calls"] == 1 and case["judge"]["cost_usd"] > 0 for case in report["cases"])
     assert report["judge"]["calls"] == 4 and report["judge"]["cost_per_1000"] > 0
     text = io.StringIO()
-    cli.run(["score", str(EXAMPLE_METRICS["Model as judge"]), "--data", str(data)], stdout=text,
-            stderr=io.StringIO())
+    cli.run(["score", str(EXAMPLE_METRICS["Model as judge"]), "--data", str(data)], stdout=text, stderr=io.StringIO())
     assert "judge: 4 calls; per 1,000 cases" in text.getvalue()
     assert not (tmp_path / "no-store-here").exists()  # the CLI reads saved settings, it never creates a store
 
@@ -120,13 +136,22 @@ def test_repeat_cases_gives_distinct_ids_run_by_run() -> None:
 
 
 def test_consistency_groups_runs_and_measures_the_spread_per_case() -> None:
-    cases = [Case(id="steady", input={}, output=""), Case(id="flips #x", input={}, output=""),
-             Case(id="broken", input={}, output="")]
+    cases = [
+        Case(id="steady", input={}, output=""),
+        Case(id="flips #x", input={}, output=""),
+        Case(id="broken", input={}, output=""),
+    ]
     results = [judged(repeat_id("steady", k), 1.0) for k in (1, 2, 3)]
-    results += [judged(repeat_id("flips #x", 1), 1.0), judged(repeat_id("flips #x", 2), 0.0),
-                judged(repeat_id("flips #x", 3), 1.0)]
-    results += [judged(repeat_id("broken", 1), status=CaseStatus.ERROR), judged(repeat_id("broken", 2), 0.2),
-                judged(repeat_id("broken", 3), status=CaseStatus.TIMEOUT)]
+    results += [
+        judged(repeat_id("flips #x", 1), 1.0),
+        judged(repeat_id("flips #x", 2), 0.0),
+        judged(repeat_id("flips #x", 3), 1.0),
+    ]
+    results += [
+        judged(repeat_id("broken", 1), status=CaseStatus.ERROR),
+        judged(repeat_id("broken", 2), 0.2),
+        judged(repeat_id("broken", 3), status=CaseStatus.TIMEOUT),
+    ]
     report = consistency_of(cases, results, 3)
     steady, flips, broken = report.cases
     assert (steady.low, steady.high, steady.stdev, steady.flipped, steady.agreement) == (1.0, 1.0, 0.0, False, 1.0)
@@ -160,8 +185,9 @@ def test_judge_consistency_runs_each_case_n_times_through_the_runner(server, poo
     server.reply = reply
     settings = ModelSettings(metric=ModelConfig("openai/judge", api_base=server.url))
     seen: list[CaseResult] = []
-    report = judge_consistency(JUDGE, tickets(), 4, llm=make_handler(settings), pool=pool, concurrency=3,
-                               on_result=seen.append)
+    report = judge_consistency(
+        JUDGE, tickets(), 4, llm=make_handler(settings), pool=pool, concurrency=3, on_result=seen.append
+    )
     assert len(seen) == 16 and len(server.requests) == 16
     assert [case.id for case in report.cases] == ["T-0", "T-1", "T-2", "T-3"]
     assert [case.flipped for case in report.cases] == [True, False, False, False]

@@ -67,15 +67,25 @@ def server() -> Iterator[FakeOpenAI]:
 @pytest.fixture(autouse=True)
 def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may find a real key in the environment it runs in."""
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SKYNET_METRIC_MODEL", "SKYNET_REFLECTION_MODEL",
-                 "SKYNET_METRIC_API_BASE", "SKYNET_REFLECTION_API_BASE"):
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "SKYNET_METRIC_MODEL",
+        "SKYNET_REFLECTION_MODEL",
+        "SKYNET_METRIC_API_BASE",
+        "SKYNET_REFLECTION_API_BASE",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
 def local(server: FakeOpenAI, model: str = "openai/judge-model", **changes) -> ModelSettings:
     """Settings whose metric model is the fake server, with fast retries."""
-    config = ModelConfig(model, api_base=server.url, api_key=changes.pop("api_key", None),
-                         price_per_million=changes.pop("price_per_million", None))
+    config = ModelConfig(
+        model,
+        api_base=server.url,
+        api_key=changes.pop("api_key", None),
+        price_per_million=changes.pop("price_per_million", None),
+    )
     return ModelSettings(metric=config, backoff_s=0.01, **changes)
 
 
@@ -86,17 +96,23 @@ def closed_port() -> int:
 
 
 def cases(count: int = 3) -> list[Case]:
-    return [Case(id=f"case-{i}", input={"question": f"q{i}"}, output="billing", expected={"label": "billing"})
-            for i in range(count)]
+    return [
+        Case(id=f"case-{i}", input={"question": f"q{i}"}, output="billing", expected={"label": "billing"})
+        for i in range(count)
+    ]
 
 
 # -- settings --------------------------------------------------------------
 
 
 def test_from_env_reads_models_and_api_bases() -> None:
-    settings = ModelSettings.from_env({"SKYNET_METRIC_MODEL": "openai/gpt-4o-mini",
-                                       "SKYNET_REFLECTION_MODEL": "anthropic/claude-3-5-haiku-latest",
-                                       "SKYNET_REFLECTION_API_BASE": "http://127.0.0.1:11434/v1"})
+    settings = ModelSettings.from_env(
+        {
+            "SKYNET_METRIC_MODEL": "openai/gpt-4o-mini",
+            "SKYNET_REFLECTION_MODEL": "anthropic/claude-3-5-haiku-latest",
+            "SKYNET_REFLECTION_API_BASE": "http://127.0.0.1:11434/v1",
+        }
+    )
     assert settings.metric == ModelConfig("openai/gpt-4o-mini")
     assert settings.reflection == ModelConfig("anthropic/claude-3-5-haiku-latest", "http://127.0.0.1:11434/v1")
 
@@ -116,10 +132,16 @@ def test_effective_model_falls_back_to_the_reflection_model_then_none() -> None:
 
 def test_saved_settings_round_trip_without_the_keys(tmp_path) -> None:
     store = Store(tmp_path)
-    settings = ModelSettings(metric=ModelConfig("openai/judge", "http://127.0.0.1:9999/v1", api_key=SESSION_KEY,
-                                                price_per_million=(0.5, 1.5)),
-                             reflection=ModelConfig("openai/gpt-4o"), temperature=0.7, request_timeout_s=12.0,
-                             concurrency=5, max_retries=4)
+    settings = ModelSettings(
+        metric=ModelConfig(
+            "openai/judge", "http://127.0.0.1:9999/v1", api_key=SESSION_KEY, price_per_million=(0.5, 1.5)
+        ),
+        reflection=ModelConfig("openai/gpt-4o"),
+        temperature=0.7,
+        request_timeout_s=12.0,
+        concurrency=5,
+        max_retries=4,
+    )
     save_settings(store, settings)
     assert SESSION_KEY not in repr(store.get(STORE_KEY))
     loaded = load_settings(store, keys={"metric": SESSION_KEY})
@@ -138,8 +160,10 @@ def test_saved_settings_win_over_the_environment_and_a_cleared_model_stays_clear
 
 
 def test_out_of_range_saved_values_fall_back_to_defaults() -> None:
-    settings = ModelSettings.resolve({"temperature": 9, "request_timeout_s": 0, "concurrency": True,
-                                      "max_retries": "3", "metric": {"model": "  "}}, env={})
+    settings = ModelSettings.resolve(
+        {"temperature": 9, "request_timeout_s": 0, "concurrency": True, "max_retries": "3", "metric": {"model": "  "}},
+        env={},
+    )
     assert settings == ModelSettings()
 
 
@@ -240,8 +264,9 @@ def test_a_model_litellm_does_not_know_asks_for_the_provider_prefix() -> None:
 
 
 def test_an_unreachable_server_is_reported_as_such() -> None:
-    settings = ModelSettings(metric=ModelConfig("openai/judge", f"http://127.0.0.1:{closed_port()}/v1"),
-                             max_retries=1, backoff_s=0.01)
+    settings = ModelSettings(
+        metric=ModelConfig("openai/judge", f"http://127.0.0.1:{closed_port()}/v1"), max_retries=1, backoff_s=0.01
+    )
     with pytest.raises(LlmError, match="could not reach http://127.0.0.1:.*tried 2 times.*is the server running"):
         complete(settings, "Say OK.")
 
@@ -265,14 +290,19 @@ def test_no_model_is_refused_with_the_setup_message() -> None:
 
 def test_litellms_objects_are_kept_out_of_full_collections() -> None:
     """Streamlit collects after every script run; scanning litellm's objects each time stalled judge calls."""
-    complete(ModelSettings(metric=ModelConfig("openai/gpt-4o-mini", api_key="sk-unused-0000")), "x",
-             mock_response="PASS")
+    complete(
+        ModelSettings(metric=ModelConfig("openai/gpt-4o-mini", api_key="sk-unused-0000")), "x", mock_response="PASS"
+    )
     assert gc.get_freeze_count() > 100_000
 
 
 def test_mock_response_needs_no_server() -> None:
-    reply = complete(ModelSettings(metric=ModelConfig("openai/gpt-4o-mini", api_key="sk-unused-0000")), "Judge.",
-                     "x", mock_response="PASS. mocked")
+    reply = complete(
+        ModelSettings(metric=ModelConfig("openai/gpt-4o-mini", api_key="sk-unused-0000")),
+        "Judge.",
+        "x",
+        mock_response="PASS. mocked",
+    )
     assert reply.text == "PASS. mocked"
 
 
@@ -293,8 +323,9 @@ def test_check_connection_does_not_retry_and_reports_the_error(server) -> None:
 
 
 def test_key_status_says_where_the_key_comes_from_masked(monkeypatch) -> None:
-    assert key_status(ModelConfig("openai/gpt-4o-mini", api_key=SESSION_KEY)).text == \
-        "typed in for this session (…cdef)"
+    assert (
+        key_status(ModelConfig("openai/gpt-4o-mini", api_key=SESSION_KEY)).text == "typed in for this session (…cdef)"
+    )
     missing = key_status(ModelConfig("openai/gpt-4o-mini"))
     assert not missing.ok and "OPENAI_API_KEY" in missing.text
     assert key_status(ModelConfig("openai/local", "http://127.0.0.1:8000/v1")).ok
@@ -344,8 +375,9 @@ def test_without_a_model_the_case_fails_with_the_setup_message(pool) -> None:
 
 
 def test_without_a_key_the_case_fails_saying_where_to_set_one(pool) -> None:
-    run = score_cases(JUDGE, cases(1), llm=make_handler(ModelSettings(metric=ModelConfig("openai/gpt-4o-mini"))),
-                      pool=pool)
+    run = score_cases(
+        JUDGE, cases(1), llm=make_handler(ModelSettings(metric=ModelConfig("openai/gpt-4o-mini"))), pool=pool
+    )
     assert "no API key for openai/gpt-4o-mini: set OPENAI_API_KEY" in run.results[0].error
 
 

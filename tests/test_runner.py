@@ -27,12 +27,15 @@ def test_results_come_back_in_case_order_with_concurrency(pool):
 
 
 def test_streamed_results_come_in_case_order_and_none_are_kept(pool):
-    source = ("import os\n\ndef score(input, output, expected=None):\n"
-              "    if input['n'] == 1500:\n        os._exit(3)\n"
-              "    return float(input['n']), {'feedback': output}\n")
+    source = (
+        "import os\n\ndef score(input, output, expected=None):\n"
+        "    if input['n'] == 1500:\n        os._exit(3)\n"
+        "    return float(input['n']), {'feedback': output}\n"
+    )
     streamed = []
-    run = score_cases(source, numbered(3000), timeout=10, pool=pool, concurrency=3, in_order=streamed.append,
-                      keep=False)
+    run = score_cases(
+        source, numbered(3000), timeout=10, pool=pool, concurrency=3, in_order=streamed.append, keep=False
+    )
     assert run.results == []
     assert [result.id for result in streamed] == [f"c{n}" for n in range(3000)]
     assert streamed[1500].status is CaseStatus.ERROR
@@ -41,23 +44,29 @@ def test_streamed_results_come_in_case_order_and_none_are_kept(pool):
     assert run.tally.mean == (sum(range(3000)) - 1500) / 2999
 
 
-CHILD_TOKEN = ("import os, time\nTOKEN = os.urandom(8).hex()\n\ndef score(input, output, expected=None):\n"
-               "    if input['sleep']:\n        time.sleep(input['sleep'])\n    return 1.0, {'feedback': TOKEN}\n")
+CHILD_TOKEN = (
+    "import os, time\nTOKEN = os.urandom(8).hex()\n\ndef score(input, output, expected=None):\n"
+    "    if input['sleep']:\n        time.sleep(input['sleep'])\n    return 1.0, {'feedback': TOKEN}\n"
+)
 
 
 def test_a_quick_metric_runs_in_one_child_and_a_slow_one_in_as_many_as_allowed(pool):
     quick = [Case(id=f"q{n}", input={"sleep": 0}, output="x") for n in range(2000)]
     slow = [Case(id=f"s{n}", input={"sleep": 0.02}, output="x") for n in range(60)]
-    children = [{result.feedback for result in score_cases(CHILD_TOKEN, cases, timeout=10, pool=pool,
-                                                            concurrency=4).results} for cases in (quick, slow)]
+    children = [
+        {result.feedback for result in score_cases(CHILD_TOKEN, cases, timeout=10, pool=pool, concurrency=4).results}
+        for cases in (quick, slow)
+    ]
     assert len(children[0]) == 1
     assert len(children[1]) > 1
 
 
 def test_a_crash_fails_one_case_and_the_rest_run_in_a_fresh_child(pool):
-    source = ("import os\n\ndef score(input, output, expected=None):\n"
-              "    if input['n'] == 5:\n        os._exit(7)\n"
-              "    return 1.0, {'feedback': 'ok'}\n")
+    source = (
+        "import os\n\ndef score(input, output, expected=None):\n"
+        "    if input['n'] == 5:\n        os._exit(7)\n"
+        "    return 1.0, {'feedback': 'ok'}\n"
+    )
     run = score_cases(source, numbered(20), timeout=10, pool=pool)
     statuses = [result.status for result in run.results]
     assert statuses[5] is CaseStatus.ERROR
@@ -67,9 +76,11 @@ def test_a_crash_fails_one_case_and_the_rest_run_in_a_fresh_child(pool):
 
 def test_a_hang_after_unsent_results_blames_the_right_case_and_reruns_the_others(pool):
     # Cases 0-9 finish within the child's 5 ms send window; case 10 hangs before they are sent.
-    source = ("def score(input, output, expected=None):\n"
-              "    while input['n'] == 10:\n        pass\n"
-              "    return float(input['n']), {'feedback': 'ok'}\n")
+    source = (
+        "def score(input, output, expected=None):\n"
+        "    while input['n'] == 10:\n        pass\n"
+        "    return float(input['n']), {'feedback': 'ok'}\n"
+    )
     run = score_cases(source, numbered(15), timeout=1, pool=pool)
     assert [result.status for result in run.results].count(CaseStatus.TIMEOUT) == 1
     assert run.results[10].status is CaseStatus.TIMEOUT
@@ -78,8 +89,10 @@ def test_a_hang_after_unsent_results_blames_the_right_case_and_reruns_the_others
 
 
 def test_cancel_stops_a_run_and_returns_what_finished(pool):
-    source = "import time\n\ndef score(input, output, expected=None):\n    time.sleep(0.05)\n" \
-             "    return 1.0, {'feedback': ''}\n"
+    source = (
+        "import time\n\ndef score(input, output, expected=None):\n    time.sleep(0.05)\n"
+        "    return 1.0, {'feedback': ''}\n"
+    )
     cancel = threading.Event()
     seen = []
 
@@ -112,8 +125,10 @@ def test_two_runs_at_once_do_not_affect_each_other(pool):
 
 
 def test_module_state_persists_across_cases_of_one_run_but_not_across_runs(pool):
-    source = "SEEN = []\n\ndef score(input, output, expected=None):\n    SEEN.append(1)\n" \
-             "    return float(len(SEEN)), {'feedback': ''}\n"
+    source = (
+        "SEEN = []\n\ndef score(input, output, expected=None):\n    SEEN.append(1)\n"
+        "    return float(len(SEEN)), {'feedback': ''}\n"
+    )
     first = score_cases(source, numbered(3), timeout=10, pool=pool)
     second = score_cases(source, numbered(3), timeout=10, pool=pool)
     assert [r.score for r in first.results] == [1.0, 2.0, 3.0]
@@ -143,8 +158,9 @@ def test_a_warm_pool_hands_out_a_started_child():
 def test_reduced_isolation_still_runs_metrics_in_a_child():
     pool = WorkerPool(isolation=Isolation.REDUCED, spares=0)
     try:
-        source = "import os\n\ndef score(input, output, expected=None):\n" \
-                 "    return float(os.getpid()), {'feedback': ''}\n"
+        source = (
+            "import os\n\ndef score(input, output, expected=None):\n    return float(os.getpid()), {'feedback': ''}\n"
+        )
         run = score_cases(source, numbered(1), timeout=10, pool=pool)
         assert run.isolation is Isolation.REDUCED
         assert run.results[0].ok and run.results[0].score != float(os.getpid())
@@ -155,8 +171,12 @@ def test_reduced_isolation_still_runs_metrics_in_a_child():
 @pytest.mark.parametrize("timeout", [1.0])
 def test_a_slow_import_is_bounded_by_the_timeout(pool, timeout):
     started = time.monotonic()
-    run = score_cases("import time\ntime.sleep(30)\n\ndef score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n",
-                      numbered(2), timeout=timeout, pool=pool)
+    run = score_cases(
+        "import time\ntime.sleep(30)\n\ndef score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n",
+        numbered(2),
+        timeout=timeout,
+        pool=pool,
+    )
     assert time.monotonic() - started < timeout + 3
     assert run.load_error is not None
     assert "loading metric.py did not finish within 1 s, stuck at metric.py line 2" in run.load_error.message

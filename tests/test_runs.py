@@ -19,12 +19,25 @@ def key(candidate: str = "fast", split: str | None = None, source: str = SOURCE)
 
 def results() -> list[CaseResult]:
     return [
-        CaseResult(id="c1", split="train", score=0.5, scores={"format": 1.0, "label": 0.0},
-                   feedback="Expected 'billing', got 'other'.", extra={"note": [1, 2]}, duration_ms=3.5,
-                   candidate="fast", judge=JudgeUsage(calls=1, latency_ms=20.0, prompt_tokens=9,
-                                                      completion_tokens=3, cost_usd=0.0001)),
-        CaseResult(id="c2", split="val", status=CaseStatus.TIMEOUT, error="score did not finish within 1 s",
-                   line=4, candidate="fast"),
+        CaseResult(
+            id="c1",
+            split="train",
+            score=0.5,
+            scores={"format": 1.0, "label": 0.0},
+            feedback="Expected 'billing', got 'other'.",
+            extra={"note": [1, 2]},
+            duration_ms=3.5,
+            candidate="fast",
+            judge=JudgeUsage(calls=1, latency_ms=20.0, prompt_tokens=9, completion_tokens=3, cost_usd=0.0001),
+        ),
+        CaseResult(
+            id="c2",
+            split="val",
+            status=CaseStatus.TIMEOUT,
+            error="score did not finish within 1 s",
+            line=4,
+            candidate="fast",
+        ),
     ]
 
 

@@ -155,5 +155,3 @@ def _candidate_cases(
             )
         cases.append(replace(ref, output=row.output, observation=row.observation, candidate=name))
     return cases
-
-

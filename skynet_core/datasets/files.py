@@ -76,6 +76,7 @@ def _too_big_decoded(name: str, limit: int) -> DatasetError:
         "inside than on disk). Keep a sample of the cases, or raise the limit with SKYNET_MAX_DECODED_MB."
     )
 
+
 _JSONL_SUFFIXES = (".jsonl", ".json")
 _SUFFIXES = (*_JSONL_SUFFIXES, ".csv", ".parquet")
 _NUMBER_TEXT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
@@ -103,8 +104,9 @@ def _check_file(path: Path) -> int:
     if not path.exists():
         raise DatasetError(f"{path.name} was not found at {path}. Check the path, or upload the file again.")
     if kind := special_file(path):
-        raise DatasetError(f"{path} is {kind}, not a file. Save the cases to a .jsonl, .csv or .parquet file and "
-                           "load that file.")
+        raise DatasetError(
+            f"{path} is {kind}, not a file. Save the cases to a .jsonl, .csv or .parquet file and load that file."
+        )
     if not path.is_file():
         raise DatasetError(f"{path.name} is a folder, not a file. Choose the case file inside it.")
     try:
@@ -517,5 +519,3 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if frame.empty:
         raise DatasetError(f"{path.name} has column names but no rows. Add one row per case and load it again.")
     return frame
-
-

@@ -19,6 +19,7 @@ from .splits import assign_splits
 if TYPE_CHECKING:
     import pandas as pd
 
+
 def _plain(value: Any) -> Any:
     """A cell as plain Python: numpy and pandas values converted, missing values ``None``."""
     import numpy as np
@@ -216,10 +217,11 @@ def _frame_rows(df: pd.DataFrame, final: dict[str, tuple[Role, str]], source: st
 
     plans = [_column_plan(file, unit, column, *final[column]) for column in used]
     rows = []
-    for number, values in zip(row_numbers, zip(*cells, strict=True) if cells else [()] * len(row_numbers),
-                              strict=True):
+    for number, row_values in zip(
+        row_numbers, zip(*cells, strict=True) if cells else [()] * len(row_numbers), strict=True
+    ):
         try:
-            rows.append(_frame_row(file, unit, number, plans, values))
+            rows.append(_frame_row(file, unit, number, plans, row_values))
         except DatasetError as exc:
             exc.line = number
             raise
@@ -344,12 +346,12 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         missing = next((case_id for case_id in reference_rows if case_id not in own), None)
         extra = next((case_id for case_id in own if case_id not in reference_rows), None)
         if missing is not None or extra is not None:
-            lacking, having, case_id = (
-                (candidate, reference, missing) if missing is not None else (reference, candidate, extra)
-            )
-            found = (reference_rows if missing is not None else own)[case_id]
+            lacking, having = (candidate, reference) if missing is not None else (reference, candidate)
+            odd_id = missing if missing is not None else extra
+            assert odd_id is not None
+            found = (reference_rows if missing is not None else own)[odd_id]
             raise DatasetError(
-                f"{file}: candidate {lacking!r} has no case with id {case_id!r}, which candidate {having!r} has "
+                f"{file}: candidate {lacking!r} has no case with id {odd_id!r}, which candidate {having!r} has "
                 f"({unit} {found.number}). Every candidate needs the same case ids: add the missing case, or give "
                 "the cases an id column so they line up by id rather than by order.",
                 line=found.number,
@@ -399,4 +401,3 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         for row, case_id in zip(rows, ids, strict=True)
     ]
     return Dataset(name=name, cases=cases, candidates=candidates, source=source, splits_from_column=from_column)
-

@@ -180,7 +180,7 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
     if any(split is not None for split in named):
         if any(split is None for split in named):
             return None
-        split_names = list(dict.fromkeys(named))
+        split_names = [split for split in dict.fromkeys(named) if split is not None]
     else:
         planned = assign_splits(ids)
         named = [planned[case_id] for case_id in ids]
@@ -188,5 +188,5 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
     codes = {name: code for code, name in enumerate(split_names)}
     if len(split_names) > 255:
         return None
-    splits = bytearray(codes[split] for split in named)
+    splits = bytearray(codes[split] for split in named if split is not None)  # none is None by now
     return CaseLines(path, data, bounds, numbers, splits, split_names)

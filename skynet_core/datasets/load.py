@@ -14,6 +14,7 @@ from .model import EXAMPLE_PATH, Dataset, DatasetError, Role
 if TYPE_CHECKING:
     pass
 
+
 def load_dataset(
     path: str | Path,
     *,

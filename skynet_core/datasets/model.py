@@ -104,5 +104,3 @@ class _Row:
     id: str | None
     split: str | None
     candidate: str | None
-
-

@@ -10,6 +10,7 @@ from .model import _MEASUREMENTS, DatasetError, Role
 if TYPE_CHECKING:
     pass
 
+
 def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
     """Guess each column's role and field name from its name.
 
@@ -72,5 +73,3 @@ def roles_from_json(value: Any, source: str = "The roles") -> dict[str, tuple[Ro
             ) from None
         roles[str(column)] = (role, parts[1].strip() if len(parts) == 2 else "")
     return roles
-
-

@@ -11,6 +11,7 @@ from skynet_core.cases import Case
 if TYPE_CHECKING:
     pass
 
+
 def split_plan(n: int) -> dict[str, int]:
     """How many of ``n`` cases go to each split (contract Part B rule 11).
 
@@ -85,5 +86,3 @@ def sample_for_check(cases: list[Case], k: int = 3) -> list[Case]:
 
 def _labelled(case: Case) -> bool:
     return case.expected is not None
-
-

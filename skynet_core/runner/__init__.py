@@ -9,5 +9,15 @@ from .run import LoadFailure, ScoreRun, score_cases
 from .sandbox import Limits, detect_isolation
 from .worker import LlmHandler, LlmRequest, Worker
 
-__all__ = ["Limits", "LlmHandler", "LlmRequest", "LoadFailure", "ScoreRun", "Worker", "WorkerPool",
-           "default_pool", "detect_isolation", "score_cases"]
+__all__ = [
+    "Limits",
+    "LlmHandler",
+    "LlmRequest",
+    "LoadFailure",
+    "ScoreRun",
+    "Worker",
+    "WorkerPool",
+    "default_pool",
+    "detect_isolation",
+    "score_cases",
+]

@@ -143,17 +143,18 @@ def score_cases_ray(
                     slots[start + offset] = result
                     if on_result is not None:
                         on_result(result)
-                while in_order is not None and handed < len(slots) and slots[handed] is not None:
-                    in_order(slots[handed])
+                while in_order is not None and handed < len(slots) and (ready := slots[handed]) is not None:
+                    in_order(ready)
                     handed += 1
     finally:
         _cancel_all(ray, list(pending))
         if relay is not None:
             relay.close()
     results = [result for result in slots if result is not None]
-    for result in slots[handed:] if in_order is not None else []:
-        if result is not None:  # a cancelled run: what finished past the first gap
-            in_order(result)
+    if in_order is not None:
+        for late in slots[handed:]:
+            if late is not None:  # a cancelled run: what finished past the first gap
+                in_order(late)
     tally = RunTally()
     for result in results:  # in case order, as a local run feeds its tally
         tally.add(result)

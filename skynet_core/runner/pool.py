@@ -23,10 +23,12 @@ class WorkerPool:
     ``--die-with-parent`` ties a sandbox's life to the thread that started it.
     """
 
-    def __init__(self, isolation: Isolation | None = None, limits: sandbox.Limits | None = None,
-                 spares: int = 2) -> None:
+    def __init__(
+        self, isolation: Isolation | None = None, limits: sandbox.Limits | None = None, spares: int = 2
+    ) -> None:
         self.isolation, self.isolation_reason = (
-            (isolation, "chosen by the caller") if isolation is not None else sandbox.detect_isolation())
+            (isolation, "chosen by the caller") if isolation is not None else sandbox.detect_isolation()
+        )
         self.limits = limits or sandbox.Limits()
         self.spares = spares
         self._ready: list[Worker] = []

@@ -69,12 +69,15 @@ class ScoreRun:
 
 def timeout_message(timeout: float, line: int | None, what: str = "score", file: str = MAIN_FILE) -> str:
     where = f", stuck at {file} line {line}" if line else ""
-    return (f"{what} did not finish within {timeout:g} s{where}; it was stopped. "
-            "Look for an endless loop or a slow call, or raise the timeout (at most 600 s)")
+    return (
+        f"{what} did not finish within {timeout:g} s{where}; it was stopped. "
+        "Look for an endless loop or a slow call, or raise the timeout (at most 600 s)"
+    )
 
 
-def load_into(worker: Worker, source: str | MetricSource, timeout: float,
-              cancel: threading.Event | None) -> dict[str, Any]:
+def load_into(
+    worker: Worker, source: str | MetricSource, timeout: float, cancel: threading.Event | None
+) -> dict[str, Any]:
     """Load the metric folder in ``worker``; raise LoadFailure when metric.py does not import cleanly.
 
     A missing module's message says what to install and the exact command (contract rule 13).
@@ -83,8 +86,9 @@ def load_into(worker: Worker, source: str | MetricSource, timeout: float,
     try:
         reply = worker.load(source, timeout, cancel)
     except CallTimeout as exc:
-        raise LoadFailure(timeout_message(timeout, exc.line, "loading metric.py", exc.file), exc.line,
-                          file=exc.file) from None
+        raise LoadFailure(
+            timeout_message(timeout, exc.line, "loading metric.py", exc.file), exc.line, file=exc.file
+        ) from None
     except ChildDied as exc:
         raise LoadFailure(f"loading metric.py failed: {exc}") from None
     if not reply.get("ok"):
@@ -134,17 +138,41 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
         scores = reply.get("scores")
         feedback = reply.get("feedback")
         extra = reply.get("extra")
-        if (honest and score is not None and type(feedback) is str and type(scores) is dict and type(extra) is dict
-                and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))):
-            return bound_side_information(CaseResult(
-                id=case.id, split=case.split, candidate=case.candidate, score=score,
-                scores={key: float(value) for key, value in scores.items()} if scores else {},
-                feedback=feedback, extra=extra, duration_ms=duration_ms, stdout=stdout, judge=judge))
-        return CaseResult(id=case.id, split=case.split, candidate=case.candidate, status=CaseStatus.ERROR,
-                          error="the runner received a malformed result for this case; was the channel tampered "
-                          "with?", duration_ms=duration_ms, stdout=stdout, judge=judge)
-    result = CaseResult(id=case.id, split=case.split, candidate=case.candidate, duration_ms=duration_ms,
-                        stdout=stdout, judge=judge)
+        if (
+            honest
+            and score is not None
+            and type(feedback) is str
+            and type(scores) is dict
+            and type(extra) is dict
+            and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))
+        ):
+            return bound_side_information(
+                CaseResult(
+                    id=case.id,
+                    split=case.split,
+                    candidate=case.candidate,
+                    score=score,
+                    scores={key: float(value) for key, value in scores.items()} if scores else {},
+                    feedback=feedback,
+                    extra=extra,
+                    duration_ms=duration_ms,
+                    stdout=stdout,
+                    judge=judge,
+                )
+            )
+        return CaseResult(
+            id=case.id,
+            split=case.split,
+            candidate=case.candidate,
+            status=CaseStatus.ERROR,
+            error="the runner received a malformed result for this case; was the channel tampered with?",
+            duration_ms=duration_ms,
+            stdout=stdout,
+            judge=judge,
+        )
+    result = CaseResult(
+        id=case.id, split=case.split, candidate=case.candidate, duration_ms=duration_ms, stdout=stdout, judge=judge
+    )
     result.status = CaseStatus.INVALID if status == "invalid" else CaseStatus.ERROR
     error = reply.get("error")
     result.error = error if isinstance(error, str) else "score failed"
@@ -175,15 +203,35 @@ def _finite(value: Any) -> float | None:
 def _judge_usage(calls: Any) -> JudgeUsage:
     usage = JudgeUsage()
     for call in calls if isinstance(calls, list) else []:
-        usage.add(float(call.get("latency_ms") or 0.0), int(call.get("prompt_tokens") or 0),
-                  int(call.get("completion_tokens") or 0), call.get("cost_usd"))
+        usage.add(
+            float(call.get("latency_ms") or 0.0),
+            int(call.get("prompt_tokens") or 0),
+            int(call.get("completion_tokens") or 0),
+            call.get("cost_usd"),
+        )
     return usage
 
 
-def failed_result(case: Case, status: CaseStatus, error: str, line: int | None = None,
-                  duration_ms: float = 0.0, stdout: str = "", file: str = MAIN_FILE) -> CaseResult:
-    return CaseResult(id=case.id, split=case.split, candidate=case.candidate, status=status, error=error,
-                      line=line, duration_ms=duration_ms, stdout=stdout, file=file)
+def failed_result(
+    case: Case,
+    status: CaseStatus,
+    error: str,
+    line: int | None = None,
+    duration_ms: float = 0.0,
+    stdout: str = "",
+    file: str = MAIN_FILE,
+) -> CaseResult:
+    return CaseResult(
+        id=case.id,
+        split=case.split,
+        candidate=case.candidate,
+        status=status,
+        error=error,
+        line=line,
+        duration_ms=duration_ms,
+        stdout=stdout,
+        file=file,
+    )
 
 
 def batch_size(remaining: int, workers: int) -> int:
@@ -203,9 +251,17 @@ def batch_size(remaining: int, workers: int) -> int:
 class _Shard:
     """Runs batches in one worker at a time, replacing the worker after a failure."""
 
-    def __init__(self, source: MetricSource, pool: WorkerPool, timeout: float, llm: LlmHandler | None,
-                 cancel: threading.Event, emit: Callable[[int, CaseResult], None],
-                 worker: Worker | None = None, halt: threading.Event | None = None) -> None:
+    def __init__(
+        self,
+        source: MetricSource,
+        pool: WorkerPool,
+        timeout: float,
+        llm: LlmHandler | None,
+        cancel: threading.Event,
+        emit: Callable[[int, CaseResult], None],
+        worker: Worker | None = None,
+        halt: threading.Event | None = None,
+    ) -> None:
         self.source, self.pool, self.timeout, self.llm = source, pool, timeout, llm
         self.cancel, self.emit = cancel, emit
         self.worker = worker
@@ -232,8 +288,7 @@ class _Shard:
             worker = self._fresh()
             sent, answered = todo, 0
             try:
-                for reply in worker.run([cases[i].call_payload() for i in sent], self.timeout, self.llm,
-                                        self.cancel):
+                for reply in worker.run([cases[i].call_payload() for i in sent], self.timeout, self.llm, self.cancel):
                     index = sent[answered]
                     self.emit(start + index, reply_to_result(cases[index], reply, self.source))
                     answered += 1
@@ -247,14 +302,19 @@ class _Shard:
                 elapsed = worker.running_ms()
                 case = cases[sent[failed]]
                 if isinstance(exc, CallTimeout):
-                    result = failed_result(case, CaseStatus.TIMEOUT,
-                                           timeout_message(self.timeout, exc.line, file=exc.file), exc.line,
-                                           elapsed, file=exc.file)
+                    result = failed_result(
+                        case,
+                        CaseStatus.TIMEOUT,
+                        timeout_message(self.timeout, exc.line, file=exc.file),
+                        exc.line,
+                        elapsed,
+                        file=exc.file,
+                    )
                 else:
                     file, line = _place_from(str(exc))
                     result = failed_result(case, CaseStatus.ERROR, str(exc), line, elapsed, file=file)
                 self.emit(start + sent[failed], result)
-                todo = sent[answered:failed] + sent[failed + 1:]
+                todo = sent[answered:failed] + sent[failed + 1 :]
                 self.close()
                 if isinstance(exc, CallTimeout) and self.halt is not None:
                     self.halt.set()
@@ -265,14 +325,22 @@ class _Shard:
         try:
             orjson.dumps(case.call_payload())
         except orjson.JSONEncodeError as exc:
-            why = ("it is nested more than 250 levels deep" if "Recursion" in str(exc)
-                   else f"it cannot be written as JSON ({exc})")
-            self.emit(index, failed_result(case, CaseStatus.INVALID,
-                                           f"case {case.id} cannot be sent to the metric: {why}. Flatten its input, "
-                                           "output or expected value, or store the deep part as a JSON string"))
+            why = (
+                "it is nested more than 250 levels deep"
+                if "Recursion" in str(exc)
+                else f"it cannot be written as JSON ({exc})"
+            )
+            self.emit(
+                index,
+                failed_result(
+                    case,
+                    CaseStatus.INVALID,
+                    f"case {case.id} cannot be sent to the metric: {why}. Flatten its input, "
+                    "output or expected value, or store the deep part as a JSON string",
+                ),
+            )
             return True
         return False
-
 
 
 def _place_from(message: str) -> tuple[str, int | None]:
@@ -319,11 +387,21 @@ class _InOrder:
             self.deliver(self.early.pop(index))
 
 
-def score_cases(source: str | MetricSource, cases: Sequence[Case], *, timeout: float = 60.0, concurrency: int = 1,
-                llm: LlmHandler | None = None, cancel: threading.Event | None = None,
-                on_result: ResultCallback | None = None, pool: WorkerPool | None = None,
-                worker: Worker | None = None, stop_on_timeout: bool = False,
-                in_order: ResultCallback | None = None, keep: bool = True) -> ScoreRun:
+def score_cases(
+    source: str | MetricSource,
+    cases: Sequence[Case],
+    *,
+    timeout: float = 60.0,
+    concurrency: int = 1,
+    llm: LlmHandler | None = None,
+    cancel: threading.Event | None = None,
+    on_result: ResultCallback | None = None,
+    pool: WorkerPool | None = None,
+    worker: Worker | None = None,
+    stop_on_timeout: bool = False,
+    in_order: ResultCallback | None = None,
+    keep: bool = True,
+) -> ScoreRun:
     """Score every case with the metric ``source`` (metric.py's text, or a metric folder) in isolated children.
 
     Up to ``concurrency`` children run at once; the others start once cases
@@ -410,9 +488,12 @@ def score_cases(source: str | MetricSource, cases: Sequence[Case], *, timeout: f
         with lock:
             if helpers:
                 return
-            helpers.extend(threading.Thread(target=drive, args=(_Shard(source, pool, timeout, llm, cancel, emit,
-                                                                        halt=halt),), daemon=True)
-                           for _ in range(workers - 1))
+            helpers.extend(
+                threading.Thread(
+                    target=drive, args=(_Shard(source, pool, timeout, llm, cancel, emit, halt=halt),), daemon=True
+                )
+                for _ in range(workers - 1)
+            )
         for thread in helpers:
             thread.start()
 
@@ -426,11 +507,24 @@ def score_cases(source: str | MetricSource, cases: Sequence[Case], *, timeout: f
         failure = load_error[0]
         for index, done in enumerate(ordered.done):
             if not done:
-                emit(index, failed_result(cases[index], CaseStatus.ERROR,
-                                          f"metric.py did not load: {failure.message}", failure.line,
-                                          file=failure.file))
+                emit(
+                    index,
+                    failed_result(
+                        cases[index],
+                        CaseStatus.ERROR,
+                        f"metric.py did not load: {failure.message}",
+                        failure.line,
+                        file=failure.file,
+                    ),
+                )
     with lock:
         ordered.flush()
-    return ScoreRun(results=results, isolation=pool.isolation, cancelled=cancelled[0] or cancel.is_set(),
-                    duration_ms=(time.monotonic() - began) * 1000.0, load_error=load_error[0] if load_error else None,
-                    by_status=dict(tally.by_status), tally=tally)
+    return ScoreRun(
+        results=results,
+        isolation=pool.isolation,
+        cancelled=cancelled[0] or cancel.is_set(),
+        duration_ms=(time.monotonic() - began) * 1000.0,
+        load_error=load_error[0] if load_error else None,
+        by_status=dict(tally.by_status),
+        tally=tally,
+    )

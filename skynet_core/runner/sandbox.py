@@ -91,8 +91,12 @@ def python_paths() -> list[str]:
     lib_dynload = os.path.join(os.path.realpath(found["platstdlib"]), "lib-dynload")
     paths = [SANDBOX_MOUNT] + sorted(roots) + [lib_dynload]
     project_root = str(SANDBOX_SRC.parent.parent)
-    return [path for path in dict.fromkeys(paths) if os.path.isdir(path) or path == SANDBOX_MOUNT
-            if not (path.startswith(project_root + os.sep) and ".venv" not in path)]
+    return [
+        path
+        for path in dict.fromkeys(paths)
+        if os.path.isdir(path) or path == SANDBOX_MOUNT
+        if not (path.startswith(project_root + os.sep) and ".venv" not in path)
+    ]
 
 
 def _interpreter() -> str:
@@ -130,22 +134,58 @@ def sandbox_uid() -> int:
     return SANDBOX_UID_MIN + secrets.randbelow(SANDBOX_UID_SPAN)
 
 
-def bwrap_command(python_args: list[str], limits: Limits, uid: int | None = None, metric_dir: str | None = None,
-                  packages_dir: str | None = None) -> list[str]:
+def bwrap_command(
+    python_args: list[str],
+    limits: Limits,
+    uid: int | None = None,
+    metric_dir: str | None = None,
+    packages_dir: str | None = None,
+) -> list[str]:
     """The bubblewrap command line; ``metric_dir`` and ``packages_dir`` (host paths) are mounted read-only
     at ``METRIC_MOUNT`` and ``PACKAGES_MOUNT`` when given."""
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
     args = [
-        bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-        "--die-with-parent", "--new-session", "--clearenv",
-        "--ro-bind", "/usr", "/usr",
-        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
-        "--proc", "/proc", "--dev", "/dev",
-        "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",  # writable by the sandbox user
+        bwrap,
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--perms",
+        "1777",
+        "--size",
+        str(limits.tmp_bytes),
+        "--tmpfs",
+        "/tmp",  # writable by the sandbox user
         # multiprocessing's locks and queues are POSIX semaphores, files in /dev/shm.
-        "--perms", "1777", "--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm",
-        "--chdir", "/tmp",
+        "--perms",
+        "1777",
+        "--size",
+        str(limits.shm_bytes),
+        "--tmpfs",
+        "/dev/shm",
+        "--chdir",
+        "/tmp",
     ]
     made: set[str] = set()
     for root in _bind_roots():
@@ -163,8 +203,16 @@ def bwrap_command(python_args: list[str], limits: Limits, uid: int | None = None
         # Root sets up the namespaces, then the metric runs as an unused uid with no capabilities.
         uid = uid if uid is not None else sandbox_uid()
         setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-        args += ["--", setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+        args += [
+            "--",
+            setpriv,
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+        ]
     else:
         args += ["--unshare-user", "--cap-drop", "ALL", "--"]
     return args + [_interpreter(), *python_args]
@@ -174,8 +222,14 @@ def reduced_command(python_args: list[str]) -> list[str]:
     return [_interpreter(), *python_args]
 
 
-def child_args(request_fd: int, reply_fd: int, isolation: Isolation, progress_fd: int, metric_dir: str,
-               packages_dir: str | None = None) -> list[str]:
+def child_args(
+    request_fd: int,
+    reply_fd: int,
+    isolation: Isolation,
+    progress_fd: int,
+    metric_dir: str,
+    packages_dir: str | None = None,
+) -> list[str]:
     """The interpreter's arguments. ``metric_dir`` and ``packages_dir`` are paths as the child sees them.
 
     sys.path: our sandbox modules, the metric folder (as ``python metric.py`` would put it), the
@@ -189,8 +243,15 @@ def child_args(request_fd: int, reply_fd: int, isolation: Isolation, progress_fd
     paths.insert(1, metric_dir)
     if packages_dir is not None:
         paths.append(packages_dir)
-    return [*PYTHON_FLAGS, f"{script_dir}/child.py", str(request_fd), str(reply_fd), orjson.dumps(paths).decode(),
-            str(progress_fd), metric_dir]
+    return [
+        *PYTHON_FLAGS,
+        f"{script_dir}/child.py",
+        str(request_fd),
+        str(reply_fd),
+        orjson.dumps(paths).decode(),
+        str(progress_fd),
+        metric_dir,
+    ]
 
 
 CLONE_NEWNET = 0x40000000

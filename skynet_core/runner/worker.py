@@ -119,15 +119,31 @@ class Worker:
         self.packages_host = str(packages) if packages is not None else None
         if isolation is Isolation.FULL:
             self.metric_dir = sandbox.METRIC_MOUNT
-            args = sandbox.child_args(req_read, reply_write, isolation, progress_fd, self.metric_dir,
-                                      sandbox.PACKAGES_MOUNT if packages is not None else None)
-            command = sandbox.bwrap_command(args, self.limits, metric_dir=self.metric_host_dir,
-                                            packages_dir=str(packages) if packages is not None else None)
+            args = sandbox.child_args(
+                req_read,
+                reply_write,
+                isolation,
+                progress_fd,
+                self.metric_dir,
+                sandbox.PACKAGES_MOUNT if packages is not None else None,
+            )
+            command = sandbox.bwrap_command(
+                args,
+                self.limits,
+                metric_dir=self.metric_host_dir,
+                packages_dir=str(packages) if packages is not None else None,
+            )
             env: dict[str, str] = {}
         else:
             self.metric_dir = self.metric_host_dir
-            args = sandbox.child_args(req_read, reply_write, isolation, progress_fd, self.metric_dir,
-                                      str(packages) if packages is not None else None)
+            args = sandbox.child_args(
+                req_read,
+                reply_write,
+                isolation,
+                progress_fd,
+                self.metric_dir,
+                str(packages) if packages is not None else None,
+            )
             command = sandbox.reduced_command(args)
             env = sandbox.child_env()
         limits_ = self.limits
@@ -146,8 +162,7 @@ class Worker:
         for fd in (req_read, reply_write, err_write, progress_fd):
             os.close(fd)
         self._killed_for: str | None = None
-        watchdog().watch(self, self.process.pid, self.limits.memory_bytes, isolation is Isolation.FULL,
-                         self._kill_for)
+        watchdog().watch(self, self.process.pid, self.limits.memory_bytes, isolation is Isolation.FULL, self._kill_for)
         for fd in (self._reply_read, self._err_read, self._req_write):
             os.set_blocking(fd, False)
         self._python_pid: int | None = None
@@ -210,8 +225,7 @@ class Worker:
     def _signal_tree(self) -> None:
         # The child's session holds its process group; in full isolation the PID
         # namespace dies with bubblewrap, taking even processes that called setsid.
-        for sig_target in (lambda: os.killpg(self.process.pid, signal.SIGKILL),
-                           lambda: self.process.kill()):
+        for sig_target in (lambda: os.killpg(self.process.pid, signal.SIGKILL), lambda: self.process.kill()):
             try:
                 sig_target()
             except (ProcessLookupError, PermissionError):
@@ -256,12 +270,17 @@ class Worker:
         try:
             message = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            raise ChildDied("the metric wrote something that is not the runner's JSON onto the runner's private "
-                            "channel; print() instead of writing to inherited file descriptors",
-                            self.running_index()) from exc
+            raise ChildDied(
+                "the metric wrote something that is not the runner's JSON onto the runner's private "
+                "channel; print() instead of writing to inherited file descriptors",
+                self.running_index(),
+            ) from exc
         if not isinstance(message, dict) or not isinstance(message.get("t"), str):
-            raise ChildDied("the metric wrote an unexpected message onto the runner's private channel; "
-                            "print() instead of writing to inherited file descriptors", self.running_index())
+            raise ChildDied(
+                "the metric wrote an unexpected message onto the runner's private channel; "
+                "print() instead of writing to inherited file descriptors",
+                self.running_index(),
+            )
         return message
 
     def _check(self, deadline: float, cancel: threading.Event | None) -> None:
@@ -269,8 +288,11 @@ class Worker:
             raise Cancelled()
         if self._call_timeout is not None:
             index, started_ns = struct.unpack_from("qq", self._progress, 0)
-            if index >= self._unanswered and started_ns and \
-                    time.monotonic_ns() - started_ns >= self._call_timeout * 1e9:
+            if (
+                index >= self._unanswered
+                and started_ns
+                and time.monotonic_ns() - started_ns >= self._call_timeout * 1e9
+            ):
                 raise self._timeout(index)
         if time.monotonic() >= deadline:
             raise self._timeout(self.running_index())
@@ -292,8 +314,9 @@ class Worker:
     def _pump(self, wait: float, want_write: bool = False) -> None:
         """Read whatever the child has sent (replies and stderr) for up to ``wait`` seconds,
         returning early when the request pipe has room again if ``want_write``."""
-        readable, _, _ = select.select([self._reply_read, self._err_read],
-                                       [self._req_write] if want_write else [], [], wait)
+        readable, _, _ = select.select(
+            [self._reply_read, self._err_read], [self._req_write] if want_write else [], [], wait
+        )
         for fd in readable:
             chunk = self._read(fd)
             if chunk is None:
@@ -310,12 +333,14 @@ class Worker:
             self._buffer += chunk
             if b"\n" in chunk:
                 *complete, rest = self._buffer.split(b"\n")
-                self._lines.extend(complete)
+                self._lines.extend(bytes(line) for line in complete)
                 self._buffer = bytearray(rest)
             if len(self._buffer) > MAX_LINE_BYTES:
-                raise ChildDied(f"the metric's process sent a reply over {MAX_LINE_BYTES >> 20} MiB; "
-                                "return less (feedback and side information are capped at 1 MB)",
-                                self.running_index())
+                raise ChildDied(
+                    f"the metric's process sent a reply over {MAX_LINE_BYTES >> 20} MiB; "
+                    "return less (feedback and side information are capped at 1 MB)",
+                    self.running_index(),
+                )
 
     def _read(self, fd: int) -> bytes | None:
         """Bytes read, ``b""`` at end of file, ``None`` when nothing was ready after all."""
@@ -359,17 +384,18 @@ class Worker:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
-            detail = {"SIGSEGV": " (a segmentation fault: a crash in native code or unbounded recursion)",
-                      "SIGKILL": " (killed: by metric code, or the machine ran out of memory)",
-                      "SIGXFSZ": " (a file grew past the sandbox's file size limit)"}.get(name, "")
+            detail = {
+                "SIGSEGV": " (a segmentation fault: a crash in native code or unbounded recursion)",
+                "SIGKILL": " (killed: by metric code, or the machine ran out of memory)",
+                "SIGXFSZ": " (a file grew past the sandbox's file size limit)",
+            }.get(name, "")
             what = f"{what}: {name}{detail}"
         elif code is not None:
             # sys.exit in score is caught and reported by the child, so an exit comes from os._exit
             # or from the child failing to answer on a channel that metric code closed.
-            what = (f"{what} with code {code} (did metric code call os._exit, "
-                    "or close the runner's file descriptors?)")
+            what = f"{what} with code {code} (did metric code call os._exit, or close the runner's file descriptors?)"
         if "Fatal Python error" in text:
-            what += ": " + text[text.index("Fatal Python error"):].splitlines()[0]
+            what += ": " + text[text.index("Fatal Python error") :].splitlines()[0]
         frame = last_metric_frame(text, self.metric_dir)
         return what + (f" at {frame[0]} line {frame[1]}" if frame else "")
 
@@ -431,8 +457,9 @@ class Worker:
             raise ChildDied("the metric's process answered the load with an unexpected message")
         return reply
 
-    def run(self, cases: list[dict[str, Any]], timeout: float, llm: LlmHandler | None,
-            cancel: threading.Event | None = None) -> Iterator[dict[str, Any]]:
+    def run(
+        self, cases: list[dict[str, Any]], timeout: float, llm: LlmHandler | None, cancel: threading.Event | None = None
+    ) -> Iterator[dict[str, Any]]:
         """Yield one reply per case, in order; each call of score gets ``timeout`` seconds.
 
         Raises CallTimeout, ChildDied or Cancelled; their ``index`` names the
@@ -471,20 +498,31 @@ class Worker:
                     continue
                 items = message.get("items") if kind == "results" else None
                 if not isinstance(items, list):
-                    raise ChildDied("the metric wrote an unexpected message onto the runner's private channel",
-                                    self.running_index())
+                    raise ChildDied(
+                        "the metric wrote an unexpected message onto the runner's private channel", self.running_index()
+                    )
                 # The whole line is checked before any item is taken: a forged line (extra, missing or
                 # out-of-order items) fails the case the child was on, never the run.
                 first = self._unanswered
-                if (not items or len(items) > len(cases) - first
-                        or any(type(item) is not dict or item.get("i") != first + n for n, item in enumerate(items))):
-                    raise ChildDied("the metric wrote a malformed results message onto the runner's private "
-                                    "channel; print() instead of writing to inherited file descriptors",
-                                    self._unanswered)
+                if (
+                    not items
+                    or len(items) > len(cases) - first
+                    or any(type(item) is not dict or item.get("i") != first + n for n, item in enumerate(items))
+                ):
+                    raise ChildDied(
+                        "the metric wrote a malformed results message onto the runner's private "
+                        "channel; print() instead of writing to inherited file descriptors",
+                        self._unanswered,
+                    )
                 for item in items:
                     if ended is not None:  # a limit ended this case: whatever the metric returned, it failed
-                        item = {"i": item["i"], "status": "error", "error": ended,
-                                "duration_ms": item.get("duration_ms"), "stdout": item.get("stdout")}
+                        item = {
+                            "i": item["i"],
+                            "status": "error",
+                            "error": ended,
+                            "duration_ms": item.get("duration_ms"),
+                            "stdout": item.get("stdout"),
+                        }
                         ended = None
                     calls = 0
                     # Only what this process measured: a "judge" the child sent is forged.
@@ -495,8 +533,14 @@ class Worker:
         finally:
             self._call_timeout = None
 
-    def _answer_llm(self, message: dict[str, Any], llm: LlmHandler | None, deadline: float,
-                    cancel: threading.Event | None, number: int = 1) -> dict[str, Any]:
+    def _answer_llm(
+        self,
+        message: dict[str, Any],
+        llm: LlmHandler | None,
+        deadline: float,
+        cancel: threading.Event | None,
+        number: int = 1,
+    ) -> dict[str, Any]:
         """Make the metric's model call here, in the parent, which alone holds the keys."""
         if llm is None:
             return {"op": "llm_reply", "error": "llm() is not available in this run"}

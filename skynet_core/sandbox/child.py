@@ -45,7 +45,7 @@ from skynet import _context  # noqa: E402
 try:
     import orjson
 except ImportError:  # the reduced sandbox may lack it; json is slower but equivalent
-    orjson = None
+    orjson = None  # type: ignore[assignment]
 
 METRIC_FILE = "metric.py"
 METRIC_DIR = sys.argv[5].rstrip("/")
@@ -78,7 +78,7 @@ class CappedText(io.TextIOBase):
             take = text[: PRINT_HEAD - self.head_len]
             self.head.append(take)
             self.head_len += len(take)
-            text = text[len(take):]
+            text = text[len(take) :]
         if text:
             joined = self.tail + text
             self.dropped += max(0, len(joined) - PRINT_TAIL)
@@ -164,7 +164,7 @@ def encode(message: dict[str, Any]) -> bytes:
 def metric_file(filename: str) -> str | None:
     """``filename`` relative to the metric folder (``helpers.py``), or None when it lies outside it."""
     prefix = METRIC_DIR + "/"
-    return filename[len(prefix):] if filename.startswith(prefix) else None
+    return filename[len(prefix) :] if filename.startswith(prefix) else None
 
 
 def metric_traceback(exc: BaseException) -> tuple[str, int | None, str | None]:
@@ -228,7 +228,7 @@ class Progress:
 
 class Metric:
     def __init__(self) -> None:
-        self.score = None
+        self.score: Any = None  # the metric's score function once loaded
         self.arity = 3
         self.captured = Captured()
 
@@ -240,10 +240,14 @@ class Metric:
             code = compile(source, path, "exec")
         except SyntaxError as exc:
             if exc.lineno is None and "\0" in source:
-                line = source.count("\n", 0, source.index("\0")) + 1
-                return {"t": "loaded", "ok": False, "line": line,
-                        "error": f"metric.py line {line} holds a NUL character (\\0), which Python source cannot "
-                                 "contain; delete it (editors may show it as ^@ or not at all)"}
+                nul_line = source.count("\n", 0, source.index("\0")) + 1
+                return {
+                    "t": "loaded",
+                    "ok": False,
+                    "line": nul_line,
+                    "error": f"metric.py line {nul_line} holds a NUL character (\\0), which Python source cannot "
+                    "contain; delete it (editors may show it as ^@ or not at all)",
+                }
             return {"t": "loaded", "ok": False, "line": exc.lineno, "error": _syntax_message(exc)}
         # Like `python metric.py` in its folder: relative paths find the data files beside it.
         os.chdir(METRIC_DIR)
@@ -255,8 +259,13 @@ class Metric:
                 exec(code, module.__dict__)
         except BaseException as exc:  # noqa: BLE001  (untrusted code may raise anything)
             detail, line, file = metric_traceback(exc)
-            failure: dict[str, Any] = {"t": "loaded", "ok": False, "error": describe_exception(exc, loading=True),
-                                       "detail": detail, "stdout": captured.value()}
+            failure: dict[str, Any] = {
+                "t": "loaded",
+                "ok": False,
+                "error": describe_exception(exc, loading=True),
+                "detail": detail,
+                "stdout": captured.value(),
+            }
             if isinstance(exc, ModuleNotFoundError) and exc.name:
                 failure["missing_module"] = exc.name
             return _located(failure, line, file)
@@ -332,20 +341,34 @@ def _fit(result: dict[str, Any], quick: bool = True) -> dict[str, Any]:
     feedback = result.get("feedback")
     if isinstance(feedback, str) and len(feedback) > MAX_FEEDBACK_CHARS:
         return _too_big(result, f"feedback is {len(feedback):,} characters; keep it under {MAX_FEEDBACK_CHARS:,}")
-    if (quick and not result.get("extra") and len(result.get("scores") or ()) <= 64
-            and len(result.get("stdout", "")) < PRINT_HEAD and len(result.get("error", "")) < 4096):
+    if (
+        quick
+        and not result.get("extra")
+        and len(result.get("scores") or ()) <= 64
+        and len(result.get("stdout", "")) < PRINT_HEAD
+        and len(result.get("error", "")) < 4096
+    ):
         return result
     if _json_exceeds(result, MAX_REPLY_BYTES):  # counted first: orjson crashes on a huge value near the memory limit
-        return _too_big(result, f"the side information is over {MAX_REPLY_BYTES / 1e6:.0f} MB as JSON; keep it "
-                        "under that (shorten the feedback or drop large extra keys)")
+        return _too_big(
+            result,
+            f"the side information is over {MAX_REPLY_BYTES / 1e6:.0f} MB as JSON; keep it "
+            "under that (shorten the feedback or drop large extra keys)",
+        )
     try:
         size = len(encode(result))
     except (TypeError, ValueError, RecursionError, OverflowError) as exc:
-        return _too_big(result, f"the side information cannot be sent back as JSON ({exc}); "
-                        "return plain strings, numbers, lists and dicts nested fewer than 250 levels")
+        return _too_big(
+            result,
+            f"the side information cannot be sent back as JSON ({exc}); "
+            "return plain strings, numbers, lists and dicts nested fewer than 250 levels",
+        )
     if size > MAX_REPLY_BYTES:
-        return _too_big(result, f"the side information is {size / 1e6:.1f} MB as JSON; keep it under "
-                        f"{MAX_REPLY_BYTES / 1e6:.0f} MB (shorten the feedback or drop large extra keys)")
+        return _too_big(
+            result,
+            f"the side information is {size / 1e6:.1f} MB as JSON; keep it under "
+            f"{MAX_REPLY_BYTES / 1e6:.0f} MB (shorten the feedback or drop large extra keys)",
+        )
     return result
 
 
@@ -375,8 +398,14 @@ def _json_exceeds(value: Any, budget: int) -> bool:
 
 
 def _too_big(result: dict[str, Any], message: str) -> dict[str, Any]:
-    return {"t": "result", "i": result["i"], "status": "invalid", "error": message,
-            "duration_ms": result["duration_ms"], "stdout": result.get("stdout", "")[:PRINT_HEAD]}
+    return {
+        "t": "result",
+        "i": result["i"],
+        "status": "invalid",
+        "error": message,
+        "duration_ms": result["duration_ms"],
+        "stdout": result.get("stdout", "")[:PRINT_HEAD],
+    }
 
 
 def main() -> None:
@@ -384,8 +413,10 @@ def main() -> None:
     progress = Progress(int(sys.argv[4]))
     # A crash or a stuck call dumps the Python stack to stderr, which the parent
     # reads to name the metric.py line (C-level handlers work even inside a regex).
-    faulthandler.enable(file=sys.__stderr__)
-    faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=False)
+    stderr = sys.__stderr__
+    assert stderr is not None  # the runner always gives the child a stderr pipe
+    faulthandler.enable(file=stderr)
+    faulthandler.register(signal.SIGUSR1, file=stderr, all_threads=False)
     _context.set_llm_transport(channel.llm)
     metric = Metric()
     channel.send({"t": "ready", "pid": os.getpid()})

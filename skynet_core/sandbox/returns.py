@@ -23,9 +23,11 @@ SCORE_DEF = "def score(input, output, expected=None):"
 DSPY_FIRST = ("example", "gold")
 DSPY_SECOND = ("prediction", "pred")
 DSPY_ONLY = ("trace", "pred_name", "pred_trace")
-_DSPY_FIX = (f"change it to `{SCORE_DEF}`, read expected[\"answer\"] (a dict of the case's output columns) "
-             "instead of example.answer and output instead of prediction.answer, and return "
-             '(score, {"feedback": ...}) instead of dspy.Prediction')
+_DSPY_FIX = (
+    f'change it to `{SCORE_DEF}`, read expected["answer"] (a dict of the case\'s output columns) '
+    "instead of example.answer and output instead of prediction.answer, and return "
+    '(score, {"feedback": ...}) instead of dspy.Prediction'
+)
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -139,8 +141,10 @@ def _pair_problem(value: Any) -> str:
         return f"score returned a string ({_short(value)}); return a pair {PAIR_EXAMPLE}"
     if _has_attr(value, "score"):
         feedback = "pred.feedback" if _has_attr(value, "feedback") else '"..."'
-        return (f"score returned a {_type_name(value)} with a .score, as a DSPy metric does; Skynet wants a pair: "
-                f'return (pred.score, {{"feedback": {feedback}}}) instead of the {type(value).__name__}')
+        return (
+            f"score returned a {_type_name(value)} with a .score, as a DSPy metric does; Skynet wants a pair: "
+            f'return (pred.score, {{"feedback": {feedback}}}) instead of the {type(value).__name__}'
+        )
     return f"score returned a {_type_name(value)}; return a tuple or list of two: {PAIR_EXAMPLE}"
 
 
@@ -155,12 +159,16 @@ def _dict_problem(value: dict[Any, Any]) -> str:
     if "score" in value:
         feedback = next((key for key in ("feedback", "reason", "explanation", "rationale") if key in value), None)
         side = f'{{"feedback": d["{feedback}"]}}' if feedback else '{"feedback": "..."}'
-        return (f"score returned a dict, not a pair ({_short(value, 50)}); return the score first and the "
-                f'feedback in the side information: return (d["score"], {side})')
+        return (
+            f"score returned a dict, not a pair ({_short(value, 50)}); return the score first and the "
+            f'feedback in the side information: return (d["score"], {side})'
+        )
     if value and all(isinstance(item, dict) and "score" in item for item in value.values()):
         name = next(iter(value))
-        return (f"score returned a dict, not a pair, of named scores given as {{name: {{\"score\": ...}}}}; "
-                f'return (overall, {{"feedback": "...", "scores": {{{name!r}: number, ...}}}})')
+        return (
+            f'score returned a dict, not a pair, of named scores given as {{name: {{"score": ...}}}}; '
+            f'return (overall, {{"feedback": "...", "scores": {{{name!r}: number, ...}}}})'
+        )
     return f"score returned a dict, not a pair; put the score first: (score, {_short(value, 40)})"
 
 
@@ -180,10 +188,12 @@ def _check_scores(scores: Any) -> tuple[dict[str, float], str]:
     checked: dict[str, float] = {}
     for key, item in scores.items():
         if not isinstance(key, str) or not key:
-            return {}, f"named score key {_short(key)} is not a non-empty string; name each score, e.g. \"format\""
+            return {}, f'named score key {_short(key)} is not a non-empty string; name each score, e.g. "format"'
         if isinstance(item, dict) and "score" in item:
-            return {}, (f"named score {key!r} is a dict ({_short(item, 40)}); give the number itself: "
-                        f'"scores": {{{key!r}: {_short(item["score"], 20)}}}, and put any explanation in the feedback')
+            return {}, (
+                f"named score {key!r} is a dict ({_short(item, 40)}); give the number itself: "
+                f'"scores": {{{key!r}: {_short(item["score"], 20)}}}, and put any explanation in the feedback'
+            )
         number, message = check_number(item, f"named score {key!r}")
         if number is None:
             return {}, message
@@ -233,47 +243,70 @@ def check_signature(namespace: dict[str, Any], locate: Callable[[str], str | Non
         other = namespace.get("metric")
         if inspect.isfunction(other):
             dspy = " It has DSPy's metric signature: " + _DSPY_FIX if _dspy_shape(other) else ""
-            return {"ok": False, "signature": describe_signature(other).replace("score", "metric", 1),
-                    "message": f"metric.py defines a function named metric, but Skynet calls score; rename it: "
-                    f"`{SCORE_DEF}`.{dspy}", **_where(other, locate)}
+            return {
+                "ok": False,
+                "signature": describe_signature(other).replace("score", "metric", 1),
+                "message": f"metric.py defines a function named metric, but Skynet calls score; rename it: "
+                f"`{SCORE_DEF}`.{dspy}",
+                **_where(other, locate),
+            }
         return {
             "ok": False,
             "signature": "",
             "message": "metric.py defines no function named score; add "
-            "`def score(input, output, expected=None):` that returns (score, {\"feedback\": ...})",
+            '`def score(input, output, expected=None):` that returns (score, {"feedback": ...})',
         }
     func = namespace["score"]
     found = describe_signature(func)
     where = _where(func, locate)
     if inspect.isfunction(func) and _dspy_shape(func):
-        return {"ok": False, "signature": found, **where,
-                "message": f"score has DSPy's metric signature ({found}), but Skynet calls "
-                f"score(input, output, expected): {_DSPY_FIX}"}
+        return {
+            "ok": False,
+            "signature": found,
+            **where,
+            "message": f"score has DSPy's metric signature ({found}), but Skynet calls "
+            f"score(input, output, expected): {_DSPY_FIX}",
+        }
     if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
-        return {"ok": False, "signature": f"async def {found}",
-                "message": f"score is `async def` ({found}); engines call it synchronously, so make it a plain `def`"}
+        return {
+            "ok": False,
+            "signature": f"async def {found}",
+            "message": f"score is `async def` ({found}); engines call it synchronously, so make it a plain `def`",
+        }
     if inspect.isgeneratorfunction(func):
-        return {"ok": False, "signature": found,
-                "message": f"score is a generator function ({found}) because it contains `yield`; "
-                "use `return (score, {...})` instead"}
+        return {
+            "ok": False,
+            "signature": found,
+            "message": f"score is a generator function ({found}) because it contains `yield`; "
+            "use `return (score, {...})` instead",
+        }
     if not inspect.isfunction(func):
-        return {"ok": False, "signature": found,
-                "message": f"score is a {_type_name(func)}, not a function; define it with "
-                "`def score(input, output, expected=None):`"}
+        return {
+            "ok": False,
+            "signature": found,
+            "message": f"score is a {_type_name(func)}, not a function; define it with "
+            "`def score(input, output, expected=None):`",
+        }
     params = list(inspect.signature(func).parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     required = [p for p in positional if p.default is p.empty]
     varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
     required_kwonly = [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
     if required_kwonly:
-        return {"ok": False, "signature": found,
-                "message": f"score has required keyword-only parameters ({', '.join(required_kwonly)}) "
-                f"that Skynet cannot fill; found {found}, expected score(input, output, expected=None)"}
+        return {
+            "ok": False,
+            "signature": found,
+            "message": f"score has required keyword-only parameters ({', '.join(required_kwonly)}) "
+            f"that Skynet cannot fill; found {found}, expected score(input, output, expected=None)",
+        }
     if len(required) <= 3 and (len(positional) >= 3 or varargs):
         return {"ok": True, "arity": 3, "signature": found, **where}
     if len(positional) == 2 and len(required) <= 2:
         return {"ok": True, "arity": 2, "signature": found, **where}
-    return {"ok": False, "signature": found, **where,
-            "message": f"score takes {len(positional)} positional parameter(s) ({found}); "
-            "it must accept (input, output, expected=None) or exactly (input, output)"}
-
+    return {
+        "ok": False,
+        "signature": found,
+        **where,
+        "message": f"score takes {len(positional)} positional parameter(s) ({found}); "
+        "it must accept (input, output, expected=None) or exactly (input, output)",
+    }
