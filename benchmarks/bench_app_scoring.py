@@ -20,12 +20,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from skynet_core.contract import check_metric  # noqa: E402
 from skynet_core.datasets import load_example  # noqa: E402

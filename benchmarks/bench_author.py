@@ -15,7 +15,6 @@ import argparse
 import json
 import re
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,7 +22,6 @@ from pathlib import Path
 from playwright.sync_api import Page, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from skynet_core.store import Store  # noqa: E402
 from studio import SETTING_DATASET_PATH  # noqa: E402

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.runner import WorkerPool, score_cases  # noqa: E402

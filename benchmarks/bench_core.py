@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.contract import check_metric  # noqa: E402

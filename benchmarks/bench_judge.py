@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings, complete, make_handler  # noqa: E402

@@ -35,3 +35,6 @@ if [[ $dev == 1 ]]; then
 else
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
 fi
+# The project itself, editable and without touching the pinned packages, so that benchmarks and scripts
+# import skynet_core from any folder.
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
