@@ -100,11 +100,14 @@ def numbered(count: int) -> list[Case]:
 
 
 def comparable(results: list[CaseResult]) -> list[dict]:
-    """Everything a user sees of a result except how long it took, and the line a hang was caught
-    on (sampled when the timeout strikes: the loop's condition or its body)."""
+    """Everything a user sees of a result except how long it took, the line a hang was caught
+    on (sampled when the timeout strikes: the loop's condition or its body), and how the
+    interpreter in an install hint is spelled (relative to each process's working folder)."""
     rows = [result.to_json() for result in results]
     for row in rows:
         row.pop("duration_ms")
+        if row.get("error"):  # the install hint names the node's interpreter, relative to its working folder
+            row["error"] = re.sub(r"\S*python\S* -m pip", "PYTHON -m pip", row["error"])
         row["judge"].pop("latency_ms")
         if row["status"] == "timeout":
             row["error"] = re.sub(r"line \d+", "line N", row.pop("error"))
