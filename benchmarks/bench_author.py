@@ -15,6 +15,7 @@ import argparse
 import json
 import re
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,6 +25,8 @@ from playwright.sync_api import Page, expect, sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 
 from skynet_core.store import Store  # noqa: E402
+
+sys.path.insert(0, str(ROOT))  # the app's own modules and the tests' helpers; skynet_core is installed
 from studio import SETTING_DATASET_PATH  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
 

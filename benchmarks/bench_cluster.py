@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -23,6 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.runner import WorkerPool, score_cases  # noqa: E402
 from skynet_core.runner.cluster import score_cases_ray  # noqa: E402
+
+sys.path.insert(0, str(ROOT))  # for the tests' helpers; skynet_core itself is installed (setup.sh)
 from tests.ray_cluster import LocalRayCluster, descendants  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")

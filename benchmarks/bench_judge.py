@@ -36,6 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings, complete, make_handler  # noqa: E402
 from skynet_core.runner import LlmRequest, WorkerPool, score_cases  # noqa: E402
+
+sys.path.insert(0, str(ROOT))  # for the tests' helpers; skynet_core itself is installed (setup.sh)
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 TARGET_RATIO = 1.5
