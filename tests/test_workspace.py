@@ -196,3 +196,32 @@ def test_any_session_lists_and_cancels_running_jobs():
     assert job.wait(5) and job.cancelled
     time.sleep(0.01)
     assert board.running() == []
+
+
+def test_a_metric_folder_checks_and_scores_through_the_workspace_with_its_helper(ws):
+    folder = MetricSource(
+        {
+            "metric.py": "from grading_helpers import grade\n\ndef score(input, output, expected=None):\n"
+            "    return grade(output)\n",
+            "grading_helpers.py": "def grade(output):\n    return 1.0, {'feedback': 'graded by the helper'}\n",
+        }
+    )
+    check = ws.check(JobSlot(), folder)
+    assert check.wait(60) and check.result is not None and check.result.ok, check.result
+    scored = ws.score_all(JobSlot(), folder)
+    assert scored.wait(60) and scored.result is not None
+    assert {result.feedback for result in ws.latest_run().results} == {"graded by the helper"}
+
+
+def test_an_error_in_a_helper_is_named_by_its_file_and_line_through_the_workspace(ws):
+    folder = MetricSource(
+        {
+            "metric.py": "from grading_helpers import grade\n\ndef score(input, output, expected=None):\n"
+            "    return grade(output)\n",
+            "grading_helpers.py": "def grade(output):\n    x = 1\n    raise ValueError('bad grade')\n",
+        }
+    )
+    check = ws.check(JobSlot(), folder)
+    assert check.wait(60) and check.result is not None and not check.result.ok
+    stage = next(stage for stage in check.result.stages if stage.name.value == "return_value")
+    assert stage.file == "grading_helpers.py" and stage.line == 3, stage
