@@ -168,12 +168,7 @@ class MetricSource:
 
     def write_to(self, folder: str | Path) -> Path:
         """Write the files under ``folder`` (created if missing); return the path of metric.py."""
-        folder = Path(folder)
-        for name, text in self.files.items():
-            target = folder / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        return folder / MAIN_FILE
+        return write_files(self.files, folder) / MAIN_FILE
 
     def to_zip(self) -> bytes:
         buffer = io.BytesIO()
@@ -246,3 +241,13 @@ def _read_text(path: Path) -> str:
         raise MetricSourceError(f"{path} is not UTF-8 text. Save it as UTF-8.") from None
     except OSError as exc:
         raise MetricSourceError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+
+
+def write_files(files: Mapping[str, str], folder: str | Path) -> Path:
+    """Write ``files`` (relative path to text) under ``folder``, creating what is missing; return the folder."""
+    folder = Path(folder)
+    for name, text in files.items():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return folder

@@ -22,7 +22,7 @@ from pathlib import Path
 import orjson
 
 from ..cases import Case
-from ..metric_source import MetricSource
+from ..metric_source import MetricSource, write_files
 from ..packages import package_report
 from .dspy_metric import DspyFields
 
@@ -52,12 +52,7 @@ class EngineExport:
     files: Mapping[str, str]
 
     def write_to(self, folder: str | Path) -> Path:
-        folder = Path(folder)
-        for name, text in self.files.items():
-            target = folder / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        return folder
+        return write_files(self.files, folder)
 
     def to_zip(self, top: str | None = None) -> bytes:
         top = top or f"skynet-{self.engine}"
