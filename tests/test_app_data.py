@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +66,13 @@ def use_dataset(at: AppTest) -> None:
     assert not at.exception, at.exception
 
 
+def plain(markdown: str) -> str:
+    """Markdown escaped by ``display.markdown_text``, as the reader sees it."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
+
+
 def errors(at: AppTest) -> list[str]:
-    return [item.value for item in at.error]
+    return [plain(item.value) for item in at.error]
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -269,3 +275,15 @@ def test_a_path_outside_the_data_roots_is_refused_and_the_roots_are_named(data_d
         assert any("is outside the folders the studio may read" in text and str(data_dir.resolve()) in text
                    and "SKYNET_DATA_ROOTS" in text for text in errors(at)), (typed, errors(at))
         assert "root-only" not in str([item.value for item in at.dataframe])
+
+
+def test_a_saved_choice_outside_the_data_roots_is_not_loaded(data_dir: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SKYNET_DATA_ROOTS")
+    secret = tmp_path / "creds.jsonl"
+    secret.write_text('{"input": {"token": "root-only"}, "output": "x"}\n')
+    Store(data_dir).set(studio.SETTING_DATASET_PATH, str(secret))
+    at = open_page()
+    assert len(at.warning) == 1 and "is outside the folders the studio may read" in plain(at.warning[0].value)
+    assert at.markdown[0].value.startswith("In use: **Support tickets (example)**")
+    assert "root-only" not in str([item.value for item in at.dataframe])
