@@ -15,9 +15,11 @@ import pandas as pd
 import streamlit as st
 
 import studio
+from panels.reflection import draw_reflection_step
 from skynet_core.cases import Case
 from skynet_core.datasets import Dataset
 from skynet_core.display import markdown_frame
+from skynet_core.engines.reflection import dataset_instruction
 from skynet_core.feedback import (
     Flag,
     Grade,
@@ -602,7 +604,7 @@ def page() -> None:
     )
     run = studio.workspace().latest_run()
     if run is None:
-        who = f" (candidate `{md(chosen)}`)" if chosen else ""
+        who = f" (candidate {md(chosen)})" if chosen else ""
         st.info(
             f"No scored run of {md(data.name)}{who} yet. Score every case with the current metric.py to "
             'review its feedback (or use "Score all cases" on the Author page).',
@@ -658,6 +660,15 @@ def page() -> None:
             )
     exports(run, pairs, result, marks, grades)
     model_review(run, pairs, result, grades)
+    with st.expander("Try one reflection step: would this feedback help an optimizer?"):
+        draw_reflection_step(
+            MetricSource.of(run.metric_source) if run.metric_source else studio.metric(),
+            [case for case, _ in pairs],
+            [res for _, res in pairs],
+            studio.model_settings(),
+            instruction=dataset_instruction(data),
+            key="feedback.reflection",
+        )
     health_section(run, pairs)
 
 
