@@ -368,7 +368,11 @@ def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done:
                 st.rerun()
             return
         left, right = st.columns([5, 1], vertical_alignment="center")
-        left.progress(current.progress, text=f"{what}… {current.done} of {current.total} ({current.elapsed_s:.1f} s)")
+        text = f"{what}… {current.done} of {current.total} ({current.elapsed_s:.1f} s)"
+        spent = workspace().llm_spent(current)
+        if spent:
+            text += f" · llm() spent \\${spent:.4f}"
+        left.progress(current.progress, text=text)
         right.button("Cancel", on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
 
     progress()

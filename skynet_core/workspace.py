@@ -26,6 +26,7 @@ the trade-offs page) becomes a version first. Typing makes an automatic version 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -195,6 +196,7 @@ class Workspace:
         self._env = env
         self._lock = threading.Lock()
         self._datasets: OrderedDict[str, Dataset] = OrderedDict()
+        self._handlers: weakref.WeakKeyDictionary[Job[Any], LlmHandler] = weakref.WeakKeyDictionary()
 
     # --- the pool and run options -----------------------------------------------------------
 
@@ -502,7 +504,14 @@ class Workspace:
             return report
 
         job: Job[CheckReport] = Job(kind=kind, total=len(cases), label=label, provenance=provenance)
+        if options.llm is not None:
+            self._handlers[job] = options.llm
         return self.submit(slot, job, run, watcher)
+
+    def llm_spent(self, job: Job[Any]) -> float | None:
+        """What ``job``'s ``llm()`` calls have cost so far (USD), when it is a scoring run with a model handler."""
+        spent = getattr(self._handlers.get(job), "spent_usd", None)
+        return float(spent) if isinstance(spent, int | float) else None
 
     def keep_run(self, metric: MetricSource, results: list[CaseResult], made_by: Provenance) -> int:
         """Keep scored results in the database (the run of ``made_by``'s dataset, candidate and split)."""
