@@ -349,7 +349,7 @@ def try_judge() -> None:
         return
     if job.error:
         st.error("The judge example could not run.")
-        st.text(job.error)
+        studio.long_text(job.error, key="settings.try_error")
         return
     results = job.result.cases if job.result is not None else job.partial
     if not results:

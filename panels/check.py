@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from skynet_core.display import clipped
 from skynet_core.export import results_frame, score_names
 from skynet_core.jobs import Job
 from skynet_core.results import CaseResult, CheckReport, StageStatus
@@ -80,7 +81,7 @@ def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
         return
     if job.error or job.result is None:
         st.error("The check could not run. Try again; if it repeats, restart the app.")
-        st.text(job.error or "")
+        st.text(clipped(job.error or ""))
         return
     report = job.result
     failure = report.first_failure
@@ -98,9 +99,9 @@ def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
         )
         first, *rest = (stage.message or "").splitlines() or [""]
         if first:
-            st.text(first)
+            st.text(clipped(first))
         if rest and stage.status is StageStatus.FAILED:
-            st.code("\n".join(rest), language=None)
+            st.code(clipped("\n".join(rest)), language=None)
     if report.cases:
         st.markdown(f"**Sampled cases** ({len(report.cases)}, checked in {report.duration_ms:.0f} ms)")
         sample_table(report.cases)
