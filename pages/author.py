@@ -8,6 +8,7 @@ shown is compared with what the workspace would produce now, and says so when it
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import pandas as pd
@@ -149,7 +150,8 @@ def score_panel(current: Provenance, cases: list[Case]) -> list[CaseResult]:
         return []
     if job.error:
         if job.error.startswith("ClusterError"):
-            st.error(studio.md(job.error.removeprefix("ClusterError: ")), icon=":material/hub:")
+            message = re.sub(r" \([\w.]+:\d+\)$", "", job.error.removeprefix("ClusterError: "))
+            st.error(studio.md(message), icon=":material/hub:")
             return []
         st.error("Scoring could not run. Try again; if it repeats, restart the app.")
         studio.long_text(job.error, key="author.score_error")
