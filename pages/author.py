@@ -161,7 +161,7 @@ def score_panel(current: Provenance, cases: list[Case]) -> list[CaseResult]:
         st.warning(f"Scoring was cancelled after {len(results)} of {job.total} cases; the table shows those.")
     if job.result is not None and job.result.first_failure is not None and not results:
         failure = job.result.first_failure
-        where = f" (metric.py line {failure.line})" if failure.line else ""
+        where = f" ({studio.md(failure.file)} line {failure.line})" if failure.line else ""
         st.error(f"No case was scored: metric.py fails at {studio.md(failure.label)}{where}.")
         studio.long_text(failure.message, key="author.score_failure")
         return []

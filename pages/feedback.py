@@ -132,7 +132,7 @@ def score_controls(case_count: int, primary: bool, job: Job[CheckReport] | None,
         st.caption("Scoring was cancelled; nothing from it was saved.")
     elif job.result is not None and not job.result.cases and job.result.first_failure is not None:
         failure = job.result.first_failure
-        where = f" (metric.py line {failure.line})" if failure.line else ""
+        where = f" ({md(failure.file)} line {failure.line})" if failure.line else ""
         st.error(
             f"No case was scored: metric.py fails at {md(failure.label)}{where}: {md(failure.message)}. "
             "Fix it on the Author page, then score again."

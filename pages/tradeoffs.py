@@ -109,7 +109,7 @@ def take_finished_job() -> str | None:
         )
     elif not job.result.cases and job.result.first_failure is not None:
         failure = job.result.first_failure
-        where = f" (metric.py line {failure.line})" if failure.line else ""
+        where = f" ({studio.md(failure.file)} line {failure.line})" if failure.line else ""
         S["tradeoffs.job_problem"] = (
             f"No case was scored: metric.py fails at {studio.md(failure.label)}{where}: "
             f"{studio.md((failure.message.splitlines() or [''])[0])} Fix it on the Author page."
