@@ -327,3 +327,14 @@ def test_score_all_on_a_ray_address_where_nothing_listens_shows_the_cluster_erro
     assert cases_table(app) is None
     assert not any("cluster.py:" in e.value for e in app.error)  # the message, not where it was raised
     studio.workspace().set_ray_address("")
+
+
+def test_a_failure_in_a_helper_file_is_named_with_its_file_and_not_marked_in_metric_py(app):
+    app.text_input(key="author.new_file").input("helpers.py")
+    next(b for b in app.button if b.label == "Add the file").click().run()
+    type_text_file(app, "helpers.py", "X = 1\nraise RuntimeError('helper broke')\n")
+    next(b for b in app.button if b.label == "metric.py").click().run()
+    type_text_file(app, "metric.py", "import helpers\n" + NEW_SCORE)
+    run_until(app, lambda at: "breaks the contract" in verdict(at))
+    assert "helpers.py line 2" in verdict(app)
+    assert not any("arrow_right_alt" in block.value for block in app.markdown)
