@@ -16,12 +16,14 @@ import streamlit as st
 
 from skynet_core.cases import Case
 from skynet_core.datasets import CandidateFile, Dataset, Role
+from skynet_core.display import CELL_CHARS, clip, clipped, markdown_text, more_note
 from skynet_core.jobs import Job, JobSlot
 from skynet_core.llm import ModelSettings
 from skynet_core.metric_source import MetricSource
 from skynet_core.provenance import Provenance
 from skynet_core.reward_spec import RewardSpecInSource, reward_spec_in, reward_weights
 from skynet_core.runner import WorkerPool, default_pool
+from skynet_core.runner.watchdog import MEMORY_LIMIT_MODE
 from skynet_core.runs import RunStore
 from skynet_core.store import Store, Version, data_dir
 from skynet_core.workspace import (
@@ -55,7 +57,6 @@ __all__ = [
     "reward_weights",
 ]
 
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$#|~:"})
 _ROUTED = "studio.routed"
 _LLM_KEYS = "studio.llm_keys"
 _OWN_REVISION = "studio.own_revision"
@@ -254,7 +255,24 @@ def own_revision() -> int | None:
 
 def md(text: str) -> str:
     """Text from metric code, data or its errors, escaped for use inside markdown (no formatting, no icons)."""
-    return text.translate(_MD_SPECIAL)
+    return markdown_text(clipped(str(text), CELL_CHARS * 4))
+
+
+def long_text(text: str, key: str, empty: str = "(empty)") -> None:
+    """Text from metric code (feedback, an error, prints) shown literally at a bounded cost: its first
+    characters, with a note and a download of the whole when it is longer."""
+    shown, hidden = clip(text)
+    st.code(shown + more_note(hidden) if text.strip() else empty, language=None, wrap_lines=True)
+    if hidden:
+        st.download_button(
+            "Download the full text",
+            text.encode("utf-8"),
+            file_name=f"{key}.txt",
+            mime="text/plain",
+            key=f"{key}.download",
+            on_click="ignore",
+            icon=":material/download:",
+        )
 
 
 def literal(text: str, *, limit: int = LITERAL_LIMIT, key: str | None = None, name: str = "text.txt") -> None:
@@ -265,7 +283,8 @@ def literal(text: str, *, limit: int = LITERAL_LIMIT, key: str | None = None, na
         return
     st.code(text[:limit] + " …", language=None, wrap_lines=True)
     with st.expander(f"All {len(text):,} characters"):
-        st.code(text, language=None, wrap_lines=True)
+        shown, hidden = clip(text)
+        st.code(shown + more_note(hidden), language=None, wrap_lines=True)
         st.download_button(
             "Download", text.encode("utf-8"), file_name=name, mime="text/plain", key=key, on_click="ignore"
         )
@@ -349,7 +368,11 @@ def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done:
                 st.rerun()
             return
         left, right = st.columns([5, 1], vertical_alignment="center")
-        left.progress(current.progress, text=f"{what}… {current.done} of {current.total} ({current.elapsed_s:.1f} s)")
+        text = f"{what}… {current.done} of {current.total} ({current.elapsed_s:.1f} s)"
+        spent = workspace().llm_spent(current)
+        if spent:
+            text += f" · llm() spent \\${spent:.4f}"
+        left.progress(current.progress, text=text)
         right.button("Cancel", on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
 
     progress()
@@ -392,7 +415,7 @@ def sidebar() -> None:
         st.markdown("**Dataset**")
         st.markdown(
             f"{md(chosen.data.name)}  \n{len(chosen.cases)} cases · candidate "
-            f"`{md(chosen.candidate or '(only one)')}` · split {chosen.split or 'all'}"
+            f"{md(chosen.candidate or '(only one)')} · split {md(chosen.split or 'all')}"
         )
         if chosen.problem:
             st.warning(md(chosen.problem))
@@ -403,3 +426,7 @@ def sidebar() -> None:
             st.markdown(f":green[:material/shield: full] · {md(workers.isolation_reason)}")
         else:
             st.markdown(f":orange[:material/warning: reduced] · {md(workers.isolation_reason)}")
+        st.caption(
+            f"Memory limit: {workers.limits.memory_bytes / (1 << 30):g} GiB per sandbox as a whole "
+            f"({MEMORY_LIMIT_MODE}: all its processes, shared memory and /tmp)"
+        )

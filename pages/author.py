@@ -8,6 +8,7 @@ shown is compared with what the workspace would produce now, and says so when it
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import pandas as pd
@@ -17,13 +18,16 @@ import studio
 from panels import editor
 from panels.cases import cases_table
 from panels.check import annotations, draw_check
+from panels.packages import draw_packages
+from panels.reflection import draw_reflection_step
 from skynet_core.cases import Case
 from skynet_core.charts import weights_figure
 from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
+from skynet_core.engines.reflection import dataset_instruction
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.metric_source import MetricSource, MetricSourceError
 from skynet_core.provenance import Provenance
-from skynet_core.results import CheckReport
+from skynet_core.results import CaseResult, CheckReport
 from skynet_core.workspace import example_metric
 
 studio.ensure_router()
@@ -114,7 +118,8 @@ def start_score() -> None:
     ws.score_all(score_slot, keys=studio.session_keys(), watcher=studio.watcher())
 
 
-def score_panel(current: Provenance, cases: list[Case]) -> None:
+def score_panel(current: Provenance, cases: list[Case]) -> list[CaseResult]:
+    """The "Score all" button, its progress and the results table; returns the results shown (none: [])."""
     job = score_slot.job
     done = job is not None and job.finished
     running = job is not None and not done
@@ -127,38 +132,44 @@ def score_panel(current: Provenance, cases: list[Case]) -> None:
         icon=":material/play_arrow:",
         key="author.score_all",
     )
-    cols[1].caption(f"Runs metric.py on all {len(cases)} cases of the chosen candidate and split, in the background.")
+    where = f"on the Ray cluster at {ws.ray_address()}" if ws.ray_address() else "in the background"
+    cols[1].caption(f"Runs metric.py on all {len(cases)} cases of the chosen candidate and split, {studio.md(where)}.")
     studio.job_progress(score_slot, "author.score", "Scoring", job, done)
     if job is None:
         saved = ws.latest_run()
         if saved is None:
             st.caption("No cases scored yet.")
-            return
+            return []
         st.caption(f"Results of the last run, scored {datetime.fromtimestamp(saved.created_at):%Y-%m-%d %H:%M}.")
         studio.stale_banner(
             studio.stale_changes(saved.provenance, current), "These results", start_score, key="author.rescore"
         )
         cases_table(("run", saved.id), saved.results, cases, "author")
-        return
+        return saved.results
     if not done:
-        return
+        return []
     if job.error:
+        if job.error.startswith("ClusterError"):
+            message = re.sub(r" \([\w.]+:\d+\)$", "", job.error.removeprefix("ClusterError: "))
+            st.error(studio.md(message), icon=":material/hub:")
+            return []
         st.error("Scoring could not run. Try again; if it repeats, restart the app.")
-        st.text(job.error)
-        return
+        studio.long_text(job.error, key="author.score_error")
+        return []
     results = job.result.cases if job.result is not None else job.partial
     if job.cancelled:
         st.warning(f"Scoring was cancelled after {len(results)} of {job.total} cases; the table shows those.")
     if job.result is not None and job.result.first_failure is not None and not results:
         failure = job.result.first_failure
-        where = f" (metric.py line {failure.line})" if failure.line else ""
-        st.error(f"No case was scored: metric.py fails at {failure.label}{where}.")
-        st.text(failure.message)
-        return
+        where = f" ({studio.md(failure.file)} line {failure.line})" if failure.line else ""
+        st.error(f"No case was scored: metric.py fails at {studio.md(failure.label)}{where}.")
+        studio.long_text(failure.message, key="author.score_failure")
+        return []
     studio.stale_banner(
         studio.stale_changes(job.provenance, current), "These results", start_score, key="author.rescore"
     )
     cases_table(("job", job.id), results, cases, "author")
+    return results
 
 
 def start_consistency(metric: MetricSource, cases: list[Case]) -> None:
@@ -199,7 +210,7 @@ def consistency_panel(metric: MetricSource, current: Provenance, cases: list[Cas
         return
     if job.error:
         st.error("The repeated runs could not run.")
-        st.text(job.error)
+        studio.long_text(job.error, key="author.consistency_error")
         return
     if job.result is None:
         st.info("The repeated runs were cancelled.")
@@ -264,7 +275,7 @@ with st.expander("Upload metric.py or a .zip of the metric folder"):
         "A UTF-8 Python file, or a zip of the folder", type=["py", "zip"], key="author.upload", on_change=take_upload
     )
     if S.get("author.upload_error"):
-        st.error(S["author.upload_error"])
+        st.error(studio.md(S["author.upload_error"]))
 
 editor_col, check_col = st.columns([3, 2], gap="medium")
 with editor_col:
@@ -272,12 +283,14 @@ with editor_col:
     editor.metric_editor(draft, markers)
     if markers:
         st.markdown(f":red[:material/arrow_right_alt: metric.py line {markers[0]['row'] + 1}:]")
-        st.text(markers[0]["text"])
+        studio.long_text(markers[0]["text"], key="author.marker")
     studio.save_version_control("author", label_visibility="collapsed")
     st.caption(
         "The check runs when you pause typing (or press Ctrl+Enter). Your text is saved as you type, with "
         "an automatic version every few minutes."
     )
+    with st.expander("Packages the metric imports"):
+        draw_packages(draft.metric)
 with check_col:
     st.markdown(
         f"**Contract check** · {len(cases) and min(3, len(cases))} sampled cases of {studio.md(in_use.data.name)}"
@@ -290,7 +303,17 @@ if report is not None and (weights := studio.reward_weights(draft.source)):
 
 st.divider()
 st.subheader("Every case")
-score_panel(current, cases)
+scored = score_panel(current, cases)
+
+with st.expander("Try one reflection step: would this feedback help an optimizer?"):
+    draw_reflection_step(
+        draft.metric,
+        cases,
+        scored,
+        studio.model_settings(),
+        instruction=dataset_instruction(in_use.data),
+        key="author.reflection",
+    )
 
 with st.expander("Judge consistency: score the same cases several times"):
     st.caption(

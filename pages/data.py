@@ -27,6 +27,7 @@ from skynet_core.datasets import (
     save_upload,
 )
 from skynet_core.datasets.role_editor import ROLE_CHOICES, cell_text, changed_roles, editor_rows
+from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, data_roots, server_path
 
 studio.ensure_router()
 
@@ -100,7 +101,10 @@ def open_path() -> None:
     typed = (S.get("data.path") or "").strip()
     S.pop("data.upload_error", None)
     if typed:
-        new_draft(Draft(path=str(Path(typed).expanduser())))
+        try:
+            new_draft(Draft(path=str(server_path(typed))))
+        except PathRefused as exc:
+            S["data.upload_error"] = str(exc)
 
 
 def use_example() -> None:
@@ -122,12 +126,12 @@ def add_candidate_file(draft: Draft) -> None:
         if upload is not None:
             path = str(save_upload(upload.name, upload, studio.uploads_dir()))
         elif typed:
-            path = str(Path(typed).expanduser())
+            path = str(server_path(typed))
             table(path)  # says now, not at "Use this dataset", when the file cannot be read
         else:
             S["data.new_error"] = "Upload the candidate's file, or type its path on the server."
             return
-    except DatasetError as exc:
+    except (DatasetError, PathRefused) as exc:
         S["data.new_error"] = str(exc)
         return
     draft.files.append(CandidateFile(name=name, path=path))
@@ -156,12 +160,12 @@ def apply(draft: Draft, edited: pd.DataFrame, columns: list[str]) -> None:
     try:
         data = studio.load_choice(draft.path, changed, draft.files, main)
     except DatasetError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(studio.md(str(exc)), icon=":material/error:")
         return
     except OSError as exc:
         st.error(
-            f"{exc.filename or draft.path} could not be read ({exc.strerror or exc}). Check the path, or "
-            "upload the file again.",
+            studio.md(f"{exc.filename or draft.path} could not be read ({exc.strerror or exc}).")
+            + " Check the path, or upload the file again.",
             icon=":material/error:",
         )
         return
@@ -181,11 +185,11 @@ def draft_panel(draft: Draft) -> None:
     try:
         frame = table(draft.path)
     except DatasetError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(studio.md(str(exc)), icon=":material/error:")
         return
     columns = [str(column) for column in frame.columns]
-    st.markdown(f"#### {name}")
-    st.caption(f"{draft.path} · {len(frame):,} {frame.index.name or 'row'}s · {len(columns):,} columns")
+    st.markdown(f"#### {studio.md(name)}")
+    st.caption(f"{studio.md(draft.path)} · {len(frame):,} {frame.index.name or 'row'}s · {len(columns):,} columns")
     if len(columns) >= WIDE_COLUMNS:
         st.info(
             f"This file has {len(columns):,} columns. Columns without a role prefix (input., expected., output, "
@@ -241,8 +245,8 @@ def candidate_files_panel(draft: Draft, name: str, *, has_candidate_column: bool
     )
     for index, item in enumerate(draft.files):
         cols = st.columns([2, 5, 1], vertical_alignment="center")
-        cols[0].markdown(f"**{item.name}**")
-        cols[1].caption(item.path)
+        cols[0].markdown(f"**{studio.md(item.name)}**")
+        cols[1].caption(studio.md(item.path))
         cols[2].button(
             "Remove",
             key=f"data.remove.{index}.{item.name}",
@@ -260,10 +264,14 @@ def candidate_files_panel(draft: Draft, name: str, *, has_candidate_column: bool
     with st.expander("Add a candidate file", expanded=bool(S.get("data.new_error"))):
         st.text_input("Candidate name", key="data.new_name", placeholder="e.g. large-careful")
         st.file_uploader("Upload its file", type=FILE_TYPES, key=f"data.new_upload.{S.get('data.new_gen', 0)}")
-        st.text_input("…or its path on the server", key="data.new_path")
+        st.text_input(
+            "…or its path on the server",
+            key="data.new_path",
+            help="Only files in these folders: " + ", ".join(str(root) for root in data_roots()) + ".",
+        )
         st.button("Add candidate", on_click=add_candidate_file, args=(draft,), icon=":material/add:")
         if S.get("data.new_error"):
-            st.error(S["data.new_error"], icon=":material/error:")
+            st.error(studio.md(S["data.new_error"]), icon=":material/error:")
 
 
 def splits_panel(data: Dataset) -> None:
@@ -303,8 +311,8 @@ def splits_panel(data: Dataset) -> None:
     )
     count = len(studio.cases_in_use())
     st.caption(
-        f"The Author page scores {count:,} cases: candidate {chosen_candidate or '(the only one)'}, "
-        f"split {chosen_split or 'all'}."
+        f"The Author page scores {count:,} cases: candidate {studio.md(chosen_candidate or '(the only one)')}, "
+        f"split {studio.md(chosen_split or 'all')}."
     )
 
 
@@ -322,11 +330,11 @@ if "data.draft" not in S:
 
 st.title("Data")
 st.markdown(
-    f"In use: **{data.name}** · {sum(data.split_counts().values()):,} cases × {len(data.candidates)} "
+    f"In use: **{studio.md(data.name)}** · {sum(data.split_counts().values()):,} cases × {len(data.candidates)} "
     f"candidate{'s' if len(data.candidates) != 1 else ''}"
 )
 if problem:
-    st.warning(problem, icon=":material/warning:")
+    st.warning(studio.md(problem), icon=":material/warning:")
 if flash := S.pop("data.flash", None):
     st.success(flash, icon=":material/task_alt:")
 
@@ -356,10 +364,17 @@ else:
         help="Kept in the studio's data folder, so the choice survives a restart.",
     )
     with path_col:
-        st.text_input("…or a file path on the server", key="data.path", placeholder="/data/cases.jsonl")
+        st.text_input(
+            "…or a file path on the server",
+            key="data.path",
+            placeholder="/data/cases.jsonl",
+            help="Only files in these folders: "
+            + ", ".join(str(root) for root in data_roots())
+            + f". More: {DATA_ROOTS_ENV} in the server's environment.",
+        )
         st.button("Open this file", on_click=open_path, icon=":material/folder_open:")
     if S.get("data.upload_error"):
-        st.error(S["data.upload_error"], icon=":material/error:")
+        st.error(studio.md(S["data.upload_error"]), icon=":material/error:")
     if S["data.draft"] is not None:
         draft_panel(S["data.draft"])
 

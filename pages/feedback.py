@@ -15,8 +15,11 @@ import pandas as pd
 import streamlit as st
 
 import studio
+from panels.reflection import draw_reflection_step
 from skynet_core.cases import Case
 from skynet_core.datasets import Dataset
+from skynet_core.display import markdown_frame
+from skynet_core.engines.reflection import dataset_instruction
 from skynet_core.feedback import (
     Flag,
     Grade,
@@ -124,14 +127,14 @@ def score_controls(case_count: int, primary: bool, job: Job[CheckReport] | None,
     if job is None or not done:
         return
     if job.error:
-        st.error(f"Scoring could not run: {job.error}. Try again; if it repeats, restart the app.")
+        st.error(f"Scoring could not run: {md(job.error or '')}. Try again; if it repeats, restart the app.")
     elif job.cancelled:
         st.caption("Scoring was cancelled; nothing from it was saved.")
     elif job.result is not None and not job.result.cases and job.result.first_failure is not None:
         failure = job.result.first_failure
-        where = f" (metric.py line {failure.line})" if failure.line else ""
+        where = f" ({md(failure.file)} line {failure.line})" if failure.line else ""
         st.error(
-            f"No case was scored: metric.py fails at {failure.label}{where}: {md(failure.message)}. "
+            f"No case was scored: metric.py fails at {md(failure.label)}{where}: {md(failure.message)}. "
             "Fix it on the Author page, then score again."
         )
 
@@ -173,7 +176,7 @@ def thresholds_editor() -> Thresholds:
     try:
         chosen = Thresholds(**{rule.setting: S[f"feedback.threshold.{rule.setting}"] for rule in rules(current)})
     except ValueError as exc:
-        st.error(f"{exc} The review uses the previous thresholds.")
+        st.error(f"{md(str(exc))} The review uses the previous thresholds.")
         return current
     S["feedback.thresholds"] = chosen
     return chosen
@@ -199,7 +202,7 @@ def rule_counts(result: Review) -> None:
             for rule in result.rules
         ]
     ).set_index("Rule")
-    st.table(frame)
+    st.table(markdown_frame(frame))
 
 
 def mark_text(mark: Mark | None) -> str:
@@ -296,7 +299,7 @@ def case_view(
     mark: Mark | None,
     grade: Grade | None,
 ) -> None:
-    st.markdown(f"#### Case {md(case.id)} · {case.split} · score {fmt(result.score)}")
+    st.markdown(f"#### Case {md(case.id)} · {md(case.split)} · score {fmt(result.score)}")
     cols = st.columns(3)
     with cols[0]:
         st.markdown("**Input**")
@@ -313,7 +316,7 @@ def case_view(
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown("**Feedback**")
-        st.code(result.feedback if result.feedback.strip() else "(empty)", language=None, wrap_lines=True)
+        studio.long_text(result.feedback, "feedback.case.feedback")
         if result.scores:
             st.markdown(
                 "**Named scores** · " + " · ".join(f"{md(name)} {fmt(value)}" for name, value in result.scores.items())
@@ -481,7 +484,7 @@ def health_section(run: SavedRun, pairs: list[tuple[Case, CaseResult]]) -> None:
     if job is None or not done or job.label != str(run.id):
         return
     if job.error:
-        st.error(f"The probes could not run: {job.error}. Try again; if it repeats, restart the app.")
+        st.error(f"The probes could not run: {md(job.error or '')}. Try again; if it repeats, restart the app.")
         return
     if job.cancelled or job.result is None:
         st.caption("The probes were cancelled.")
@@ -552,7 +555,7 @@ def model_review(run: SavedRun, pairs: list[tuple[Case, CaseResult]], result: Re
             st.caption(f"Uses `{md(config.model)}`, the {which}: one call per flagged case{limit}.")
         studio.job_progress(grade_slot, "feedback.grade_job", "Grading", job, done)
         if job is not None and done and job.error:
-            st.error(f"The model review could not run: {job.error}.")
+            st.error(f"The model review could not run: {md(job.error or '')}.")
         failed = [grade for grade in grades.values() if grade.grade is None]
         graded = [grade.grade for grade in grades.values() if grade.grade is not None]
         if graded:
@@ -574,10 +577,10 @@ def run_header(
 ) -> None:
     key = run.key
     when = datetime.fromtimestamp(run.created_at).strftime("%Y-%m-%d %H:%M")
-    candidate = f" · candidate `{md(key.candidate)}`" if key.candidate else ""
+    candidate = f" · candidate {md(key.candidate)}" if key.candidate else ""
     st.markdown(
         f"Latest scored run: **{len(run.results)} cases** of {md(key.dataset_name or data.name)}{candidate}"
-        f" · split {key.split or 'all'} · scored {when} · metric.py `{key.metric_hash}`"
+        f" · split {md(key.split or 'all')} · scored {when} · metric.py `{key.metric_hash}`"
     )
     stale = studio.stale_banner(
         studio.stale_changes(run.provenance, studio.provenance()), "This run's results", None, key="feedback.stale"
@@ -601,7 +604,7 @@ def page() -> None:
     )
     run = studio.workspace().latest_run()
     if run is None:
-        who = f" (candidate `{md(chosen)}`)" if chosen else ""
+        who = f" (candidate {md(chosen)})" if chosen else ""
         st.info(
             f"No scored run of {md(data.name)}{who} yet. Score every case with the current metric.py to "
             'review its feedback (or use "Score all cases" on the Author page).',
@@ -657,6 +660,15 @@ def page() -> None:
             )
     exports(run, pairs, result, marks, grades)
     model_review(run, pairs, result, grades)
+    with st.expander("Try one reflection step: would this feedback help an optimizer?"):
+        draw_reflection_step(
+            MetricSource.of(run.metric_source) if run.metric_source else studio.metric(),
+            [case for case, _ in pairs],
+            [res for _, res in pairs],
+            studio.model_settings(),
+            instruction=dataset_instruction(data),
+            key="feedback.reflection",
+        )
     health_section(run, pairs)
 
 

@@ -47,7 +47,7 @@ def comparison() -> None:
         return
     if job.error:
         st.error("The comparison could not run.")
-        st.text(job.error)
+        studio.long_text(job.error, key="history.compare_error")
         return
     studio.stale_banner(
         studio.stale_changes(job.provenance, studio.provenance()), "These scores", None, key="history.stale"

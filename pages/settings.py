@@ -16,6 +16,9 @@ import streamlit as st
 import studio
 from skynet_core.judge import judge_summary
 from skynet_core.llm import (
+    API_BASE_KEY_RULE,
+    BUDGET_RANGE_USD,
+    CALLS_PER_CASE_RANGE,
     CONCURRENCY_RANGE,
     NO_MODEL_MESSAGE,
     RETRIES_RANGE,
@@ -66,6 +69,9 @@ def seed(settings: ModelSettings) -> None:
     S["settings.timeout"] = settings.request_timeout_s
     S["settings.concurrency"] = settings.concurrency
     S["settings.retries"] = settings.max_retries
+    S["settings.max_calls"] = settings.max_calls_per_case
+    S["settings.budget"] = float(settings.max_cost_usd or 0.0)
+    S["settings.ray_address"] = studio.workspace().ray_address()
 
 
 def typed_keys() -> dict[str, str]:
@@ -91,6 +97,8 @@ def form_settings() -> ModelSettings:
         request_timeout_s=float(S["settings.timeout"]),
         concurrency=int(S["settings.concurrency"]),
         max_retries=int(S["settings.retries"]),
+        max_calls_per_case=int(S["settings.max_calls"]),
+        max_cost_usd=float(S["settings.budget"]) or None,
     )
     return settings.with_keys({**studio.session_keys(), **typed_keys()})
 
@@ -98,6 +106,7 @@ def form_settings() -> ModelSettings:
 def save() -> None:
     settings = form_settings()
     studio.save_model_settings(settings)
+    studio.workspace().set_ray_address(S["settings.ray_address"])
     for role, key in typed_keys().items():
         studio.set_session_key(role, key)
     for role in ROLES:
@@ -162,8 +171,9 @@ def model_panel(role: str) -> None:
         "API base (optional)",
         key=f"settings.{role}.api_base",
         placeholder="http://127.0.0.1:11434/v1",
-        help="For a local OpenAI-compatible server. Empty: the provider's own API.",
+        help="For a local OpenAI-compatible server. Empty: the provider's own API. " + API_BASE_KEY_RULE,
     )
+    st.caption(API_BASE_KEY_RULE)
     st.text_input(
         "API key for this session (optional)",
         key=f"settings.{role}.key",
@@ -275,6 +285,32 @@ def calls_panel() -> None:
         help="A rate limit, timeout or server error is tried again this many times, with "
         "growing waits, before the case fails with the provider's message.",
     )
+    limits = st.columns(3)
+    limits[0].number_input(
+        "llm() calls per case",
+        min_value=CALLS_PER_CASE_RANGE[0],
+        max_value=CALLS_PER_CASE_RANGE[1],
+        step=1,
+        key="settings.max_calls",
+        help="A case that calls llm() more often than this fails with an error naming the cap.",
+    )
+    limits[1].number_input(
+        "Budget per run (USD, 0 = none)",
+        min_value=0.0,
+        max_value=BUDGET_RANGE_USD[1],
+        step=1.0,
+        format="%.2f",
+        key="settings.budget",
+        help="Once a run's llm() calls have cost this much, its remaining cases fail with an error naming "
+        "the budget. Calls whose cost is unknown count as free.",
+    )
+    limits[2].text_input(
+        "Ray cluster address",
+        key="settings.ray_address",
+        placeholder="ray://head:10001 (empty: this machine)",
+        help="“Score all” on the Author page scores on this Ray cluster when set (requirements-ray.txt). "
+        "Empty: cases are scored on this machine.",
+    )
 
 
 def start_try() -> None:
@@ -313,7 +349,7 @@ def try_judge() -> None:
         return
     if job.error:
         st.error("The judge example could not run.")
-        st.text(job.error)
+        studio.long_text(job.error, key="settings.try_error")
         return
     results = job.result.cases if job.result is not None else job.partial
     if not results:
@@ -385,7 +421,11 @@ effective_banner(saved)
 if S.get("settings.notice"):
     st.toast(S.pop("settings.notice"), icon=":material/save:")
 unsaved = st.empty()  # always there, so the elements below keep their places when it empties
-if form_settings().to_stored() != saved.to_stored() or typed_keys():
+if (
+    form_settings().to_stored() != saved.to_stored()
+    or typed_keys()
+    or S["settings.ray_address"].strip() != studio.workspace().ray_address()
+):
     unsaved.caption(":orange[:material/edit: Unsaved changes: “Save settings” makes metrics use them.]")
 
 if not litellm_ready() and any(form_settings().config(role) for role in ROLES):

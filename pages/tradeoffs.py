@@ -104,13 +104,15 @@ def take_finished_job() -> str | None:
     if job.cancelled:
         S["tradeoffs.job_problem"] = "Scoring was cancelled; press Score candidates to run it again."
     elif job.error or job.result is None:
-        S["tradeoffs.job_problem"] = f"Scoring could not run: {job.error}. Try again; if it repeats, restart the app."
+        S["tradeoffs.job_problem"] = (
+            f"Scoring could not run: {studio.md(job.error or '')}. Try again; if it repeats, restart the app."
+        )
     elif not job.result.cases and job.result.first_failure is not None:
         failure = job.result.first_failure
-        where = f" (metric.py line {failure.line})" if failure.line else ""
+        where = f" ({studio.md(failure.file)} line {failure.line})" if failure.line else ""
         S["tradeoffs.job_problem"] = (
-            f"No case was scored: metric.py fails at {failure.label}{where}: "
-            f"{failure.message.splitlines()[0]} Fix it on the Author page."
+            f"No case was scored: metric.py fails at {studio.md(failure.label)}{where}: "
+            f"{studio.md((failure.message.splitlines() or [''])[0])} Fix it on the Author page."
         )
     else:
         source, (_, _, _, split) = meta["source"], meta["dataset"]
@@ -340,7 +342,7 @@ def draw_scoring(source: str, data: Dataset, split: str | None, scored: ScoredCa
         disabled=running or count == 0,
         key="tradeoffs.score",
     )
-    names = ", ".join(display_name(name) for name in data.candidates)
+    names = ", ".join(studio.md(display_name(name)) for name in data.candidates)
     cols[1].caption(
         f"Runs metric.py once on each of the {count} cases of {len(data.candidates)} "
         f"candidate{'s' if len(data.candidates) != 1 else ''} ({names}) in the background. "
@@ -360,9 +362,9 @@ def draw_scoring(source: str, data: Dataset, split: str | None, scored: ScoredCa
 def draw_failures(scored: ScoredCandidates) -> None:
     failed = {name: count for name, count in scored.failed.items() if count}
     if failed:
-        counts = ", ".join(f"{display_name(name)} {count}" for name, count in failed.items())
+        counts = ", ".join(f"{studio.md(display_name(name))} {count}" for name, count in failed.items())
         st.warning(
-            f"Cases whose metric failed are left out ({counts}). First: {scored.first_error}. "
+            f"Cases whose metric failed are left out ({counts}). First: {studio.md(scored.first_error or '')}. "
             "See them on the Author page.",
             icon=":material/warning:",
         )
@@ -418,7 +420,7 @@ def draw_analysis(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
     try:
         summary = summarize(scored.candidates, norm)
     except ValueError as exc:
-        st.error(f"The rewards cannot be computed: {exc}", icon=":material/error:")
+        st.error(f"The rewards cannot be computed: {studio.md(str(exc))}", icon=":material/error:")
         return
     try:
         grid = winner_map(summary, GRID_STEP)
@@ -432,7 +434,7 @@ def draw_analysis(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
     stats = st.columns(4)
     stats[0].metric(
         "Winner at these weights",
-        summary.names[winner],
+        studio.md(summary.names[winner]),
         border=True,
         help="The candidate with the highest mean reward.",
     )
@@ -486,14 +488,15 @@ def draw_analysis(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
             a, s, c = change.nearest_weights
             st.markdown(
                 f"The nearest weights where another candidate wins are {change.distance:.3f} away: "
-                f"accuracy {a:.2f} · speed {s:.2f} · cost {c:.2f}, where **{change.nearest_winner}** wins."
+                f"accuracy {a:.2f} · speed {s:.2f} · cost {c:.2f}, "
+                f"where **{studio.md(change.nearest_winner or '')}** wins."
             )
         elif change is not None:
-            st.markdown(f"**{change.name}** wins at every mix of weights, with these references.")
+            st.markdown(f"**{studio.md(change.name)}** wins at every mix of weights, with these references.")
         st.markdown(
             f"**How firm the ranking is**  \nWhen every weight and reference moves by up to "
             f"±{SPREAD:.0%} at random ({PERTURBATIONS} times), the order of the candidates keeps a mean "
-            f"Kendall tau of {stability.mean_tau:.2f} (1: never reordered) and **{summary.names[winner]}** "
+            f"Kendall tau of {stability.mean_tau:.2f} (1: never reordered) and **{studio.md(summary.names[winner])}** "
             f"stays the winner in {stability.winner_kept:.0%} of them."
         )
         st.caption(

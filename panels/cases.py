@@ -16,6 +16,7 @@ from skynet_core.cases import Case
 from skynet_core.charts import score_histogram
 from skynet_core.export import results_frame, score_names
 from skynet_core.judge import JudgeSummary, judge_summary
+from skynet_core.overflow import full_side_information
 from skynet_core.results import CaseResult
 
 S = st.session_state
@@ -153,12 +154,23 @@ def case_details(case_id: str, results: list[CaseResult], cases: list[Case]) -> 
     with cols[0]:
         st.markdown("**Side information**")
         st.json({"feedback": result.feedback, "scores": result.scores, **result.extra}, expanded=True)
+        whole = full_side_information(result)
+        if whole is not None:
+            st.download_button(
+                "Download the full side information",
+                whole,
+                file_name=f"side-information-{case_id}.json",
+                mime="application/json",
+                on_click="ignore",
+                icon=":material/download:",
+                key=f"cases.side.{case_id}",
+            )
         if result.error:
             st.markdown("**Error**")
-            studio.literal(result.error, key=f"cases.error.{case_id}")
+            studio.long_text(result.error, key=f"cases.error.{case_id}")
     with cols[1]:
         st.markdown("**Printed by metric.py**")
         if result.stdout:
-            studio.literal(result.stdout, key=f"cases.stdout.{case_id}")
+            studio.long_text(result.stdout, key=f"cases.stdout.{case_id}")
         else:
             st.caption("Nothing was printed.")

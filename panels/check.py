@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from skynet_core.display import clipped, markdown_text
 from skynet_core.export import results_frame, score_names
 from skynet_core.jobs import Job
 from skynet_core.results import CaseResult, CheckReport, StageStatus
@@ -29,8 +30,8 @@ STATUS_WORDS = {
 def annotations(report: CheckReport | None) -> list[dict[str, Any]]:
     """Ace gutter markers for the failed stage's metric.py line."""
     failure = report.first_failure if report else None
-    if failure is None or not failure.line:
-        return []
+    if failure is None or not failure.line or failure.file != "metric.py":
+        return []  # a line of a helper file is named in the verdict, not marked in metric.py
     return [
         {
             "row": failure.line - 1,
@@ -80,17 +81,18 @@ def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
         return
     if job.error or job.result is None:
         st.error("The check could not run. Try again; if it repeats, restart the app.")
-        st.text(job.error or "")
+        st.text(clipped(job.error or ""))
         return
     report = job.result
     failure = report.first_failure
     if failure is None:
         st.success("The metric meets the contract.", icon=":material/task_alt:")
     else:
-        where = f" (metric.py line {failure.line})" if failure.line else ""
+        where = f" ({markdown_text(failure.file)} line {failure.line})" if failure.line else ""
         st.error(f"The metric breaks the contract at **{failure.label}**{where}.", icon=":material/error:")
     for stage in report.stages:
-        notes = [f"metric.py line {stage.line}" if stage.line and stage.status is StageStatus.FAILED else ""]
+        failed_line = stage.line and stage.status is StageStatus.FAILED
+        notes = [f"{markdown_text(stage.file)} line {stage.line}" if failed_line else ""]
         notes_text = " · ".join(note for note in notes if note)
         st.markdown(
             f"{STAGE_ICONS[stage.status]} **{stage.label}** · {STATUS_WORDS[stage.status]}"
@@ -98,9 +100,9 @@ def draw_check(job: Job[CheckReport] | None, timeout: float) -> None:
         )
         first, *rest = (stage.message or "").splitlines() or [""]
         if first:
-            st.text(first)
+            st.text(clipped(first))
         if rest and stage.status is StageStatus.FAILED:
-            st.code("\n".join(rest), language=None)
+            st.code(clipped("\n".join(rest)), language=None)
     if report.cases:
         st.markdown(f"**Sampled cases** ({len(report.cases)}, checked in {report.duration_ms:.0f} ms)")
         sample_table(report.cases)

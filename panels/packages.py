@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from skynet_core.display import markdown_text
 from skynet_core.metric_source import MetricSource
 from skynet_core.packages import PACKAGES_ENV, missing_command, package_report, package_rows, packages_dir
 
@@ -21,7 +22,7 @@ def draw_packages(source: MetricSource) -> None:
         if command:
             missing = ", ".join(status.distribution for status in report if not status.found)
             st.warning(
-                f"Not installed: {missing}. Install them for metrics only (the studio's own "
+                f"Not installed: {markdown_text(missing)}. Install them for metrics only (the studio's own "
                 "environment is left alone), then check again:",
                 icon=":material/deployed_code:",
             )

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from skynet_core.cases import Case
+from skynet_core.display import markdown_text
 from skynet_core.engines.reflection import DEFAULT_MINIBATCH, ReflectionStep, reflection_step
 from skynet_core.llm import ModelSettings
 from skynet_core.metric_source import MetricSource
@@ -83,7 +84,7 @@ def draw_reflection_step(
             S[f"{key}.step"] = str(exc)
     step = S.get(f"{key}.step")
     if isinstance(step, str):
-        st.warning(step)
+        st.warning(markdown_text(step) if step != GEPA_MISSING else step)
     elif isinstance(step, ReflectionStep):
         draw_step(step)
     draw_exports(source, cases, S[text_key], key)
@@ -94,11 +95,13 @@ def draw_step(step: ReflectionStep) -> None:
     if step.proposed is None:
         st.info(step.message)
     else:
-        st.markdown(f"**Proposed text** · from {step.model}")
+        st.markdown(f"**Proposed text** · from {markdown_text(step.model or '')}")
         st.code(step.proposed, language=None, wrap_lines=True)
         st.markdown("**Diff against the current text**")
         st.code(step.diff or "The proposal is the same text.", language="diff", wrap_lines=True)
-    st.markdown(f"**The prompt the engine would send** · cases {', '.join(step.case_ids)}, lowest score first")
+    st.markdown(
+        f"**The prompt the engine would send** · cases {markdown_text(', '.join(step.case_ids))}, lowest score first"
+    )
     st.code(step.prompt, language=None, wrap_lines=True, height=420)
 
 
@@ -114,7 +117,7 @@ def draw_exports(source: str | MetricSource, cases: Sequence[Case], instruction:
         try:
             data = export_for_engine(source, engine, list(cases), instruction=instruction or None).to_zip()
         except ValueError as exc:
-            col.caption(f"{label}: {exc}")
+            col.caption(f"{label}: {markdown_text(str(exc))}")
             continue
         col.download_button(
             label,

@@ -26,6 +26,7 @@ the trade-offs page) becomes a version first. Typing makes an automatic version 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ from .jobs import Job, JobBoard, JobSlot
 from .judge import Consistency
 from .llm import ModelSettings, load_settings, make_handler, save_settings
 from .metric_source import MetricSource
+from .paths import PathRefused, server_path
 from .provenance import Provenance, settings_fingerprint
 from .results import CaseResult, CheckReport
 from .runner import LlmHandler, WorkerPool, default_pool
@@ -71,6 +73,7 @@ SETTING_DATASET_ROLES = "dataset.roles"
 SETTING_DATASET_CANDIDATE_FILES = "dataset.candidate_files"
 SETTING_DATASET_MAIN_CANDIDATE = "dataset.main_candidate"
 SETTING_TIMEOUT = "timeout_s"
+SETTING_RAY_ADDRESS = "ray.address"  # the Ray cluster "Score all" scores on; empty: this machine
 SETTING_CONFLICT = "draft.conflict"  # the last conflict between two writers: {"version": id, "at": time}
 EXAMPLE_SOURCE = "example"
 FIRST_EXAMPLE = "Exact match"
@@ -97,6 +100,7 @@ class RunOptions:
     concurrency: int = 8
     llm: LlmHandler | None = None
     pool: WorkerPool | None = None
+    scorer: Callable[..., Any] | None = None  # scores elsewhere (a Ray cluster); None: on this machine
 
     def for_job(self, job: Job[Any], *, concurrency: bool = True) -> dict[str, Any]:
         """The runner's keyword arguments for ``job``: these options, its cancel event and its progress."""
@@ -192,6 +196,7 @@ class Workspace:
         self._env = env
         self._lock = threading.Lock()
         self._datasets: OrderedDict[str, Dataset] = OrderedDict()
+        self._handlers: weakref.WeakKeyDictionary[Job[Any], LlmHandler] = weakref.WeakKeyDictionary()
 
     # --- the pool and run options -----------------------------------------------------------
 
@@ -222,7 +227,21 @@ class Workspace:
     def run_options(self, keys: Mapping[str, str] | None = None, settings: ModelSettings | None = None) -> RunOptions:
         """The options every run of metric code uses now (``settings`` overrides the saved models, for a try-out)."""
         settings = settings or self.model_settings(keys)
-        return RunOptions(self.timeout_s(), settings.concurrency, make_handler(settings), self.pool)
+        address = self.ray_address()
+        scorer = None
+        if address:
+            from .runner.cluster import ray_scorer
+
+            scorer = ray_scorer(address)
+        return RunOptions(self.timeout_s(), settings.concurrency, make_handler(settings), self.pool, scorer)
+
+    def ray_address(self) -> str:
+        """The Ray cluster "Score all" scores on (empty: this machine)."""
+        value = self.store.get(SETTING_RAY_ADDRESS, "")
+        return value.strip() if isinstance(value, str) else ""
+
+    def set_ray_address(self, address: str) -> None:
+        self.store.set(SETTING_RAY_ADDRESS, address.strip())
 
     # --- the draft and its versions ----------------------------------------------------------
 
@@ -378,8 +397,13 @@ class Workspace:
                 f"The saved dataset choice could not be read ({exc}); using the example.",
             )
         try:
+            if choice.path != EXAMPLE_SOURCE:  # a choice saved earlier, or by another session: the same roots
+                for name in (choice.path, *(item.path for item in choice.candidate_files)):
+                    server_path(name)
             data = self.load(choice.path, choice.roles, choice.candidate_files, choice.main_candidate)
             return self._in_use(data, choice)
+        except PathRefused as exc:
+            reason = str(exc)
         except DatasetError as exc:
             reason = str(exc)
         except OSError as exc:
@@ -467,13 +491,27 @@ class Workspace:
         from .contract import check_metric
 
         def run(job: Job[CheckReport]) -> CheckReport:
-            report = check_metric(runnable(metric), cases, sample=cases, stop_on_timeout=False, **options.for_job(job))
+            report = check_metric(
+                runnable(metric),
+                cases,
+                sample=cases,
+                stop_on_timeout=False,
+                scorer=options.scorer,
+                **options.for_job(job),
+            )
             if keep and provenance is not None and not job.cancel.is_set() and report.cases:
                 self.keep_run(metric, report.cases, provenance)
             return report
 
         job: Job[CheckReport] = Job(kind=kind, total=len(cases), label=label, provenance=provenance)
+        if options.llm is not None:
+            self._handlers[job] = options.llm
         return self.submit(slot, job, run, watcher)
+
+    def llm_spent(self, job: Job[Any]) -> float | None:
+        """What ``job``'s ``llm()`` calls have cost so far (USD), when it is a scoring run with a model handler."""
+        spent = getattr(self._handlers.get(job), "spent_usd", None)
+        return float(spent) if isinstance(spent, int | float) else None
 
     def keep_run(self, metric: MetricSource, results: list[CaseResult], made_by: Provenance) -> int:
         """Keep scored results in the database (the run of ``made_by``'s dataset, candidate and split)."""

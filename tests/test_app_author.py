@@ -106,7 +106,7 @@ def test_a_syntax_error_fails_load_with_its_line_and_later_stages_do_not_run(app
     assert "failed" in stages["load"] and "metric.py line 2" in stages["load"]
     assert all("not run" in stages[label] for label in ("signature", "reward spec", "metric return value"))
     assert any("metric.py line 2" in block.value for block in app.markdown if "arrow_right_alt" in block.value)
-    assert any(text.value.startswith("load:") for text in app.text)
+    assert any(block.value.startswith("load:") for block in app.code)
 
 
 def test_fixing_the_metric_shows_new_feedback_and_named_score(app):
@@ -295,3 +295,46 @@ def type_text_file(at: AppTest, file: str, text: str) -> AppTest:
     key = f"author.editor.{at.session_state['author.editor_gen']}.{file}"
     at.session_state[key] = {"id": f"f{type_text.count}", "type": "change", "text": text, "lang": "python"}
     return at.run()
+
+
+def test_the_packages_panel_lists_what_the_metric_imports(app):
+    type_text(app, "import numpy\n" + NEW_SCORE)
+    run_until(app, lambda at: any("numpy" in str(frame.value) for frame in at.dataframe))
+    assert any(item.label == "Packages the metric imports" for item in app.expander)
+
+
+def test_a_reflection_step_on_the_real_page_shows_the_prompt_without_a_model(app):
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    app.button(key="author.score_all").click().run()
+    run_until(app, lambda at: cases_table(at) is not None, timeout=60)
+    assert app.text_area(key="author.reflection.instruction").value  # the example's instruction
+    app.button(key="author.reflection.run").click().run()
+    assert not app.exception, app.exception
+    prompts = [block.value for block in app.code if "lowest" in block.value.lower() or len(block.value) > 500]
+    assert any(str(app.text_area(key="author.reflection.instruction").value)[:40] in p for p in prompts)
+    assert any("No reflection model is set" in c.value for c in app.caption)
+
+
+def test_score_all_on_a_ray_address_where_nothing_listens_shows_the_cluster_error(app, tmp_path):
+    pytest.importorskip("ray", reason="Ray is not installed (requirements-ray.txt)")
+    import studio
+
+    studio.workspace().set_ray_address("127.0.0.2:1")
+    app.run()
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    app.button(key="author.score_all").click().run()
+    run_until(app, lambda at: any("no Ray cluster answers at 127.0.0.2" in e.value for e in at.error), timeout=60)
+    assert cases_table(app) is None
+    assert not any("cluster.py:" in e.value for e in app.error)  # the message, not where it was raised
+    studio.workspace().set_ray_address("")
+
+
+def test_a_failure_in_a_helper_file_is_named_with_its_file_and_not_marked_in_metric_py(app):
+    app.text_input(key="author.new_file").input("helpers.py")
+    next(b for b in app.button if b.label == "Add the file").click().run()
+    type_text_file(app, "helpers.py", "X = 1\nraise RuntimeError('helper broke')\n")
+    next(b for b in app.button if b.label == "metric.py").click().run()
+    type_text_file(app, "metric.py", "import helpers\n" + NEW_SCORE)
+    run_until(app, lambda at: "breaks the contract" in verdict(at))
+    assert "helpers.py line 2" in verdict(app)
+    assert not any("arrow_right_alt" in block.value for block in app.markdown)

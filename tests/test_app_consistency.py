@@ -11,8 +11,10 @@ from streamlit.testing.v1 import AppTest
 from skynet_core.store import Store
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-COIN = ("import random\n\ndef score(input, output, expected=None):\n"
-        "    return float(random.random() < 0.5), {'feedback': 'A coin decided.'}\n")
+COIN = (
+    "import random\n\ndef score(input, output, expected=None):\n"
+    "    return float(random.random() < 0.5), {'feedback': 'A coin decided.'}\n"
+)
 STEADY = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Always the same.'}\n"
 
 

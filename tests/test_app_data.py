@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -65,23 +66,31 @@ def use_dataset(at: AppTest) -> None:
     assert not at.exception, at.exception
 
 
+def plain(markdown: str) -> str:
+    """Markdown escaped by ``display.markdown_text``, as the reader sees it."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
+
+
 def errors(at: AppTest) -> list[str]:
-    return [item.value for item in at.error]
+    return [plain(item.value) for item in at.error]
 
 
 def metrics(at: AppTest) -> dict[str, str]:
     return {item.label: item.value for item in at.metric}
 
 
-SET_ROLES = {0: {"role": "id"}, 1: {"role": "input field"}, 2: {"role": "expected field", "field": "label"},
-             3: {"role": "output"}}
+SET_ROLES = {
+    0: {"role": "id"},
+    1: {"role": "input field"},
+    2: {"role": "expected field", "field": "label"},
+    3: {"role": "output"},
+}
 
 
 def test_file_with_roles_set_by_hand_is_used_and_its_splits_shown(data_dir: Path, plain_csv: Path) -> None:
     at = open_page()
     open_file(at, plain_csv)
-    assert [row["column"] for _, row in at.data_editor[0].value.iterrows()] == ["key", "question", "gold",
-                                                                                  "prediction"]
+    assert [row["column"] for _, row in at.data_editor[0].value.iterrows()] == ["key", "question", "gold", "prediction"]
     edit_roles(at, SET_ROLES)
     use_dataset(at)
 
@@ -92,7 +101,9 @@ def test_file_with_roles_set_by_hand_is_used_and_its_splits_shown(data_dir: Path
     store = Store(data_dir)
     assert store.get(studio.SETTING_DATASET_PATH) == str(plain_csv)
     assert store.get(studio.SETTING_DATASET_ROLES) == {
-        "key": ["id", ""], "question": ["input", "question"], "gold": ["expected", "label"],
+        "key": ["id", ""],
+        "question": ["input", "question"],
+        "gold": ["expected", "label"],
         "prediction": ["output", ""],
     }
     editor = at.data_editor[0].value
@@ -117,8 +128,10 @@ def test_apply_error_is_shown_and_the_role_choices_are_kept(data_dir: Path, plai
     at = open_page()
     open_file(at, plain_csv)
     use_dataset(at)
-    assert errors(at) == ["cases.csv has no input column. Name input columns with the input. prefix (e.g. "
-                          "input.question), or give a column the input role."]
+    assert errors(at) == [
+        "cases.csv has no input column. Name input columns with the input. prefix (e.g. "
+        "input.question), or give a column the input role."
+    ]
 
     edit_roles(at, {1: {"role": "input field"}})
     use_dataset(at)
@@ -130,13 +143,17 @@ def test_apply_error_is_shown_and_the_role_choices_are_kept(data_dir: Path, plai
     assert Store(data_dir).get(studio.SETTING_DATASET_PATH) is None  # the example stays in use
 
 
-@pytest.mark.parametrize(("content", "words"), [
-    ("input.q,output\nok,fine\ncaf\u00e9,x\n".encode("latin-1"), "cases.csv is not UTF-8 text"),
-    (b"", "cases.csv is empty. Add at least one case"),
-    (b'input.q,output\nx,"unclosed\n', "cases.csv could not be read as CSV"),
-])
-def test_malformed_file_shows_an_error_not_an_exception(data_dir: Path, tmp_path: Path, content: bytes,
-                                                        words: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("input.q,output\nok,fine\ncaf\u00e9,x\n".encode("latin-1"), "cases.csv is not UTF-8 text"),
+        (b"", "cases.csv is empty. Add at least one case"),
+        (b'input.q,output\nx,"unclosed\n', "cases.csv could not be read as CSV"),
+    ],
+)
+def test_malformed_file_shows_an_error_not_an_exception(
+    data_dir: Path, tmp_path: Path, content: bytes, words: str
+) -> None:
     path = tmp_path / "cases.csv"
     path.write_bytes(content)
     at = open_page()
@@ -148,8 +165,9 @@ def test_malformed_file_shows_an_error_not_an_exception(data_dir: Path, tmp_path
 def test_missing_path_says_it_was_not_found(data_dir: Path, tmp_path: Path) -> None:
     at = open_page()
     open_file(at, tmp_path / "nowhere.jsonl")
-    assert errors(at) == [f"nowhere.jsonl was not found at {tmp_path / 'nowhere.jsonl'}. Check the path, or upload "
-                          "the file again."]
+    assert errors(at) == [
+        f"nowhere.jsonl was not found at {tmp_path / 'nowhere.jsonl'}. Check the path, or upload the file again."
+    ]
 
 
 def test_split_and_candidate_choices_are_stored_for_the_author_page(data_dir: Path) -> None:
@@ -208,8 +226,10 @@ def test_candidate_file_that_does_not_line_up_is_an_error_on_use(data_dir: Path,
     button(at, "Add candidate").click()
     at.run()
     use_dataset(at)
-    assert errors(at) == ["other.csv has no row for case 'b' of small.csv (candidate 'other': 1 of 2 cases). Every "
-                          "candidate needs the same case ids: add the missing cases."]
+    assert errors(at) == [
+        "other.csv has no row for case 'b' of small.csv (candidate 'other': 1 of 2 cases). Every "
+        "candidate needs the same case ids: add the missing cases."
+    ]
     assert Store(data_dir).get(studio.SETTING_DATASET_PATH) is None
 
 
@@ -227,8 +247,10 @@ def test_wide_file_says_which_columns_reach_the_metric(data_dir: Path, tmp_path:
 
 def test_mixed_types_preview_as_written(data_dir: Path, tmp_path: Path) -> None:
     path = tmp_path / "mixed.jsonl"
-    path.write_text('{"id": 1, "input": {"q": 1}, "output": {"label": "x"}}\n'
-                    '{"id": "b", "input": {"q": "two"}, "output": "plain"}\n')
+    path.write_text(
+        '{"id": 1, "input": {"q": 1}, "output": {"label": "x"}}\n'
+        '{"id": "b", "input": {"q": "two"}, "output": "plain"}\n'
+    )
     at = open_page()
     open_file(at, path)
     assert errors(at) == []
@@ -257,8 +279,9 @@ def test_stored_file_that_is_gone_falls_back_to_the_example_with_a_warning(data_
     assert at.markdown[0].value.startswith("In use: **Support tickets (example)**")
 
 
-def test_a_path_outside_the_data_roots_is_refused_and_the_roots_are_named(data_dir: Path, tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_path_outside_the_data_roots_is_refused_and_the_roots_are_named(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("SKYNET_DATA_ROOTS")
     secret = tmp_path / "creds.json"
     secret.write_text('{"input": {"token": "root-only"}, "output": "x"}\n')
@@ -266,6 +289,23 @@ def test_a_path_outside_the_data_roots_is_refused_and_the_roots_are_named(data_d
     at = open_page()
     for typed in (str(secret), str(data_dir / ".." / "creds.json"), "../creds.json"):
         open_file(at, typed)
-        assert any("is outside the folders the studio may read" in text and str(data_dir.resolve()) in text
-                   and "SKYNET_DATA_ROOTS" in text for text in errors(at)), (typed, errors(at))
+        assert any(
+            "is outside the folders the studio may read" in text
+            and str(data_dir.resolve()) in text
+            and "SKYNET_DATA_ROOTS" in text
+            for text in errors(at)
+        ), (typed, errors(at))
         assert "root-only" not in str([item.value for item in at.dataframe])
+
+
+def test_a_saved_choice_outside_the_data_roots_is_not_loaded(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SKYNET_DATA_ROOTS")
+    secret = tmp_path / "creds.jsonl"
+    secret.write_text('{"input": {"token": "root-only"}, "output": "x"}\n')
+    Store(data_dir).set(studio.SETTING_DATASET_PATH, str(secret))
+    at = open_page()
+    assert len(at.warning) == 1 and "is outside the folders the studio may read" in plain(at.warning[0].value)
+    assert at.markdown[0].value.startswith("In use: **Support tickets (example)**")
+    assert "root-only" not in str([item.value for item in at.dataframe])

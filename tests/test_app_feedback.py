@@ -223,3 +223,11 @@ def test_the_model_review_uses_the_model_saved_on_the_settings_page(seeded: RunK
     assert not any("No model is configured" in info.value for info in app.info)
     assert app.button(key="feedback.grade").label.startswith("Grade ")
     assert any("openai/saved-judge" in caption.value for caption in app.caption)
+
+
+def test_a_reflection_step_on_the_review_shows_the_prompt_without_a_model(seeded: RunKey) -> None:
+    app = open_page()
+    app.text_area(key="feedback.reflection.instruction").input("Answer the ticket in one line.").run()
+    app.button(key="feedback.reflection.run").click().run()
+    assert not app.exception, app.exception
+    assert any("Answer the ticket in one line." in block.value for block in app.code)

@@ -197,3 +197,25 @@ def test_a_connection_test_of_other_values_is_not_shown_after_the_model_changes(
     shown = len(at.success) + len(at.error)
     at.text_input(key="settings.metric.model").input("openai/second").run()
     assert len(at.success) + len(at.error) == shown - 1
+
+
+def test_call_cap_budget_and_ray_address_are_saved(data_dir: Path) -> None:
+    at = open_page()
+    from skynet_core.llm import API_BASE_KEY_RULE
+
+    assert API_BASE_KEY_RULE in [c.value for c in at.caption]
+    at.number_input(key="settings.max_calls").set_value(7)
+    at.number_input(key="settings.budget").set_value(2.5)
+    at.text_input(key="settings.ray_address").input("127.0.0.2:1")
+    at.button(key="settings.save").click().run()
+    assert not at.exception, at.exception
+    saved = load_settings(Store(data_dir))
+    assert saved.max_calls_per_case == 7 and saved.max_cost_usd == 2.5
+    import studio
+
+    assert studio.workspace().ray_address() == "127.0.0.2:1"
+    at.number_input(key="settings.budget").set_value(0.0)
+    at.text_input(key="settings.ray_address").input("")
+    at.button(key="settings.save").click().run()
+    assert load_settings(Store(data_dir)).max_cost_usd is None
+    assert studio.workspace().ray_address() == ""

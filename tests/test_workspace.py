@@ -225,3 +225,39 @@ def test_an_error_in_a_helper_is_named_by_its_file_and_line_through_the_workspac
     assert check.wait(60) and check.result is not None and not check.result.ok
     stage = next(stage for stage in check.result.stages if stage.name.value == "return_value")
     assert stage.file == "grading_helpers.py" and stage.line == 3, stage
+
+
+def test_a_scoring_job_reports_what_its_llm_calls_spent(ws: Workspace) -> None:
+    import dataclasses
+
+    class Spender:
+        spent_usd = 0.25
+
+        def __call__(self, request: dict) -> dict:
+            return {"error": "no model"}
+
+    options = dataclasses.replace(ws.run_options(), llm=Spender())
+    job = ws.score(JobSlot(), ws.draft().metric, ws.dataset().cases[:2], options)
+    job.wait(30)
+    assert ws.llm_spent(job) == 0.25
+    assert ws.run_options().scorer is None  # no Ray address: scored on this machine
+
+
+def test_a_ray_address_makes_scoring_go_through_a_cluster_scorer(ws: Workspace) -> None:
+    ws.set_ray_address(" 127.0.0.2:1 ")
+    assert ws.ray_address() == "127.0.0.2:1"
+    assert ws.run_options().scorer is not None
+    ws.set_ray_address("")
+    assert ws.run_options().scorer is None
+
+
+def test_a_saved_dataset_choice_outside_the_data_roots_is_not_read(ws: Workspace, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("SKYNET_DATA_ROOTS", raising=False)
+    outside = tmp_path / "elsewhere" / "cases.jsonl"
+    outside.parent.mkdir()
+    outside.write_text('{"input": {"q": "x"}, "output": "secret"}\n')
+    ws.save_dataset_choice(str(outside))
+    chosen = ws.dataset()
+    assert chosen.problem is not None and "outside the folders" in chosen.problem
+    assert chosen.data.source == "example"

@@ -35,8 +35,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: Path, port: int | None = None, script: str = "app.py",
-                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+def start_server(
+    data_dir: Path, port: int | None = None, script: str = "app.py", env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, str]:
     """Start the app (or another ``script``) with its data in ``data_dir``; return the process and its URL once it
     answers. ``env`` adds variables to the server's environment."""
     port = port or free_port()

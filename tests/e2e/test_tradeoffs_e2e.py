@@ -42,8 +42,10 @@ def tall_shot(page: Page, name: str) -> Path:
     height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": size["width"], "height": max(size["height"], height)})
     # Charts re-lay themselves out for the new size; wait until the pane no longer scrolls.
-    page.wait_for_function("() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
-                           " return m.scrollHeight <= m.clientHeight + 2; }")
+    page.wait_for_function(
+        "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+        " return m.scrollHeight <= m.clientHeight + 2; }"
+    )
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
     page.set_viewport_size(size)
@@ -57,7 +59,8 @@ def set_number(page: Page, label: str, value: str) -> None:
 
 
 def test_moving_a_weight_changes_the_winner_and_writes_the_spec_into_the_editor(
-        reward_server: tuple[str, Path], page: Page) -> None:
+    reward_server: tuple[str, Path], page: Page
+) -> None:
     url, data_dir = reward_server
     page.goto(url)
     page.get_by_role("link", name="Reward trade-offs").click()
@@ -88,5 +91,6 @@ def test_moving_a_weight_changes_the_winner_and_writes_the_spec_into_the_editor(
     page.get_by_role("link", name="Author").click()
     editor = page.frame_locator('iframe[title="code_editor.code_editor"]')
     expect(editor.locator(".ace_content")).to_contain_text(
-        '"weights": {"accuracy": 0.76, "speed": 0.2, "cost": 0.04},', timeout=30_000)
+        '"weights": {"accuracy": 0.76, "speed": 0.2, "cost": 0.04},', timeout=30_000
+    )
     shot(page, "tradeoffs-written-into-author-editor")
