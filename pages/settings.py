@@ -307,9 +307,9 @@ def calls_panel() -> None:
     limits[2].text_input(
         "Ray cluster address",
         key="settings.ray_address",
-        placeholder="ray://head:10001 (empty: this machine)",
-        help="“Score all” on the Author page scores on this Ray cluster when set (requirements-ray.txt). "
-        "Empty: cases are scored on this machine.",
+        placeholder="HEAD_HOST:6379 (empty: this machine)",
+        help="“Score all” on the Author page scores on the Ray cluster whose head is at this address "
+        "(host:port, as `ray start --head` prints; requirements-ray.txt). Empty: cases are scored on this machine.",
     )
 
 
