@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from case_factory import make_cases
 
-from skynet_core.cases import Case, Observation
+from skynet_core.cases import Case
 from skynet_core.runner import WorkerPool, detect_isolation
 
 
@@ -18,19 +19,6 @@ def pool() -> WorkerPool:
     pool = WorkerPool()
     yield pool
     pool.close()
-
-
-def make_cases(count: int = 3, *, with_expected: bool = True) -> list[Case]:
-    return [
-        Case(
-            id=f"case-{index}",
-            input={"question": f"q{index}"},
-            output="billing",
-            expected={"label": "billing"} if with_expected else None,
-            observation=Observation(latency_ms=850.0, cost_usd=0.002),
-        )
-        for index in range(count)
-    ]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import make_cases
+from case_factory import make_cases
 
 from skynet_core import StageName, StageStatus, check_metric, score_cases
 from skynet_core.cases import Case

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import make_cases
+from case_factory import make_cases
 
 from skynet_core import StageName, StageStatus, check_metric
 from skynet_core.examples import EXAMPLE_METRICS

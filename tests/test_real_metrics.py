@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import types
 
-from conftest import make_cases
+from case_factory import make_cases
 
 from skynet_core import StageName, StageStatus, check_metric, score_cases
 from skynet_core.cases import Case
