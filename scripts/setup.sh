@@ -38,3 +38,5 @@ fi
 # The project itself, editable and without touching the pinned packages, so that benchmarks and scripts
 # import skynet_core from any folder.
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
+# The compiled translation catalogs (skynet_core/locale/*/LC_MESSAGES/skynet.mo) from the .po parts.
+.venv/bin/python scripts/i18n.py compile >/dev/null
