@@ -22,6 +22,7 @@ PAGES = [
 ]
 
 st.set_page_config(page_title="Skynet Metric Studio", layout="wide")
+studio.apply_language()
 pages = [
     st.Page(f"pages/{name}", title=title, icon=icon, default=name == "author.py")
     for name, title, icon in PAGES

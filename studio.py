@@ -17,6 +17,7 @@ import streamlit as st
 from skynet_core.cases import Case
 from skynet_core.datasets import CandidateFile, Dataset, Role
 from skynet_core.display import CELL_CHARS, clip, clipped, markdown_text, more_note
+from skynet_core.i18n import LANGUAGES, _, set_language
 from skynet_core.jobs import Job, JobSlot
 from skynet_core.llm import ModelSettings
 from skynet_core.metric_source import MetricSource
@@ -34,6 +35,7 @@ from skynet_core.workspace import (
     SETTING_DATASET_MAIN_CANDIDATE,
     SETTING_DATASET_PATH,
     SETTING_DATASET_ROLES,
+    SETTING_LANGUAGE,
     SETTING_SPLIT,
     SETTING_TIMEOUT,
     DatasetInUse,
@@ -59,6 +61,7 @@ __all__ = [
 
 _ROUTED = "studio.routed"
 _LLM_KEYS = "studio.llm_keys"
+_LANGUAGE = "studio.language"
 _OWN_REVISION = "studio.own_revision"
 JOB_POLL_S = 0.2
 JOBS_POLL_S = 2.0
@@ -68,6 +71,32 @@ LITERAL_LIMIT = 2_000
 def mark_routed() -> None:
     """Called by app.py before it runs a page: this session's pages run inside the router."""
     st.session_state[_ROUTED] = True
+
+
+def apply_language() -> str:
+    """Set this run's language: the one picked in the sidebar (remembered with the settings), else the
+    browser's (``st.context.locale``). app.py calls it before anything is drawn."""
+    chosen = st.session_state.get(_LANGUAGE) or workspace().store.get(SETTING_LANGUAGE) or st.context.locale
+    return set_language(chosen)
+
+
+def _pick_language() -> None:
+    chosen = st.session_state[_LANGUAGE]
+    workspace().store.set(SETTING_LANGUAGE, chosen)
+    set_language(chosen)
+
+
+def language_picker() -> None:
+    """The sidebar's language picker; the choice is saved with the settings."""
+    current = apply_language()
+    st.session_state.setdefault(_LANGUAGE, current)
+    st.selectbox(
+        _("Language"),
+        list(LANGUAGES),
+        format_func=LANGUAGES.__getitem__,
+        key=_LANGUAGE,
+        on_change=_pick_language,
+    )
 
 
 def ensure_router() -> None:
@@ -412,6 +441,7 @@ def sidebar() -> None:
     workspace().jobs.watch(watcher())
     chosen = in_use()
     with st.sidebar:
+        language_picker()
         st.markdown("**Dataset**")
         st.markdown(
             f"{md(chosen.data.name)}  \n{len(chosen.cases)} cases · candidate "

@@ -74,6 +74,7 @@ SETTING_DATASET_CANDIDATE_FILES = "dataset.candidate_files"
 SETTING_DATASET_MAIN_CANDIDATE = "dataset.main_candidate"
 SETTING_TIMEOUT = "timeout_s"
 SETTING_RAY_ADDRESS = "ray.address"  # the Ray cluster "Score all" scores on; empty: this machine
+SETTING_LANGUAGE = "ui.language"  # the language picked in the sidebar ("en", "zh_CN"); missing: the browser's
 SETTING_CONFLICT = "draft.conflict"  # the last conflict between two writers: {"version": id, "at": time}
 EXAMPLE_SOURCE = "example"
 FIRST_EXAMPLE = "Exact match"
