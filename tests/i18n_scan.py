@@ -1,0 +1,230 @@
+"""Find English left on a page rendered in Chinese: the test side of "every string a person reads".
+
+``english_words(at)`` walks every element an AppTest run drew (labels, bodies, help texts, options,
+placeholders, the titles and axes of Plotly charts), drops code (backticks and code blocks), ids,
+file names, numbers and the words that are names rather than language (``ALLOWED``, plus the
+``allowed`` a test passes for its user data), and returns the English words that remain, each with
+the text it came from.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+
+from google.protobuf.message import Message
+
+# Names, not language: products, formats, code identifiers and units that stay as they are in Chinese.
+ALLOWED = {
+    "skynet",
+    "metric",
+    "gepa",
+    "dspy",
+    "auto",
+    "api",
+    "json",
+    "jsonl",
+    "csv",
+    "parquet",
+    "zip",
+    "sqlite",
+    "llm",
+    "litellm",
+    "openai",
+    "python",
+    "ray",
+    "pareto",
+    "reward_spec",
+    "score",
+    "feedback",
+    "scores",
+    "reward",
+    "url",
+    "http",
+    "https",
+    "gib",
+    "mib",
+    "kib",
+    "utf",
+    "id",
+    "ids",
+    "ctrl",
+    "enter",
+    "tab",
+    "shift",
+    "cmd",
+    "pip",
+    "bubblewrap",
+    "bwrap",
+    "pss",
+    "shm",
+    "tmp",
+    "dev",
+    "max",
+    "min",
+    "input",
+    "output",
+    "expected",
+    "ok",
+    "error",
+    "timeout",
+    "invalid",
+    "memory_limit",
+    "cancelled",
+    "skipped",
+    "train",
+    "val",
+    "test",
+    "all",
+    "none",
+    "true",
+    "false",
+    "null",
+    "nan",
+    "inf",
+    "tck",
+    "str",
+    "float",
+    "int",
+    "dict",
+    "list",
+    "tuple",
+    "bool",
+    "py",
+    "md",
+    "txt",
+    "png",
+    "svg",
+    "english",
+    "azure",
+    "anthropic",
+    "gpt",
+    "mini",
+    "claude",
+    "sonnet",
+    "haiku",
+    "opus",
+    "ollama",
+    "vllm",
+    "qwen",
+    "deepseek",
+    "glm",
+}
+# Element fields that hold values, ids or machinery rather than words written for a person.
+SKIPPED_FIELDS = {
+    "id",
+    "form_id",
+    "type",
+    "icon",
+    "shortcut",
+    "default",
+    "value",
+    "data",
+    "component_name",
+    "json_args",
+    "url",
+    "mime_type",
+    "format",
+    "element_type",
+    "theme",
+    "key",
+    "arrow_data",
+    "raw_value",
+    "spec",
+    "args",
+    "query_params",
+    "page_script_hash",
+    "page_name",
+    "script_hash",
+    "name",
+    "selection_mode",
+    "width_config",
+    "height_config",
+    "css_class",
+    "styles",
+}
+_CODE = re.compile(r"```.*?```|`[^`]*`", re.S)
+_NOISE = re.compile(
+    r":material/[a-z_]+:|:[a-z]+(?=\[)|https?://\S+|[\w./-]+\.(?:py|json|jsonl|csv|parquet|zip|txt|po|mo)\b|"
+    r"\b[A-Z]+-\d+\b|\b\w*\d\w*\b|<[^>]+>|\{[^}]*\}",
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
+
+
+def _strings(message: Message) -> Iterator[str]:
+    for field, value in message.ListFields():
+        if field.name in SKIPPED_FIELDS:
+            continue
+        values = value if isinstance(value, Iterable) and not isinstance(value, str | bytes | Message) else [value]
+        for item in values:
+            if isinstance(item, Message):
+                yield from _strings(item)
+            elif isinstance(item, str):
+                yield item
+
+
+def _chart_titles(spec: str) -> Iterator[str]:
+    def walk(node: object) -> Iterator[str]:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "text" and isinstance(value, str):
+                    yield value
+                elif key in {"title", "xaxis", "yaxis", "layout", "annotations", "legend", "ternary"} or (
+                    isinstance(key, str) and key.startswith(("xaxis", "yaxis", "aaxis", "baxis", "caxis"))
+                ):
+                    yield from walk(value)
+                elif key == "name" and isinstance(value, str):
+                    yield value
+        elif isinstance(node, list):
+            for item in node:
+                yield from walk(item)
+
+    try:
+        yield from walk(json.loads(spec))
+    except ValueError:
+        return
+
+
+def texts(at) -> Iterator[str]:
+    """Every person-facing string the last run drew."""
+    stack = [at._tree]
+    while stack:
+        node = stack.pop()
+        proto = getattr(node, "proto", None)
+        if isinstance(proto, Message):
+            if proto.DESCRIPTOR.name == "PlotlyChart" and getattr(proto, "spec", ""):
+                yield from _chart_titles(proto.spec)
+            yield from _strings(proto)
+        stack.extend(getattr(node, "children", {}).values())
+
+
+def english(text: str, allowed: Iterable[str] = ()) -> list[str]:
+    """The English words of ``text`` once code, ids, numbers, paths and ``allowed`` names are dropped."""
+    allow = ALLOWED | {word.lower() for word in allowed}
+    cleaned = _NOISE.sub(" ", _CODE.sub(" ", text))
+    return [word for word in _WORD.findall(cleaned) if word.lower().strip("'’") not in allow]
+
+
+def render(app_path: str, page: str | None = None, language: str = "zh_CN", **state):
+    """An AppTest run of ``page`` (e.g. ``"pages/data.py"``; default the Author page) in ``language``."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(app_path, default_timeout=60)
+    at.session_state["studio.language"] = language
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    if page:
+        at.switch_page(page)
+        at.run()
+    return at
+
+
+def english_words(at, allowed: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(word, the text it is in) for every English word left on the page."""
+    allowed = set(allowed)
+    found = []
+    for text in texts(at):
+        found.extend((word, text[:160]) for word in english(text, allowed))
+    return found
