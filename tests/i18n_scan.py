@@ -186,9 +186,9 @@ def _chart_titles(spec: str) -> Iterator[str]:
         return
 
 
-def texts(at) -> Iterator[str]:
-    """Every person-facing string the last run drew."""
-    stack = [at._tree]
+def texts(at, where: str = "all") -> Iterator[str]:
+    """Every person-facing string the last run drew (``where``: "all", "main" or "sidebar")."""
+    stack = [{"all": at._tree, "main": at.main, "sidebar": at.sidebar}[where]]
     while stack:
         node = stack.pop()
         proto = getattr(node, "proto", None)
@@ -221,10 +221,10 @@ def render(app_path: str, page: str | None = None, language: str = "zh_CN", **st
     return at
 
 
-def english_words(at, allowed: Iterable[str] = ()) -> list[tuple[str, str]]:
-    """(word, the text it is in) for every English word left on the page."""
+def english_words(at, allowed: Iterable[str] = (), where: str = "all") -> list[tuple[str, str]]:
+    """(word, the text it is in) for every English word left on the page (or its "main" or "sidebar")."""
     allowed = set(allowed)
     found = []
-    for text in texts(at):
+    for text in texts(at, where):
         found.extend((word, text[:160]) for word in english(text, allowed))
     return found
