@@ -69,7 +69,9 @@ def _errors(pairs: Sequence[Pair]) -> list[HealthFinding]:
     if not failed:
         return []
     by_status = Counter(result.status for result in failed)
-    errors, timeouts, invalid = (by_status[status] for status in (CaseStatus.ERROR, CaseStatus.TIMEOUT, CaseStatus.INVALID))
+    errors, timeouts, invalid = (
+        by_status[status] for status in (CaseStatus.ERROR, CaseStatus.TIMEOUT, CaseStatus.INVALID)
+    )
     said = [
         ngettext("{count} error", "{count} errors", errors).format(count=errors) if errors else "",
         ngettext("{count} timeout", "{count} timeouts", timeouts).format(count=timeouts) if timeouts else "",
