@@ -43,15 +43,19 @@ def draw_case(
             case=md(case.id), split=md(case.split), score=fmt(result.score)
         )
     )
-    cols = st.columns(3)
-    shown = ((_("Input"), case.input), (_("Output"), case.output), (_("Expected"), case.expected))
-    for index, (col, (title, value)) in enumerate(zip(cols, shown, strict=True)):
-        with col:
-            st.markdown(f"**{title}**")
-            if index == 2 and value is None:
-                st.caption(_("None: this case has no expected value."))
-            else:
-                show_value(value)
+    # Input on its own row, output and expected side by side: three columns are too narrow for JSON at 900 px.
+    st.markdown("**" + _("Input") + "**")
+    show_value(case.input)
+    cols = st.columns(2)
+    with cols[0]:
+        st.markdown("**" + _("Output") + "**")
+        show_value(case.output)
+    with cols[1]:
+        st.markdown("**" + _("Expected") + "**")
+        if case.expected is None:
+            st.caption(_("None: this case has no expected value."))
+        else:
+            show_value(case.expected)
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown("**" + _("Feedback") + "**")
@@ -97,21 +101,20 @@ def mark_controls(run: SavedRun, case_id: str, mark: Mark | None) -> None:
     state = _("Marked **{mark}**.").format(mark=mark_text(mark)) if mark else _("Not marked yet.")
     st.markdown(_("**Is this feedback useful to the engines?** {state}").format(state=state))
     st.text_input(_("Note (optional)"), key=note_key, placeholder=_("why, in a few words"))
-    cols = st.columns(3)
-    for col, value, label, icon in (
-        (cols[0], MarkValue.USEFUL, _("Useful"), ":material/thumb_up:"),
-        (cols[1], MarkValue.WEAK, _("Weak"), ":material/thumb_down:"),
-    ):
-        col.button(
-            label,
-            on_click=set_mark,
-            args=(value,),
-            icon=icon,
-            key=f"feedback.mark_{value.value}",
-            width="stretch",
-            type="primary" if mark and mark.value is value else "secondary",
-        )
-    cols[2].button(_("Clear mark"), on_click=clear, disabled=mark is None, key="feedback.mark_clear", width="stretch")
+    with st.container(horizontal=True, wrap=True, gap="small"):
+        for value, label, icon in (
+            (MarkValue.USEFUL, _("Useful"), ":material/thumb_up:"),
+            (MarkValue.WEAK, _("Weak"), ":material/thumb_down:"),
+        ):
+            st.button(
+                label,
+                on_click=set_mark,
+                args=(value,),
+                icon=icon,
+                key=f"feedback.mark_{value.value}",
+                type="primary" if mark and mark.value is value else "secondary",
+            )
+        st.button(_("Clear mark"), on_click=clear, disabled=mark is None, key="feedback.mark_clear")
 
 
 def exports(run: SavedRun, pairs: Pairs, result: Review, marks: dict[str, Mark], grades: dict[str, Grade]) -> None:

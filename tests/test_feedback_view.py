@@ -114,14 +114,15 @@ def test_table_rows_use_rule_titles_marks_and_grades() -> None:
     pairs, result = run(), review(run())
     marks = {"w1": mark("w1", MarkValue.WEAK)}
     rows = fv.table_rows(["w1"], pairs, result, marks, {})
+    assert list(rows[0]) == ["id", "split", "score", "mark", "feedback", "rules broken"]
     assert rows == [
         {
             "id": "w1",
             "split": "train",
             "score": 0.0,
             "mark": "weak",
-            "rules broken": "Empty or very short; Generic phrase only; Low score without specifics",
             "feedback": "Wrong.",
+            "rules broken": "Empty or very short; Generic phrase only; Low score without specifics",
         }
     ]
     graded = fv.table_rows(["w1"], pairs, result, marks, {"w1": Grade("w1", 2, "vague")})

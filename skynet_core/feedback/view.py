@@ -156,8 +156,8 @@ def table_columns(with_grades: bool) -> dict[str, str]:
         "score": _("score"),
         "mark": _("mark"),
         "grade": _("model grade"),
-        "rules": _("rules broken"),
         "feedback": _("feedback"),
+        "rules": _("rules broken"),
     }
     if not with_grades:
         del columns["grade"]

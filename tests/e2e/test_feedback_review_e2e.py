@@ -61,7 +61,7 @@ def test_reset_to_defaults_clears_an_invalid_value_the_browser_holds(browser, se
     data_dir, url = seeded_server
     Store(data_dir).set(SETTING_LANGUAGE, "en")
     context, page = open_feedback(browser, url, 1400)
-    page.get_by_text("Thresholds").click()
+    page.locator("summary").filter(has_text="Thresholds").click()
     field = page.get_by_role("spinbutton", name=MIN_WORDS)
     expect(field).to_have_value("3")
     field.fill("-5")
@@ -80,7 +80,7 @@ def test_screenshots(browser, seeded_server, language: str, width: int) -> None:
     Store(data_dir).set(SETTING_LANGUAGE, language)
     heading = "Feedback review" if language == "en" else "反馈审查"
     context, page = open_feedback(browser, url, width, heading)
-    page.get_by_text("Thresholds" if language == "en" else "阈值", exact=True).click()
+    page.locator("summary").filter(has_text="Thresholds" if language == "en" else "阈值").click()
     wait_for_app_run(page, timeout_ms=WAIT_MS)
     path = full_shot(page, f"feedback-review-{language}-{width}", width)
     assert path.exists()
