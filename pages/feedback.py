@@ -15,14 +15,14 @@ import streamlit as st
 
 import studio
 from panels.feedback_case import draw_case, exports
-from panels.feedback_filters import case_filter, rule_counts, thresholds_editor
+from panels.feedback_filters import case_filter, pick_case, rule_counts, thresholds_editor
 from panels.feedback_health import action_row, current_grades, draw_health, draw_model_review
 from panels.reflection import draw_reflection_step
 from skynet_core.cases import Case
 from skynet_core.engines.reflection import dataset_instruction
 from skynet_core.feedback import Grade, Mark, MarkValue, Review, Thresholds, review
 from skynet_core.feedback import view as fv
-from skynet_core.i18n import _, format_datetime, language
+from skynet_core.i18n import _, format_datetime, language, ngettext
 from skynet_core.jobs import Job
 from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, CheckReport
@@ -101,7 +101,7 @@ def cases_table(
         width="stretch",
         on_select="rerun",
         selection_mode="single-row",
-        key=f"feedback.table.{run.id}.{chosen.show}",
+        key=fv.table_key(run.id, ids),
         column_config={
             headers["id"]: st.column_config.TextColumn(pinned=True),
             headers["score"]: st.column_config.NumberColumn(format="%.3f"),
@@ -111,22 +111,14 @@ def cases_table(
     picked = event.selection.rows if event is not None else []
     if picked and ids[picked[0]] != S.get("feedback.table_pick"):
         S["feedback.table_pick"] = S["feedback.case"] = ids[picked[0]]
-    st.caption(_("{count} cases. Select a row, or pick a case below, to see it side by side.").format(count=len(ids)))
+    st.caption(
+        ngettext(
+            "{count} case. Select a row, or pick a case below, to see it side by side.",
+            "{count} cases. Select a row, or pick a case below, to see it side by side.",
+            len(ids),
+        ).format(count=len(ids))
+    )
     return ids
-
-
-def pick_case(ids: list[str], pairs: Pairs, result: Review) -> str | None:
-    if not ids:
-        return None
-    if S.get("feedback.case") not in ids:
-        S["feedback.case"] = ids[0]
-    scores = {case.id: res.score for case, res in pairs}
-    broken = result.rules_broken
-
-    def label(case_id: str) -> str:
-        return fv.case_label(case_id, scores[case_id], len(broken.get(case_id, [])))
-
-    return st.selectbox(_("Case"), ids, format_func=label, key="feedback.case")
 
 
 def run_header(
@@ -161,7 +153,11 @@ def review_section(run: SavedRun, pairs: Pairs, result: Review) -> None:
     grades = current_grades(run)
     values = [mark.value for case_id, mark in marks.items() if case_id in result.by_case]
     stats = st.columns(4)
-    skipped = _("{count} cases errored, timed out or returned an invalid value; they have no feedback to judge.")
+    skipped = ngettext(
+        "{count} case errored, timed out or returned an invalid value; it has no feedback to judge.",
+        "{count} cases errored, timed out or returned an invalid value; they have no feedback to judge.",
+        len(result.skipped),
+    )
     stats[0].metric(
         _("Cases judged"),
         len(result.case_ids),

@@ -1,4 +1,4 @@
-"""Feedback review: the thresholds editor, the rule counts and the filters of the cases table."""
+"""Feedback review: the thresholds editor, the rule counts, the filters of the cases table and the case picker."""
 
 from __future__ import annotations
 
@@ -89,3 +89,17 @@ def case_filter(run: SavedRun, pairs: Pairs, result: Review) -> fv.CaseFilter:
     if span is not None:
         chosen = bottom[1].slider(_("Score range"), span[0], span[1], span, key=f"feedback.score_range.{run.id}")
     return fv.CaseFilter(show=show, mark=mark, score_range=chosen, text=text)
+
+
+def pick_case(ids: list[str], pairs: Pairs, result: Review) -> str | None:
+    if not ids:
+        return None
+    if S.get("feedback.case") not in ids:
+        S["feedback.case"] = ids[0]
+    scores = {case.id: res.score for case, res in pairs}
+    broken = result.rules_broken
+
+    def label(case_id: str) -> str:
+        return fv.case_label(case_id, scores[case_id], len(broken.get(case_id, [])))
+
+    return st.selectbox(_("Case"), ids, format_func=label, key="feedback.case")

@@ -8,6 +8,7 @@ summary and the export's file names.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -189,6 +190,12 @@ def table_rows(
         }
         rows.append({header: values[key] for key, header in columns.items()})
     return rows
+
+
+def table_key(run_id: int | str, ids: Sequence[str]) -> str:
+    """The table's widget key: a new table (and no stale row selection) whenever the filters change its rows."""
+    digest = hashlib.sha256("\n".join(ids).encode()).hexdigest()[:12]
+    return f"feedback.table.{run_id}.{digest}"
 
 
 def case_label(case_id: str, score: float | None, broken: int) -> str:
