@@ -21,7 +21,7 @@ from skynet_core.feedback import (
     probe_cases,
 )
 from skynet_core.feedback.view import case_ids_text, grade_summary, to_grade
-from skynet_core.i18n import _, language
+from skynet_core.i18n import _, language, use_language
 from skynet_core.jobs import Job
 from skynet_core.llm import NO_MODEL_MESSAGE, ModelSettings
 from skynet_core.metric_source import MetricSource
@@ -154,12 +154,15 @@ def start_grading(run: SavedRun, pairs: Pairs, settings: ModelSettings) -> None:
     def ask(instructions: str, text: str) -> str:
         return llm.complete(settings, instructions, text).text  # looked up at call time (tests replace it)
 
+    chosen = language()  # the job's thread writes its messages in the language of the session that started it
+
     def target(job: Job[list[Grade]]) -> list[Grade]:
         def keep(grade: Grade) -> None:
             grades.append(grade)
             job.done += 1
 
-        return grade_feedback(pairs, ask, cancel=job.cancel, on_grade=keep)
+        with use_language(chosen):
+            return grade_feedback(pairs, ask, cancel=job.cancel, on_grade=keep)
 
     studio.job_slot("feedback.grades").submit(Job(kind="grade", total=len(pairs), label=str(run.id)), target)
 

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from skynet_core.datasets import load_example
+from skynet_core.datasets import load_dataset, load_example
 from skynet_core.feedback import MarkStore, MarkValue, Thresholds
 from skynet_core.feedback import view as fv
 from skynet_core.llm import NO_MODEL_MESSAGE, LlmReply, ModelSettings
 from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.runs import RunKey, RunStore
 from skynet_core.store import DATA_DIR_ENV, DB_NAME, Store
+from skynet_core.workspace import SETTING_DATASET_PATH
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'Wrong.'}\n"
@@ -331,3 +333,33 @@ def test_the_page_in_chinese_has_no_english_left_in_the_main_area(seeded: RunKey
     assert not app.exception, app.exception
     left = {word.lower() for word, _text in english_words(app, allowed=USER_DATA_WORDS, where="main")}
     assert left <= PENDING_OTHER_BRANCH, sorted(left - PENDING_OTHER_BRANCH)
+
+
+RUBRIC_ROWS = [
+    {
+        "id": f"r{index}",
+        "input": {"message": f"Refund my order {index}"},
+        "output": json.dumps({"label": "billing", "reply": f"Refund of order {index} sent, sorry."}),
+        "expected": {"label": "billing", "fields": ["order number", "refund amount", "apology"]},
+    }
+    for index in range(6)
+]
+
+
+def test_a_rubric_list_in_expected_is_not_reported_as_a_value_the_output_lacks(data_dir: Path) -> None:
+    path = data_dir / "rubric.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in RUBRIC_ROWS), encoding="utf-8")
+    Store(data_dir).set(SETTING_DATASET_PATH, str(path))
+    data = load_dataset(str(path))
+    key = RunKey.of(data, data.candidates[0], None, SOURCE)
+    results = [
+        CaseResult(
+            id=row["id"], split=case.split, score=1.0, feedback="Label billing is right; the reply names the order."
+        )
+        for row, case in zip(RUBRIC_ROWS, data.for_candidate(data.candidates[0]), strict=True)
+    ]
+    RunStore(data_dir).save(key, results, metric_source=SOURCE)
+    app = open_page()
+    assert metric(app, "Cases judged") == str(len(RUBRIC_ROWS))
+    notes = [item.value for item in (*app.warning, *app.info)]
+    assert not any("fields differs" in note or "differs from the expected value" in note for note in notes), notes

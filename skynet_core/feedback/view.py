@@ -20,7 +20,7 @@ from skynet_core.results import CaseResult
 from .grading import Grade
 from .marks import Mark, MarkValue
 from .rules import Flag, Review, Thresholds, rules
-from .text import Pair
+from .text import Pair, _fmt
 
 SHOW_FLAGGED, SHOW_ALL = "flagged", "all"
 MARK_ANY, MARK_NONE = "any", "none"
@@ -31,10 +31,7 @@ MAX_GRADED = 100
 
 def fmt(value: float | None) -> str:
     """A score for people: "1.0", "0.25", "0.333"; "–" when there is none."""
-    if value is None:
-        return "–"
-    text = f"{value:.3f}".rstrip("0")
-    return text + "0" if text.endswith(".") else text
+    return "–" if value is None else _fmt(value)
 
 
 def pair_up(cases: Sequence[Case], results: Sequence[CaseResult]) -> tuple[list[Pair], int]:
