@@ -8,12 +8,34 @@ reported without a delta, since a failed case has no score.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
+from datetime import datetime
 
 import pandas as pd
 
+from .i18n import _, format_datetime
 from .metric_source import MetricSource
 from .results import CaseResult
+from .store import Version, VersionKind
+
+LABEL_NAME_CHARS = 48
+"""Most characters of a version's name in its label; the rest becomes "…"."""
+# A time the studio wrote into a version's name ("before … (19:28:49)", "autosave 19:28:49",
+# "other tab's text, replaced at 19:28:49"): the label shows the version's time once, itself.
+_NAME_TIME = re.compile(r"\s*(?:\(\s*|\bat\s+)?\d{1,2}:\d{2}(?::\d{2})?\s*\)?\s*$")
+
+
+def version_label(version: Version) -> str:
+    """A version as a picker shows it, short and saying the time once: "#5 before … wrote REWARD_SPEC ·
+    11/30/26, 7:28 PM" (the time in the current locale; an autosave is called that; a long name is cut)."""
+    name = _NAME_TIME.sub("", version.name).strip() or version.name.strip()
+    if version.kind is VersionKind.AUTO:
+        name = _("autosave")
+    if len(name) > LABEL_NAME_CHARS:
+        name = name[: LABEL_NAME_CHARS - 1].rstrip() + "…"
+    stamp = format_datetime(datetime.fromtimestamp(version.created_at), "short")
+    return f"#{version.id} {name} · {stamp}"
 
 
 def unified_diff(old: str, new: str, old_name: str = "old/metric.py", new_name: str = "new/metric.py") -> str:
