@@ -15,6 +15,7 @@ The Runs page only draws widgets and calls these. Every function takes and retur
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -28,7 +29,7 @@ import pandas as pd
 from .cases import Case
 from .display import CELL_CHARS, clipped
 from .export import safe_csv_cell, score_names
-from .history import compare_runs
+from .history import Comparison, compare_runs
 from .i18n import _, format_datetime, format_number
 from .provenance import Provenance
 from .runs import RunSummary, SavedRun
@@ -184,6 +185,11 @@ def named_score_columns(frame: pd.DataFrame) -> list[str]:
 
 def status_change(old: str, new: str) -> str:
     return "" if old == new else f"{old} → {new}"
+
+
+def compare(old: SavedRun, new: SavedRun) -> Comparison:
+    """History's comparison of two runs (means, improved, worsened…) with :func:`compare_frame`'s table."""
+    return dataclasses.replace(compare_runs(old.results, new.results), table=compare_frame(old, new))
 
 
 def compare_frame(old: SavedRun, new: SavedRun) -> pd.DataFrame:

@@ -603,6 +603,14 @@ class Workspace:
         )
         return self.submit(slot, job, run, watcher)
 
+    def cases_of(self, source: str) -> list[Case] | None:
+        """Every case of the dataset ``source`` (``"example"`` or the file in use) as it is now; ``None``
+        when that dataset is not the one in use (its roles and candidate files are not known any more)."""
+        if source == EXAMPLE_SOURCE:
+            return self.load(EXAMPLE_SOURCE).cases
+        in_use = self.dataset()
+        return in_use.data.cases if in_use.data.source == source and not in_use.problem else None
+
     def latest_run(self, in_use: DatasetInUse | None = None) -> SavedRun | None:
         """The newest saved run of the dataset and candidate in use."""
         in_use = in_use or self.dataset()
