@@ -17,6 +17,7 @@ from skynet_core.i18n import N_, _, format_number
 from skynet_core.runs import RunSummary, SavedRun
 
 studio.ensure_router()
+studio.apply_language()  # AppTest runs a switched-to page without app.py (Streamlit's pages/ mode)
 
 ws = studio.workspace()
 OPEN, COMPARE = N_("Open a run"), N_("Compare two runs")
@@ -36,6 +37,40 @@ def share(value: float) -> str:
 @st.cache_data(max_entries=8, show_spinner=False)
 def saved_run(run_id: int, directory: str) -> SavedRun | None:
     return ws.runs.get(run_id)
+
+
+def case_columns() -> dict[str, Any]:
+    """The per-case tables' column labels (one run's, and a comparison's)."""
+    number, text = st.column_config.NumberColumn, st.column_config.TextColumn
+    return {
+        "id": _("case"),
+        "split": _("split"),
+        "candidate": _("candidate"),
+        "status": _("status"),
+        "score": number(_("score"), format="%.3f"),
+        "feedback": text(_("feedback"), width="large"),
+        "error": _("error"),
+        "input": _("input"),
+        "output": _("output"),
+        "expected": _("expected"),
+        "duration_ms": number(_("time (ms)"), format="%.1f"),
+        "old_status": _("status A"),
+        "new_status": _("status B"),
+        "status_change": _("status change"),
+        "old_score": number(_("score A"), format="%.3f"),
+        "new_score": number(_("score B"), format="%.3f"),
+        "delta": number(_("change (B − A)"), format="%+.3f"),
+        "old_feedback": text(_("feedback A"), width="large"),
+        "new_feedback": text(_("feedback B"), width="large"),
+    }
+
+
+def column_label(column: str) -> str:
+    """A sort choice as people read it: the column's label, or "size of change"."""
+    if column == BY_CHANGE:
+        return _(BY_CHANGE)
+    label = case_columns().get(column, column)
+    return label if isinstance(label, str) else str(label.get("label") or column)
 
 
 def case_table(run: SavedRun) -> Any:
@@ -72,7 +107,7 @@ def filters(frame: Any, key: str, columns: views.Columns, sorts: list[str], defa
         text = st.text_input(_("Feedback contains"), key=f"{key}.text", width=220)
     with st.container(horizontal=True, vertical_alignment="bottom"):
         sort = st.selectbox(_("Sort by"), sorts, index=sorts.index(default_sort), key=f"{key}.sort", width=220,
-                            format_func=lambda name: _(name) if name == BY_CHANGE else name)  # fmt: skip
+                            format_func=column_label)  # fmt: skip
         descending = st.toggle(_("Highest first"), value=True, key=f"{key}.descending")
     chosen_filter = views.CaseFilter(score_range, named, named_range, tuple(status), tuple(split), text)
     kept = views.filter_frame(frame, chosen_filter, columns)
@@ -119,19 +154,7 @@ def open_run(summary: RunSummary, names: dict[str, str]) -> None:
         views.shown_frame(kept),
         hide_index=True,
         width="stretch",
-        column_config={
-            "id": _("case"),
-            "split": _("split"),
-            "candidate": _("candidate"),
-            "status": _("status"),
-            "score": st.column_config.NumberColumn(_("score"), format="%.3f"),
-            "feedback": st.column_config.TextColumn(_("feedback"), width="large"),
-            "error": _("error"),
-            "input": _("input"),
-            "output": _("output"),
-            "expected": _("expected"),
-            "duration_ms": st.column_config.NumberColumn(_("time (ms)"), format="%.1f"),
-        },
+        column_config=case_columns(),
     )
     downloads(run, frame)
 
@@ -164,19 +187,7 @@ def compare(summaries: list[RunSummary], names: dict[str, str]) -> None:
         views.shown_frame(kept),
         hide_index=True,
         width="stretch",
-        column_config={
-            "id": _("case"),
-            "split": _("split"),
-            "candidate": _("candidate"),
-            "old_status": _("status A"),
-            "new_status": _("status B"),
-            "status_change": _("status change"),
-            "old_score": st.column_config.NumberColumn(_("score A"), format="%.3f"),
-            "new_score": st.column_config.NumberColumn(_("score B"), format="%.3f"),
-            "delta": st.column_config.NumberColumn(_("change (B − A)"), format="%+.3f"),
-            "old_feedback": st.column_config.TextColumn(_("feedback A"), width="large"),
-            "new_feedback": st.column_config.TextColumn(_("feedback B"), width="large"),
-        },
+        column_config=case_columns(),
     )
 
 
