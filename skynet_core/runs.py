@@ -12,7 +12,7 @@ Like :class:`~skynet_core.store.Store`, a :class:`RunStore` opens a short
 connection per call (WAL mode, busy timeout), so the server's threads can share one.
 Only the newest :data:`KEEP_RUNS` runs of each dataset and candidate are kept.
 
-A run also keeps the cases it scored (id, candidate, split, input, output, expected), so that a run
+A run also keeps the cases it scored (id, candidate, split, input, output, expected, observation), so that a run
 can be opened and exported with what was scored even after the dataset file changed or went away,
 and a small summary (mean, counts by status, named scores) so that the list of runs reads no results.
 Runs saved before these were kept have neither: the summary is computed from the results when
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .cases import Case
+from .cases import Case, Observation
 from .metric_source import MetricSource
 from .provenance import Provenance
 from .results import CaseResult
@@ -164,10 +164,12 @@ def case_to_json(case: Case) -> dict[str, Any]:
         "input": case.input,
         "output": case.output,
         "expected": case.expected,
+        "observation": case.observation.to_json(),
     }
 
 
 def case_from_json(data: dict[str, Any]) -> Case:
+    observed = data.get("observation") or {}
     return Case(
         id=str(data.get("id", "")),
         input=data.get("input") or {},
@@ -175,6 +177,7 @@ def case_from_json(data: dict[str, Any]) -> Case:
         expected=data.get("expected"),
         split=str(data.get("split") or "train"),
         candidate=str(data.get("candidate") or ""),
+        observation=Observation(observed.get("latency_ms"), observed.get("cost_usd")),
     )
 
 
