@@ -211,7 +211,7 @@ st.dataframe(
         "split": _("split"),
         "cases": _("cases"),
         "mean": st.column_config.NumberColumn(_("mean"), format="%.3f"),
-        "ok_share": st.column_config.ProgressColumn(_("ok"), format="percent", min_value=0.0, max_value=1.0),
+        "ok_share": st.column_config.NumberColumn(_("ok"), format="percent"),
         "error_share": st.column_config.NumberColumn(_("failed"), format="percent"),
         "statuses": st.column_config.TextColumn(_("statuses"), width="medium"),
         "current": st.column_config.CheckboxColumn(_("current")),

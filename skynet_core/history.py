@@ -26,16 +26,22 @@ LABEL_NAME_CHARS = 48
 _NAME_TIME = re.compile(r"\s*(?:\(\s*|\bat\s+)?\d{1,2}:\d{2}(?::\d{2})?\s*\)?\s*$")
 
 
-def version_label(version: Version) -> str:
-    """A version as a picker shows it, short and saying the time once: "#5 before … wrote REWARD_SPEC ·
-    11/30/26, 7:28 PM" (the time in the current locale; an autosave is called that; a long name is cut)."""
+def short_name(version: Version) -> str:
+    """A version's name without the time the studio wrote into it ("autosave" for an autosave), at most
+    :data:`LABEL_NAME_CHARS` characters: "#5 before Reward trade-offs wrote REWARD_SPEC"."""
     name = _NAME_TIME.sub("", version.name).strip() or version.name.strip()
     if version.kind is VersionKind.AUTO:
         name = _("autosave")
     if len(name) > LABEL_NAME_CHARS:
         name = name[: LABEL_NAME_CHARS - 1].rstrip() + "…"
+    return f"#{version.id} {name}"
+
+
+def version_label(version: Version) -> str:
+    """A version as a picker shows it, short and saying the time once: "#5 before … wrote REWARD_SPEC ·
+    11/30/26, 7:28 PM" (the time in the current locale; an autosave is called that; a long name is cut)."""
     stamp = format_datetime(datetime.fromtimestamp(version.created_at), "short")
-    return f"#{version.id} {name} · {stamp}"
+    return f"{short_name(version)} · {stamp}"
 
 
 def unified_diff(old: str, new: str, old_name: str = "old/metric.py", new_name: str = "new/metric.py") -> str:

@@ -29,7 +29,7 @@ import pandas as pd
 from .cases import Case
 from .display import CELL_CHARS, clipped
 from .export import safe_csv_cell, score_names
-from .history import Comparison, compare_runs
+from .history import Comparison, compare_runs, short_name
 from .i18n import _, format_datetime, format_number
 from .provenance import Provenance
 from .runs import RunSummary, SavedRun
@@ -43,15 +43,15 @@ RUN_COLUMNS = [
     "run",
     "when",
     "metric",
-    "dataset",
-    "candidate",
-    "split",
-    "cases",
     "mean",
     "ok_share",
     "error_share",
     "statuses",
     "current",
+    "candidate",
+    "split",
+    "cases",
+    "dataset",
 ]
 CaseKey = tuple[str, str]
 
@@ -63,7 +63,7 @@ def version_names(versions: Sequence[Version], draft_digest: str = "") -> dict[s
     """Metric digest → what people call that text: "current draft", else the newest version with it."""
     names: dict[str, str] = {}
     for version in reversed(list(versions)):  # oldest first, so the newest version's name wins
-        names[version.folder.digest] = f"#{version.id} {version.name}"
+        names[version.folder.digest] = short_name(version)
     if draft_digest:
         names[draft_digest] = _("current draft")
     return names
