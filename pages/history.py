@@ -112,10 +112,10 @@ if len(labels) < 2:
     )
     st.stop()
 
-left, right = st.columns(2)
 names = list(labels)
-old_label = left.selectbox(_("Version A"), names, index=1, key="history.a")
-new_label = right.selectbox(_("Version B"), names, index=0, key="history.b")
+# One above the other: a label ("#5 before … wrote REWARD_SPEC · 11/30/26, 7:28 PM") reads whole at 900 px too.
+old_label = st.selectbox(_("Version A"), names, index=1, key="history.a")
+new_label = st.selectbox(_("Version B"), names, index=0, key="history.b")
 old, new = labels[old_label], labels[new_label]
 
 diff = folder_diff(old, new)
@@ -125,10 +125,10 @@ if diff:
 else:
     st.caption(_("The two versions are the same text."))
 
-actions = st.columns([1, 1, 3])
-if actions[0].button(_("Compare scores"), type="primary", disabled=not diff):
+actions = st.container(horizontal=True)  # buttons as wide as their labels, never cut
+if actions.button(_("Compare scores"), type="primary", disabled=not diff):
     start_comparison(old, new)
-if old_label != _(CURRENT) and actions[1].button(_("Restore A into the editor")):
+if old_label != _(CURRENT) and actions.button(_("Restore A into the editor")):
     studio.replace_metric_source(old, f"restoring {old_label.split(' ', 1)[0]}")
     st.toast(_("Version A is now the draft; the text it replaced was saved as a version."))
     st.rerun()

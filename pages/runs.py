@@ -104,8 +104,8 @@ def filters(frame: Any, key: str, columns: views.Columns, sorts: list[str], defa
         status = st.multiselect(_("Status"), statuses, key=f"{key}.status", placeholder=_("any"), width=200)
         split = st.multiselect(_("Split"), sorted(frame["split"].dropna().unique()), key=f"{key}.split",
                                placeholder=_("any"), width=200)  # fmt: skip
-        text = st.text_input(_("Feedback contains"), key=f"{key}.text", width=220)
     with st.container(horizontal=True, vertical_alignment="bottom"):
+        text = st.text_input(_("Feedback contains"), key=f"{key}.text", width=220)
         sort = st.selectbox(_("Sort by"), sorts, index=sorts.index(default_sort), key=f"{key}.sort", width=220,
                             format_func=column_label)  # fmt: skip
         descending = st.toggle(_("Highest first"), value=True, key=f"{key}.descending")

@@ -103,5 +103,10 @@ def test_runs_and_history_pages(page: Page, app: tuple[str, Path], language: str
     page.goto(f"{url}/history")
     expect(page.get_by_role("heading", name="历史" if zh else "History")).to_be_visible(timeout=30_000)
     wait_for_app_run(page)
-    page.wait_for_timeout(1000)
+    page.get_by_role("button", name="比较分数" if zh else "Compare scores").click()
+    expect(page.get_by_text("每个用例的分数变化" if zh else "Change in score per case")).to_be_visible(timeout=90_000)
+    settle(page)
     shot(page, f"history-{language}-{width}")
+    page.get_by_test_id("stSelectbox").first.click()  # the versions' labels, each whole
+    page.wait_for_timeout(500)
+    shot(page, f"history-versions-{language}-{width}")
