@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -54,18 +56,19 @@ def comparison() -> None:
     studio.stale_banner(
         studio.stale_changes(job.provenance, studio.provenance()), _("These scores"), None, key="history.stale"
     )
-    before, after = job.result
+    before, after = job.result or ([], [])
     result = compare_runs(before, after)
-    columns = st.columns(5)
-    columns[0].metric(_("Mean score, A"), number(result.old_mean))
-    columns[1].metric(
+    row = st.container(horizontal=True, gap="large")  # metrics as wide as they read, wrapping, never cut
+    metric = partial(row.metric, width="content")
+    metric(_("Mean score, A"), number(result.old_mean))
+    metric(
         _("Mean score, B"),
         number(result.new_mean),
         None if result.old_mean is None or result.new_mean is None else number(result.new_mean - result.old_mean),
     )
-    columns[2].metric(_("Improved"), format_number(result.improved))
-    columns[3].metric(_("Worsened"), format_number(result.worsened))
-    columns[4].metric(_("Status changed"), format_number(result.status_changed))
+    metric(_("Improved"), format_number(result.improved))
+    metric(_("Worsened"), format_number(result.worsened))
+    metric(_("Status changed"), format_number(result.status_changed))
     st.caption(_("Means are over cases that scored ok in both versions."))
     deltas = result.table["delta"].dropna()
     if len(deltas):

@@ -142,11 +142,12 @@ def open_run(summary: RunSummary, names: dict[str, str]) -> None:
     studio.stale_banner(
         studio.stale_changes(run.provenance, studio.provenance()), _("This run's scores"), None, key="runs.stale"
     )
-    columns = st.columns(4)
-    columns[0].metric(_("Cases"), format_number(summary.case_count))
-    columns[1].metric(_("Mean score (ok cases)"), number(summary.mean))
-    columns[2].metric(_("Scored ok"), share(summary.ok_share))
-    columns[3].metric(_("Failed (error, timeout, invalid)"), share(summary.error_share))
+    row = st.container(horizontal=True, gap="large")  # metrics as wide as they read, wrapping, never cut
+    metric = partial(row.metric, width="content")
+    metric(_("Cases"), format_number(summary.case_count))
+    metric(_("Mean score (ok cases)"), number(summary.mean))
+    metric(_("Scored ok"), share(summary.ok_share))
+    metric(_("Failed (error, timeout, invalid)"), share(summary.error_share))
     st.caption(views.statuses_text(summary.statuses))
     frame = case_table(run)
     kept = filters(frame, "runs.case", views.Columns(), list(frame.columns), "score")
@@ -174,13 +175,14 @@ def compare(summaries: list[RunSummary], names: dict[str, str]) -> None:
     if table.empty:
         st.info(_("The two runs have no case in common."))
         return
-    columns = st.columns(5)
+    row = st.container(horizontal=True, gap="large")  # metrics as wide as they read, wrapping, never cut
+    metric = partial(row.metric, width="content")
     change = None if result.old_mean is None or result.new_mean is None else result.new_mean - result.old_mean
-    columns[0].metric(_("Mean score, A"), number(result.old_mean))
-    columns[1].metric(_("Mean score, B"), number(result.new_mean), None if change is None else number(change))
-    columns[2].metric(_("Improved"), format_number(result.improved))
-    columns[3].metric(_("Worsened"), format_number(result.worsened))
-    columns[4].metric(_("Status changed"), format_number(result.status_changed))
+    metric(_("Mean score, A"), number(result.old_mean))
+    metric(_("Mean score, B"), number(result.new_mean), None if change is None else number(change))
+    metric(_("Improved"), format_number(result.improved))
+    metric(_("Worsened"), format_number(result.worsened))
+    metric(_("Status changed"), format_number(result.status_changed))
     st.caption(_("Means are over cases that scored ok in both runs; score ranges apply to run B."))
     kept = filters(table, "runs.compare", views.COMPARED, [BY_CHANGE, *table.columns], BY_CHANGE)
     st.dataframe(
