@@ -162,10 +162,9 @@ def open_run(summary: RunSummary, names: dict[str, str]) -> None:
 
 def compare(summaries: list[RunSummary], names: dict[str, str]) -> None:
     by_id = {summary.id: summary for summary in summaries}
-    left, right = st.columns(2)
     label = lambda run_id: views.run_label(by_id[run_id], names)  # noqa: E731
-    old_id = left.selectbox(_("Run A"), list(by_id), index=1, format_func=label, key="runs.a")
-    new_id = right.selectbox(_("Run B"), list(by_id), index=0, format_func=label, key="runs.b")
+    old_id = st.selectbox(_("Run A"), list(by_id), index=1, format_func=label, key="runs.a")
+    new_id = st.selectbox(_("Run B"), list(by_id), index=0, format_func=label, key="runs.b")
     old, new = saved_run(old_id, str(ws.directory)), saved_run(new_id, str(ws.directory))
     if old is None or new is None:
         st.info(_("This run is no longer kept."))

@@ -4,9 +4,9 @@ the filters and sorts on them, and a run's export (CSV, JSONL, Parquet).
 The Runs page only draws widgets and calls these. Every function takes and returns pandas frames:
 
 - :func:`runs_table`: one row per saved run (newest first), with whether it matches the workspace now;
-- :func:`run_frame`: one row per case of a run (``id``, ``split``, ``candidate``, ``status``, ``score``,
-  one ``score.<name>`` column per named score, ``feedback``, ``error``, ``input``, ``output``,
-  ``expected``, ``duration_ms``), the case's input, output and expected as the run scored them;
+- :func:`run_frame`: one row per case of a run (``id``, ``status``, ``score``, one ``score.<name>``
+  column per named score, ``feedback``, ``error``, ``input``, ``output``, ``expected``, ``split``,
+  ``candidate``, ``duration_ms``), the case's input, output and expected as the run scored them;
 - :func:`compare_frame`: two runs paired by (candidate, id), with the change and the status change;
 - :func:`filter_frame` / :func:`sort_frame`: the questions (score range, named-score range, status,
   split, text in the feedback) and the order;
@@ -168,8 +168,9 @@ def run_frame(run: SavedRun, cases: Mapping[CaseKey, Case] | None = None) -> pd.
             }
         )
         rows.append(row)
-    columns = ["id", "split", "candidate", "status", "score", *(f"score.{name}" for name in names)]
-    frame = pd.DataFrame(rows, columns=[*columns, *TEXT_COLUMNS, *JSON_COLUMNS, "duration_ms"])
+    named = [f"score.{name}" for name in names]
+    order = ["id", "status", "score", *named, *TEXT_COLUMNS, *JSON_COLUMNS, "split", "candidate", "duration_ms"]
+    frame = pd.DataFrame(rows, columns=order)
     for column in ["score", *(f"score.{name}" for name in names)]:
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
     return frame
@@ -207,7 +208,8 @@ def compare_frame(old: SavedRun, new: SavedRun) -> pd.DataFrame:
             for candidate, case in zip(table["candidate"], table["id"], strict=True)
         ]
         table[f"score.{name}"] = pd.to_numeric(pd.Series(values, index=table.index, dtype=object), errors="coerce")
-    return table
+    first = ["id", "old_score", "new_score", "delta", "status_change", "old_status", "new_status"]
+    return table[[*first, *(column for column in table.columns if column not in first)]]
 
 
 # --- questions: filters and sorting --------------------------------------------------------------------

@@ -101,8 +101,8 @@ def test_the_run_frame_has_inputs_outputs_expected_and_one_column_per_named_scor
     run = store.get(save(store))
     frame = run_frame(run, run_cases(run, lambda source: None)[0])
     assert list(frame.columns) == [
-        "id", "split", "candidate", "status", "score", "score.label",
-        "feedback", "error", "input", "output", "expected", "duration_ms",
+        "id", "status", "score", "score.label", "feedback", "error",
+        "input", "output", "expected", "split", "candidate", "duration_ms",
     ]  # fmt: skip
     assert frame.loc[1, "input"] == {"question": "refund?"} and frame.loc[1, "expected"] == {"label": "refund"}
     assert pd.isna(frame.loc[2, "score"]) and frame.loc[2, "error"] == "KeyError: 'label'"
