@@ -206,7 +206,7 @@ st.dataframe(
     column_config={
         "run": st.column_config.NumberColumn(_("run"), format="#%d"),
         "when": _("when"),
-        "metric": _("metric version"),
+        "metric": st.column_config.TextColumn(_("metric version"), width="medium"),
         "dataset": _("dataset"),
         "candidate": _("candidate"),
         "split": _("split"),

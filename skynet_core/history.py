@@ -63,8 +63,8 @@ def folder_diff(old: MetricSource, new: MetricSource) -> str:
 
 @dataclass(frozen=True)
 class Comparison:
-    """The per-case table and its summary. ``table`` columns: id, split, candidate, old_status,
-    new_status, old_score, new_score, delta, old_feedback, new_feedback (largest |delta| first)."""
+    """The per-case table and its summary. ``table`` columns: id, old_score, new_score, delta, old_status,
+    new_status, split, candidate, old_feedback, new_feedback (largest |delta| first)."""
 
     table: pd.DataFrame
     improved: int
@@ -105,15 +105,15 @@ def compare_runs(old: list[CaseResult], new: list[CaseResult], *, tolerance: flo
         )
     table = pd.DataFrame(
         rows,
-        columns=[
+        columns=[  # the scores and the change first: what a reader looks for, visible at 900 px too
             "id",
-            "split",
-            "candidate",
-            "old_status",
-            "new_status",
             "old_score",
             "new_score",
             "delta",
+            "old_status",
+            "new_status",
+            "split",
+            "candidate",
             "old_feedback",
             "new_feedback",
         ],

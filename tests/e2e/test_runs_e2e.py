@@ -107,6 +107,6 @@ def test_runs_and_history_pages(page: Page, app: tuple[str, Path], language: str
     expect(page.get_by_text("每个用例的分数变化" if zh else "Change in score per case")).to_be_visible(timeout=90_000)
     settle(page)
     shot(page, f"history-{language}-{width}")
-    page.get_by_test_id("stSelectbox").first.click()  # the versions' labels, each whole
+    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()  # the versions' labels, each whole
     page.wait_for_timeout(500)
     shot(page, f"history-versions-{language}-{width}")
