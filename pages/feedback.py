@@ -29,7 +29,6 @@ from skynet_core.results import CaseResult, CheckReport
 from skynet_core.runs import SavedRun
 
 studio.ensure_router()
-studio.apply_language()  # app.py sets it too; a page run on its own (AppTest's switch_page) needs it here
 
 S = st.session_state
 score_slot = studio.job_slot("feedback.score")

@@ -13,7 +13,6 @@ from skynet_core.i18n import N_, _, format_number
 from skynet_core.metric_source import MetricSource
 
 studio.ensure_router()
-studio.apply_language()  # AppTest runs a switched-to page without app.py (Streamlit's pages/ mode)
 
 CURRENT = N_("Current draft")
 S = st.session_state

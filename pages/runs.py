@@ -17,7 +17,6 @@ from skynet_core.i18n import N_, _, format_number
 from skynet_core.runs import RunSummary, SavedRun
 
 studio.ensure_router()
-studio.apply_language()  # AppTest runs a switched-to page without app.py (Streamlit's pages/ mode)
 
 ws = studio.workspace()
 OPEN, COMPARE = N_("Open a run"), N_("Compare two runs")
