@@ -103,8 +103,10 @@ def test_uploaded_csv_with_roles_is_scored_on_the_author_page(tall_page, data_se
     wait_for_app_run(page)
     assert [path.name for path in (data_dir / "uploads").rglob("*.csv")] == ["tickets.csv"]
 
-    page.get_by_role("button", name="Use this dataset").click()
+    # The preview says what loading would refuse, before "Use this dataset" (which waits for a fix).
     expect(page.get_by_text("tickets.csv has no input column.")).to_be_visible()
+    expect(page.get_by_role("button", name="Use this dataset")).to_be_disabled()
+    expect(page.get_by_text("These are the splits of Support tickets (example), the dataset in use.")).to_be_visible()
     wait_for_app_run(page)
     shot(page, "data-2-uploaded-no-roles-yet")
 
