@@ -165,7 +165,7 @@ def file_source() -> None:
             _("…or a file path on the server"),
             key="data.path",
             placeholder=_("e.g. /data/cases.jsonl"),
-            help=_("{folders} More: {variable} in the server's environment.").format(
+            help=_("{folders} More: `{variable}` in the server's environment.").format(
                 folders=roots_help(), variable=DATA_ROOTS_ENV
             ),
         )

@@ -28,7 +28,7 @@ def role_help() -> str:
         "**output**: the whole output to score (**output field** builds an object) · **object** roles: the cell is "
         "a JSON object holding every field · **observation**: the measured latency (ms) or cost (USD) · "
         "**candidate**, **split**, **id**: by name · **ignored**: not passed to the metric. Columns named like "
-        "question, answer, label or response start with a guessed role: check it."
+        "`question`, `answer`, `label` or `response` start with a guessed role: check it."
     )
 
 

@@ -120,9 +120,11 @@ def isolation_panel() -> None:
     st.subheader(_("Isolation of metric code"))
     workers = studio.pool()
     if workers.isolation is Isolation.FULL:
-        st.markdown(f":green[:material/shield: **{_('full')}**] · {studio.md(workers.isolation_reason)}")
+        level = _("full")
+        st.markdown(f":green[:material/shield: **{level}**] · {studio.md(workers.isolation_reason)}")
     else:
-        st.markdown(f":orange[:material/warning: **{_('reduced')}**] · {studio.md(workers.isolation_reason)}")
+        level = _("reduced")
+        st.markdown(f":orange[:material/warning: **{level}**] · {studio.md(workers.isolation_reason)}")
     st.caption(
         _(
             "Read-only: metric code runs in a separate process with no keys in its environment either way; full "
