@@ -62,9 +62,8 @@ if unsaved(S, saved, studio.session_keys(), studio.workspace().ray_address()):
 if not litellm_ready() and any(form().config(role) for role in ROLES):
     with st.spinner(_("Loading litellm (once per server start; it takes a few seconds)…")):
         warm_up(wait=True)
-columns = st.columns(2, gap="large")
-for role, column in zip(ROLES, columns, strict=True):
-    with column, st.container(border=True, key=f"settings-panel-{role}"):
+for role in ROLES:  # one above the other: side by side, a 900 px window cut their fields to a few letters
+    with st.container(border=True, key=f"settings-panel-{role}"):
         model_panel(role)
 calls_panel()
 with st.container(horizontal=True):

@@ -72,7 +72,7 @@ def calls_panel() -> None:
             "case fails with the provider's message."
         ),
     )
-    limits = st.columns(3)
+    limits = st.columns([1, 1, 2])
     limits[0].number_input(
         _("`llm()` calls per case"),
         min_value=CALLS_PER_CASE_RANGE[0],
@@ -96,7 +96,7 @@ def calls_panel() -> None:
     limits[2].text_input(
         _("Ray cluster address"),
         key="settings.ray_address",
-        placeholder=_("e.g. HEAD_HOST:6379 (empty: this machine)"),
+        placeholder=_("e.g. HEAD_HOST:6379"),
         help=_(
             "“Score all” on the Author page scores on the Ray cluster whose head is at this address (host:port, as "
             "`ray start --head` prints; requirements-ray.txt). Empty: cases are scored on this machine."

@@ -107,7 +107,7 @@ def price_inputs(role: str, settings: ModelSettings) -> None:
             step=0.05,
             format="%.4f",
             key=f"settings.{role}.price_{half}",
-            placeholder=_("empty: litellm's price"),
+            placeholder=_("litellm price"),
         )
     config = settings.config(role)
     if config is None:
@@ -131,24 +131,25 @@ def price_inputs(role: str, settings: ModelSettings) -> None:
 def model_panel(role: str) -> None:
     st.subheader(_(TITLES[role]))
     st.caption(_(PURPOSE[role]))
-    st.text_input(
+    name, base = st.columns(2)
+    name.text_input(
         _("Model (a litellm model name)"),
         key=f"settings.{role}.model",
-        placeholder=_("e.g. openai/gpt-4o-mini (empty: not set)"),
+        placeholder=_("e.g. openai/gpt-4o-mini"),
         help=_(
             "Any litellm name: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3. For an "
             "OpenAI-compatible server (vLLM, llama.cpp, Ollama): openai/<the name it serves>. Empty: not set."
         ),
     )
+    base.text_input(
+        _("API base (optional)"),
+        key=f"settings.{role}.api_base",
+        placeholder=_("e.g. http://127.0.0.1:11434/v1"),
+        help=_("For a local OpenAI-compatible server. Empty: the provider's own API."),
+    )
     settings = form()
     if note := not_set_note(role, settings):
         st.caption(f":material/info: {note}")
-    st.text_input(
-        _("API base (optional)"),
-        key=f"settings.{role}.api_base",
-        placeholder=_("e.g. http://127.0.0.1:11434/v1 (empty: the provider's API)"),
-        help=_("For a local OpenAI-compatible server. Empty: the provider's own API."),
-    )
     st.caption(API_BASE_KEY_RULE)
     st.text_input(
         _("API key for this session (optional)"),
