@@ -3,6 +3,7 @@ and the candidate files joined to it. Callbacks and storing stay on the page (``
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,16 +11,17 @@ import pandas as pd
 import streamlit as st
 
 import studio
-from skynet_core.datasets import DatasetError, Role, infer_roles
+from skynet_core.datasets import DatasetError, Role, infer_roles, roles_to_json
 from skynet_core.datasets.preview import DatasetDraft, preview_problems
 from skynet_core.datasets.role_editor import ROLE_CHOICES, cell_text, changed_roles, editor_rows
-from skynet_core.i18n import _, format_number, ngettext
+from skynet_core.i18n import _, format_number, language, ngettext
 from skynet_core.paths import data_roots
 
 S = st.session_state
 FILE_TYPES = ["csv", "jsonl", "json", "parquet"]
 PREVIEW_ROWS = 20
 WIDE_COLUMNS = 100
+Roles = dict[str, tuple[Role, str]] | None
 
 
 def role_help() -> str:
@@ -98,7 +100,7 @@ def draw_draft(
         },
     )
     chosen = changed_roles(edited, list(frame.columns))
-    problems = preview_problems(frame, chosen, draft.path)
+    problems = problems_of(draft.path, frame, chosen)
     for problem in problems:
         st.warning(studio.md(problem), icon=":material/warning:")
     has_candidate_column = any(
@@ -114,6 +116,21 @@ def draw_draft(
         help=_("Fix the problems above first: loading would refuse the file.") if problems else None,
     ):
         on_apply(draft, edited, list(frame.columns))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _problems(path: str, mtime_ns: int, roles_key: str, lang: str, _frame: pd.DataFrame, _roles: Roles) -> list[str]:
+    return preview_problems(_frame, _roles, path)
+
+
+def problems_of(path: str, frame: pd.DataFrame, roles: Roles) -> list[str]:
+    """The preview's problems, computed once per file version, roles and language (a big file takes seconds)."""
+    try:
+        mtime_ns = Path(path).stat().st_mtime_ns
+    except OSError:
+        mtime_ns = 0
+    key = json.dumps(roles_to_json(roles or {}), sort_keys=True)
+    return _problems(path, mtime_ns, key, language(), frame, roles)
 
 
 def candidate_files_panel(

@@ -59,9 +59,9 @@ def repeated_ids(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]], file: 
     id_columns = [column for column in frame.columns if roles[column][0] is Role.ID]
     if len(id_columns) != 1:
         return None  # no id column (ids are row numbers) or a clash _check_roles reports
-    ids = frame[id_columns[0]].map(_id_text)
+    ids = _id_texts(frame[id_columns[0]])
     candidate_columns = [column for column in frame.columns if roles[column][0] is Role.CANDIDATE]
-    keys = ids if len(candidate_columns) != 1 else ids + "\x00" + frame[candidate_columns[0]].map(_id_text)
+    keys = ids if len(candidate_columns) != 1 else ids + "\x00" + _id_texts(frame[candidate_columns[0]])
     given = ids != ""
     twice = keys[given & keys.duplicated(keep=False)]
     if twice.empty:
@@ -77,6 +77,16 @@ def repeated_ids(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]], file: 
         "{file}: {count} ids appear more than once, e.g. “{id}” ({where}). Give every case its own id.",
         count,
     ).format(file=file, id=ids[twice.index[0]], where=where, count=count)
+
+
+def _id_texts(column: pd.Series) -> pd.Series:
+    """A column's cells as id text, vectorised (the preview runs on every rerun of the page): empty for a
+    missing cell, whole floats without their ``.0`` (a numeric id column with gaps reads as floats)."""
+    import pandas as pd
+
+    if pd.api.types.is_float_dtype(column):
+        return column.map(_id_text)
+    return column.astype("string").fillna("").str.strip().astype(object)
 
 
 def _id_text(value: object) -> str:
