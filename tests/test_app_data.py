@@ -14,7 +14,7 @@ import studio
 from skynet_core.i18n import use_language
 from skynet_core.paths import DATA_ROOTS_ENV, data_roots
 from skynet_core.store import DATA_DIR_ENV, Store
-from tests.zh_pages import english_words, render_in
+from tests.i18n_scan import english_words, render
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "data.py")
 
@@ -402,7 +402,7 @@ def left_english(at: AppTest, allowed: set[str]) -> list[tuple[str, str]]:
 
 
 def test_the_data_page_reads_in_chinese(data_dir: Path, plain_csv: Path) -> None:
-    at = render_in(PAGE)
+    at = render(str(Path(PAGE).parents[1] / "app.py"), "pages/data.py")
     assert at.title[0].value == "数据"
     assert left_english(at, DATA_WORDS) == []
 

@@ -277,9 +277,9 @@ def pending(text: str) -> bool:
 
 
 def test_the_settings_page_reads_in_chinese(data_dir, server) -> None:
-    from tests.zh_pages import english_words, render_in
+    from tests.i18n_scan import english_words, render
 
-    at = render_in(PAGE)
+    at = render(str(Path(PAGE).parents[1] / "app.py"), "pages/settings.py")
     assert at.title[0].value == "设置"
     names = {"skynet_metric_model", "skynet_metric_api_base", "skynet_reflection_model", "skynet_reflection_api_base"}
     names |= {"head", "host", "usd", "key", "variable", "value", "token", "off"}  # a placeholder's name, units, terms
