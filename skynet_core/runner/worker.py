@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from ..i18n import SOURCE_LANGUAGE, language
 from ..metric_source import MetricSource
 from ..packages import existing_packages_dir
 from ..redact import redact
@@ -451,7 +452,10 @@ class Worker:
         source = MetricSource.of(source)
         _materialise(source, self.metric_host_dir)
         self.wait_ready()
-        self.send({"op": "load", "source": source.main}, deadline, cancel)
+        request: dict[str, Any] = {"op": "load", "source": source.main}
+        if (lang := language()) != SOURCE_LANGUAGE:
+            request["lang"] = lang  # the child writes its messages in the caller's language
+        self.send(request, deadline, cancel)
         reply = self.receive(deadline, cancel)
         if reply.get("t") != "loaded":
             raise ChildDied("the metric's process answered the load with an unexpected message")
