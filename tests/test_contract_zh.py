@@ -3,6 +3,7 @@ Chinese messages that name the fix, at the stage 指标返回值, and the JSON k
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from contextvars import copy_context
@@ -10,6 +11,7 @@ from contextvars import copy_context
 import orjson
 import pytest
 
+from skynet_core.cases import Observation
 from skynet_core.i18n import use_language
 from skynet_core.jobs import Job
 from skynet_core.results import StageName, StageStatus
@@ -118,3 +120,61 @@ def test_a_case_that_times_out_says_so_in_chinese(pool):
         )
     message = report.stages[3].message
     assert "用例 case-0 超时" in message and "秒内完成" in message and "指标超时" in message, message
+
+
+REWARD_METRIC = """
+from skynet import reward
+
+REWARD_SPEC = {
+    "weights": {"accuracy": 0.7, "speed": 0.2, "cost": 0.1},
+    "speed": {"reference": 2000},
+    "cost": {"reference": 0.01},
+}
+
+def score(input, output, expected=None):
+    return reward(REWARD_SPEC, 1.0, "Correct.")
+"""
+
+
+def test_the_reward_lines_the_sandbox_writes_follow_the_language(pool):
+    with use_language("zh_CN"):
+        report = check(pool, REWARD_METRIC)
+    assert report.ok, report.stages
+    assert report.stages[2].message == "`REWARD_SPEC` 有效"
+    feedback = report.cases[0].feedback
+    assert feedback.startswith("Correct.\n"), feedback  # the metric's own text stays as it wrote it
+    assert "\n速度：850 毫秒，参考值 2000 毫秒，得分 0.70。\n成本：$0.0020，参考值 $0.01，得分 0.83。" in feedback
+    unmeasured = [dataclasses.replace(case, observation=Observation()) for case in make_cases(1)]
+    with use_language("zh_CN"):
+        report = check(pool, REWARD_METRIC, cases=unmeasured)
+    assert "此用例未测得速度，因此速度得分为 0。" in report.cases[0].feedback
+    english = check(pool, REWARD_METRIC, cases=unmeasured)
+    assert "Speed was not measured for this case, so it scored 0." in english.cases[0].feedback
+
+
+def test_reward_lines_and_reward_spec_errors_in_the_studio_process():
+    from skynet_core.reward import RewardSpecError, reward_pair, validate_reward_spec
+
+    spec = {
+        "weights": {"accuracy": 0.7, "speed": 0.2, "cost": 0.0},
+        "speed": {"reference": 2000},
+        "cost": {"reference": 0.01},
+    }
+    with use_language("zh_CN"):
+        _, side = reward_pair(spec, 1.0, "", 850.0, 0.002)
+        with pytest.raises(RewardSpecError, match="缺少 'speed'"):
+            validate_reward_spec({"weights": {"accuracy": 1, "cost": 0}})
+    assert side["feedback"].splitlines() == [
+        "速度：850 毫秒，参考值 2000 毫秒，得分 0.70。",
+        "成本：$0.0020，参考值 $0.01，得分 0.83（权重为 0，不计入）。",
+    ]
+
+
+def test_a_bad_reward_spec_fails_its_stage_in_chinese(pool):
+    source = REWARD_METRIC.replace('"speed": 0.2, ', "")
+    with use_language("zh_CN"):
+        report = check(pool, source)
+        stage = report.stage(StageName.REWARD_SPEC)
+        assert stage.label == "奖励规格"
+    assert stage.status is StageStatus.FAILED
+    assert "缺少 'speed'" in stage.message and "请给出准确率、速度和成本三者的权重" in stage.message

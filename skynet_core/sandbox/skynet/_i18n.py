@@ -15,7 +15,7 @@ import os
 from typing import Any
 
 if __package__ == "skynet_core.sandbox.skynet":  # imported by the studio
-    from skynet_core.i18n import _, ngettext  # noqa: F401
+    from skynet_core.i18n import N_, _, ngettext  # noqa: F401
 else:  # the metric's child process
     _messages: dict[str, Any] = {}
     _loaded: dict[str, dict[str, Any]] = {}
@@ -35,6 +35,9 @@ else:  # the metric's child process
             except (OSError, ValueError):
                 _loaded[language] = {}
         _messages = _loaded[language]
+
+    def N_(message: str) -> str:  # type: ignore[no-redef]  # noqa: N802 - the gettext marker's name
+        return message
 
     def _(message: str) -> str:  # type: ignore[no-redef]
         found = _messages.get(message)
