@@ -509,7 +509,7 @@ def _score(
         bar = tqdm(total=len(cases), unit=_("case"), file=stderr, dynamic_ncols=True)
     lock = threading.Lock()
 
-    def progress(_: CaseResult) -> None:
+    def progress(result: CaseResult) -> None:
         if bar is not None:
             with lock:
                 if llm.spent_usd:
@@ -560,7 +560,8 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
         if shown:
             heads = _("case"), _("split"), _("status"), _("score"), _("feedback / error")
             lines.append(
-                f"  {_pad(heads[0], 14)} {_pad(heads[1], 6)} {_pad(heads[2], 8)} {_pad(heads[3], 7, right=True)}  {heads[4]}"
+                f"  {_pad(heads[0], 14)} {_pad(heads[1], 6)} {_pad(heads[2], 8)} "
+                f"{_pad(heads[3], 7, right=True)}  {heads[4]}"
             )
         for case in shown:
             score = f"{case.score:.3f}" if case.score is not None else "-"

@@ -20,7 +20,7 @@ from typing import Any
 try:  # the studio imports this module as skynet_core.sandbox.returns
     from .skynet._i18n import _, ngettext
 except ImportError:  # the metric's child process, where it is the top-level module `returns`
-    from skynet._i18n import _, ngettext  # type: ignore[import-not-found,no-redef]
+    from skynet._i18n import _, ngettext  # type: ignore[no-redef]
 
 PAIR_EXAMPLE = '(1.0, {"feedback": "..."})'
 SCORE_DEF = "def score(input, output, expected=None):"

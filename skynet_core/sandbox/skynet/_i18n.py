@@ -36,14 +36,14 @@ else:  # the metric's child process
                 _loaded[language] = {}
         _messages = _loaded[language]
 
-    def N_(message: str) -> str:  # type: ignore[no-redef]  # noqa: N802 - the gettext marker's name
+    def N_(message: str) -> str:  # noqa: N802 - the gettext marker's name
         return message
 
-    def _(message: str) -> str:  # type: ignore[no-redef]
+    def _(message: str) -> str:
         found = _messages.get(message)
         return found if isinstance(found, str) else message
 
-    def ngettext(singular: str, plural: str, n: int) -> str:  # type: ignore[no-redef]
+    def ngettext(singular: str, plural: str, n: int) -> str:
         # The plural forms of the one catalog language (Chinese) are one: the first form.
         found = _messages.get(singular)
         if isinstance(found, list) and found:
