@@ -162,7 +162,7 @@ class Worker:
         )
         for fd in (req_read, reply_write, err_write, progress_fd):
             os.close(fd)
-        self._killed_for: str | None = None
+        self._killed_for: Callable[[], str] | None = None
         watchdog().watch(self, self.process.pid, self.limits.memory_bytes, isolation is Isolation.FULL, self._kill_for)
         for fd in (self._reply_read, self._err_read, self._req_write):
             os.set_blocking(fd, False)
@@ -218,8 +218,9 @@ class Worker:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _kill_for(self, reason: str) -> None:
-        """Stop the sandbox now (from the watchdog's thread); the running call fails with ``reason``."""
+    def _kill_for(self, reason: Callable[[], str]) -> None:
+        """Stop the sandbox now (from the watchdog's thread); the running call fails with ``reason()`` (made
+        by the thread that reports it, so in its caller's language)."""
         self._killed_for = reason
         self._signal_tree()
 
@@ -372,7 +373,7 @@ class Worker:
 
     def _death_message(self, what: str) -> str:
         if self._killed_for is not None:
-            return self._killed_for
+            return self._killed_for()
         try:
             code = self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
