@@ -409,6 +409,7 @@ def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done:
 
     @st.fragment(run_every=JOB_POLL_S if job is not None and not done else None)
     def progress() -> None:
+        apply_language()  # a fragment's rerun may run in a new thread, without app.py's choice
         board.watch(me)
         current = slot.job
         if current is None:
@@ -443,6 +444,7 @@ def running_jobs() -> None:
 
     @st.fragment(run_every=JOBS_POLL_S if jobs else None)
     def panel() -> None:
+        apply_language()  # a fragment's rerun may run in a new thread, without app.py's choice
         current = board.running(me)
         if not current:
             # Nothing left to list. No full rerun to stop the polling: it would redraw an idle tab (and
