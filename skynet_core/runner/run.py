@@ -108,7 +108,7 @@ def load_into(
         message = str(reply.get("error") or _("metric.py failed to load"))
         missing = reply.get("missing_module")
         if isinstance(missing, str) and missing:
-            message = f"{message}. {missing_module_hint(missing, source)}"
+            message = _("{error}. {hint}").format(error=message, hint=missing_module_hint(missing, source))
         raise LoadFailure(message, return_line, str(reply.get("detail", "")), _file_of(reply))
     return reply
 
@@ -197,7 +197,9 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
     missing = reply.get("missing_module")
     if isinstance(missing, str) and missing:
         first, *rest = result.error.split("\n", 1)
-        result.error = "\n".join([f"{first}. {missing_module_hint(missing, source)}", *rest])
+        result.error = "\n".join(
+            [_("{error}. {hint}").format(error=first, hint=missing_module_hint(missing, source)), *rest]
+        )
     if (
         result.line
         and where(result.file, result.line) not in (first_line := result.error.splitlines()[0])
