@@ -261,7 +261,7 @@ def consistency_of(
     """Group the results of :func:`repeat_cases` back by case, in the order of ``cases``."""
     by_id: dict[str, list[CaseResult]] = {case.id: [] for case in cases}
     for result in results:
-        original, _, run = result.id.rpartition(REPEAT_MARK)
+        original, _mark, run = result.id.rpartition(REPEAT_MARK)
         if run.isdigit() and original in by_id:
             by_id[original].append(result)
     spreads = []

@@ -509,7 +509,7 @@ def score_cases(
                     args=(drive, _Shard(source, pool, timeout, llm, cancel, emit, halt=halt)),
                     daemon=True,
                 )
-                for _ in range(workers - 1)
+                for _helper in range(workers - 1)
             )
         for thread in helpers:
             thread.start()

@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from .. import i18n  # i18n._: this module keeps `_` for values it ignores
 from ..i18n import SOURCE_LANGUAGE, language
 from ..metric_source import MetricSource
 from ..packages import existing_packages_dir
@@ -548,18 +549,22 @@ class Worker:
     ) -> dict[str, Any]:
         """Make the metric's model call here, in the parent, which alone holds the keys."""
         if llm is None:
-            return {"op": "llm_reply", "error": "llm() is not available in this run"}
+            return {"op": "llm_reply", "error": i18n._("llm() is not available in this run")}
         instructions = message.get("instructions")
         text = message.get("input")
         if not isinstance(instructions, str) or not (text is None or isinstance(text, str)):
-            return {"op": "llm_reply", "error": "llm() takes a string of instructions and an optional input"}
+            return {"op": "llm_reply", "error": i18n._("llm() takes a string of instructions and an optional input")}
         result: dict[str, Any] = {}
 
         def call() -> None:
             try:
                 result.update(llm(LlmRequest(instructions, text, number)))
             except Exception as exc:  # noqa: BLE001  (a broken handler fails the call, not the run)
-                result["error"] = redact(f"the model call failed in the runner: {type(exc).__name__}: {exc}")
+                result["error"] = redact(
+                    i18n._("the model call failed in the runner: {error}: {message}").format(
+                        error=type(exc).__name__, message=exc
+                    )
+                )
             if not isinstance(result.get("text"), str) and not result.get("error"):
                 result["error"] = "the model call returned no text"
 
