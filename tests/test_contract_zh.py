@@ -178,3 +178,11 @@ def test_a_bad_reward_spec_fails_its_stage_in_chinese(pool):
         assert stage.label == "奖励规格"
     assert stage.status is StageStatus.FAILED
     assert "缺少 'speed'" in stage.message and "请给出准确率、速度和成本三者的权重" in stage.message
+
+
+def test_a_crash_is_described_in_chinese(pool):
+    source = "import os, signal\ndef score(input, output, expected=None):\n    os.kill(os.getpid(), signal.SIGSEGV)\n"
+    with use_language("zh_CN"):
+        report = check(pool, source, cases=make_cases(1))
+    message = report.stages[3].message
+    assert "用例 case-0 出错：指标的进程退出了：SIGSEGV（段错误：原生代码崩溃或无限递归）" in message, message

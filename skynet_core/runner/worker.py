@@ -261,7 +261,9 @@ class Worker:
                 self._pump(min(0.05, max(0.0, deadline - time.monotonic())), want_write=True)
                 continue
             except (BrokenPipeError, OSError) as exc:
-                raise ChildDied(self._death_message(f"the metric's process closed its input ({exc})")) from exc
+                raise ChildDied(
+                    self._death_message(i18n._("the metric's process closed its input ({error})").format(error=exc))
+                ) from exc
             data = data[written:]
 
     def receive(self, deadline: float, cancel: threading.Event | None) -> dict[str, Any]:
@@ -332,7 +334,7 @@ class Worker:
                 continue
             if not chunk:
                 self._drain_stderr()
-                raise ChildDied(self._death_message("the metric's process exited"), self.running_index())
+                raise ChildDied(self._death_message(i18n._("the metric's process exited")), self.running_index())
             self._buffer += chunk
             if b"\n" in chunk:
                 *complete, rest = self._buffer.split(b"\n")
@@ -387,20 +389,28 @@ class Worker:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
-            detail = {
-                "SIGSEGV": " (a segmentation fault: a crash in native code or unbounded recursion)",
-                "SIGKILL": " (killed: by metric code, or the machine ran out of memory)",
-                "SIGXFSZ": " (a file grew past the sandbox's file size limit)",
-            }.get(name, "")
-            what = f"{what}: {name}{detail}"
+            template = {
+                "SIGSEGV": i18n._(
+                    "{what}: {signal} (a segmentation fault: a crash in native code or unbounded recursion)"
+                ),
+                "SIGKILL": i18n._("{what}: {signal} (killed: by metric code, or the machine ran out of memory)"),
+                "SIGXFSZ": i18n._("{what}: {signal} (a file grew past the sandbox's file size limit)"),
+            }.get(name) or i18n._("{what}: {signal}")
+            what = template.format(what=what, signal=name)
         elif code is not None:
             # sys.exit in score is caught and reported by the child, so an exit comes from os._exit
             # or from the child failing to answer on a channel that metric code closed.
-            what = f"{what} with code {code} (did metric code call os._exit, or close the runner's file descriptors?)"
+            what = i18n._(
+                "{what} with code {code} (did metric code call os._exit, or close the runner's file descriptors?)"
+            ).format(what=what, code=code)
         if "Fatal Python error" in text:
-            what += ": " + text[text.index("Fatal Python error") :].splitlines()[0]
+            fatal = text[text.index("Fatal Python error") :].splitlines()[0]
+            what = i18n._("{what}: {fatal}").format(what=what, fatal=fatal)
         frame = last_metric_frame(text, self.metric_dir)
-        return what + (f" at {frame[0]} line {frame[1]}" if frame else "")
+        if not frame:
+            return what
+        where = i18n._("{file} line {line}").format(file=frame[0], line=frame[1])
+        return i18n._("{what} at {where}").format(what=what, where=where)
 
     def _timeout(self, index: int | None) -> CallTimeout:
         frame = self._stuck_frame()
