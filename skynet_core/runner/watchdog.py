@@ -25,7 +25,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..i18n import _, format_number, ngettext
+from ..i18n import _, ngettext
 
 MEMORY_LIMIT_MODE = "watchdog"
 """How the memory limit is enforced for a sandbox as a whole (reports show it next to the isolation)."""
@@ -54,11 +54,12 @@ class Usage:
             "{total} MiB: {pss} MiB in {processes} process(es), {shared} MiB of shared memory files, {tmp} MiB in /tmp",
             self.processes,
         ).format(
-            total=format_number(self.total / mib, 0),
-            pss=format_number(self.pss / mib, 0),
+            # Plain digits, not Babel's: the runner is also vendored into engine exports, which lack Babel.
+            total=f"{self.total / mib:,.0f}",
+            pss=f"{self.pss / mib:,.0f}",
             processes=self.processes,
-            shared=format_number(self.shared_files / mib, 0),
-            tmp=format_number(self.tmp / mib, 0),
+            shared=f"{self.shared_files / mib:,.0f}",
+            tmp=f"{self.tmp / mib:,.0f}",
         )
 
 
