@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skynet_core.cases import Case, Observation
+from skynet_core.i18n import _
 
 from .files import _check_width, _describe, _file_label, _measurement, _name_value, _observation, _parse_json
 from .model import _MEASUREMENTS, Dataset, DatasetError, Role, _Row
@@ -81,15 +82,25 @@ def _check_roles(
         by_role.setdefault(role, []).append(column)
         if role is Role.OBSERVATION and field not in ("", *_MEASUREMENTS):
             raise DatasetError(
-                f"{file}: column {column!r} has the observation role with field {field!r}. Use latency_ms or "
-                "cost_usd, or ignore the column.",
+                _(
+                    "{file}: column {column} has the observation role with field {field}. Use latency_ms or "
+                    "cost_usd, or ignore the column."
+                ).format(file=file, column=repr(column), field=repr(field)),
                 column=column,
             )
         if role in (Role.INPUT, Role.EXPECTED, Role.OUTPUT, Role.OBSERVATION) and field:
             if (role, field) in targets:
                 raise DatasetError(
-                    f"{file}: columns {targets[role, field]!r} and {column!r} are both {role.value} field {field!r}. "
-                    "Give one another field name or ignore it.",
+                    _(
+                        "{file}: columns {first} and {second} are both {role} field {field}. "
+                        "Give one another field name or ignore it."
+                    ).format(
+                        file=file,
+                        first=repr(targets[role, field]),
+                        second=repr(column),
+                        role=role.value,
+                        field=repr(field),
+                    ),
                     column=column,
                 )
             targets[role, field] = column
@@ -97,8 +108,9 @@ def _check_roles(
         if len(by_role.get(role, [])) > 1:
             first, second = by_role[role][:2]
             raise DatasetError(
-                f"{file}: columns {first!r} and {second!r} both have the {role.value} role. Keep one and ignore "
-                "the other.",
+                _(
+                    "{file}: columns {first} and {second} both have the {role} role. Keep one and ignore the other."
+                ).format(file=file, first=repr(first), second=repr(second), role=role.value),
                 column=second,
             )
     if joined_to is not None and by_role.get(Role.CANDIDATE):
@@ -110,19 +122,25 @@ def _check_roles(
         )
     if joined_to is not None and not by_role.get(Role.ID):
         raise DatasetError(
-            f"{file} has no id column. A candidate file is joined to the cases of {joined_to} by id: add an id "
-            f"column with the same ids as {joined_to}, or give a column the id role."
+            _(
+                "{file} has no id column. A candidate file is joined to the cases of {main} by id: add an id "
+                "column with the same ids as {main}, or give a column the id role."
+            ).format(file=file, main=joined_to)
         )
     if joined_to is None and not by_role.get(Role.INPUT):
         raise DatasetError(
-            f"{file} has no input column. Name input columns with the input. prefix (e.g. input.question), or give "
-            "a column the input role."
+            _(
+                "{file} has no input column. Name input columns with the input. prefix (e.g. input.question), or give "
+                "a column the input role."
+            ).format(file=file)
         )
     outputs = by_role.get(Role.OUTPUT, [])
     if not outputs:
         raise DatasetError(
-            f"{file} has no output column. Add a column named output (or output.<field> for an object output), or "
-            "give a column the output role."
+            _(
+                "{file} has no output column. Add a column named output (or output.<field> for an object output), or "
+                "give a column the output role."
+            ).format(file=file)
         )
     whole = [column for column in outputs if not roles[column][1]]
     if whole and len(outputs) > 1:
@@ -169,7 +187,9 @@ def cases_from_frame(
     columns = list(df.columns)
     _check_width(file, len(columns))
     if df.empty:
-        raise DatasetError(f"{file} has column names but no rows. Add one row per case and load it again.")
+        raise DatasetError(
+            _("{file} has column names but no rows. Add one row per case and load it again.").format(file=file)
+        )
     final = _final_roles(file, columns, roles)
     _check_roles(file, columns, final)
     rows, unit = _frame_rows(df, final, source)
