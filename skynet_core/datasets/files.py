@@ -66,15 +66,19 @@ def _env_limit(name: str, default: int, unit: int) -> int:
 
 def _too_many_rows(name: str, limit: int) -> DatasetError:
     return DatasetError(
-        f"{name} has more than {limit:,} cases, the most a file may hold. Keep a sample of the cases (or split the "
-        "file), or raise the limit with SKYNET_MAX_ROWS."
+        _(
+            "{name} has more than {limit} cases, the most a file may hold. Keep a sample of the cases (or split the "
+            "file), or raise the limit with SKYNET_MAX_ROWS."
+        ).format(name=name, limit=f"{limit:,}")
     )
 
 
 def _too_big_decoded(name: str, limit: int) -> DatasetError:
     return DatasetError(
-        f"{name} holds more than {limit / 1e6:,.0f} MB of data once decoded (a compressed file can be far larger "
-        "inside than on disk). Keep a sample of the cases, or raise the limit with SKYNET_MAX_DECODED_MB."
+        _(
+            "{name} holds more than {limit} MB of data once decoded (a compressed file can be far larger "
+            "inside than on disk). Keep a sample of the cases, or raise the limit with SKYNET_MAX_DECODED_MB."
+        ).format(name=name, limit=f"{limit / 1e6:,.0f}")
     )
 
 
@@ -132,8 +136,10 @@ def check_size(name: str, size: int) -> None:
     """Refuse a case file of ``size`` bytes when it is over :data:`MAX_FILE_BYTES`."""
     if size > MAX_FILE_BYTES:
         raise DatasetError(
-            f"{name} is {size / 1e6:,.1f} MB, over the {MAX_FILE_BYTES / 1e6:,.0f} MB limit. "
-            "Keep a sample of the cases (or split the file) so each file is under the limit."
+            _(
+                "{name} is {size} MB, over the {limit} MB limit. "
+                "Keep a sample of the cases (or split the file) so each file is under the limit."
+            ).format(name=name, size=f"{size / 1e6:,.1f}", limit=f"{MAX_FILE_BYTES / 1e6:,.0f}")
         )
 
 
