@@ -9,23 +9,24 @@ from pathlib import Path
 import streamlit as st
 
 import studio
+from skynet_core.i18n import N_, _
 
 PAGES_DIR = Path(__file__).parent / "pages"
 # Author first (the default page); the others join the menu when their file exists.
 PAGES = [
-    ("author.py", "Author", ":material/edit_note:"),
-    ("data.py", "Data", ":material/table:"),
-    ("feedback.py", "Feedback review", ":material/rate_review:"),
-    ("tradeoffs.py", "Reward trade-offs", ":material/balance:"),
-    ("history.py", "History", ":material/history:"),
-    ("runs.py", "Runs", ":material/format_list_numbered:"),
-    ("settings.py", "Settings", ":material/settings:"),
+    ("author.py", N_("Author"), ":material/edit_note:"),
+    ("data.py", N_("Data"), ":material/table:"),
+    ("feedback.py", N_("Feedback review"), ":material/rate_review:"),
+    ("tradeoffs.py", N_("Reward trade-offs"), ":material/balance:"),
+    ("history.py", N_("History"), ":material/history:"),
+    ("runs.py", N_("Runs"), ":material/format_list_numbered:"),
+    ("settings.py", N_("Settings"), ":material/settings:"),
 ]
 
 st.set_page_config(page_title="Skynet Metric Studio", layout="wide")
 studio.apply_language()
 pages = [
-    st.Page(f"pages/{name}", title=title, icon=icon, default=name == "author.py")
+    st.Page(f"pages/{name}", title=_(title), icon=icon, default=name == "author.py")
     for name, title, icon in PAGES
     if (PAGES_DIR / name).exists()
 ]

@@ -17,7 +17,7 @@ import streamlit as st
 from skynet_core.cases import Case
 from skynet_core.datasets import CandidateFile, Dataset, Role
 from skynet_core.display import CELL_CHARS, clip, clipped, markdown_text, more_note
-from skynet_core.i18n import LANGUAGES, _, set_language
+from skynet_core.i18n import LANGUAGES, N_, _, format_datetime, format_duration, format_number, ngettext, set_language
 from skynet_core.jobs import Job, JobSlot
 from skynet_core.llm import ModelSettings
 from skynet_core.metric_source import MetricSource
@@ -63,6 +63,17 @@ _ROUTED = "studio.routed"
 _LLM_KEYS = "studio.llm_keys"
 _LANGUAGE = "studio.language"
 _OWN_REVISION = "studio.own_revision"
+# What a job is, by its kind, for the progress and running-jobs lists.
+JOB_KINDS = {
+    "check": N_("contract check"),
+    "score": N_("scoring"),
+    "consistency": N_("judge consistency"),
+    "compare": N_("comparison"),
+    "probes": N_("feedback probes"),
+    "grade": N_("feedback grading"),
+    "try judge": N_("judge trial"),
+    "trade-offs": N_("reward trade-offs"),
+}
 JOB_POLL_S = 0.2
 JOBS_POLL_S = 2.0
 LITERAL_LIMIT = 2_000
@@ -221,7 +232,7 @@ def load_choice(
     main_candidate: str | None = None,
 ) -> Dataset:
     """Load a dataset choice (raises DatasetError or OSError)."""
-    with st.spinner("Loading the cases…"):
+    with st.spinner(_("Loading the cases…")):
         return workspace().load(path, roles, tuple(candidate_files or ()), main_candidate)
 
 
@@ -288,14 +299,14 @@ def md(text: str) -> str:
     return markdown_text(clipped(str(text), CELL_CHARS * 4))
 
 
-def long_text(text: str, key: str, empty: str = "(empty)") -> None:
+def long_text(text: str, key: str, empty: str | None = None) -> None:
     """Text from metric code (feedback, an error, prints) shown literally at a bounded cost: its first
     characters, with a note and a download of the whole when it is longer."""
     shown, hidden = clip(text)
-    st.code(shown + more_note(hidden) if text.strip() else empty, language=None, wrap_lines=True)
+    st.code(shown + more_note(hidden) if text.strip() else empty or _("(empty)"), language=None, wrap_lines=True)
     if hidden:
         st.download_button(
-            "Download the full text",
+            _("Download the full text"),
             text.encode("utf-8"),
             file_name=f"{key}.txt",
             mime="text/plain",
@@ -312,33 +323,38 @@ def literal(text: str, *, limit: int = LITERAL_LIMIT, key: str | None = None, na
         st.code(text, language=None, wrap_lines=True)
         return
     st.code(text[:limit] + " …", language=None, wrap_lines=True)
-    with st.expander(f"All {len(text):,} characters"):
+    with st.expander(_("All {count} characters").format(count=format_number(len(text)))):
         shown, hidden = clip(text)
         st.code(shown + more_note(hidden), language=None, wrap_lines=True)
         st.download_button(
-            "Download", text.encode("utf-8"), file_name=name, mime="text/plain", key=key, on_click="ignore"
+            _("Download"), text.encode("utf-8"), file_name=name, mime="text/plain", key=key, on_click="ignore"
         )
 
 
 def stale_changes(made_by: Provenance | None, current: Provenance) -> list[str]:
     """What changed since a result was made (``made_by``), for :func:`stale_banner`."""
-    return made_by.changes(current) if made_by is not None else ["it was made before results kept their origin"]
+    return made_by.changes(current) if made_by is not None else [_("it was made before results kept their origin")]
 
 
 def stale_banner(
-    changes: list[str], what: str, refresh: Callable[[], None] | None, *, key: str, label: str = "Score again"
+    changes: list[str], what: str, refresh: Callable[[], None] | None, *, key: str, label: str | None = None
 ) -> bool:
-    """Say plainly whether ``what`` (e.g. "These results") is current; when it is not, why (``changes``, from
-    :func:`stale_changes`), with the button that refreshes it. Returns True when the result is stale."""
+    """Say plainly whether ``what`` (e.g. ``_("These results")``, translated by the caller) is current; when it
+    is not, why (``changes``, from :func:`stale_changes`), with the button that refreshes it (``label``,
+    default "Score again"). Returns True when the result is stale."""
     if not changes:
         st.caption(
-            f":green[:material/check_circle:] {what} match the current metric.py, dataset, candidate, split and model."
+            ":green[:material/check_circle:] "
+            + _("{what} match the current metric.py, dataset, candidate, split and model.").format(what=what)
         )
         return False
     with st.container(horizontal=True, vertical_alignment="center"):
-        st.warning(f"{what} are out of date: " + md("; ".join(changes)) + ".", icon=":material/history:")
+        st.warning(
+            _("{what} are out of date: {changes}.").format(what=what, changes=md(_("; ").join(changes))),
+            icon=":material/history:",
+        )
         if refresh is not None:
-            st.button(label, on_click=refresh, icon=":material/refresh:", key=key, type="primary")
+            st.button(label or _("Score again"), on_click=refresh, icon=":material/refresh:", key=key, type="primary")
     return True
 
 
@@ -347,10 +363,15 @@ def _save_version(key: str) -> None:
     version = saved.version
     if saved.created:
         st.session_state[f"{key}.version_name"] = ""
-        st.toast(f"Saved version #{version.id} “{version.name}”.", icon=":material/bookmark_added:")
+        st.toast(
+            _("Saved version #{id} “{name}”.").format(id=version.id, name=version.name),
+            icon=":material/bookmark_added:",
+        )
     else:
         st.toast(
-            f"Nothing new to save: the draft is already version #{version.id} “{version.name}”.",
+            _("Nothing new to save: the draft is already version #{id} “{name}”.").format(
+                id=version.id, name=version.name
+            ),
             icon=":material/bookmark:",
         )
 
@@ -359,13 +380,13 @@ def save_version_control(key: str, label_visibility: Any = "visible") -> None:
     """A name field and "Save version": a named version of the draft, confirmed, never a duplicate of the latest."""
     with st.container(horizontal=True, vertical_alignment="bottom"):
         st.text_input(
-            "Save the draft as a version",
-            placeholder="e.g. clearer feedback",
+            _("Save the draft as a version"),
+            placeholder=_("e.g. clearer feedback"),
             key=f"{key}.version_name",
             label_visibility=label_visibility,
         )
         st.button(
-            "Save version",
+            _("Save version"),
             on_click=_save_version,
             args=(key,),
             icon=":material/bookmark_add:",
@@ -389,6 +410,7 @@ def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done:
 
     @st.fragment(run_every=JOB_POLL_S if job is not None and not done else None)
     def progress() -> None:
+        apply_language()  # a fragment's rerun may run in a new thread, without app.py's choice
         board.watch(me)
         current = slot.job
         if current is None:
@@ -398,12 +420,20 @@ def job_progress(slot: JobSlot, key: str, what: str, job: Job[Any] | None, done:
                 st.rerun()
             return
         left, right = st.columns([5, 1], vertical_alignment="center")
-        text = f"{what}… {current.done} of {current.total} ({current.elapsed_s:.1f} s)"
         spent = workspace().llm_spent(current)
+        values = {
+            "what": what,
+            "done": format_number(current.done),
+            "total": format_number(current.total),
+            "elapsed": format_duration(current.elapsed_s),
+            "cost": f"\\${spent:.4f}",
+        }
         if spent:
-            text += f" · llm() spent \\${spent:.4f}"
+            text = _("{what}… {done} of {total} ({elapsed}) · llm() spent {cost}").format(**values)
+        else:
+            text = _("{what}… {done} of {total} ({elapsed})").format(**values)
         left.progress(current.progress, text=text)
-        right.button("Cancel", on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
+        right.button(_("Cancel"), on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
 
     progress()
 
@@ -415,23 +445,32 @@ def running_jobs() -> None:
 
     @st.fragment(run_every=JOBS_POLL_S if jobs else None)
     def panel() -> None:
+        apply_language()  # a fragment's rerun may run in a new thread, without app.py's choice
         current = board.running(me)
         if not current:
             # Nothing left to list. No full rerun to stop the polling: it would redraw an idle tab (and
             # reload its editor) whenever another tab's job ends; the next run of the page stops it.
             return
-        st.markdown("**Running jobs**")
+        st.markdown("**{title}**".format(title=_("Running jobs")))
         for job in current:
             started = datetime.fromtimestamp(job.started_wall)
-            st.caption(f"{job.kind} · {job.done} of {job.total} · started {started:%H:%M:%S}")
+            kind = _(JOB_KINDS[job.kind]) if job.kind in JOB_KINDS else job.kind
+            st.caption(
+                _("{kind} · {done} of {total} · started {time}").format(
+                    kind=kind,
+                    done=format_number(job.done),
+                    total=format_number(job.total),
+                    time=format_datetime(started, "HH:mm:ss"),
+                )
+            )
             st.button(
-                "Cancel",
+                _("Cancel"),
                 key=f"studio.jobs.cancel.{job.id}",
                 on_click=board.cancel,
                 args=(job.id,),
                 icon=":material/stop_circle:",
                 type="tertiary",
-                help=f"Cancel this {job.kind} job",
+                help=_("Cancel this job: {kind}").format(kind=kind),
             )
 
     panel()
@@ -443,21 +482,30 @@ def sidebar() -> None:
     chosen = in_use()
     with st.sidebar:
         language_picker()
-        st.markdown("**Dataset**")
-        st.markdown(
-            f"{md(chosen.data.name)}  \n{len(chosen.cases)} cases · candidate "
-            f"{md(chosen.candidate or '(only one)')} · split {md(chosen.split or 'all')}"
+        st.markdown("**{title}**".format(title=_("Dataset")))
+        count = len(chosen.cases)
+        details = ngettext(
+            "{count} case · candidate {candidate} · split {split}",
+            "{count} cases · candidate {candidate} · split {split}",
+            count,
+        ).format(
+            count=format_number(count),
+            candidate=md(chosen.candidate or _("(only one)")),
+            split=md(chosen.split or _("all")),
         )
+        st.markdown(f"{md(chosen.data.name)}  \n{details}")
         if chosen.problem:
             st.warning(md(chosen.problem))
         running_jobs()
         workers = pool()
-        st.markdown("**Isolation**")
+        st.markdown("**{title}**".format(title=_("Isolation")))
+        reason = md(_(workers.isolation_reason))
         if workers.isolation.value == "full":
-            st.markdown(f":green[:material/shield: full] · {md(workers.isolation_reason)}")
+            st.markdown(":green[:material/shield: {level}] · {reason}".format(level=_("full"), reason=reason))
         else:
-            st.markdown(f":orange[:material/warning: reduced] · {md(workers.isolation_reason)}")
+            st.markdown(":orange[:material/warning: {level}] · {reason}".format(level=_("reduced"), reason=reason))
         st.caption(
-            f"Memory limit: {workers.limits.memory_bytes / (1 << 30):g} GiB per sandbox as a whole "
-            f"({MEMORY_LIMIT_MODE}: all its processes, shared memory and /tmp)"
+            _(
+                "Memory limit: {size} GiB per sandbox as a whole ({mode}: all its processes, shared memory and /tmp)"
+            ).format(size=format_number(workers.limits.memory_bytes / (1 << 30)), mode=MEMORY_LIMIT_MODE)
         )

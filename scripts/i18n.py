@@ -12,8 +12,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from skynet_core import i18n_catalog as catalogs
-from skynet_core.i18n import LANGUAGES, SOURCE_LANGUAGE
+# This tree's skynet_core, not the one the virtualenv has installed (a worktree's strings are its own).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from skynet_core import i18n_catalog as catalogs  # noqa: E402
+from skynet_core.i18n import LANGUAGES, SOURCE_LANGUAGE  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

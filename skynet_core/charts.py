@@ -19,6 +19,7 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from skynet_core.display import plotly_text
+from skynet_core.i18n import _, format_number, ngettext
 from skynet_core.reward import PARTS, validate_reward_spec, weight_vector
 from skynet_core.tradeoffs import CandidateSummary, WinnerMap, iso_reward_line
 
@@ -295,16 +296,21 @@ def score_histogram(scores: ArrayLike) -> go.Figure:
             x=finite,
             xbins=bins or None,
             marker_color=PART_COLORS["accuracy"],
-            hovertemplate="score %{x}<br>%{y} cases<extra></extra>",
+            hovertemplate=_("score {x}<br>{y} cases").format(x="%{x}", y="%{y}") + "<extra></extra>",
         )
     )
     if bins:
         figure.update_xaxes(range=[0.0, 1.05])
     left_out = len(values) - len(finite)
-    title = "How the scores are spread across cases"
     if left_out:
-        title += f" ({left_out} without a score left out)"
-    return _layout(figure, title, "Score", "Cases")
+        title = ngettext(
+            "How the scores are spread across cases ({count} without a score left out)",
+            "How the scores are spread across cases ({count} without a score left out)",
+            left_out,
+        ).format(count=format_number(left_out))
+    else:
+        title = _("How the scores are spread across cases")
+    return _layout(figure, title, _("Score"), _("Cases"))
 
 
 def _iso_lines(

@@ -28,6 +28,7 @@ import argparse
 import sys
 import tempfile
 import threading
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO
@@ -38,6 +39,7 @@ from .cases import Case
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
 from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset, read_case_lines, roles_from_json
 from .display import terminal_text
+from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
 from .judge import judge_summary_of
 from .llm import MetricLlm, machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
@@ -54,85 +56,146 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 SPOOL_IN_MEMORY = 8 << 20  # --json holds up to this much of the cases' JSON in memory, the rest in a temporary file
 MARKS = {StageStatus.PASSED: "✓", StageStatus.FAILED: "✗", StageStatus.SKIPPED: "-", StageStatus.NOT_RUN: "·"}
+# The words of the text report for the statuses (JSON keeps the status values themselves).
+STAGE_WORDS = {
+    StageStatus.PASSED: N_("passed"),
+    StageStatus.FAILED: N_("failed"),
+    StageStatus.SKIPPED: N_("skipped"),
+    StageStatus.NOT_RUN: N_("not run"),
+}
+CASE_WORDS = {"ok": N_("ok"), "error": N_("error"), "timeout": N_("timed out"), "invalid": N_("invalid")}
+ISOLATION_WORDS = {"full": N_("full"), "reduced": N_("reduced")}
+
+
+def cli_language(argv: Sequence[str], env: Any = None) -> str:
+    """The language of a CLI run: ``--lang X`` (or ``--lang=X``) anywhere in ``argv``, else the
+    environment's (``LC_ALL``, ``LC_MESSAGES``, ``LANG``). Read before the parser is built, so that
+    ``--help`` is in that language too."""
+    for index, item in enumerate(argv):
+        if item == "--":
+            break
+        if item == "--lang" and index + 1 < len(argv):
+            return resolve(argv[index + 1]) if argv[index + 1] not in LANGUAGES else argv[index + 1]
+        if item.startswith("--lang="):
+            value = item.partition("=")[2]
+            return value if value in LANGUAGES else resolve(value)
+    return from_environment(env)
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a terminal (CJK characters take two)."""
+    return sum(2 if ord(char) >= 0x1100 and unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    """``text`` padded to ``width`` terminal columns (left-aligned, or right-aligned)."""
+    fill = " " * max(0, width - _width(text))
+    return fill + text if right else text + fill
 
 
 class UsageError(Exception):
     """A problem with the arguments or the input files (exit status 2)."""
 
 
+class _Formatter(argparse.HelpFormatter):
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
+
+
 class _Parser(argparse.ArgumentParser):
+    """argparse with its headings and ``--help`` in the run's language, and ``--lang`` on every command."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        kwargs["add_help"] = False
+        super().__init__(*args, **kwargs)
+        self._positionals.title = _("positional arguments")
+        self._optionals.title = _("options")
+        self.add_argument("-h", "--help", action="help", help=_("show this help message and exit"))
+        self.add_argument(
+            "--lang",
+            default=argparse.SUPPRESS,
+            metavar="LANG",
+            help=_("the language of the text output and help: en or zh_CN (default: from LANG or LC_ALL)"),
+        )
+
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, _("{prog}: error: {message}").format(prog=self.prog, message=message) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m skynet_core", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = _Parser(
+        prog="python -m skynet_core",
+        description=_("The command line: the same contract check and scoring as the app, without a browser."),
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, title=_("commands"))
     for name, help_text in (
-        ("check", "run the contract check on 3 sampled cases"),
-        ("score", "score every case of the dataset"),
+        ("check", _("run the contract check on 3 sampled cases")),
+        ("score", _("score every case of the dataset")),
     ):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("metric", metavar="METRIC.py", help="the metric file, or the folder that holds metric.py")
-        sub.add_argument("--data", required=True, metavar="CASES", help="cases: .jsonl, .csv or .parquet")
+        sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
+        sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
         sub.add_argument(
             "--timeout",
             type=float,
             default=DEFAULT_TIMEOUT_S,
             metavar="S",
-            help="seconds per call of score, 1 to 600 (default 60)",
+            help=_("the metric timeout: seconds per call of score, 1 to 600 (default 60)"),
         )
-        sub.add_argument("--candidate", default=None, help="which candidate's outputs to score (default: the first)")
+        sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
         sub.add_argument(
             "--roles",
             metavar="FILE.json",
-            help='column roles as JSON, {"column": ["role", "field"]}; unnamed columns are inferred',
+            help=_('column roles as JSON, {{"column": ["role", "field"]}}; unnamed columns are inferred').format(),
         )
         sub.add_argument(
             "--candidate-file",
             action="append",
             default=[],
             metavar="NAME=FILE",
-            help="another candidate's outputs in a file of their own, joined to CASES by id",
+            help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
         )
         output = sub.add_mutually_exclusive_group()
-        output.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        output.add_argument("--json", action="store_true", help=_("print one JSON object instead of text"))
         output.add_argument(
             "--json-lines",
             action="store_true",
-            help="print each case's JSON object on its own line as it comes, then the report's",
+            help=_("print each case's JSON object on its own line as it comes, then the report's"),
         )
         sub.add_argument(
             "--max-calls",
             type=int,
             default=None,
             metavar="N",
-            help="llm() calls one case may make, 1 to 10000 (default: the app's setting, 50 unless changed)",
+            help=_("llm() calls one case may make, 1 to 10000 (default: the app's setting, 50 unless changed)"),
         )
         sub.add_argument(
             "--max-cost",
             type=float,
             default=None,
             metavar="USD",
-            help="the most this run's llm() calls may cost, in US dollars (default: the app's setting, "
-            "no budget unless set)",
+            help=_(
+                "the most this run's llm() calls may cost, in US dollars (default: the app's setting, "
+                "no budget unless set)"
+            ),
         )
         if name == "score":
-            sub.add_argument("--out", metavar="FILE", help="write per-case results to FILE (.csv, .jsonl, .parquet)")
+            sub.add_argument("--out", metavar="FILE", help=_("write per-case results to FILE (.csv, .jsonl, .parquet)"))
             sub.add_argument(
                 "--concurrency",
                 type=int,
                 default=None,
                 metavar="N",
-                help="cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)",
+                help=_("cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)"),
             )
-            sub.add_argument("--split", default=None, help="score only this split (train, val or test)")
+            sub.add_argument("--split", default=None, help=_("score only this split (train, val or test)"))
             sub.add_argument(
                 "--ray",
                 metavar="ADDRESS",
                 default=None,
-                help="score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)",
+                help=_("score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)"),
             )
     _add_export_parser(commands)
     return parser
@@ -142,7 +205,11 @@ def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
     """The metric folder at ``path`` (metric.py or its folder); ``inputs``, the data files given
     with it, never come along as metric files."""
     if kind := special_file(path):
-        raise UsageError(f"{path} is {kind}, not a metric file or folder; give the path of metric.py or its folder")
+        raise UsageError(
+            _("{path} is {kind}, not a metric file or folder; give the path of metric.py or its folder").format(
+                path=path, kind=kind
+            )
+        )
     try:
         return MetricSource.from_path(path, exclude=inputs)
     except MetricSourceError as exc:
@@ -151,26 +218,37 @@ def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
 
 def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
     if kind := special_file(path):
-        raise UsageError(f"--roles {path} is {kind}, not a file; give a JSON file")
+        raise UsageError(_("--roles {path} is {kind}, not a file; give a JSON file").format(path=path, kind=kind))
     try:
         text = Path(path).read_bytes()
     except OSError as exc:
-        raise UsageError(f"--roles {path}: cannot read the file ({exc.strerror})") from None
+        raise UsageError(
+            _("--roles {path}: cannot read the file ({error})").format(path=path, error=exc.strerror)
+        ) from None
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        raise UsageError(f"--roles {path}: not valid JSON ({exc})") from None
+        raise UsageError(_("--roles {path}: not valid JSON ({error})").format(path=path, error=exc)) from None
     return roles_from_json(value, f"--roles {path}")
 
 
 def _candidate_file(text: str) -> CandidateFile:
     name, equals, path = text.partition("=")
     if not equals or not name.strip() or not path.strip():
-        raise UsageError(f"--candidate-file {text!r}: write NAME=FILE, e.g. --candidate-file large=large.csv")
+        raise UsageError(
+            _("--candidate-file {text}: write NAME=FILE, e.g. --candidate-file large=large.csv").format(text=repr(text))
+        )
     return CandidateFile(name=name.strip(), path=path.strip())
 
 
 def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run the command line in its language (``--lang``, else the environment's); returns the exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    with use_language(cli_language(argv)):
+        return _run(argv, stdout, stderr)
+
+
+def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     args = build_parser().parse_args(argv)
@@ -179,10 +257,13 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
     threading.Thread(target=default_pool, daemon=True, name="skynet-pool-start").start()
     if args.max_calls is not None and not 1 <= args.max_calls <= 10_000:
-        print(f"error: --max-calls must be from 1 to 10000, not {args.max_calls}", file=stderr)
+        print(_("error: --max-calls must be from 1 to 10000, not {value}").format(value=args.max_calls), file=stderr)
         return EXIT_USAGE
     if args.max_cost is not None and not 0 <= args.max_cost <= 1_000_000:  # also refuses NaN
-        print(f"error: --max-cost must be a number of US dollars, 0 or more, not {args.max_cost}", file=stderr)
+        print(
+            _("error: --max-cost must be a number of US dollars, 0 or more, not {value}").format(value=args.max_cost),
+            file=stderr,
+        )
         return EXIT_USAGE
     # The metric's llm() calls are made here, with the app's saved settings or the environment's (keys stay here).
     # With a model configured, litellm (seconds to import) starts importing now, in the background.
@@ -196,9 +277,9 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
         timeout = validate_timeout(args.timeout)
         if args.command == "score":
             if args.concurrency is not None and not 1 <= args.concurrency <= 64:
-                raise UsageError(f"--concurrency must be from 1 to 64, not {args.concurrency}")
+                raise UsageError(_("--concurrency must be from 1 to 64, not {value}").format(value=args.concurrency))
             if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
-                raise UsageError(f"--out {args.out}: use a .csv, .jsonl or .parquet file name")
+                raise UsageError(_("--out {path}: use a .csv, .jsonl or .parquet file name").format(path=args.out))
             if args.out and (problem := output_problem(args.out)):
                 raise UsageError(f"--out {args.out}: {problem}")
         source = _read_metric(
@@ -211,7 +292,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
         )
         cases, split_counts = _read_cases(args)
     except (UsageError, ValueError, DatasetError) as exc:
-        print(f"error: {_terminal_lines(str(exc))}", file=stderr)
+        print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
 
     if args.command == "check":
@@ -230,14 +311,16 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
         )
         if not cases:
             print(
-                f"error: no cases in split {args.split!r}; the splits are " + ", ".join(sorted(split_counts())),
+                _("error: no cases in split {split}; the splits are {splits}").format(
+                    split=repr(args.split), splits=", ".join(sorted(split_counts()))
+                ),
                 file=stderr,
             )
             return EXIT_USAGE
     try:
         out = open_out(args.out)
     except OSError as exc:
-        print(f"error: cannot write {args.out}: {exc.strerror}", file=stderr)
+        print(_("error: cannot write {path}: {error}").format(path=args.out, error=exc.strerror), file=stderr)
         return EXIT_USAGE
     output = ReportOutput(args, stdout)
     concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
@@ -258,7 +341,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     except Cancelled:
         report = None  # the sink stopped the run: its write failed, reported below
     except ClusterError as exc:
-        print(f"error: {exc}", file=stderr)
+        print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE
     finally:
         if out is not None:
@@ -267,7 +350,10 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
             except OSError as exc:
                 sink.failed = sink.failed or exc
     if sink.failed is not None:
-        print(f"error: cannot write {args.out}: {sink.failed.strerror or sink.failed}", file=stderr)
+        print(
+            _("error: cannot write {path}: {error}").format(path=args.out, error=sink.failed.strerror or sink.failed),
+            file=stderr,
+        )
         return EXIT_USAGE
     assert report is not None
     output.finish(report)
@@ -292,8 +378,11 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
     if candidate not in dataset.candidates:
         raise UsageError(
-            f"--candidate {candidate!r} is not in {args.data}; it has "
-            + ", ".join(repr(name) for name in dataset.candidates)
+            _("--candidate {candidate} is not in {path}; it has {candidates}").format(
+                candidate=repr(candidate),
+                path=args.data,
+                candidates=", ".join(repr(name) for name in dataset.candidates),
+            )
         )
     return dataset.for_candidate(candidate), dataset.split_counts
 
@@ -417,14 +506,14 @@ def _score(
     if show_progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(cases), unit="case", file=stderr, dynamic_ncols=True)
+        bar = tqdm(total=len(cases), unit=_("case"), file=stderr, dynamic_ncols=True)
     lock = threading.Lock()
 
-    def progress(_: CaseResult) -> None:
+    def progress(result: CaseResult) -> None:
         if bar is not None:
             with lock:
                 if llm.spent_usd:
-                    bar.set_postfix_str(f"llm() spent ${llm.spent_usd:,.4f}", refresh=False)
+                    bar.set_postfix_str(_("llm() spent ${cost:,.4f}").format(cost=llm.spent_usd), refresh=False)
                 bar.update(1)
 
     try:
@@ -450,13 +539,18 @@ def _score(
 
 def format_report(report: CheckReport, command: str, metric_name: str, out: str | None = None) -> str:
     """The report for people: stages with their verdicts, the cases, a one-line conclusion."""
+    isolation = _(ISOLATION_WORDS.get(report.isolation.value, report.isolation.value))
     lines = [
-        f"Contract check of {metric_name} (isolation: {report.isolation.value}, memory limit: {MEMORY_LIMIT_MODE})"
+        _("Contract check of {metric} (isolation: {isolation}, memory limit: {mode})").format(
+            metric=metric_name, isolation=isolation, mode=MEMORY_LIMIT_MODE
+        )
     ]
     for stage in report.stages:
-        where = f" [{stage.file} line {stage.line}]" if stage.line and stage.status is StageStatus.FAILED else ""
-        message = stage.message.splitlines()[0] if stage.message else stage.status.value.replace("_", " ")
-        lines.append(f"  {MARKS[stage.status]} {stage.label:<20} {message}{where}")
+        where = ""
+        if stage.line and stage.status is StageStatus.FAILED:
+            where = " [" + _("{file} line {line}").format(file=stage.file, line=stage.line) + "]"
+        message = stage.message.splitlines()[0] if stage.message else _(STAGE_WORDS[stage.status])
+        lines.append(f"  {MARKS[stage.status]} {_pad(stage.label, 20)} {message}{where}")
         for extra in stage.message.splitlines()[1:] if stage.status is StageStatus.FAILED else []:
             lines.append(f"      {extra}")
     tally = report.tally
@@ -464,25 +558,43 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
         lines.append("")
         shown = tally.first if command == "check" or tally.total <= SHOWN_CASES else tally.failures
         if shown:
-            lines.append(f"  {'case':<14} {'split':<6} {'status':<8} {'score':>7}  feedback / error")
+            heads = _("case"), _("split"), _("status"), _("score"), _("feedback / error")
+            lines.append(
+                f"  {_pad(heads[0], 14)} {_pad(heads[1], 6)} {_pad(heads[2], 8)} "
+                f"{_pad(heads[3], 7, right=True)}  {heads[4]}"
+            )
         for case in shown:
             score = f"{case.score:.3f}" if case.score is not None else "-"
             text = case.feedback if case.ok else case.error.splitlines()[0] if case.error else ""
-            lines.append(f"  {case.id[:14]:<14} {case.split:<6} {case.status.value:<8} {score:>7}  {text[:100]}")
+            status = _(CASE_WORDS.get(case.status.value, case.status.value))
+            lines.append(f"  {case.id[:14]:<14} {case.split:<6} {_pad(status, 8)} {score:>7}  {text[:100]}")
         if command == "score":
-            mean = f", mean score {tally.mean:.3f}" if tally.mean is not None else ""
-            lines.append(f"  {tally.scored} of {tally.total} cases scored{mean}")
+            if tally.mean is not None:
+                summary = ngettext(
+                    "{scored} of {total} case scored, mean score {mean}",
+                    "{scored} of {total} cases scored, mean score {mean}",
+                    tally.total,
+                ).format(scored=tally.scored, total=tally.total, mean=f"{tally.mean:.3f}")
+            else:
+                summary = ngettext(
+                    "{scored} of {total} case scored", "{scored} of {total} cases scored", tally.total
+                ).format(scored=tally.scored, total=tally.total)
+            lines.append(f"  {summary}")
             judge = judge_summary_of(tally)
             if judge.used:
                 lines.append(f"  {judge.describe()}")
     if out:
-        lines.append(f"  results written to {out}")
+        lines.append("  " + _("results written to {path}").format(path=out))
     lines.append("")
     if report.ok:
-        lines.append("The metric meets the contract." if command == "check" else "Every case scored.")
+        lines.append(_("The metric meets the contract.") if command == "check" else _("Every case scored."))
     else:
         failure = report.first_failure
-        lines.append(f"The metric breaks the contract at {failure.label}." if failure else "Some cases failed.")
+        lines.append(
+            _("The metric breaks the contract at {stage}.").format(stage=failure.label)
+            if failure
+            else _("Some cases failed.")
+        )
     # Feedback, errors and ids come from metric code and data files: no control character reaches the terminal.
     return "\n".join(terminal_text(line) for line in lines) + "\n"
 
@@ -495,18 +607,22 @@ def _terminal_lines(text: str) -> str:
 
 
 def _add_export_parser(commands: Any) -> None:
-    help_text = "write a folder that runs the metric inside GEPA or DSPy GEPA (run_gepa.py / run_dspy.py)"
+    help_text = _("write a folder that runs the metric inside GEPA or DSPy GEPA (run_gepa.py / run_dspy.py)")
     sub = commands.add_parser("export", help=help_text, description=help_text)
-    sub.add_argument("metric", metavar="METRIC", help="metric.py, or the metric folder that holds it")
-    sub.add_argument("--engine", required=True, choices=("gepa", "dspy"), help="the engine to run the metric in")
-    sub.add_argument("--out", required=True, metavar="DIR", help="the folder to write (created if missing)")
-    sub.add_argument("--data", metavar="CASES", help="the cases to optimize on: .jsonl, .csv or .parquet")
-    sub.add_argument("--roles", metavar="FILE.json", help='column roles as JSON, {"column": ["role", "field"]}')
+    sub.add_argument("metric", metavar="METRIC", help=_("metric.py, or the metric folder that holds it"))
+    sub.add_argument("--engine", required=True, choices=("gepa", "dspy"), help=_("the engine to run the metric in"))
+    sub.add_argument("--out", required=True, metavar="DIR", help=_("the folder to write (created if missing)"))
+    sub.add_argument("--data", metavar="CASES", help=_("the cases to optimize on: .jsonl, .csv or .parquet"))
+    sub.add_argument(
+        "--roles", metavar="FILE.json", help=_('column roles as JSON, {{"column": ["role", "field"]}}').format()
+    )
     sub.add_argument(
         "--instruction",
         metavar="TEXT",
-        help="the instruction to optimize (default: the dataset's "
-        "own, for the bundled example, else a placeholder to edit in instruction.txt)",
+        help=_(
+            "the instruction to optimize (default: the dataset's "
+            "own, for the bundled example, else a placeholder to edit in instruction.txt)"
+        ),
     )
 
 
@@ -524,14 +640,16 @@ def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             instruction = instruction or dataset_instruction(dataset)
         folder = export_for_engine(source, args.engine, cases, instruction=instruction).write_to(args.out)
     except (UsageError, ValueError, DatasetError) as exc:
-        print(f"error: {exc}", file=stderr)
+        print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE
     except OSError as exc:
-        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=stderr)
+        print(_("error: cannot write {path}: {error}").format(path=args.out, error=exc.strerror or exc), file=stderr)
         return EXIT_USAGE
     stdout.write(
-        f"Wrote {folder}: pip install -r requirements.txt, then python run_{args.engine}.py "
-        f"(see {folder / 'README.md'}).\n"
+        _("Wrote {folder}: pip install -r requirements.txt, then python run_{engine}.py (see {readme}).").format(
+            folder=folder, engine=args.engine, readme=folder / "README.md"
+        )
+        + "\n"
     )
     return EXIT_OK
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from .cases import Case
+from .i18n import _, ngettext
 from .metric_source import MAIN_FILE, MetricSource
 from .pysource import parse as parse_source
 from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, RunTally, Stage, StageName, StageStatus
@@ -48,9 +49,13 @@ def validate_timeout(timeout: float) -> float:
     try:
         value = float(timeout)
     except (TypeError, ValueError):
-        raise ValueError(f"timeout must be a number of seconds from 1 to 600, not {timeout!r}") from None
+        raise ValueError(
+            _("timeout must be a number of seconds from 1 to 600, not {value}").format(value=repr(timeout))
+        ) from None
     if not MIN_TIMEOUT_S <= value <= MAX_TIMEOUT_S:
-        raise ValueError(f"timeout must be from 1 to 600 seconds; {value:g} s is outside that range")
+        raise ValueError(
+            _("timeout must be from 1 to 600 seconds; {value} s is outside that range").format(value=f"{value:g}")
+        )
     return value
 
 
@@ -113,7 +118,7 @@ def check_metric(
             message = exc.message if not exc.detail else f"{exc.message}\n{exc.detail}"
             stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.FAILED, message, line=exc.line, file=exc.file)
             return _report(stages, started, pool)
-        stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.PASSED, "metric.py compiles and imports")
+        stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.PASSED, _("metric.py compiles and imports"))
 
         signature = loaded.get("signature") or {}
         if not signature.get("ok"):
@@ -122,7 +127,7 @@ def check_metric(
             stages[StageName.SIGNATURE] = Stage(
                 StageName.SIGNATURE,
                 StageStatus.FAILED,
-                str(signature.get("message", "score has an unusable signature")),
+                str(signature.get("message") or _("score has an unusable signature")),
                 line=line if isinstance(line, int) else _def_line(main),
                 file=file if isinstance(file, str) and isinstance(line, int) else MAIN_FILE,
             )
@@ -130,13 +135,15 @@ def check_metric(
         arity = signature.get("arity")
         how = "score(input, output, expected)" if arity == 3 else "score(input, output)"
         stages[StageName.SIGNATURE] = Stage(
-            StageName.SIGNATURE, StageStatus.PASSED, f"found {signature.get('signature')}; Skynet calls {how}"
+            StageName.SIGNATURE,
+            StageStatus.PASSED,
+            _("found {found}; Skynet calls {call}").format(found=signature.get("signature"), call=how),
         )
 
         spec = loaded.get("reward_spec")
         if spec is None:
             stages[StageName.REWARD_SPEC] = Stage(
-                StageName.REWARD_SPEC, StageStatus.SKIPPED, "metric.py defines no REWARD_SPEC"
+                StageName.REWARD_SPEC, StageStatus.SKIPPED, _("metric.py defines no REWARD_SPEC")
             )
         elif not spec.get("ok"):
             stages[StageName.REWARD_SPEC] = Stage(
@@ -145,7 +152,7 @@ def check_metric(
             return _report(stages, started, pool)
         else:
             stages[StageName.REWARD_SPEC] = Stage(
-                StageName.REWARD_SPEC, StageStatus.PASSED, "REWARD_SPEC is valid", line=reward_spec_line(main)
+                StageName.REWARD_SPEC, StageStatus.PASSED, _("REWARD_SPEC is valid"), line=reward_spec_line(main)
             )
 
         sampled = sample is None
@@ -157,7 +164,7 @@ def check_metric(
             stages[StageName.RETURN_VALUE] = Stage(
                 StageName.RETURN_VALUE,
                 StageStatus.FAILED,
-                "there are no cases to sample; load a dataset with at least one case",
+                _("there are no cases to sample; load a dataset with at least one case"),
             )
             return _report(stages, started, pool)
         if scorer is not None:
@@ -189,24 +196,42 @@ def check_metric(
             stages[StageName.RETURN_VALUE] = Stage(
                 StageName.RETURN_VALUE,
                 StageStatus.PASSED,
-                f"{tally.total} {'sampled ' if sampled else ''}case(s) returned valid (score, side information) pairs",
+                (
+                    ngettext(
+                        "{count} sampled case returned a valid (score, side information) pair",
+                        "{count} sampled cases returned valid (score, side information) pairs",
+                        tally.total,
+                    )
+                    if sampled
+                    else ngettext(
+                        "{count} case returned a valid (score, side information) pair",
+                        "{count} cases returned valid (score, side information) pairs",
+                        tally.total,
+                    )
+                ).format(count=tally.total),
             )
         else:
             bad = tally.failures[0]
-            verb = {
-                CaseStatus.TIMEOUT: "timed out",
-                CaseStatus.INVALID: "returned an invalid value",
-                CaseStatus.ERROR: "failed",
+            headline = {
+                CaseStatus.TIMEOUT: _("case {case} timed out: {error}"),
+                CaseStatus.INVALID: _("case {case} returned an invalid value: {error}"),
+                CaseStatus.ERROR: _("case {case} failed: {error}"),
             }[bad.status]
             first_line = bad.error.splitlines()[0] if bad.error else ""
-            others = f" ({tally.failed - 1} more of {len(sample)} cases failed too)" if tally.failed > 1 else ""
+            message = headline.format(case=bad.id, error=first_line)
+            if tally.failed > 1:
+                message = ngettext(
+                    "{message} ({more} more of {total} cases failed too)",
+                    "{message} ({more} more of {total} cases failed too)",
+                    tally.failed - 1,
+                ).format(message=message, more=tally.failed - 1, total=len(sample))
             line, file = bad.line, bad.file
             if line is None and bad.status is CaseStatus.INVALID:
                 line, file = _return_line(main), MAIN_FILE  # where the fix goes: score's return
             stages[StageName.RETURN_VALUE] = Stage(
                 StageName.RETURN_VALUE,
                 StageStatus.FAILED,
-                f"case {bad.id} {verb}: {first_line}{others}",
+                message,
                 line=line,
                 case_id=bad.id,
                 file=file,

@@ -14,6 +14,8 @@ import html
 import re
 from typing import TYPE_CHECKING, Any
 
+from .i18n import ngettext
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -81,7 +83,9 @@ def clip(text: str, limit: int = TEXT_CHARS) -> tuple[str, int]:
 
 def more_note(hidden: int) -> str:
     """What a clipped value says about the rest: ``… (1,234 more characters)``."""
-    return f"… ({hidden:,} more characters)" if hidden else ""
+    if not hidden:
+        return ""
+    return ngettext("… ({count} more character)", "… ({count} more characters)", hidden).format(count=f"{hidden:,}")
 
 
 def clipped(text: str, limit: int = TEXT_CHARS) -> str:

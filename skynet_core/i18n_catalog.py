@@ -8,6 +8,7 @@ catalog; the same English string may appear in two parts only with the same tran
 from __future__ import annotations
 
 import io
+import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -26,7 +27,11 @@ KEYWORDS: dict[str, tuple[int, ...] | None] = {"_": None, "N_": None, "ngettext"
 # What a person reads comes from these; metric code (examples, templates, the sandbox's module) is the
 # user's, in English, and not translated.
 SOURCE_GLOBS = ("app.py", "studio.py", "pages/*.py", "panels/*.py", "skynet_core/**/*.py")
-SKIP_PARTS = ("skynet_core/examples/", "skynet_core/sandbox/", "skynet_core/engines/templates/")
+SKIP_PARTS = ("skynet_core/examples/metrics/", "skynet_core/engines/templates/")
+# The metric's child process cannot read the .mo through the studio: the translations of the strings
+# written in the sandbox's own files go beside it as JSON (skynet_core/sandbox/skynet/_i18n.py reads them).
+SANDBOX_SOURCES = "skynet_core/sandbox/"
+SANDBOX_LOCALE_DIR = ROOT / "skynet_core" / "sandbox" / "locale"
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?:[:!][^{}]*)?\}")
 
 Message = str | tuple[str, str]
@@ -127,6 +132,26 @@ def compiled(language: str) -> bytes:
     return buffer.getvalue()
 
 
+def sandbox_path(language: str) -> Path:
+    return SANDBOX_LOCALE_DIR / f"{language}.json"
+
+
+def sandbox_catalog(language: str, found: list[Found] | None = None) -> bytes:
+    """The translations of the strings in the sandbox's files, as the child process reads them:
+    ``{msgid: msgstr}``, and ``{singular: [forms...]}`` for plurals."""
+    catalog = merged(language)
+    table: dict[str, object] = {}
+    for item in extract() if found is None else found:
+        if not any(path.startswith(SANDBOX_SOURCES) for path, _line in item.locations):
+            continue
+        key = item.message[0] if isinstance(item.message, tuple) else item.message
+        entry = catalog.get(key)
+        if entry is None:
+            continue
+        table[key] = list(entry.string) if isinstance(entry.string, tuple | list) else entry.string
+    return (json.dumps(table, ensure_ascii=False, sort_keys=True, indent=0) + "\n").encode("utf-8")
+
+
 def compile_all() -> list[Path]:
     written = []
     for language in LANGUAGES:
@@ -136,6 +161,10 @@ def compile_all() -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(compiled(language))
         written.append(path)
+        sandbox = sandbox_path(language)
+        sandbox.parent.mkdir(parents=True, exist_ok=True)
+        sandbox.write_bytes(sandbox_catalog(language))
+        written.append(sandbox)
     return written
 
 
@@ -147,7 +176,8 @@ def check(language: str, found: list[Found] | None = None) -> Problems:
     """What is missing or wrong in ``language``: untranslated strings, lost placeholders, a stale .mo."""
     problems = Problems()
     catalog = merged(language, problems)
-    for item in extract() if found is None else found:
+    found = extract() if found is None else found
+    for item in found:
         key = item.message[0] if isinstance(item.message, tuple) else item.message
         entry = catalog.get(key)
         if entry is None:
@@ -160,7 +190,13 @@ def check(language: str, found: list[Found] | None = None) -> Problems:
             if placeholders(str(target)) != wanted:
                 problems.placeholders.append((item.message, str(target)))
     path = mo_path(language)
-    problems.stale_mo = not path.exists() or path.read_bytes() != compiled(language)
+    sandbox = sandbox_path(language)
+    problems.stale_mo = (
+        not path.exists()
+        or path.read_bytes() != compiled(language)
+        or not sandbox.exists()
+        or sandbox.read_bytes() != sandbox_catalog(language, found)
+    )
     return problems
 
 

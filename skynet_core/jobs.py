@@ -20,6 +20,7 @@ from the command line.
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import os
 import threading
@@ -96,7 +97,12 @@ class Job(Generic[T]):
 
     def start(self, target: Callable[[Job[T]], T]) -> Job[T]:
         """Run ``target(self)`` in a daemon thread and return self."""
-        threading.Thread(target=self._run, args=(target,), daemon=True, name=f"skynet-{self.kind}-{self.id}").start()
+        # The job runs in a copy of the starter's context, so that its messages follow the language of the
+        # session that started it.
+        context = contextvars.copy_context()
+        threading.Thread(
+            target=context.run, args=(self._run, target), daemon=True, name=f"skynet-{self.kind}-{self.id}"
+        ).start()
         return self
 
     def _run(self, target: Callable[[Job[T]], T]) -> None:

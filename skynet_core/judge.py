@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cases import Case
+from .i18n import _
 from .metric_source import MetricSource
 from .results import CaseResult, RunTally
 from .runner.pool import WorkerPool
@@ -72,17 +73,23 @@ class JudgeSummary:
     def describe(self) -> str:
         """One line for people, e.g. "judge: 200 calls; per 1,000 cases 210 s of judge time and $0.0300"."""
         if not self.used:
-            return "judge: the metric made no llm() calls"
-        cost = f"${self.cost_per_1000:.4f}" if self.cost_per_1000 is not None else "an unknown cost"
-        unpriced = (
-            f" ({self.unpriced_cases} cases had no known price; enter one on the Settings page)"
-            if self.unpriced_cases and self.cost_per_1000 is not None
-            else ""
-        )
-        return (
-            f"judge: {self.calls} calls; per 1,000 cases {self.ms_per_1000 / 1000.0:,.1f} s of judge time "
-            f"and {cost}{unpriced}"
-        )
+            return _("judge: the metric made no llm() calls")
+        values = {
+            "calls": self.calls,
+            "seconds": f"{self.ms_per_1000 / 1000.0:,.1f}",
+            "cost": f"${self.cost_per_1000:.4f}" if self.cost_per_1000 is not None else "",
+            "unpriced": self.unpriced_cases,
+        }
+        if self.cost_per_1000 is None:
+            return _("judge: {calls} calls; per 1,000 cases {seconds} s of judge time and an unknown cost").format(
+                **values
+            )
+        if self.unpriced_cases:
+            return _(
+                "judge: {calls} calls; per 1,000 cases {seconds} s of judge time and {cost} "
+                "({unpriced} cases had no known price; enter one on the Settings page)"
+            ).format(**values)
+        return _("judge: {calls} calls; per 1,000 cases {seconds} s of judge time and {cost}").format(**values)
 
 
 def judge_summary(results: Sequence[CaseResult]) -> JudgeSummary:
@@ -254,7 +261,7 @@ def consistency_of(
     """Group the results of :func:`repeat_cases` back by case, in the order of ``cases``."""
     by_id: dict[str, list[CaseResult]] = {case.id: [] for case in cases}
     for result in results:
-        original, _, run = result.id.rpartition(REPEAT_MARK)
+        original, _mark, run = result.id.rpartition(REPEAT_MARK)
         if run.isdigit() and original in by_id:
             by_id[original].append(result)
     spreads = []

@@ -26,17 +26,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from .i18n import N_, _
 from .redact import redact
 from .runner.worker import LlmRequest
 
 if TYPE_CHECKING:
     from .store import Store
 
-NO_MODEL_MESSAGE = (
+NO_MODEL_MESSAGE = N_(
     "no model is configured for llm(): set SKYNET_METRIC_MODEL to a litellm model name (e.g. openai/gpt-4o-mini) "
     "and the provider's key variable (e.g. OPENAI_API_KEY), or point SKYNET_METRIC_API_BASE at an OpenAI-compatible "
     "server such as a local Ollama (http://127.0.0.1:11434/v1) or vLLM; the Settings page does the same"
 )
+"""Marked for translation: shown as ``_(NO_MODEL_MESSAGE)``."""
 STORE_KEY = "llm.settings"
 ROLES = ("metric", "reflection")
 # Provider errors worth another try: litellm's classes (and their subclasses) for 429, timeouts, lost connections, 5xx.
@@ -342,7 +344,7 @@ def complete(
     """
     chosen = config or (settings.effective() or (None, ""))[0]
     if chosen is None:
-        raise LlmError(NO_MODEL_MESSAGE)
+        raise LlmError(_(NO_MODEL_MESSAGE))
     litellm = _litellm()
     messages = [{"role": "system", "content": instructions}]
     if input is not None:
@@ -423,8 +425,10 @@ def _credentials(litellm: Any, config: ModelConfig) -> dict[str, str]:
         # Local OpenAI-compatible servers rarely check the key, but the client insists on one.
         return {"api_key": NO_KEY}
     raise LlmError(
-        f"no API key for {config.model}: set {' or '.join(missing)} in the server's environment "
-        "(then restart it) or type a key on the Settings page"
+        _(
+            "no API key for {model}: set {variables} in the server's environment "
+            "(then restart it) or type a key on the Settings page"
+        ).format(model=config.model, variables=_(" or ").join(missing))
     )
 
 
@@ -521,7 +525,7 @@ def check_connection(
     """One tiny call with ``config`` (default: the model in effect), without retries: a failure shows at once."""
     chosen = config or (settings.effective() or (None, ""))[0]
     if chosen is None:
-        return ConnectionCheck(False, "", error=NO_MODEL_MESSAGE)
+        return ConnectionCheck(False, "", error=_(NO_MODEL_MESSAGE))
     try:
         reply = complete(
             settings.with_changes(max_retries=0),
@@ -631,20 +635,20 @@ class MetricLlm:
     def _over_limit(self, request: LlmRequest) -> str | None:
         cap = self.settings.max_calls_per_case
         if request.call > cap:
-            return (
-                f"this case made more than {cap} llm() calls, the most one case may make, so it was stopped; "
+            return _(
+                "this case made more than {cap} llm() calls, the most one case may make, so it was stopped; "
                 "make fewer calls per case or raise the cap (Settings: “llm() calls per case”, or the CLI's "
                 "--max-calls)"
-            )
+            ).format(cap=cap)
         budget = self.settings.max_cost_usd
         with self._lock:
             spent = self.spent_usd
         if budget is not None and spent >= budget:
-            return (
-                f"this run's llm() budget of ${budget:,.2f} is spent (${spent:,.4f} so far), so this case was "
+            return _(
+                "this run's llm() budget of ${budget:,.2f} is spent (${spent:,.4f} so far), so this case was "
                 "stopped; raise the budget (Settings: “budget per run”, or the CLI's --max-cost) or score fewer "
                 "cases"
-            )
+            ).format(budget=budget, spent=spent)
         return None
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
+from .i18n import _
 from .metric_source import MetricSource
 from .pysource import parse as parse_source
 from .store import data_dir
@@ -113,19 +114,28 @@ def missing_module_hint(module: str, source: MetricSource | None = None) -> str:
     """What to do about ``ModuleNotFoundError: No module named <module>``, in one or two sentences."""
     top = module.split(".")[0]
     if source is not None and top in own_modules(source):
-        return (
-            f"{top} is a file in the metric folder, but {module} is not in it; "
+        return _(
+            "{top} is a file in the metric folder, but {module} is not in it; "
             "check the name of the module or of the function imported from it."
-        )
+        ).format(top=top, module=module)
     if top in sys.stdlib_module_names:
-        return f"{module} is part of Python's standard library but not available in the sandbox."
+        return _("{module} is part of Python's standard library but not available in the sandbox.").format(
+            module=module
+        )
     dist = distribution_for(module)
-    named = f"the package {dist}" + (f" (imported as {top})" if dist.lower() != top.lower() else "")
-    return (
-        f"{module} is not a file in the metric folder, nor installed for the studio or in the metric "
-        f"packages folder. If it is {named} from PyPI, install it for metrics with: "
-        f"{install_command([dist])}"
+    message = (
+        _(
+            "{module} is not a file in the metric folder, nor installed for the studio or in the metric "
+            "packages folder. If it is the package {dist} from PyPI, install it for metrics with: {command}"
+        )
+        if dist.lower() == top.lower()
+        else _(
+            "{module} is not a file in the metric folder, nor installed for the studio or in the metric "
+            "packages folder. If it is the package {dist} (imported as {top}) from PyPI, install it for "
+            "metrics with: {command}"
+        )
     )
+    return message.format(module=module, dist=dist, top=top, command=install_command([dist]))
 
 
 @dataclass(frozen=True)

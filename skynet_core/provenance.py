@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from .i18n import _
+
 
 def settings_fingerprint(model: str, api_base: str | None, temperature: float) -> str:
     """A short stable id of the model settings that decide what ``llm()`` answers (never a key)."""
@@ -40,15 +42,15 @@ class Provenance:
         """What differs in ``current`` (the workspace now) from what made this result, for people; [] if current."""
         found = []
         if self.metric and current.metric and self.metric != current.metric:
-            found.append("metric.py changed")
+            found.append(_("metric.py changed"))
         if self.dataset and self.dataset != current.dataset:
-            found.append(f"the dataset is now {current.dataset_name or current.dataset}")
+            found.append(_("the dataset is now {name}").format(name=current.dataset_name or current.dataset))
         elif self.candidate != current.candidate:
-            found.append(f"the candidate is now {current.candidate or '(only one)'}")
+            found.append(_("the candidate is now {name}").format(name=current.candidate or _("(only one)")))
         if self.split != current.split:
-            found.append(f"the split is now {current.split or 'all'}")
+            found.append(_("the split is now {name}").format(name=current.split or _("all")))
         if self.models and current.models and self.models != current.models:
-            found.append(f"the metric model is now {current.model_label or 'none'}")
+            found.append(_("the metric model is now {name}").format(name=current.model_label or _("none")))
         return found
 
     def to_json(self) -> dict[str, Any]:

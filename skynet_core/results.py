@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from .i18n import N_, _
+
 
 class StageName(StrEnum):
     LOAD = "load"
@@ -30,14 +32,14 @@ class StageName(StrEnum):
     @property
     def label(self) -> str:
         """The label people see (contract Part B rule 6)."""
-        return _STAGE_LABELS[self]
+        return _(_STAGE_LABELS[self])
 
 
 _STAGE_LABELS = {
-    StageName.LOAD: "load",
-    StageName.SIGNATURE: "signature",
-    StageName.REWARD_SPEC: "reward spec",
-    StageName.RETURN_VALUE: "metric return value",
+    StageName.LOAD: N_("load"),
+    StageName.SIGNATURE: N_("signature"),
+    StageName.REWARD_SPEC: N_("reward spec"),
+    StageName.RETURN_VALUE: N_("metric return value"),
 }
 
 STAGE_ORDER = (StageName.LOAD, StageName.SIGNATURE, StageName.REWARD_SPEC, StageName.RETURN_VALUE)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .i18n import _, language
 from .pysource import parse as parse_source
 from .sandbox.skynet._reward import RewardSpecError, validate_reward_spec
 
@@ -64,38 +65,49 @@ class RewardSpecInSource:
 
 def reward_spec_in(source: str) -> RewardSpecInSource:
     """The ``REWARD_SPEC`` in force in ``source``, read with ``ast.literal_eval`` (cached by text; a copy each call)."""
-    return copy.deepcopy(_reward_spec_in(source))
+    return copy.deepcopy(_reward_spec_in(source, language()))
 
 
 @lru_cache(maxsize=64)
-def _reward_spec_in(source: str) -> RewardSpecInSource:
+def _reward_spec_in(source: str, lang: str) -> RewardSpecInSource:
+    """``lang``: the messages' language (the current one, passed so that the cache keeps one per language)."""
     try:
         tree = parse_source(source)
     except SyntaxError as exc:
         return RewardSpecInSource(
             None,
-            f"metric.py does not parse (line {exc.lineno}: {exc.msg}), so its "
-            "REWARD_SPEC cannot be read; fix it on the Author page.",
+            _(
+                "metric.py does not parse (line {line}: {message}), so its "
+                "REWARD_SPEC cannot be read; fix it on the Author page."
+            ).format(line=exc.lineno, message=exc.msg),
             exc.lineno,
         )
     except ValueError as exc:
-        return RewardSpecInSource(None, f"metric.py cannot be parsed ({exc}); fix it on the Author page.")
+        return RewardSpecInSource(
+            None, _("metric.py cannot be parsed ({error}); fix it on the Author page.").format(error=exc)
+        )
     node = spec_assignment(tree)
     if node is None:
-        return RewardSpecInSource(None, "metric.py defines no REWARD_SPEC at its top level.")
+        return RewardSpecInSource(None, _("metric.py defines no REWARD_SPEC at its top level."))
     try:
         value = ast.literal_eval(node.value)  # type: ignore[arg-type]
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return RewardSpecInSource(
             None,
-            f"REWARD_SPEC at metric.py line {node.lineno} is computed, not written as "
-            "a literal dict, so it cannot be read without running metric.py.",
+            _(
+                "REWARD_SPEC at metric.py line {line} is computed, not written as "
+                "a literal dict, so it cannot be read without running metric.py."
+            ).format(line=node.lineno),
             node.lineno,
         )
     try:
         validate_reward_spec(value)
     except RewardSpecError as exc:
-        return RewardSpecInSource(None, f"REWARD_SPEC at metric.py line {node.lineno} is invalid: {exc}", node.lineno)
+        return RewardSpecInSource(
+            None,
+            _("REWARD_SPEC at metric.py line {line} is invalid: {error}").format(line=node.lineno, error=exc),
+            node.lineno,
+        )
     return RewardSpecInSource(value)
 
 

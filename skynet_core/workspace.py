@@ -50,6 +50,7 @@ from .datasets import (
 )
 from .examples import EXAMPLE_METRICS
 from .feedback.marks import MarkStore
+from .i18n import _
 from .jobs import Job, JobBoard, JobSlot
 from .judge import Consistency
 from .llm import ModelSettings, load_settings, make_handler, save_settings
@@ -395,7 +396,7 @@ class Workspace:
             return self._in_use(
                 self.load(EXAMPLE_SOURCE),
                 DatasetChoice(),
-                f"The saved dataset choice could not be read ({exc}); using the example.",
+                _("The saved dataset choice could not be read ({error}); using the example.").format(error=exc),
             )
         try:
             if choice.path != EXAMPLE_SOURCE:  # a choice saved earlier, or by another session: the same roots
@@ -408,11 +409,13 @@ class Workspace:
         except DatasetError as exc:
             reason = str(exc)
         except OSError as exc:
-            reason = f"{exc.filename or choice.path} could not be read ({exc.strerror or exc})."
+            reason = _("{path} could not be read ({error}).").format(
+                path=exc.filename or choice.path, error=exc.strerror or exc
+            )
         return self._in_use(
             self.load(EXAMPLE_SOURCE),
             choice,
-            f"The example is in use: the chosen dataset could not be loaded. {reason}",
+            _("The example is in use: the chosen dataset could not be loaded. {reason}").format(reason=reason),
         )
 
     @staticmethod

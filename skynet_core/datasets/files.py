@@ -66,15 +66,19 @@ def _env_limit(name: str, default: int, unit: int) -> int:
 
 def _too_many_rows(name: str, limit: int) -> DatasetError:
     return DatasetError(
-        f"{name} has more than {limit:,} cases, the most a file may hold. Keep a sample of the cases (or split the "
-        "file), or raise the limit with SKYNET_MAX_ROWS."
+        _(
+            "{name} has more than {limit} cases, the most a file may hold. Keep a sample of the cases (or split the "
+            "file), or raise the limit with SKYNET_MAX_ROWS."
+        ).format(name=name, limit=f"{limit:,}")
     )
 
 
 def _too_big_decoded(name: str, limit: int) -> DatasetError:
     return DatasetError(
-        f"{name} holds more than {limit / 1e6:,.0f} MB of data once decoded (a compressed file can be far larger "
-        "inside than on disk). Keep a sample of the cases, or raise the limit with SKYNET_MAX_DECODED_MB."
+        _(
+            "{name} holds more than {limit} MB of data once decoded (a compressed file can be far larger "
+            "inside than on disk). Keep a sample of the cases, or raise the limit with SKYNET_MAX_DECODED_MB."
+        ).format(name=name, limit=f"{limit / 1e6:,.0f}")
     )
 
 
@@ -92,11 +96,13 @@ def _file_label(source: str | Path) -> str:
 def _suffix(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix not in _SUFFIXES:
-        shown = f"{suffix} files are" if suffix else "Files without an extension are"
-        raise DatasetError(
-            f"{path.name}: {shown} not supported. Save the cases as JSON Lines (.jsonl), CSV (.csv) or Parquet "
-            "(.parquet) and load that file."
+        fix = _("Save the cases as JSON Lines (.jsonl), CSV (.csv) or Parquet (.parquet) and load that file.")
+        message = (
+            _("{name}: {suffix} files are not supported. {fix}")
+            if suffix
+            else _("{name}: Files without an extension are not supported. {fix}")
         )
+        raise DatasetError(message.format(name=path.name, suffix=suffix, fix=fix))
     return suffix
 
 
@@ -126,13 +132,19 @@ def refuse_folder(path: Path) -> None:
 def _check_file(path: Path) -> int:
     """The file's size, after checking it exists, is a file and is under the limit."""
     if not path.exists():
-        raise DatasetError(f"{path.name} was not found at {path}. Check the path, or upload the file again.")
+        raise DatasetError(
+            _("{name} was not found at {path}. Check the path, or upload the file again.").format(
+                name=path.name, path=path
+            )
+        )
     if kind := special_file(path):
         raise DatasetError(
-            f"{path} is {kind}, not a file. Save the cases to a .jsonl, .csv or .parquet file and load that file."
+            _(
+                "{path} is {kind}, not a file. Save the cases to a .jsonl, .csv or .parquet file and load that file."
+            ).format(path=path, kind=kind)
         )
     if not path.is_file():
-        raise DatasetError(f"{path.name} is a folder, not a file. Choose the case file inside it.")
+        raise DatasetError(_("{name} is a folder, not a file. Choose the case file inside it.").format(name=path.name))
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -147,8 +159,10 @@ def check_size(name: str, size: int) -> None:
     """Refuse a case file of ``size`` bytes when it is over :data:`MAX_FILE_BYTES`."""
     if size > MAX_FILE_BYTES:
         raise DatasetError(
-            f"{name} is {size / 1e6:,.1f} MB, over the {MAX_FILE_BYTES / 1e6:,.0f} MB limit. "
-            "Keep a sample of the cases (or split the file) so each file is under the limit."
+            _(
+                "{name} is {size} MB, over the {limit} MB limit. "
+                "Keep a sample of the cases (or split the file) so each file is under the limit."
+            ).format(name=name, size=f"{size / 1e6:,.1f}", limit=f"{MAX_FILE_BYTES / 1e6:,.0f}")
         )
 
 
@@ -193,12 +207,14 @@ def save_upload(name: str, data: BinaryIO, directory: str | Path) -> Path:
 
 def _unreadable(path: Path, exc: OSError) -> DatasetError:
     return DatasetError(
-        f"{path.name} could not be read ({exc.strerror or exc}). Check that the file exists and that you may read it."
+        _("{name} could not be read ({error}). Check that the file exists and that you may read it.").format(
+            name=path.name, error=exc.strerror or exc
+        )
     )
 
 
 def _empty(path: Path) -> DatasetError:
-    return DatasetError(f"{path.name} is empty. Add at least one case and load it again.")
+    return DatasetError(_("{name} is empty. Add at least one case and load it again.").format(name=path.name))
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -222,8 +238,10 @@ def _read_text(path: Path) -> str:
         offset = exc.start + skipped
         line = data[:offset].count(b"\n") + 1
         raise DatasetError(
-            f"{path.name} is not UTF-8 text: byte 0x{data[offset]:02X} at byte offset {offset} (line {line}) is not "
-            'valid UTF-8. Save it as UTF-8 (in Excel: "CSV UTF-8") and load it again.',
+            _(
+                "{name} is not UTF-8 text: byte 0x{byte} at byte offset {offset} (line {line}) is not "
+                'valid UTF-8. Save it as UTF-8 (in Excel: "CSV UTF-8") and load it again.'
+            ).format(name=path.name, byte=f"{data[offset]:02X}", offset=offset, line=line),
             line=line,
         ) from exc
 
@@ -287,28 +305,44 @@ def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 line=number,
             ) from None
         except ValueError as exc:
-            detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-            fix = (
-                "If the file is one JSON array of cases, write each object on its own line instead (JSON Lines)."
-                if line.strip() == "["
-                else "Each line must hold one complete JSON object; check for a trailing comma, a missing quote, "
-                "or an object spread over several lines."
+            detail = (
+                _("{message} at column {column}").format(message=exc.msg, column=exc.colno)
+                if isinstance(exc, json.JSONDecodeError)
+                else str(exc)
             )
-            raise DatasetError(f"{path.name}, line {number} is not valid JSON ({detail}). {fix}", line=number) from exc
-        if not isinstance(value, dict):
             fix = (
-                "If the file is one JSON array of cases, write each object on its own line instead (JSON Lines)."
-                if isinstance(value, list)
-                else 'Each line must be one object like {"input": {...}, "output": ...}.'
+                _("If the file is one JSON array of cases, write each object on its own line instead (JSON Lines).")
+                if line.strip() == "["
+                else _(
+                    "Each line must hold one complete JSON object; check for a trailing comma, a missing quote, "
+                    "or an object spread over several lines."
+                )
             )
             raise DatasetError(
-                f"{path.name}, line {number} is {_describe(value)}, not a JSON object. {fix}", line=number
+                _("{name}, line {line} is not valid JSON ({detail}). {fix}").format(
+                    name=path.name, line=number, detail=detail, fix=fix
+                ),
+                line=number,
+            ) from exc
+        if not isinstance(value, dict):
+            fix = (
+                _("If the file is one JSON array of cases, write each object on its own line instead (JSON Lines).")
+                if isinstance(value, list)
+                else _('Each line must be one object like {{"input": {{...}}, "output": ...}}.').format()
+            )
+            raise DatasetError(
+                _("{name}, line {line} is {value}, not a JSON object. {fix}").format(
+                    name=path.name, line=number, value=_describe(value), fix=fix
+                ),
+                line=number,
             )
         objects.append((number, value))
         if len(objects) > limit:
             raise _too_many_rows(path.name, limit)
     if not objects:
-        raise DatasetError(f"{path.name} has no cases, only blank lines. Add one JSON object per line.")
+        raise DatasetError(
+            _("{name} has no cases, only blank lines. Add one JSON object per line.").format(name=path.name)
+        )
     return objects
 
 
@@ -372,26 +406,35 @@ def _name_value(value: Any, what: str, where: str) -> str | None:
 
 
 def _jsonl_row(file: str, number: int, obj: dict[str, Any]) -> _Row:
-    where = f"{file}, line {number}"
+    where = _("{file}, line {line}").format(file=file, line=number)
     if "input" not in obj:
         raise DatasetError(
-            f'{where} has no "input". Give every line an input object, e.g. {{"input": {{"question": "..."}}, '
-            '"output": "..."}.',
+            _(
+                '{where} has no "input". Give every line an input object, e.g. {{"input": {{"question": "..."}}, '
+                '"output": "..."}}.'
+            ).format(where=where),
         )
     if not isinstance(obj["input"], dict):
         raise DatasetError(
-            f'{where}: "input" is {_describe(obj["input"])}, not an object. Write the input fields as an object, '
-            'e.g. "input": {"question": "..."}.',
+            _(
+                '{where}: "input" is {value}, not an object. Write the input fields as an object, '
+                'e.g. "input": {{"question": "..."}}.'
+            ).format(where=where, value=_describe(obj["input"])),
         )
     if "output" not in obj:
         raise DatasetError(
-            f'{where} has no "output". Add the output to score to every line (any JSON value; null if there was none).',
+            _(
+                '{where} has no "output". Add the output to score to every line '
+                "(any JSON value; null if there was none)."
+            ).format(where=where),
         )
     expected = obj.get("expected")
     if expected is not None and not isinstance(expected, dict):
         raise DatasetError(
-            f'{where}: "expected" is {_describe(expected)}, not an object. Key it by output field, e.g. '
-            '"expected": {"label": "billing"}, or write null when the case has no expected value.',
+            _(
+                '{where}: "expected" is {value}, not an object. Key it by output field, e.g. '
+                '"expected": {{"label": "billing"}}, or write null when the case has no expected value.'
+            ).format(where=where, value=_describe(expected)),
         )
     return _Row(
         number=number,

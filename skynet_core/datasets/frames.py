@@ -92,8 +92,8 @@ def _check_roles(
             if (role, field) in targets:
                 raise DatasetError(
                     _(
-                        "{file}: columns {first} and {second} are both {role} field {field}. Give one another field "
-                        "name or ignore it."
+                        "{file}: columns {first} and {second} are both {role} field {field}. "
+                        "Give one another field name or ignore it."
                     ).format(
                         file=file,
                         first=repr(targets[role, field]),
@@ -125,8 +125,8 @@ def _check_roles(
     if joined_to is not None and not by_role.get(Role.ID):
         raise DatasetError(
             _(
-                "{file} has no id column. A candidate file is joined to the cases of {main} by id: add an id column "
-                "with the same ids as {main}, or give a column the id role."
+                "{file} has no id column. A candidate file is joined to the cases of {main} by id: add an id "
+                "column with the same ids as {main}, or give a column the id role."
             ).format(file=file, main=joined_to)
         )
     if joined_to is None and not by_role.get(Role.INPUT):
@@ -191,7 +191,9 @@ def cases_from_frame(
     columns = list(df.columns)
     _check_width(file, len(columns))
     if df.empty:
-        raise DatasetError(f"{file} has column names but no rows. Add one row per case and load it again.")
+        raise DatasetError(
+            _("{file} has column names but no rows. Add one row per case and load it again.").format(file=file)
+        )
     final = _final_roles(file, columns, roles)
     _check_roles(file, columns, final)
     rows, unit = _frame_rows(df, final, source)

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skynet_core.i18n import N_
+
 METRICS_DIR = Path(__file__).parent / "metrics"
 
+# The titles are keys (saved with the settings): marked for translation, shown as ``_(title)``.
 EXAMPLE_METRICS: dict[str, Path] = {
-    "Exact match": METRICS_DIR / "exact_match.py",
-    "Several checks (JSON)": METRICS_DIR / "json_checks.py",
-    "Model as judge": METRICS_DIR / "judge.py",
-    "Accuracy, speed and cost": METRICS_DIR / "reward.py",
+    N_("Exact match"): METRICS_DIR / "exact_match.py",
+    N_("Several checks (JSON)"): METRICS_DIR / "json_checks.py",
+    N_("Model as judge"): METRICS_DIR / "judge.py",
+    N_("Accuracy, speed and cost"): METRICS_DIR / "reward.py",
 }

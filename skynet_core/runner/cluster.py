@@ -38,6 +38,7 @@ from typing import Any
 import orjson
 
 from ..cases import Case
+from ..i18n import SOURCE_LANGUAGE, language, use_language
 from ..metric_source import MetricSource
 from ..results import CaseResult, CaseStatus, Isolation, RunTally
 from .pool import default_pool
@@ -126,7 +127,7 @@ def score_cases_ray(
     files_ref = ray.put(files)
     handed = 0  # results before this index have gone to ``in_order``
     pending = {
-        task.remote(files_ref, cases[start:end], timeout, relay.actor if relay else None): (start, end)
+        task.remote(files_ref, cases[start:end], timeout, relay.actor if relay else None, language()): (start, end)
         for start, end in spans
     }
     try:
@@ -390,7 +391,10 @@ def score_batch_json(files: dict[str, str], cases: list[Case], timeout: float, l
     )
 
 
-def _score_batch(files: dict[str, str], cases: list[Case], timeout: float, relay: Any) -> bytes:
+def _score_batch(
+    files: dict[str, str], cases: list[Case], timeout: float, relay: Any, lang: str = SOURCE_LANGUAGE
+) -> bytes:
+    """A Ray task: one batch, its messages in the driver's language ``lang``."""
     import ray
 
     def ask_driver(request: LlmRequest) -> dict[str, Any]:
@@ -398,7 +402,8 @@ def _score_batch(files: dict[str, str], cases: list[Case], timeout: float, relay
         # so that a vanished driver cannot leave this thread waiting for ever.
         return ray.get(relay.ask.remote(request), timeout=timeout + 60.0)
 
-    return score_batch_json(files, cases, timeout, ask_driver if relay is not None else None)
+    with use_language(lang):
+        return score_batch_json(files, cases, timeout, ask_driver if relay is not None else None)
 
 
 def _node_id() -> str:

@@ -6,6 +6,7 @@ alone; the cases after it run in a fresh child with the metric loaded again.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import threading
 import time
@@ -16,6 +17,7 @@ from typing import Any
 import orjson
 
 from ..cases import Case
+from ..i18n import _
 from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
 from ..overflow import bound_side_information
 from ..packages import missing_module_hint
@@ -68,11 +70,21 @@ class ScoreRun:
 
 
 def timeout_message(timeout: float, line: int | None, what: str = "score", file: str = MAIN_FILE) -> str:
-    where = f", stuck at {file} line {line}" if line else ""
-    return (
-        f"{what} did not finish within {timeout:g} s{where}; it was stopped. "
-        "Look for an endless loop or a slow call, or raise the timeout (at most 600 s)"
-    )
+    """What a call that outlived the metric timeout says; ``what`` is "score" or "loading metric.py"."""
+    fix = _("Look for an endless loop or a slow call, or raise the timeout (at most 600 s)")
+    if what == "loading metric.py":
+        message = (
+            _("loading metric.py did not finish within {timeout} s, stuck at {where}; it was stopped. {fix}")
+            if line
+            else _("loading metric.py did not finish within {timeout} s; it was stopped. {fix}")
+        )
+    else:
+        message = (
+            _("score did not finish within {timeout} s, stuck at {where}; it was stopped. {fix}")
+            if line
+            else _("score did not finish within {timeout} s; it was stopped. {fix}")
+        )
+    return message.format(timeout=f"{timeout:g}", where=where(file, line), fix=fix)
 
 
 def load_into(
@@ -90,13 +102,13 @@ def load_into(
             timeout_message(timeout, exc.line, "loading metric.py", exc.file), exc.line, file=exc.file
         ) from None
     except ChildDied as exc:
-        raise LoadFailure(f"loading metric.py failed: {exc}") from None
+        raise LoadFailure(_("loading metric.py failed: {error}").format(error=exc)) from None
     if not reply.get("ok"):
         return_line = reply.get("line") if isinstance(reply.get("line"), int) else None
-        message = str(reply.get("error", "metric.py failed to load"))
+        message = str(reply.get("error") or _("metric.py failed to load"))
         missing = reply.get("missing_module")
         if isinstance(missing, str) and missing:
-            message = f"{message}. {missing_module_hint(missing, source)}"
+            message = _("{error}. {hint}").format(error=message, hint=missing_module_hint(missing, source))
         raise LoadFailure(message, return_line, str(reply.get("detail", "")), _file_of(reply))
     return reply
 
@@ -119,7 +131,7 @@ def _clean_file(file: Any) -> str:
 
 def where(file: str, line: int | None) -> str:
     """``metric.py line 3`` or ``helpers.py line 12``: how messages name a place in the metric folder."""
-    return f"{file} line {line}" if line else file
+    return _("{file} line {line}").format(file=file, line=line) if line else file
 
 
 def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | None = None) -> CaseResult:
@@ -175,7 +187,7 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
     )
     result.status = CaseStatus.INVALID if status == "invalid" else CaseStatus.ERROR
     error = reply.get("error")
-    result.error = error if isinstance(error, str) else "score failed"
+    result.error = error if isinstance(error, str) else _("score failed")
     detail = reply.get("detail")
     if isinstance(detail, str) and detail and detail not in result.error:
         result.error += "\n" + detail
@@ -185,8 +197,14 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
     missing = reply.get("missing_module")
     if isinstance(missing, str) and missing:
         first, *rest = result.error.split("\n", 1)
-        result.error = "\n".join([f"{first}. {missing_module_hint(missing, source)}", *rest])
-    if result.line and f"{result.file} line" not in result.error.splitlines()[0]:
+        result.error = "\n".join(
+            [_("{error}. {hint}").format(error=first, hint=missing_module_hint(missing, source)), *rest]
+        )
+    if (
+        result.line
+        and where(result.file, result.line) not in (first_line := result.error.splitlines()[0])
+        and (f"{result.file} line" not in first_line)
+    ):
         first, *rest = result.error.split("\n", 1)
         result.error = "\n".join([f"{first} ({where(result.file, result.line)})", *rest])
     return result
@@ -325,19 +343,15 @@ class _Shard:
         try:
             orjson.dumps(case.call_payload())
         except orjson.JSONEncodeError as exc:
-            why = (
-                "it is nested more than 250 levels deep"
+            fix = _("Flatten its input, output or expected value, or store the deep part as a JSON string")
+            message = (
+                _("case {case} cannot be sent to the metric: it is nested more than 250 levels deep. {fix}")
                 if "Recursion" in str(exc)
-                else f"it cannot be written as JSON ({exc})"
+                else _("case {case} cannot be sent to the metric: it cannot be written as JSON ({error}). {fix}")
             )
             self.emit(
                 index,
-                failed_result(
-                    case,
-                    CaseStatus.INVALID,
-                    f"case {case.id} cannot be sent to the metric: {why}. Flatten its input, "
-                    "output or expected value, or store the deep part as a JSON string",
-                ),
+                failed_result(case, CaseStatus.INVALID, message.format(case=case.id, error=exc, fix=fix)),
             )
             return True
         return False
@@ -490,9 +504,12 @@ def score_cases(
                 return
             helpers.extend(
                 threading.Thread(
-                    target=drive, args=(_Shard(source, pool, timeout, llm, cancel, emit, halt=halt),), daemon=True
+                    # In the starter's context: the messages of the helper's cases follow its language.
+                    target=contextvars.copy_context().run,
+                    args=(drive, _Shard(source, pool, timeout, llm, cancel, emit, halt=halt)),
+                    daemon=True,
                 )
-                for _ in range(workers - 1)
+                for _helper in range(workers - 1)
             )
         for thread in helpers:
             thread.start()
@@ -512,7 +529,7 @@ def score_cases(
                     failed_result(
                         cases[index],
                         CaseStatus.ERROR,
-                        f"metric.py did not load: {failure.message}",
+                        _("metric.py did not load: {error}").format(error=failure.message),
                         failure.line,
                         file=failure.file,
                     ),

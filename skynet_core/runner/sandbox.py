@@ -31,6 +31,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..i18n import N_
 from ..results import Isolation
 
 SANDBOX_SRC = Path(__file__).resolve().parent.parent / "sandbox"
@@ -292,11 +293,11 @@ def detect_isolation() -> tuple[Isolation, str]:
     bubblewrap misbehaves); nothing can force ``full`` when it does not work.
     """
     if os.environ.get("SKYNET_ISOLATION", "").lower() == "reduced":
-        return Isolation.REDUCED, "SKYNET_ISOLATION=reduced is set"
+        return Isolation.REDUCED, N_("SKYNET_ISOLATION=reduced is set")
     if not sys.platform.startswith("linux"):
         return Isolation.REDUCED, f"bubblewrap needs Linux; this is {sys.platform}"
     if shutil.which("bwrap") is None:
-        return Isolation.REDUCED, "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+        return Isolation.REDUCED, N_("bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
     probe = bwrap_command(["-I", "-S", "-c", "import os; print(os.getuid())"], Limits())
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=20, env={})
@@ -305,4 +306,5 @@ def detect_isolation() -> tuple[Isolation, str]:
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
         return Isolation.REDUCED, f"bubblewrap could not start: {reason}"
-    return Isolation.FULL, "bubblewrap sandbox: no network, private /tmp, unprivileged user"
+    # N_: cached once per process, so shown translated (``_(reason)``) in each session's language.
+    return Isolation.FULL, N_("bubblewrap sandbox: no network, private /tmp, unprivileged user")

@@ -18,11 +18,14 @@ A sandbox may exceed the limit for at most one poll interval before it is stoppe
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from ..i18n import _, ngettext
 
 MEMORY_LIMIT_MODE = "watchdog"
 """How the memory limit is enforced for a sandbox as a whole (reports show it next to the isolation)."""
@@ -46,10 +49,26 @@ class Usage:
 
     def describe(self) -> str:
         mib = 1 << 20
-        return (
-            f"{self.total / mib:,.0f} MiB: {self.pss / mib:,.0f} MiB in {self.processes} process(es), "
-            f"{self.shared_files / mib:,.0f} MiB of shared memory files, {self.tmp / mib:,.0f} MiB in /tmp"
+        return ngettext(
+            "{total} MiB: {pss} MiB in {processes} process(es), {shared} MiB of shared memory files, {tmp} MiB in /tmp",
+            "{total} MiB: {pss} MiB in {processes} process(es), {shared} MiB of shared memory files, {tmp} MiB in /tmp",
+            self.processes,
+        ).format(
+            # Plain digits, not Babel's: the runner is also vendored into engine exports, which lack Babel.
+            total=f"{self.total / mib:,.0f}",
+            pss=f"{self.pss / mib:,.0f}",
+            processes=self.processes,
+            shared=f"{self.shared_files / mib:,.0f}",
+            tmp=f"{self.tmp / mib:,.0f}",
         )
+
+
+def over_limit_message(usage: Usage, limit: int) -> str:
+    """What a call stopped for memory says (in the current language: the worker's caller formats it)."""
+    return _(
+        "the metric's processes together held {usage}, over the sandbox's {limit} GiB memory limit, so they "
+        "were stopped; use less memory (fewer or smaller processes, shared-memory files and files in /tmp)"
+    ).format(usage=usage.describe(), limit=f"{limit / (1 << 30):g}")
 
 
 def children_by_parent() -> dict[int, list[int]]:
@@ -163,7 +182,9 @@ class Watchdog:
         self._lock = threading.RLock()
         self._thread: threading.Thread | None = None
 
-    def watch(self, owner: object, root: int, limit: int, private_tmp: bool, kill: Callable[[str], None]) -> None:
+    def watch(
+        self, owner: object, root: int, limit: int, private_tmp: bool, kill: Callable[[Callable[[], str]], None]
+    ) -> None:
         """Watch the sandbox rooted at ``root`` until ``owner`` is gone or :meth:`forget` is called."""
         key = id(owner)
         weakref.finalize(owner, self._forget_key, key)
@@ -195,11 +216,8 @@ class Watchdog:
                     self._forget_key(key)
                     if (kill := item.kill()) is None:
                         continue
-                    kill(
-                        f"the metric's processes together held {usage.describe()}, over the sandbox's "
-                        f"{item.limit / (1 << 30):g} GiB memory limit, so they were stopped; use less memory "
-                        "(fewer or smaller processes, shared-memory files and files in /tmp)"
-                    )
+                    # Formatted later, by the thread that reports the failed call, in its caller's language.
+                    kill(functools.partial(over_limit_message, usage, item.limit))
 
 
 _watchdog = Watchdog()

@@ -28,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from .. import i18n  # i18n._: this module keeps `_` for values it ignores
+from ..i18n import SOURCE_LANGUAGE, language
 from ..metric_source import MetricSource
 from ..packages import existing_packages_dir
 from ..redact import redact
@@ -161,7 +163,7 @@ class Worker:
         )
         for fd in (req_read, reply_write, err_write, progress_fd):
             os.close(fd)
-        self._killed_for: str | None = None
+        self._killed_for: Callable[[], str] | None = None
         watchdog().watch(self, self.process.pid, self.limits.memory_bytes, isolation is Isolation.FULL, self._kill_for)
         for fd in (self._reply_read, self._err_read, self._req_write):
             os.set_blocking(fd, False)
@@ -217,8 +219,9 @@ class Worker:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _kill_for(self, reason: str) -> None:
-        """Stop the sandbox now (from the watchdog's thread); the running call fails with ``reason``."""
+    def _kill_for(self, reason: Callable[[], str]) -> None:
+        """Stop the sandbox now (from the watchdog's thread); the running call fails with ``reason()`` (made
+        by the thread that reports it, so in its caller's language)."""
         self._killed_for = reason
         self._signal_tree()
 
@@ -258,7 +261,9 @@ class Worker:
                 self._pump(min(0.05, max(0.0, deadline - time.monotonic())), want_write=True)
                 continue
             except (BrokenPipeError, OSError) as exc:
-                raise ChildDied(self._death_message(f"the metric's process closed its input ({exc})")) from exc
+                raise ChildDied(
+                    self._death_message(i18n._("the metric's process closed its input ({error})").format(error=exc))
+                ) from exc
             data = data[written:]
 
     def receive(self, deadline: float, cancel: threading.Event | None) -> dict[str, Any]:
@@ -329,7 +334,7 @@ class Worker:
                 continue
             if not chunk:
                 self._drain_stderr()
-                raise ChildDied(self._death_message("the metric's process exited"), self.running_index())
+                raise ChildDied(self._death_message(i18n._("the metric's process exited")), self.running_index())
             self._buffer += chunk
             if b"\n" in chunk:
                 *complete, rest = self._buffer.split(b"\n")
@@ -371,7 +376,7 @@ class Worker:
 
     def _death_message(self, what: str) -> str:
         if self._killed_for is not None:
-            return self._killed_for
+            return self._killed_for()
         try:
             code = self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
@@ -384,20 +389,28 @@ class Worker:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
-            detail = {
-                "SIGSEGV": " (a segmentation fault: a crash in native code or unbounded recursion)",
-                "SIGKILL": " (killed: by metric code, or the machine ran out of memory)",
-                "SIGXFSZ": " (a file grew past the sandbox's file size limit)",
-            }.get(name, "")
-            what = f"{what}: {name}{detail}"
+            template = {
+                "SIGSEGV": i18n._(
+                    "{what}: {signal} (a segmentation fault: a crash in native code or unbounded recursion)"
+                ),
+                "SIGKILL": i18n._("{what}: {signal} (killed: by metric code, or the machine ran out of memory)"),
+                "SIGXFSZ": i18n._("{what}: {signal} (a file grew past the sandbox's file size limit)"),
+            }.get(name) or i18n._("{what}: {signal}")
+            what = template.format(what=what, signal=name)
         elif code is not None:
             # sys.exit in score is caught and reported by the child, so an exit comes from os._exit
             # or from the child failing to answer on a channel that metric code closed.
-            what = f"{what} with code {code} (did metric code call os._exit, or close the runner's file descriptors?)"
+            what = i18n._(
+                "{what} with code {code} (did metric code call os._exit, or close the runner's file descriptors?)"
+            ).format(what=what, code=code)
         if "Fatal Python error" in text:
-            what += ": " + text[text.index("Fatal Python error") :].splitlines()[0]
+            fatal = text[text.index("Fatal Python error") :].splitlines()[0]
+            what = i18n._("{what}: {fatal}").format(what=what, fatal=fatal)
         frame = last_metric_frame(text, self.metric_dir)
-        return what + (f" at {frame[0]} line {frame[1]}" if frame else "")
+        if not frame:
+            return what
+        where = i18n._("{file} line {line}").format(file=frame[0], line=frame[1])
+        return i18n._("{what} at {where}").format(what=what, where=where)
 
     def _timeout(self, index: int | None) -> CallTimeout:
         frame = self._stuck_frame()
@@ -451,7 +464,10 @@ class Worker:
         source = MetricSource.of(source)
         _materialise(source, self.metric_host_dir)
         self.wait_ready()
-        self.send({"op": "load", "source": source.main}, deadline, cancel)
+        request: dict[str, Any] = {"op": "load", "source": source.main}
+        if (lang := language()) != SOURCE_LANGUAGE:
+            request["lang"] = lang  # the child writes its messages in the caller's language
+        self.send(request, deadline, cancel)
         reply = self.receive(deadline, cancel)
         if reply.get("t") != "loaded":
             raise ChildDied("the metric's process answered the load with an unexpected message")
@@ -543,18 +559,22 @@ class Worker:
     ) -> dict[str, Any]:
         """Make the metric's model call here, in the parent, which alone holds the keys."""
         if llm is None:
-            return {"op": "llm_reply", "error": "llm() is not available in this run"}
+            return {"op": "llm_reply", "error": i18n._("llm() is not available in this run")}
         instructions = message.get("instructions")
         text = message.get("input")
         if not isinstance(instructions, str) or not (text is None or isinstance(text, str)):
-            return {"op": "llm_reply", "error": "llm() takes a string of instructions and an optional input"}
+            return {"op": "llm_reply", "error": i18n._("llm() takes a string of instructions and an optional input")}
         result: dict[str, Any] = {}
 
         def call() -> None:
             try:
                 result.update(llm(LlmRequest(instructions, text, number)))
             except Exception as exc:  # noqa: BLE001  (a broken handler fails the call, not the run)
-                result["error"] = redact(f"the model call failed in the runner: {type(exc).__name__}: {exc}")
+                result["error"] = redact(
+                    i18n._("the model call failed in the runner: {error}: {message}").format(
+                        error=type(exc).__name__, message=exc
+                    )
+                )
             if not isinstance(result.get("text"), str) and not result.get("error"):
                 result["error"] = "the model call returned no text"
 

@@ -40,7 +40,8 @@ from typing import Any  # noqa: E402
 
 import returns  # noqa: E402
 import skynet  # noqa: E402,F401  (pre-imported so the first check is fast)
-from skynet import _context  # noqa: E402
+from skynet import _context, _i18n  # noqa: E402
+from skynet._i18n import _  # noqa: E402
 
 try:
     import orjson
@@ -199,15 +200,19 @@ def describe_exception(exc: BaseException, loading: bool = False) -> str:
     if isinstance(exc, SyntaxError) and exc.filename and metric_file(exc.filename):
         return _syntax_message(exc, metric_file(exc.filename) or METRIC_FILE)
     if isinstance(exc, SystemExit) and loading:
-        return f"metric.py called sys.exit({exc.code!r}) while loading; remove the exit so the module can load"
+        return _("metric.py called sys.exit({code}) while loading; remove the exit so the module can load").format(
+            code=repr(exc.code)
+        )
     if isinstance(exc, SystemExit):
-        return f"score called sys.exit({exc.code!r}); return a score instead of exiting"
+        return _("score called sys.exit({code}); return a score instead of exiting").format(code=repr(exc.code))
     if isinstance(exc, KeyboardInterrupt):
-        return "score raised KeyboardInterrupt"
+        return _("score raised KeyboardInterrupt")
     if isinstance(exc, MemoryError):
-        return "MemoryError: the metric ran out of memory (the sandbox allows 2 GiB); use less memory"
+        return _("MemoryError: the metric ran out of memory (the sandbox allows 2 GiB); use less memory")
     if isinstance(exc, RecursionError):
-        return f"RecursionError: {exc}; the metric recursed too deeply, make it iterative or bound the depth"
+        return _(
+            "RecursionError: {error}; the metric recursed too deeply, make it iterative or bound the depth"
+        ).format(error=exc)
     text = str(exc)
     return f"{type(exc).__name__}: {text[:2000]}" if text else type(exc).__name__
 
@@ -245,8 +250,10 @@ class Metric:
                     "t": "loaded",
                     "ok": False,
                     "line": nul_line,
-                    "error": f"metric.py line {nul_line} holds a NUL character (\\0), which Python source cannot "
-                    "contain; delete it (editors may show it as ^@ or not at all)",
+                    "error": _(
+                        "metric.py line {line} holds a NUL character (\\0), which Python source cannot "
+                        "contain; delete it (editors may show it as ^@ or not at all)"
+                    ).format(line=nul_line),
                 }
             return {"t": "loaded", "ok": False, "line": exc.lineno, "error": _syntax_message(exc)}
         # Like `python metric.py` in its folder: relative paths find the data files beside it.
@@ -318,10 +325,16 @@ class Captured:
 
 
 def _syntax_message(exc: SyntaxError, file: str = METRIC_FILE) -> str:
-    where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
-    text = (exc.text or "").rstrip("\n")
-    shown = f": {text.strip()}" if text.strip() else ""
-    return f"{type(exc).__name__} at {file} {where}: {exc.msg}{shown}"
+    text = (exc.text or "").rstrip("\n").strip()
+    if exc.offset:
+        where = _("{file} line {line}, column {column}").format(file=file, line=exc.lineno, column=exc.offset)
+    else:
+        where = _("{file} line {line}").format(file=file, line=exc.lineno)
+    if text:
+        return _("{error} at {where}: {message}: {text}").format(
+            error=type(exc).__name__, where=where, message=exc.msg, text=text
+        )
+    return _("{error} at {where}: {message}").format(error=type(exc).__name__, where=where, message=exc.msg)
 
 
 def _check_reward_spec(spec: Any) -> dict[str, Any]:
@@ -340,7 +353,12 @@ def _fit(result: dict[str, Any], quick: bool = True) -> dict[str, Any]:
     """
     feedback = result.get("feedback")
     if isinstance(feedback, str) and len(feedback) > MAX_FEEDBACK_CHARS:
-        return _too_big(result, f"feedback is {len(feedback):,} characters; keep it under {MAX_FEEDBACK_CHARS:,}")
+        return _too_big(
+            result,
+            _("feedback is {size:,} characters; keep it under {limit:,}").format(
+                size=len(feedback), limit=MAX_FEEDBACK_CHARS
+            ),
+        )
     if (
         quick
         and not result.get("extra")
@@ -352,22 +370,28 @@ def _fit(result: dict[str, Any], quick: bool = True) -> dict[str, Any]:
     if _json_exceeds(result, MAX_REPLY_BYTES):  # counted first: orjson crashes on a huge value near the memory limit
         return _too_big(
             result,
-            f"the side information is over {MAX_REPLY_BYTES / 1e6:.0f} MB as JSON; keep it "
-            "under that (shorten the feedback or drop large extra keys)",
+            _(
+                "the side information is over {limit:.0f} MB as JSON; keep it "
+                "under that (shorten the feedback or drop large extra keys)"
+            ).format(limit=MAX_REPLY_BYTES / 1e6),
         )
     try:
         size = len(encode(result))
     except (TypeError, ValueError, RecursionError, OverflowError) as exc:
         return _too_big(
             result,
-            f"the side information cannot be sent back as JSON ({exc}); "
-            "return plain strings, numbers, lists and dicts nested fewer than 250 levels",
+            _(
+                "the side information cannot be sent back as JSON ({error}); "
+                "return plain strings, numbers, lists and dicts nested fewer than 250 levels"
+            ).format(error=exc),
         )
     if size > MAX_REPLY_BYTES:
         return _too_big(
             result,
-            f"the side information is {size / 1e6:.1f} MB as JSON; keep it under "
-            f"{MAX_REPLY_BYTES / 1e6:.0f} MB (shorten the feedback or drop large extra keys)",
+            _(
+                "the side information is {size:.1f} MB as JSON; keep it under "
+                "{limit:.0f} MB (shorten the feedback or drop large extra keys)"
+            ).format(size=size / 1e6, limit=MAX_REPLY_BYTES / 1e6),
         )
     return result
 
@@ -426,6 +450,7 @@ def main() -> None:
             return
         op = request.get("op")
         if op == "load":
+            _i18n.set_language(request.get("lang"))  # the messages follow the language of who asked
             channel.send(metric.load(request["source"]))
         elif op == "cases":
             last_flush = time.perf_counter()

@@ -17,17 +17,25 @@ import numbers
 from collections.abc import Callable
 from typing import Any
 
+try:  # the studio imports this module as skynet_core.sandbox.returns
+    from .skynet._i18n import _, ngettext
+except ImportError:  # the metric's child process, where it is the top-level module `returns`
+    from skynet._i18n import _, ngettext  # type: ignore[no-redef]
+
 PAIR_EXAMPLE = '(1.0, {"feedback": "..."})'
 SCORE_DEF = "def score(input, output, expected=None):"
 # DSPy metrics are called metric(example, prediction, trace=None, pred_name=None, pred_trace=None).
 DSPY_FIRST = ("example", "gold")
 DSPY_SECOND = ("prediction", "pred")
 DSPY_ONLY = ("trace", "pred_name", "pred_trace")
-_DSPY_FIX = (
-    f'change it to `{SCORE_DEF}`, read expected["answer"] (a dict of the case\'s output columns) '
-    "instead of example.answer and output instead of prediction.answer, and return "
-    '(score, {"feedback": ...}) instead of dspy.Prediction'
-)
+
+
+def _dspy_fix() -> str:
+    return _(
+        'change it to `{definition}`, read expected["answer"] (a dict of the case\'s output columns) '
+        "instead of example.answer and output instead of prediction.answer, and return "
+        '(score, {{"feedback": ...}}) instead of dspy.Prediction'
+    ).format(definition=SCORE_DEF)
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -49,29 +57,54 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, bool) or type(value).__name__ in ("bool_", "bool8")
 
 
+def _subject(what: str) -> str:
+    """How a message names the number it is about: the score, or a named score."""
+    if what == "score":
+        return _("score")
+    if what.startswith("named score "):
+        return _("named score {name}").format(name=what[len("named score ") :])
+    return what
+
+
 def check_number(value: Any, what: str) -> tuple[float | None, str]:
-    """Return ``(float_value, "")`` for a valid real number, else ``(None, message)``."""
+    """Return ``(float_value, "")`` for a valid real number, else ``(None, message)``.
+
+    ``what`` is ``"score"`` or ``"named score 'NAME'"``."""
     if _is_bool(value):
-        return None, f"{what} is a bool ({value!r}); return 1.0 or 0.0"
+        return None, _("{what} is a bool ({value}); return 1.0 or 0.0").format(what=_subject(what), value=repr(value))
     if value is None:
-        return None, f"{what} is None; return a number such as 0.0"
+        return None, _("{what} is None; return a number such as 0.0").format(what=_subject(what))
     if isinstance(value, (str, bytes)):
-        hint = ""
         try:
-            hint = f": {float(value)!r}"
+            number_text = repr(float(value))
         except (TypeError, ValueError):
-            pass
-        return None, f"{what} is a string ({_short(value)}); return a number{hint}, not text"
+            return None, _("{what} is a string ({value}); return a number, not text").format(
+                what=_subject(what), value=_short(value)
+            )
+        return None, _("{what} is a string ({value}); return a number: {number}, not text").format(
+            what=_subject(what), value=_short(value), number=number_text
+        )
     if not isinstance(value, numbers.Real):
-        return None, f"{what} is a {_type_name(value)} ({_short(value)}); return a plain number, e.g. float(x)"
+        return None, _("{what} is a {type} ({value}); return a plain number, e.g. float(x)").format(
+            what=_subject(what), type=_type_name(value), value=_short(value)
+        )
     try:
         number = float(value)
     except (TypeError, ValueError, OverflowError) as exc:
-        return None, f"{what} ({_short(value)}) cannot be converted to a float ({exc}); return a plain number"
+        return None, _("{what} ({value}) cannot be converted to a float ({error}); return a plain number").format(
+            what=_subject(what), value=_short(value), error=exc
+        )
     if math.isnan(number):
-        return None, f"{what} is NaN; check for 0/0 or a mean of nothing, and return a finite number"
+        return None, _("{what} is NaN; check for 0/0 or a mean of nothing, and return a finite number").format(
+            what=_subject(what)
+        )
     if math.isinf(number):
-        return None, f"{what} is {'-' if number < 0 else ''}infinite; return a finite number"
+        message = (
+            _("{what} is -infinite; return a finite number")
+            if number < 0
+            else _("{what} is infinite; return a finite number")
+        )
+        return None, message.format(what=_subject(what))
     return number, ""
 
 
@@ -92,17 +125,20 @@ def check_return(value: Any) -> dict[str, Any]:
     if not isinstance(side, dict):
         return {"status": "invalid", "error": _side_not_dict(score_value, side)}
     if "feedback" not in side:
-        keys = ", ".join(repr(key) for key in list(side)[:5]) or "no keys"
-        return {
-            "status": "invalid",
-            "error": f"side information has no 'feedback' key (it has {keys}); "
-            'add "feedback": a string that says what was wrong and what right looks like',
-        }
+        keys = ", ".join(repr(key) for key in list(side)[:5])
+        fix = _('add "feedback": a string that says what was wrong and what right looks like')
+        if keys:
+            error = _("side information has no 'feedback' key (it has {keys}); {fix}").format(keys=keys, fix=fix)
+        else:
+            error = _("side information has no 'feedback' key (it has no keys); {fix}").format(fix=fix)
+        return {"status": "invalid", "error": error}
     feedback = side["feedback"]
     if not isinstance(feedback, str):
         return {
             "status": "invalid",
-            "error": f"feedback is a {_type_name(feedback)} ({_short(feedback)}); make it a string, e.g. str(...)",
+            "error": _("feedback is a {type} ({value}); make it a string, e.g. str(...)").format(
+                type=_type_name(feedback), value=_short(feedback)
+            ),
         }
     scores, message = _check_scores(side.get("scores", {}))
     if message:
@@ -115,37 +151,42 @@ def _pair_problem(value: Any) -> str:
     if isinstance(value, (tuple, list)):
         if len(value) == 2:
             return ""
-        return (
-            f"score returned a {type(value).__name__} of {len(value)} items; "
-            f"return exactly two: the score and the side information, {PAIR_EXAMPLE}"
-        )
+        return _(
+            "score returned a {type} of {count} items; "
+            "return exactly two: the score and the side information, {example}"
+        ).format(type=type(value).__name__, count=len(value), example=PAIR_EXAMPLE)
     if value is None:
-        return f"score returned None: is a `return` missing? Return a pair {PAIR_EXAMPLE}"
+        return _("score returned None: is a `return` missing? Return a pair {example}").format(example=PAIR_EXAMPLE)
     if inspect.isgenerator(value) or inspect.isasyncgen(value):
-        return "score returned a generator: is there a stray `yield` in score? Use `return (score, {...})` instead"
+        return _(
+            "score returned a generator: is there a stray `yield` in score? Use `return (score, {{...}})` instead"
+        ).format()
     if inspect.iscoroutine(value) or inspect.isawaitable(value):
         if hasattr(value, "close"):
             value.close()  # avoid a "never awaited" warning in the captured output
-        return (
+        return _(
             "score returned a coroutine: is score (or a function it returns) `async`? "
             "Metric code must be synchronous; use a plain `def`"
         )
     if _is_bool(value) or isinstance(value, numbers.Number):
-        return (
-            f"score returned a bare number ({_short(value)}) with no side information; "
-            f'return ({_short(value)}, {{"feedback": "..."}})'
-        )
+        return _(
+            'score returned a bare number ({value}) with no side information; return ({value}, {{"feedback": "..."}})'
+        ).format(value=_short(value))
     if isinstance(value, dict):
         return _dict_problem(value)
     if isinstance(value, str):
-        return f"score returned a string ({_short(value)}); return a pair {PAIR_EXAMPLE}"
+        return _("score returned a string ({value}); return a pair {example}").format(
+            value=_short(value), example=PAIR_EXAMPLE
+        )
     if _has_attr(value, "score"):
         feedback = "pred.feedback" if _has_attr(value, "feedback") else '"..."'
-        return (
-            f"score returned a {_type_name(value)} with a .score, as a DSPy metric does; Skynet wants a pair: "
-            f'return (pred.score, {{"feedback": {feedback}}}) instead of the {type(value).__name__}'
-        )
-    return f"score returned a {_type_name(value)}; return a tuple or list of two: {PAIR_EXAMPLE}"
+        return _(
+            "score returned a {type} with a .score, as a DSPy metric does; Skynet wants a pair: "
+            'return (pred.score, {{"feedback": {feedback}}}) instead of the {name}'
+        ).format(type=_type_name(value), feedback=feedback, name=type(value).__name__)
+    return _("score returned a {type}; return a tuple or list of two: {example}").format(
+        type=_type_name(value), example=PAIR_EXAMPLE
+    )
 
 
 def _has_attr(value: Any, name: str) -> bool:
@@ -159,41 +200,44 @@ def _dict_problem(value: dict[Any, Any]) -> str:
     if "score" in value:
         feedback = next((key for key in ("feedback", "reason", "explanation", "rationale") if key in value), None)
         side = f'{{"feedback": d["{feedback}"]}}' if feedback else '{"feedback": "..."}'
-        return (
-            f"score returned a dict, not a pair ({_short(value, 50)}); return the score first and the "
-            f'feedback in the side information: return (d["score"], {side})'
-        )
+        return _(
+            "score returned a dict, not a pair ({value}); return the score first and the "
+            'feedback in the side information: return (d["score"], {side})'
+        ).format(value=_short(value, 50), side=side)
     if value and all(isinstance(item, dict) and "score" in item for item in value.values()):
         name = next(iter(value))
-        return (
-            f'score returned a dict, not a pair, of named scores given as {{name: {{"score": ...}}}}; '
-            f'return (overall, {{"feedback": "...", "scores": {{{name!r}: number, ...}}}})'
-        )
-    return f"score returned a dict, not a pair; put the score first: (score, {_short(value, 40)})"
+        return _(
+            'score returned a dict, not a pair, of named scores given as {{name: {{"score": ...}}}}; '
+            'return (overall, {{"feedback": "...", "scores": {{{name}: number, ...}}}})'
+        ).format(name=repr(name))
+    return _("score returned a dict, not a pair; put the score first: (score, {value})").format(value=_short(value, 40))
 
 
 def _side_not_dict(score_value: Any, side: Any) -> str:
     if isinstance(side, str):
         fix = f'({_short(score_value)}, {{"feedback": {_short(side, 40)}}})'
-        return f"side information is a string, not a dict; wrap it: {fix}"
-    return f'side information is a {_type_name(side)}, not a dict; return (score, {{"feedback": "..."}})'
+        return _("side information is a string, not a dict; wrap it: {fix}").format(fix=fix)
+    return _('side information is a {type}, not a dict; return (score, {{"feedback": "..."}})').format(
+        type=_type_name(side)
+    )
 
 
 def _check_scores(scores: Any) -> tuple[dict[str, float], str]:
     if not isinstance(scores, dict):
-        return {}, (
-            f"side information 'scores' is a {_type_name(scores)}; "
-            'make it a dict of names to numbers, e.g. {"format": 1.0}'
-        )
+        return {}, _(
+            "side information 'scores' is a {type}; make it a dict of names to numbers, e.g. {{\"format\": 1.0}}"
+        ).format(type=_type_name(scores))
     checked: dict[str, float] = {}
     for key, item in scores.items():
         if not isinstance(key, str) or not key:
-            return {}, f'named score key {_short(key)} is not a non-empty string; name each score, e.g. "format"'
-        if isinstance(item, dict) and "score" in item:
-            return {}, (
-                f"named score {key!r} is a dict ({_short(item, 40)}); give the number itself: "
-                f'"scores": {{{key!r}: {_short(item["score"], 20)}}}, and put any explanation in the feedback'
+            return {}, _('named score key {key} is not a non-empty string; name each score, e.g. "format"').format(
+                key=_short(key)
             )
+        if isinstance(item, dict) and "score" in item:
+            return {}, _(
+                "named score {name} is a dict ({value}); give the number itself: "
+                '"scores": {{{name}: {number}}}, and put any explanation in the feedback'
+            ).format(name=repr(key), value=_short(item, 40), number=_short(item["score"], 20))
         number, message = check_number(item, f"named score {key!r}")
         if number is None:
             return {}, message
@@ -242,19 +286,28 @@ def check_signature(namespace: dict[str, Any], locate: Callable[[str], str | Non
     if "score" not in namespace:
         other = namespace.get("metric")
         if inspect.isfunction(other):
-            dspy = " It has DSPy's metric signature: " + _DSPY_FIX if _dspy_shape(other) else ""
+            if _dspy_shape(other):
+                message = _(
+                    "metric.py defines a function named metric, but Skynet calls score; rename it: "
+                    "`{definition}`. It has DSPy's metric signature: {fix}"
+                ).format(definition=SCORE_DEF, fix=_dspy_fix())
+            else:
+                message = _(
+                    "metric.py defines a function named metric, but Skynet calls score; rename it: `{definition}`."
+                ).format(definition=SCORE_DEF)
             return {
                 "ok": False,
                 "signature": describe_signature(other).replace("score", "metric", 1),
-                "message": f"metric.py defines a function named metric, but Skynet calls score; rename it: "
-                f"`{SCORE_DEF}`.{dspy}",
+                "message": message,
                 **_where(other, locate),
             }
         return {
             "ok": False,
             "signature": "",
-            "message": "metric.py defines no function named score; add "
-            '`def score(input, output, expected=None):` that returns (score, {"feedback": ...})',
+            "message": _(
+                "metric.py defines no function named score; add "
+                '`def score(input, output, expected=None):` that returns (score, {{"feedback": ...}})'
+            ).format(),
         }
     func = namespace["score"]
     found = describe_signature(func)
@@ -264,28 +317,34 @@ def check_signature(namespace: dict[str, Any], locate: Callable[[str], str | Non
             "ok": False,
             "signature": found,
             **where,
-            "message": f"score has DSPy's metric signature ({found}), but Skynet calls "
-            f"score(input, output, expected): {_DSPY_FIX}",
+            "message": _(
+                "score has DSPy's metric signature ({found}), but Skynet calls score(input, output, expected): {fix}"
+            ).format(found=found, fix=_dspy_fix()),
         }
     if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
         return {
             "ok": False,
             "signature": f"async def {found}",
-            "message": f"score is `async def` ({found}); engines call it synchronously, so make it a plain `def`",
+            "message": _(
+                "score is `async def` ({found}); engines call it synchronously, so make it a plain `def`"
+            ).format(found=found),
         }
     if inspect.isgeneratorfunction(func):
         return {
             "ok": False,
             "signature": found,
-            "message": f"score is a generator function ({found}) because it contains `yield`; "
-            "use `return (score, {...})` instead",
+            "message": _(
+                "score is a generator function ({found}) because it contains `yield`; "
+                "use `return (score, {{...}})` instead"
+            ).format(found=found),
         }
     if not inspect.isfunction(func):
         return {
             "ok": False,
             "signature": found,
-            "message": f"score is a {_type_name(func)}, not a function; define it with "
-            "`def score(input, output, expected=None):`",
+            "message": _(
+                "score is a {type}, not a function; define it with `def score(input, output, expected=None):`"
+            ).format(type=_type_name(func)),
         }
     params = list(inspect.signature(func).parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -296,8 +355,10 @@ def check_signature(namespace: dict[str, Any], locate: Callable[[str], str | Non
         return {
             "ok": False,
             "signature": found,
-            "message": f"score has required keyword-only parameters ({', '.join(required_kwonly)}) "
-            f"that Skynet cannot fill; found {found}, expected score(input, output, expected=None)",
+            "message": _(
+                "score has required keyword-only parameters ({names}) that Skynet cannot fill; "
+                "found {found}, expected score(input, output, expected=None)"
+            ).format(names=", ".join(required_kwonly), found=found),
         }
     if len(required) <= 3 and (len(positional) >= 3 or varargs):
         return {"ok": True, "arity": 3, "signature": found, **where}
@@ -307,6 +368,11 @@ def check_signature(namespace: dict[str, Any], locate: Callable[[str], str | Non
         "ok": False,
         "signature": found,
         **where,
-        "message": f"score takes {len(positional)} positional parameter(s) ({found}); "
-        "it must accept (input, output, expected=None) or exactly (input, output)",
+        "message": ngettext(
+            "score takes {count} positional parameter(s) ({found}); "
+            "it must accept (input, output, expected=None) or exactly (input, output)",
+            "score takes {count} positional parameter(s) ({found}); "
+            "it must accept (input, output, expected=None) or exactly (input, output)",
+            len(positional),
+        ).format(count=len(positional), found=found),
     }

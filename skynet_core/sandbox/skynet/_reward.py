@@ -31,14 +31,16 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
+from ._i18n import N_, _
+
 PARTS = ("accuracy", "speed", "cost")
 """The three parts of the reward, in the order every array and table uses."""
 
 # For each part: an example reference and what a reference means, for error messages.
 _REFERENCES = {
-    "accuracy": ("1.0", "the error that scores 0.5"),
-    "speed": ("2000", "the latency in milliseconds that scores 0.5"),
-    "cost": ("0.01", "the cost in US dollars that scores 0.5"),
+    "accuracy": ("1.0", N_("the error that scores 0.5")),
+    "speed": ("2000", N_("the latency in milliseconds that scores 0.5")),
+    "cost": ("0.01", N_("the cost in US dollars that scores 0.5")),
 }
 
 
@@ -75,14 +77,18 @@ def validate_reward_spec(spec: Any) -> NormalizedSpec:
         return spec
     if not isinstance(spec, dict):
         raise RewardSpecError(
-            f"REWARD_SPEC must be a dict like {{'weights': {{'accuracy': 0.7, 'speed': 0.2, 'cost': 0.1}}, "
-            f"'speed': {{'reference': 2000}}, 'cost': {{'reference': 0.01}}}}; got {_type_name(spec)}."
+            _(
+                "REWARD_SPEC must be a dict like {{'weights': {{'accuracy': 0.7, 'speed': 0.2, 'cost': 0.1}}, "
+                "'speed': {{'reference': 2000}}, 'cost': {{'reference': 0.01}}}}; got {type}."
+            ).format(type=_type_name(spec))
         )
     _refuse_lookalikes(spec, ("weights", *PARTS), "REWARD_SPEC")
     if "weights" not in spec:
         raise RewardSpecError(
-            "REWARD_SPEC has no 'weights'; add 'weights': {'accuracy': 0.7, 'speed': 0.2, 'cost': 0.1} "
-            "(0 turns a part off)."
+            _(
+                "REWARD_SPEC has no 'weights'; add 'weights': {{'accuracy': 0.7, 'speed': 0.2, 'cost': 0.1}} "
+                "(0 turns a part off)."
+            ).format()
         )
     weights = _weights(spec["weights"])
     refs = {part: _reference(spec, part, weights[part]) for part in PARTS}
@@ -145,7 +151,11 @@ def reward_pair(
     """
     norm = validate_reward_spec(spec)
     if not isinstance(feedback, str):
-        raise TypeError(f"reward() got feedback={feedback!r} ({_type_name(feedback)}); pass a string.")
+        raise TypeError(
+            _("reward() got feedback={value} ({type}); pass a string.").format(
+                value=repr(feedback), type=_type_name(feedback)
+            )
+        )
     weights = norm.weights
     lines: list[str] = []
     s_accuracy = _accuracy_score(accuracy, norm.accuracy_ref)
@@ -153,8 +163,9 @@ def reward_pair(
     if norm.accuracy_ref is not None:
         reference = _plain(norm.accuracy_ref)
         lines.append(
-            f"Error: {_brief(float(accuracy))} against {_article(reference)} {reference} reference, "
-            f"{s_accuracy:.2f}{_uncounted(weights['accuracy'])}."
+            _line("error", _article(reference), weights["accuracy"]).format(
+                measured=_brief(float(accuracy)), reference=reference, score=f"{s_accuracy:.2f}"
+            )
         )
     measured = {"speed": latency_ms, "cost": cost_usd}
     for part in ("speed", "cost"):
@@ -164,7 +175,7 @@ def reward_pair(
         x = _measurement(measured[part], part)
         score = 0.0 if x is None else part_score(x, ref)
         scores[part] = score
-        lines.append(_part_line(part, x, ref, score) + _uncounted(weights[part]) + ".")
+        lines.append(_part_line(part, x, ref, score, weights[part]))
     reward = (
         weights["accuracy"] * s_accuracy
         + weights["speed"] * scores.get("speed", 0.0)
@@ -177,36 +188,50 @@ def reward_pair(
 def _weights(raw: Any) -> dict[str, float]:
     if not isinstance(raw, dict):
         raise RewardSpecError(
-            f"REWARD_SPEC['weights'] must be a dict like {{'accuracy': 0.7, 'speed': 0.2, 'cost': 0.1}}; "
-            f"got {_type_name(raw)}."
+            _(
+                "REWARD_SPEC['weights'] must be a dict like {{'accuracy': 0.7, 'speed': 0.2, 'cost': 0.1}}; got {type}."
+            ).format(type=_type_name(raw))
         )
     for part in PARTS:
         if part not in raw:
             typo = next((key for key in raw if isinstance(key, str) and _looks_like(key, part)), None)
-            found = f" (it has {typo!r}; a typo?)" if typo is not None else ""
-            raise RewardSpecError(
-                f"REWARD_SPEC['weights'] is missing {part!r}{found}; give all three of accuracy, speed and cost "
-                "(0 turns a part off)."
+            message = (
+                _(
+                    "REWARD_SPEC['weights'] is missing {part} (it has {typo}; a typo?); give all three of accuracy, "
+                    "speed and cost (0 turns a part off)."
+                )
+                if typo is not None
+                else _(
+                    "REWARD_SPEC['weights'] is missing {part}; give all three of accuracy, speed and cost "
+                    "(0 turns a part off)."
+                )
             )
+            raise RewardSpecError(message.format(part=repr(part), typo=repr(typo)))
     for key in raw:
         if key not in PARTS:
             raise RewardSpecError(
-                f"REWARD_SPEC['weights'] has {key!r}, which is not a part of the reward; weights name only "
-                "accuracy, speed and cost, so remove it."
+                _(
+                    "REWARD_SPEC['weights'] has {key}, which is not a part of the reward; weights name only "
+                    "accuracy, speed and cost, so remove it."
+                ).format(key=repr(key))
             )
     given = {
-        part: _real(raw[part], f"REWARD_SPEC['weights'][{part!r}]", "a weight of 0 or more, such as 0.2")
+        part: _real(raw[part], f"REWARD_SPEC['weights'][{part!r}]", _("a weight of 0 or more, such as 0.2"))
         for part in PARTS
     }
     for part, value in given.items():
         if value < 0:
             raise RewardSpecError(
-                f"REWARD_SPEC['weights'][{part!r}] is {_plain(value)}; weights must be 0 or more (0 turns a part off)."
+                _("REWARD_SPEC['weights'][{part}] is {value}; weights must be 0 or more (0 turns a part off).").format(
+                    part=repr(part), value=_plain(value)
+                )
             )
     if all(value == 0 for value in given.values()):
         raise RewardSpecError(
-            "All three weights in REWARD_SPEC['weights'] are 0; give at least one of accuracy, speed and cost "
-            "a weight above 0."
+            _(
+                "All three weights in REWARD_SPEC['weights'] are 0; give at least one of accuracy, speed and cost "
+                "a weight above 0."
+            )
         )
     try:
         total = math.fsum(given.values())
@@ -221,33 +246,40 @@ def _weights(raw: Any) -> dict[str, float]:
 
 
 def _reference(spec: dict[Any, Any], part: str, weight: float) -> float | None:
-    example, meaning = _REFERENCES[part]
+    example, meaning = _REFERENCES[part][0], _(_REFERENCES[part][1])
     if part not in spec:
         if part == "accuracy" or weight == 0:
             return None
         raise RewardSpecError(
-            f"REWARD_SPEC has no {part!r}; {part} has a weight above 0, so add {part!r}: {{'reference': {example}}} "
-            f"({meaning}) or set its weight to 0."
+            _(
+                "REWARD_SPEC has no {key}; {part} has a weight above 0, so add {key}: {{'reference': {example}}} "
+                "({meaning}) or set its weight to 0."
+            ).format(key=repr(part), part=part, example=example, meaning=meaning)
         )
     section = spec[part]
     where = f"REWARD_SPEC[{part!r}]"
     if not isinstance(section, dict):
         raise RewardSpecError(
-            f"{where} must be a dict like {{'reference': {example}}} ({meaning}); got {_type_name(section)} "
-            f"{section!r}."
+            _("{where} must be a dict like {{'reference': {example}}} ({meaning}); got {type} {value}.").format(
+                where=where, example=example, meaning=meaning, type=_type_name(section), value=repr(section)
+            )
         )
     _refuse_lookalikes(section, ("reference",), where)
     if "reference" not in section:
         if part == "accuracy" or weight == 0:
             return None
         raise RewardSpecError(
-            f"{where}['reference'] is missing; {part} has a weight above 0, so give a reference such as {example} "
-            f"({meaning}), or set its weight to 0."
+            _(
+                "{where}['reference'] is missing; {part} has a weight above 0, so give a reference such as {example} "
+                "({meaning}), or set its weight to 0."
+            ).format(where=where, part=part, example=example, meaning=meaning)
         )
-    want = f"a positive number such as {example} ({meaning})"
+    want = _("a positive number such as {example} ({meaning})").format(example=example, meaning=meaning)
     ref = _real(section["reference"], f"{where}['reference']", want)
     if ref <= 0:
-        raise RewardSpecError(f"{where}['reference'] is {_plain(ref)}; give {want}.")
+        raise RewardSpecError(
+            _("{where}['reference'] is {value}; give {want}.").format(where=where, value=_plain(ref), want=want)
+        )
     return ref
 
 
@@ -258,7 +290,11 @@ def _refuse_lookalikes(mapping: dict[Any, Any], known: tuple[str, ...], where: s
             continue
         for name in known:
             if name not in mapping and _looks_like(key, name):
-                raise RewardSpecError(f"{where} has {key!r} but no {name!r}; rename {key!r} to {name!r}.")
+                raise RewardSpecError(
+                    _("{where} has {key} but no {name}; rename {key} to {name}.").format(
+                        where=where, key=repr(key), name=repr(name)
+                    )
+                )
 
 
 def _looks_like(key: str, name: str) -> bool:
@@ -273,56 +309,86 @@ def _looks_like(key: str, name: str) -> bool:
 def _real(value: Any, where: str, want: str) -> float:
     """``value`` as a finite float, or a :class:`RewardSpecError` saying what ``where`` should hold."""
     if isinstance(value, bool):
-        raise RewardSpecError(f"{where} is {value!r}, a bool; give {want}.")
+        raise RewardSpecError(
+            _("{where} is {value}, a bool; give {want}.").format(where=where, value=repr(value), want=want)
+        )
     if isinstance(value, str):
         try:
             unquoted = float(value)
         except ValueError:
             unquoted = math.nan
         if not math.isfinite(unquoted):
-            raise RewardSpecError(f"{where} is the string {value!r}; give {want}.")
+            raise RewardSpecError(
+                _("{where} is the string {value}; give {want}.").format(where=where, value=repr(value), want=want)
+            )
         raise RewardSpecError(
-            f"{where} is the string {value!r}; write it as a number without quotes: {_plain(unquoted)}."
+            _("{where} is the string {value}; write it as a number without quotes: {number}.").format(
+                where=where, value=repr(value), number=_plain(unquoted)
+            )
         )
     if not isinstance(value, numbers.Real):
-        raise RewardSpecError(f"{where} is {value!r} ({_type_name(value)}); give {want}.")
+        raise RewardSpecError(
+            _("{where} is {value} ({type}); give {want}.").format(
+                where=where, value=repr(value), type=_type_name(value), want=want
+            )
+        )
     try:
         number = float(value)
     except (OverflowError, ValueError, TypeError):
-        raise RewardSpecError(f"{where} is {value!r}, which is not a usable number; give {want}.") from None
+        raise RewardSpecError(
+            _("{where} is {value}, which is not a usable number; give {want}.").format(
+                where=where, value=repr(value), want=want
+            )
+        ) from None
     if not math.isfinite(number):
-        raise RewardSpecError(f"{where} is {value!r}; give a finite number, {want}.")
+        raise RewardSpecError(
+            _("{where} is {value}; give a finite number, {want}.").format(where=where, value=repr(value), want=want)
+        )
     return number
 
 
 def _accuracy_score(accuracy: Any, ref: float | None) -> float:
     if ref is None:
-        want = "pass a score between 0 and 1"
+        want = _("pass a score between 0 and 1")
     else:
-        want = "pass an error of 0 or more (REWARD_SPEC sets accuracy.reference, so accuracy is an error)"
+        want = _("pass an error of 0 or more (REWARD_SPEC sets accuracy.reference, so accuracy is an error)")
     if isinstance(accuracy, bool):
         raise TypeError(
-            f"reward() got accuracy={accuracy!r}, a bool; pass 1.0 or 0.0 (for example 1.0 if ok else 0.0)."
+            _("reward() got accuracy={value}, a bool; pass 1.0 or 0.0 (for example 1.0 if ok else 0.0).").format(
+                value=repr(accuracy)
+            )
         )
     if not isinstance(accuracy, numbers.Real):
-        raise TypeError(f"reward() got accuracy={accuracy!r} ({_type_name(accuracy)}); {want}.")
+        raise TypeError(
+            _("reward() got accuracy={value} ({type}); {want}.").format(
+                value=repr(accuracy), type=_type_name(accuracy), want=want
+            )
+        )
     try:
         value = float(accuracy)
     except (OverflowError, ValueError, TypeError):
-        raise ValueError(f"reward() got accuracy={accuracy!r}, which is not a usable number; {want}.") from None
+        raise ValueError(
+            _("reward() got accuracy={value}, which is not a usable number; {want}.").format(
+                value=repr(accuracy), want=want
+            )
+        ) from None
     if math.isnan(value):
-        raise ValueError(f"reward() got accuracy=nan; {want}.")
+        raise ValueError(_("reward() got accuracy=nan; {want}.").format(want=want))
     if ref is None:
         if not 0.0 <= value <= 1.0:
             raise ValueError(
-                f"reward() got accuracy={accuracy!r}, outside [0, 1]; without REWARD_SPEC['accuracy']['reference'] "
-                "accuracy is a score between 0 and 1 (set that reference to pass an error instead)."
+                _(
+                    "reward() got accuracy={value}, outside [0, 1]; without REWARD_SPEC['accuracy']['reference'] "
+                    "accuracy is a score between 0 and 1 (set that reference to pass an error instead)."
+                ).format(value=repr(accuracy))
             )
         return value
     if value < 0:
         raise ValueError(
-            f"reward() got accuracy={accuracy!r}, a negative error; with REWARD_SPEC['accuracy']['reference'] set, "
-            "accuracy is an error of 0 or more (use abs() of a signed difference)."
+            _(
+                "reward() got accuracy={value}, a negative error; with REWARD_SPEC['accuracy']['reference'] set, "
+                "accuracy is an error of 0 or more (use abs() of a signed difference)."
+            ).format(value=repr(accuracy))
         )
     return part_score(value, ref)
 
@@ -338,18 +404,51 @@ def _measurement(value: Any, part: str) -> float | None:
     return None if math.isnan(number) else number
 
 
-def _part_line(part: str, x: float | None, ref: float, score: float) -> str:
-    """The feedback line of a speed or cost part, without its final full stop."""
+# The feedback lines, by (part, article of the reference: "a"/"an", whether the part's weight is 0). Whole
+# sentences, so that a translation never joins fragments; the article only matters in English.
+_LINES = {
+    ("error", "a", False): N_("Error: {measured} against a {reference} reference, {score}."),
+    ("error", "an", False): N_("Error: {measured} against an {reference} reference, {score}."),
+    ("error", "a", True): N_(
+        "Error: {measured} against a {reference} reference, {score} (weight 0, so it does not count)."
+    ),
+    ("error", "an", True): N_(
+        "Error: {measured} against an {reference} reference, {score} (weight 0, so it does not count)."
+    ),
+    ("speed", "a", False): N_("Speed: {measured} ms against a {reference} ms reference, {score}."),
+    ("speed", "an", False): N_("Speed: {measured} ms against an {reference} ms reference, {score}."),
+    ("speed", "a", True): N_(
+        "Speed: {measured} ms against a {reference} ms reference, {score} (weight 0, so it does not count)."
+    ),
+    ("speed", "an", True): N_(
+        "Speed: {measured} ms against an {reference} ms reference, {score} (weight 0, so it does not count)."
+    ),
+    ("cost", "a", False): N_("Cost: {measured} against a ${reference} reference, {score}."),
+    ("cost", "a", True): N_(
+        "Cost: {measured} against a ${reference} reference, {score} (weight 0, so it does not count)."
+    ),
+    ("speed", "", False): N_("Speed was not measured for this case, so it scored 0."),
+    ("speed", "", True): N_("Speed was not measured for this case, so it scored 0 (weight 0, so it does not count)."),
+    ("cost", "", False): N_("Cost was not measured for this case, so it scored 0."),
+    ("cost", "", True): N_("Cost was not measured for this case, so it scored 0 (weight 0, so it does not count)."),
+}
+
+
+def _line(part: str, article: str, weight: float) -> str:
+    """The template of a feedback line, in the current language."""
+    return _(_LINES[(part, article, weight == 0)])
+
+
+def _part_line(part: str, x: float | None, ref: float, score: float, weight: float) -> str:
+    """The feedback line of a speed or cost part."""
     if x is None:
-        return f"{part.capitalize()} was not measured for this case, so it scored 0"
+        return _line(part, "", weight)
     if part == "speed":
-        reference = f"{_plain(ref)} ms"
-        return f"Speed: {_brief(x)} ms against {_article(reference)} {reference} reference, {score:.2f}"
-    return f"Cost: {_usd(x)} against a ${_plain(ref)} reference, {score:.2f}"
-
-
-def _uncounted(weight: float) -> str:
-    return " (weight 0, so it does not count)" if weight == 0 else ""
+        reference = _plain(ref)
+        return _line(part, _article(reference), weight).format(
+            measured=_brief(x), reference=reference, score=f"{score:.2f}"
+        )
+    return _line(part, "a", weight).format(measured=_usd(x), reference=_plain(ref), score=f"{score:.2f}")
 
 
 def _plain(value: float) -> str:
