@@ -143,3 +143,11 @@ def test_example_shown_only_when_the_text_is_the_example():
     examples = {"Exact match": "def score(): ...\n", "Other": "pass\n"}
     assert example_shown("def score(): ...", examples) == "Exact match"
     assert example_shown("def score(): ...  # edited", examples) is None
+
+
+def test_completions_are_python_3_only():
+    from skynet_core.authoring import python_completions
+
+    words = {item["value"] for item in python_completions()}
+    assert {"def", "return", "print", "isinstance", "match"} <= words
+    assert not {"raw_input", "unicode", "xrange", "basestring"} & words
