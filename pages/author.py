@@ -13,21 +13,19 @@ import streamlit as st
 
 import studio
 from panels import editor
+from panels.author_tools import downloads, tools, upload
 from panels.check import annotations, draw_check
 from panels.packages import draw_packages
 from panels.reflection import draw_reflection_step
 from panels.scoring import consistency_panel, score_panel
 from panels.try_case import draw_try_case, prefill
-from skynet_core.authoring import CheckCases, example_shown
+from skynet_core.authoring import CheckCases
 from skynet_core.charts import weights_figure
-from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
 from skynet_core.engines.reflection import dataset_instruction
-from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.i18n import _
-from skynet_core.metric_source import MetricSource, MetricSourceError
+from skynet_core.metric_source import MetricSource
 from skynet_core.provenance import Provenance
 from skynet_core.results import CheckReport
-from skynet_core.workspace import example_metric
 
 studio.ensure_router()
 
@@ -45,45 +43,6 @@ STACK_CSS = """<style>
 S = st.session_state
 ws = studio.workspace()
 check_slot = studio.job_slot("check")
-
-
-def replace_source(new: MetricSource, reason: str) -> None:
-    """Make ``new`` the draft; the current text is kept as a saved version first."""
-    version = studio.replace_metric_source(new, reason)
-    if version is not None:
-        st.toast(
-            _("Your previous text was kept as version “{name}”.").format(name=version.name), icon=":material/save:"
-        )
-
-
-def load_example() -> None:
-    title = S.get("author.example")
-    if title:
-        replace_source(example_metric(title), _("example {title}").format(title=title))
-
-
-def take_upload() -> None:
-    """A .py replaces metric.py (helper files stay); a .zip of the folder replaces the whole folder."""
-    upload = S.get("author.upload")
-    if upload is None:
-        return
-    raw = upload.getvalue()
-    try:
-        if upload.name.lower().endswith(".zip"):
-            new = MetricSource.from_zip(raw)
-        else:
-            new = ws.draft().metric.with_file("metric.py", raw.decode("utf-8").removeprefix("\ufeff"))
-    except UnicodeDecodeError as exc:
-        S["author.upload_error"] = _(
-            "{name} is not UTF-8 text ({reason} at byte {byte}); save it as UTF-8 in your editor and upload it "
-            "again. The editor was not changed."
-        ).format(name=upload.name, reason=exc.reason, byte=exc.start)
-        return
-    except MetricSourceError as exc:
-        S["author.upload_error"] = _("{problem} The editor was not changed.").format(problem=exc)
-        return
-    S.pop("author.upload_error", None)
-    replace_source(new, _("upload of {name}").format(name=upload.name))
 
 
 def start_check(metric: MetricSource, current: Provenance, chosen: CheckCases, force: bool) -> None:
@@ -134,76 +93,6 @@ def try_row(case_id: str) -> None:
         run(ws.draft().metric)
 
 
-def choose_candidate() -> None:
-    ws.choose_cases(S["author.candidate"], studio.split())
-
-
-def choose_split() -> None:
-    ws.choose_cases(studio.in_use().candidate, S["author.split"] or None)
-
-
-def tools(draft_text: str, revision: int) -> None:
-    """The example picker (a neutral placeholder unless the editor holds an example), Load, timeout, download."""
-    if S.get("author.example_rev") != revision:  # a new text: the picker says which example it is, if any
-        S["author.example_rev"] = revision
-        S["author.example"] = example_shown(draft_text, {t: p.read_text() for t, p in EXAMPLE_METRICS.items()})
-    with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.selectbox(
-            _("Start from an example"),
-            list(EXAMPLE_METRICS),
-            index=None,
-            placeholder=_("choose an example"),
-            key="author.example",
-            width=260,
-        )
-        st.button(
-            _("Load"),
-            on_click=load_example,
-            icon=":material/file_open:",
-            disabled=not S.get("author.example"),
-            help=_("Replaces the editor's text with the example; your current text is kept as a saved version."),
-        )
-        S["author.timeout"] = int(round(ws.timeout_s()))  # follows the stored setting (Settings may change it)
-        st.number_input(
-            _("Timeout per call (s)"),
-            min_value=int(MIN_TIMEOUT_S),
-            max_value=int(MAX_TIMEOUT_S),
-            step=1,
-            key="author.timeout",
-            on_change=lambda: ws.set_timeout_s(S["author.timeout"]),
-            help=_("Each call of score (and loading metric.py) is stopped after this many seconds."),
-            width=170,
-        )
-        data = in_use.data
-        if len(data.candidates) > 1:
-            st.selectbox(
-                _("Candidate"),
-                data.candidates,
-                index=data.candidates.index(in_use.candidate),
-                key="author.candidate",
-                on_change=choose_candidate,
-                width=200,
-            )
-        splits = ["", *[name for name, count in data.split_counts().items() if count]]
-        st.selectbox(
-            _("Split"),
-            splits,
-            index=splits.index(in_use.split or "") if (in_use.split or "") in splits else 0,
-            format_func=lambda name: name or _("all"),
-            key="author.split",
-            on_change=choose_split,
-            width=140,
-        )
-
-
-def downloads(metric: MetricSource) -> None:
-    if metric.is_single_file:
-        data, name, mime, label = metric.main.encode("utf-8"), "metric.py", "text/x-python", _("Download")
-    else:
-        data, name, mime, label = metric.to_zip(), "metric.zip", "application/zip", _("Download (.zip)")
-    st.download_button(label, data=data, file_name=name, mime=mime, on_click="ignore", icon=":material/download:")
-
-
 # The page.
 in_use = studio.in_use()
 cases = in_use.cases
@@ -217,13 +106,8 @@ report = latest_report(current)
 st.html(STACK_CSS)
 st.title(_("Author metric.py"))
 editor.notices()
-tools(draft.source, draft.revision)
-with st.expander(_("Upload metric.py or a .zip of the metric folder")):
-    st.file_uploader(
-        _("A UTF-8 Python file, or a zip of the folder"), type=["py", "zip"], key="author.upload", on_change=take_upload
-    )
-    if S.get("author.upload_error"):
-        st.error(studio.md(S["author.upload_error"]))
+tools(draft.source, draft.revision, in_use)
+upload()
 
 with st.container(key="author-work"):
     editor_col, check_col = st.columns([3, 2], gap="medium")

@@ -237,6 +237,6 @@ def python_completions() -> list[dict[str, Any]]:
     import builtins
     import keyword
 
-    words = [(word, "keyword") for word in keyword.kwlist + keyword.softkwlist if word.isidentifier()]
+    words = [(word, "keyword") for word in [*keyword.kwlist, *keyword.softkwlist] if word.isidentifier()]
     words += [(name, "builtin") for name in dir(builtins) if not name.startswith("_")]
     return [{"caption": word, "value": word, "meta": meta, "score": 1} for word, meta in words]
