@@ -8,11 +8,13 @@ import studio
 from skynet_core.authoring import example_shown
 from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
 from skynet_core.examples import EXAMPLE_METRICS
-from skynet_core.i18n import _
+from skynet_core.i18n import N_, _
 from skynet_core.metric_source import MetricSource, MetricSourceError
 from skynet_core.workspace import DatasetInUse, example_metric
 
 S = st.session_state
+# The bundled examples' titles (keys of EXAMPLE_METRICS), marked for translation where the picker shows them.
+EXAMPLE_TITLES = (N_("Exact match"), N_("Several checks (JSON)"), N_("Model as judge"), N_("Accuracy, speed and cost"))
 
 
 def replace_source(new: MetricSource, reason: str) -> None:
@@ -73,6 +75,7 @@ def tools(draft_text: str, revision: int, in_use: DatasetInUse) -> None:
             list(EXAMPLE_METRICS),
             index=None,
             placeholder=_("choose an example"),
+            format_func=_,
             key="author.example",
             width=260,
         )

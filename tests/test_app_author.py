@@ -487,9 +487,24 @@ def test_the_author_page_reads_in_chinese():
 
     at = render(APP, None)
     run_until(at, lambda a: a.success or a.error)
-    left = english_words(at, allowed={"Support", "tickets", "example", "TCK"}, where="main")
-    assert not [word for word in left if word[0] not in PENDING_OTHER_BRANCH], left
+    # The example dataset's name and candidate names are data.
+    candidates = {"Support", "tickets", "example", "fast", "small", "balanced", "large", "careful"}
+    left = english_words(at, allowed=candidates, where="main")
+    assert not [(word, text) for word, text in left if not any(p in text for p in PENDING_OTHER_BRANCH)], left
 
 
-# Strings from studio.py / skynet_core modules another branch translates (the lead empties this at merge).
-PENDING_OTHER_BRANCH: set[str] = set()
+# Strings from studio.py and the contract check (stage labels and messages) that the i18n branch translates;
+# the lead empties this at merge.
+PENDING_OTHER_BRANCH: set[str] = {
+    "returned valid (score, side information) pairs",
+    "metric return value",
+    "defines no REWARD_SPEC",
+    "reward spec",
+    "Skynet calls score",
+    "signature",
+    "compiles and imports",
+    "**load**",
+    "Save version",
+    "Save the draft as a version",
+    "e.g. clearer feedback",
+}
