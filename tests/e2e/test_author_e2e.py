@@ -197,3 +197,62 @@ def test_an_endless_loop_times_out_while_the_page_keeps_answering(page: Page, se
     timeout.fill("60")
     timeout.press("Enter")
     expect(timeout).to_have_value("60")
+
+
+def test_ctrl_s_in_the_editor_saves_a_named_version_once(page: Page, server: str):
+    open_author(page, server)
+    marker = f"# saved with the keyboard {time.time():.0f}\n"
+    type_metric(page, marker + FIXED)
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    wait_for_app_run(page)
+    page.frame_locator(EDITOR).locator(".ace_content").click()
+    page.keyboard.press("Control+S")
+    expect(page.get_by_text(re.compile(r"Saved version #\d+"))).to_be_visible()
+    wait_for_app_run(page)
+    shot(page, "11-ctrl-s-saved")
+    page.frame_locator(EDITOR).locator(".ace_content").click()
+    page.keyboard.press("Control+S")
+    expect(page.get_by_text(re.compile(r"Nothing new to save: the draft is already version #\d+"))).to_be_visible()
+
+
+def test_try_one_case_in_the_browser(page: Page, server: str):
+    open_author(page, server)
+    type_metric(page, FIXED)
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    wait_for_app_run(page)
+    page.get_by_text("Try one case: edit its input, output and expected").click()
+    page.get_by_label("Input (a JSON object)").fill('{"question": ')
+    page.get_by_role("button", name="Run this case").click()
+    expect(page.get_by_text(re.compile(r"The input is not valid"))).to_be_visible()
+    page.get_by_label("Input (a JSON object)").fill('{"question": "where is my refund?"}')
+    page.get_by_role("button", name="Run this case").click()
+    expect(page.get_by_test_id("stMetric").filter(has_text="Score").first).to_contain_text("0.500")
+    expect(page.get_by_text("Half marks: the label is close.").first).to_be_visible()
+    page.get_by_role("button", name="Run this case").scroll_into_view_if_needed()
+    shot(page, "12-try-one-case")
+
+
+@pytest.mark.parametrize(("width", "language"), [(1400, "en"), (900, "en"), (1400, "zh_CN"), (900, "zh_CN")])
+def test_screenshots_at_two_widths_in_two_languages(page: Page, server: str, width: int, language: str):
+    page.set_viewport_size({"width": width, "height": 1400})
+    open_author(page, server)
+    if language != "en":
+        page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
+        page.get_by_role("option", name="简体中文").click()
+        expect(page.get_by_text("契约检查").first).to_be_visible()
+    type_metric(page, "def score(input, output, expected=None):\n    raise ValueError('no label here: ' + 'x' * 200)\n")
+    expect(page.get_by_test_id("stAlert").filter(has_text=re.compile("breaks the contract|违反契约")).first).to_be_visible()
+    wait_for_app_run(page)
+    shot(page, f"20-author-error-{width}-{language}")
+    page.get_by_role("button", name=re.compile("Score all cases|为全部用例评分")).click()
+    expect(page.get_by_text(re.compile("No ok case to plot|没有可绘制的 ok 用例"))).to_be_visible(timeout=30_000)
+    wait_for_app_run(page)
+    shot(page, f"21-author-scored-{width}-{language}")
+    type_metric(page, FIXED)
+    expect(page.get_by_text(re.compile("The metric meets the contract|指标符合契约"))).to_be_visible()
+    wait_for_app_run(page)
+    shot(page, f"22-author-passes-{width}-{language}")
+    if language != "en":  # back to English for the other tests on this server
+        page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
+        page.get_by_role("option", name="English").click()
+        wait_for_app_run(page)
