@@ -61,7 +61,11 @@ def choose_candidate() -> None:
 
 
 def choose_split() -> None:
-    studio.workspace().choose_cases(studio.in_use().candidate, S["author.split"] or None)
+    # Only a split the data has: a selectbox can send back a label of an earlier language ("all").
+    chosen = studio.in_use()
+    value = S["author.split"]
+    split = value if value and chosen.data.split_counts().get(value) else None
+    studio.workspace().choose_cases(chosen.candidate, split)
 
 
 def tools(draft_text: str, revision: int, in_use: DatasetInUse) -> None:
@@ -114,7 +118,7 @@ def tools(draft_text: str, revision: int, in_use: DatasetInUse) -> None:
             _("Split"),
             splits,
             index=splits.index(in_use.split or "") if (in_use.split or "") in splits else 0,
-            format_func=lambda name: name or _("all"),
+            format_func=lambda name: name or "all",  # the same in every language (a label is what comes back)
             key="author.split",
             on_change=choose_split,
             width=140,

@@ -434,6 +434,9 @@ def test_candidate_and_split_on_the_author_page_make_results_stale(app, tmp_path
     assert studio_ws(tmp_path).dataset_choice().split == "val"
     stale = [w.value for w in app.warning if "out of date" in w.value]
     assert stale and "the split is now val" in stale[0]
+    app.session_state["author.split"] = "all"  # a label sent back by an earlier language's picker
+    app.selectbox(key="author.split").select("").run()
+    assert studio_ws(tmp_path).dataset_choice().split is None and len(cases_table(app)) > 0
     if len(load_example().candidates) > 1:
         other = load_example().candidates[1]
         app.selectbox(key="author.candidate").select(other).run()

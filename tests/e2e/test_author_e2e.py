@@ -227,7 +227,7 @@ def test_try_one_case_in_the_browser(page: Page, server: str):
     page.get_by_label("Input (a JSON object)").fill('{"question": "where is my refund?"}')
     page.get_by_role("button", name="Run this case").click()
     expect(page.get_by_test_id("stMetric").filter(has_text="Score").first).to_contain_text("0.500")
-    expect(page.get_by_text("Half marks: the label is close.").first).to_be_visible()
+    expect(page.get_by_test_id("stCode").filter(has_text="Half marks: the label is close.").first).to_be_visible()
     page.get_by_role("button", name="Run this case").scroll_into_view_if_needed()
     shot(page, "12-try-one-case")
 
