@@ -15,6 +15,7 @@ from skynet_core.jobs import Job
 from skynet_core.results import CaseResult, CheckReport, StageStatus
 
 TIMEOUT_NOTE_AFTER_S = 1.0
+STAGE_LINE_CHARS = 240  # a stage's message inline; the whole of a longer one is behind "The full error"
 STAGE_ICONS = {
     StageStatus.PASSED: ":green[:material/check_circle:]",
     StageStatus.FAILED: ":red[:material/cancel:]",
@@ -58,8 +59,8 @@ def sample_table(results: list[CaseResult], chosen: CheckCases | None, shown_err
     frame["error"] = frame["error"].map(
         lambda text: "" if not text else same if error_headline(text) == shown_error else error_headline(text, 80)
     )
-    if not frame["error"].any():
-        frame = frame.drop(columns="error")
+    if not (frame["error"].astype(bool) & (frame["error"] != same)).any():
+        frame = frame.drop(columns="error")  # no error, or only the one the verdict shows: not once per column
     for column in ["score", *[f"score.{n}" for n in names]]:
         frame[column] = frame[column].map(lambda value: "–" if pd.isna(value) else f"{value:.3f}")
     frame["feedback"] = frame["feedback"].map(lambda text: clipped(text, 200))
@@ -130,13 +131,13 @@ def draw_report(report: CheckReport, planned: int, chosen: CheckCases | None) ->
         st.markdown(f"{STAGE_ICONS[stage.status]} **{stage.label}** · {_(STATUS_WORDS[stage.status])}{line}")
         first, *rest = (stage.message or "").splitlines() or [""]
         if first:
-            st.text(clipped(first))
+            st.text(clipped(first, STAGE_LINE_CHARS))
         if stage.status is StageStatus.FAILED:
             failed = next((case for case in report.cases if case.id == stage.case_id), None)
             shown_error = error_headline(failed.error) if failed is not None else ""
-            if rest:
+            if rest or len(first) > STAGE_LINE_CHARS:
                 with st.expander(_("The full error")):
-                    st.code(clipped("\n".join(rest)), language=None)
+                    st.code(clipped(stage.message or ""), language=None, wrap_lines=True)
     if report.cases:
         ran = len(report.cases)
         why = _(chosen.reason) if chosen is not None else _("sampled")

@@ -227,7 +227,7 @@ def save_button() -> dict[str, Any]:
         "alwaysOn": True,
         "commands": [["response", SAVED_EVENT]],
         "bindKey": {"win": "Ctrl-S", "mac": "Command-S"},
-        "style": {"top": "0.3rem", "right": "0.4rem"},
+        "style": {"bottom": "0.4rem", "right": "0.4rem"},  # clear of the code, which starts at the top
     }
 
 
