@@ -41,41 +41,42 @@ def summary(
     mean, what judging cost, and the histogram (or why there is none)."""
     ok = frame[frame["status"] == "ok"]
     numbers = run_numbers(results)
-    left, chart = st.columns([2, 3])
-    with left:
-        top = st.columns(2)
-        top[0].metric(_("Mean score (ok cases)"), f"{numbers.mean:.3f}" if numbers.mean is not None else "–")
-        top[1].metric(
+    with st.container(horizontal=True, vertical_alignment="top", gap="large"):
+        st.metric(
+            _("Mean score (ok cases)"), f"{numbers.mean:.3f}" if numbers.mean is not None else "–", width="content"
+        )
+        st.metric(
             _("Did not score"),
             _("{failed} of {total}").format(failed=numbers.failed, total=numbers.total),
             delta=f"{numbers.failed_share:.0%}" if numbers.failed else None,
             delta_color="inverse",
             delta_arrow="off",
             help=_("Cases whose call raised an error, timed out or returned an invalid value."),
+            width="content",
         )
-        st.caption(
-            " · ".join(f"{status} {format_number(count)}" for status, count in sorted(numbers.by_status.items()))
+        with st.container(width="content"):
+            st.caption(
+                " · ".join(f"{status} {format_number(count)}" for status, count in sorted(numbers.by_status.items()))
+            )
+            if judge is not None and judge.used:
+                st.text(judge.describe())
+    if names:  # named-score keys come from metric code: table cells, never metric labels
+        means = pd.DataFrame(
+            {
+                _("named score"): names,
+                _("mean (ok cases)"): [ok[f"score.{name}"].mean() if len(ok) else None for name in names],
+            }
         )
-        if names:  # named-score keys come from metric code: table cells, never metric labels
-            means = pd.DataFrame(
-                {
-                    _("named score"): names,
-                    _("mean (ok cases)"): [ok[f"score.{name}"].mean() if len(ok) else None for name in names],
-                }
-            )
-            st.dataframe(
-                means,
-                hide_index=True,
-                width="stretch",
-                column_config={_("mean (ok cases)"): st.column_config.NumberColumn(format="%.3f")},
-            )
-        if judge is not None and judge.used:
-            st.text(judge.describe())
+        st.dataframe(
+            means,
+            hide_index=True,
+            column_config={_("mean (ok cases)"): st.column_config.NumberColumn(format="%.3f")},
+        )
     if not len(ok):
-        chart.info(_("No ok case to plot: no case returned a score."), icon=":material/bar_chart_off:")
+        st.info(_("No ok case to plot: no case returned a score."), icon=":material/bar_chart_off:")
         return
-    figure = score_histogram(ok["score"]).update_layout(height=280, margin={"t": 40, "b": 40})
-    chart.plotly_chart(figure, width="stretch", key=f"{key}.histogram")
+    figure = score_histogram(ok["score"]).update_layout(height=240, margin={"t": 40, "b": 40})
+    st.plotly_chart(figure, width="stretch", key=f"{key}.histogram")
 
 
 def cases_table(
