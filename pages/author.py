@@ -13,7 +13,7 @@ import streamlit as st
 
 import studio
 from panels import editor
-from panels.author_tools import downloads, tools, upload
+from panels.author_tools import tools, upload
 from panels.check import annotations, draw_check
 from panels.packages import draw_packages
 from panels.reflection import draw_reflection_step
@@ -106,7 +106,7 @@ report = latest_report(current)
 st.html(STACK_CSS)
 st.title(_("Author metric.py"))
 editor.notices()
-tools(draft.source, draft.revision, in_use)
+tools(draft.metric, draft.revision, in_use)
 upload()
 
 with st.container(key="author-work"):
@@ -119,9 +119,7 @@ with editor_col:
             ":red[:material/arrow_right_alt:] "
             + _("metric.py line {line}: see the contract check.").format(line=markers[0]["row"] + 1)
         )
-    with st.container(horizontal=True, vertical_alignment="bottom"):
-        studio.save_version_control("author", label_visibility="collapsed")
-        downloads(draft.metric)
+    studio.save_version_control("author", label_visibility="collapsed")
     st.caption(
         _(
             "The check runs when you pause typing (or press Ctrl+Enter); Ctrl+S saves a named version. Your text "

@@ -68,11 +68,11 @@ def choose_split() -> None:
     studio.workspace().choose_cases(chosen.candidate, split)
 
 
-def tools(draft_text: str, revision: int, in_use: DatasetInUse) -> None:
+def tools(metric: MetricSource, revision: int, in_use: DatasetInUse) -> None:
     """The example picker (a neutral placeholder unless the editor holds an example), Load, timeout, download."""
     if S.get("author.example_rev") != revision:  # a new text: the picker says which example it is, if any
         S["author.example_rev"] = revision
-        S["author.example"] = example_shown(draft_text, {t: p.read_text() for t, p in EXAMPLE_METRICS.items()})
+        S["author.example"] = example_shown(metric.main, {t: p.read_text() for t, p in EXAMPLE_METRICS.items()})
     with st.container(horizontal=True, vertical_alignment="bottom"):
         st.selectbox(
             _("Start from an example"),
@@ -123,6 +123,7 @@ def tools(draft_text: str, revision: int, in_use: DatasetInUse) -> None:
             on_change=choose_split,
             width=140,
         )
+        downloads(metric)
 
 
 def downloads(metric: MetricSource) -> None:
