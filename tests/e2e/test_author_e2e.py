@@ -119,7 +119,9 @@ def test_reload_keeps_the_text(page: Page, server: str):
 
 def test_score_all_cases_fills_the_table(page: Page, server: str):
     open_author(page, server)
-    page.get_by_role("button", name="Load example").click()
+    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="Exact match").click()
+    page.get_by_role("button", name="Load", exact=True).click()
     assert wait_for_editor_text(page, lambda text: text.startswith('"""Exact match')).startswith('"""Exact match')
     expect(page.get_by_text(PASSES)).to_be_visible()
     page.get_by_role("button", name="Score all cases").click()
@@ -158,9 +160,9 @@ def test_upload_refuses_non_utf8_and_loads_a_good_file(page: Page, server: str, 
 
 def test_reward_example_shows_its_weights_and_parts(page: Page, server: str):
     open_author(page, server)
-    page.get_by_test_id("stSelectbox").click()
+    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()
     page.get_by_role("option", name="Accuracy, speed and cost").click()
-    page.get_by_role("button", name="Load example").click()
+    page.get_by_role("button", name="Load", exact=True).click()
     assert "REWARD_SPEC" in wait_for_editor_text(page, lambda text: "REWARD_SPEC" in text)
     expect(page.get_by_text(PASSES)).to_be_visible()
     expect(page.get_by_text(re.compile(r"reward spec · passed"))).to_be_visible()
@@ -180,7 +182,7 @@ def test_an_endless_loop_times_out_while_the_page_keeps_answering(page: Page, se
     expect(timeout).to_have_value("2")
     wait_for_app_run(page)
     type_metric(page, LOOPS)
-    expect(page.get_by_text(re.compile(r"Checking… \d of 3 sampled cases"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Checking… \d of 3 cases done"))).to_be_visible()
     # The page answers while metric.py spins: the upload panel opens at once.
     page.get_by_text("Upload metric.py or a .zip of the metric folder", exact=True).click()
     expect(page.get_by_text("A UTF-8 Python file")).to_be_visible(timeout=2_000)
