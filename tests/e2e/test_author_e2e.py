@@ -258,3 +258,21 @@ def test_screenshots_at_two_widths_in_two_languages(page: Page, server: str, wid
         page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
         page.get_by_role("option", name="English").click()
         wait_for_app_run(page)
+
+
+def test_completion_offers_python_3_names_and_enter_makes_a_new_line(page: Page, server: str):
+    open_author(page, server)
+    type_metric(page, "def score(input, output, expected=None):\n    x = 1\n")
+    frame = page.frame_locator(EDITOR)
+    page.keyboard.press("Control+End")
+    page.keyboard.type("    isinst", delay=60)
+    popup = frame.locator(".ace_autocomplete")
+    expect(popup).to_be_visible()
+    expect(popup).to_contain_text("isinstance")
+    page.keyboard.press("Enter")  # a new line, not the suggestion
+    page.keyboard.type("    raw_in", delay=60)
+    page.wait_for_timeout(600)
+    assert "raw_input" not in (popup.inner_text() if popup.is_visible() else "")
+    text = frame.locator("#REACT_ACE_EDITOR").evaluate("el => el.env.editor.getValue()")
+    assert "    isinst\n" in text and "isinstance" not in text
+    shot(page, "13-completion")
