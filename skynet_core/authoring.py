@@ -104,9 +104,7 @@ def case_json(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
 
 
-def parse_case(
-    case_id: str, input_text: str, output_text: str, expected_text: str, *, split: str = "train"
-) -> Case:
+def parse_case(case_id: str, input_text: str, output_text: str, expected_text: str, *, split: str = "train") -> Case:
     """A case from the three JSON texts. ``input`` must be an object; ``output`` any JSON value;
     ``expected`` an object, ``null`` or empty (no expected value). Raises :class:`CaseJsonError`."""
 

@@ -97,16 +97,17 @@ def test_saved_cases_make_a_loadable_dataset_with_unique_ids(tmp_path):
     [
         ("def score(input, output, expected=None):\n    x = 1\n    return 1.0\n", 3),
         (
-            "def score(input, output, expected=None):\n    if input:\n        return 0.0, {}\n"
-            "    return 1.0, {}\n",
+            "def score(input, output, expected=None):\n    if input:\n        return 0.0, {}\n    return 1.0, {}\n",
             4,
         ),
         (
-            "def score(input, output, expected=None):\n    def helper():\n        return 2\n"
-            "    return helper()\n",
+            "def score(input, output, expected=None):\n    def helper():\n        return 2\n    return helper()\n",
             4,
         ),
-        ("def score(input, output, expected=None):\n    if input:\n        return 1\n    else:\n        return 2\n", None),
+        (
+            "def score(input, output, expected=None):\n    if input:\n        return 1\n    else:\n        return 2\n",
+            None,
+        ),
         ("def score(:\n", None),
         ("x = 1\n", None),
     ],
