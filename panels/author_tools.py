@@ -28,7 +28,7 @@ def replace_source(new: MetricSource, reason: str) -> None:
 
 def load_example() -> None:
     title = S.get("author.example")
-    if title:
+    if title in EXAMPLE_METRICS:  # a picker can send back a label of an earlier language
         replace_source(example_metric(title), _("example {title}").format(title=title))
 
 
