@@ -6,15 +6,18 @@ prints) is shown literally: dataframe cells, ``st.code``/``studio.literal``, nev
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 import studio
+from skynet_core.authoring import run_numbers, side_information
 from skynet_core.cases import Case
 from skynet_core.charts import score_histogram
 from skynet_core.export import results_frame, score_names
+from skynet_core.i18n import _, format_number
 from skynet_core.judge import JudgeSummary, judge_summary
 from skynet_core.overflow import full_side_information
 from skynet_core.results import CaseResult
@@ -31,53 +34,75 @@ def frame_for(token: Any, results: list[CaseResult]) -> pd.DataFrame:
     return cached[1]
 
 
-def summary(frame: pd.DataFrame, names: list[str], judge: JudgeSummary | None, key: str) -> None:
-    """Mean score over ok cases, counts by status, each named score's mean, what judging cost, and the histogram."""
+def summary(
+    frame: pd.DataFrame, results: list[CaseResult], names: list[str], judge: JudgeSummary | None, key: str
+) -> None:
+    """The mean over ok cases beside the share that did not score (as prominent), each named score's
+    mean, what judging cost, and the histogram (or why there is none)."""
     ok = frame[frame["status"] == "ok"]
-    counts = frame["status"].value_counts()
-    numbers, chart = st.columns([2, 3])
-    with numbers:
-        top = st.columns(2)
-        top[0].metric("Mean score (ok cases)", f"{ok['score'].mean():.3f}" if len(ok) else "–")
-        top[1].metric(
-            "Cases by status",
-            " · ".join(
-                f"{status} {counts.get(status, 0)}"
-                for status in ("ok", "error", "timeout", "invalid")
-                if counts.get(status, 0) or status == "ok"
-            ),
+    numbers = run_numbers(results)
+    with st.container(horizontal=True, vertical_alignment="top", gap="large"):
+        st.metric(
+            _("Mean score (ok cases)"), f"{numbers.mean:.3f}" if numbers.mean is not None else "–", width="content"
         )
-        if names:  # named-score keys come from metric code: table cells, never metric labels
-            means = pd.DataFrame(
-                {
-                    "named score": names,
-                    "mean (ok cases)": [ok[f"score.{name}"].mean() if len(ok) else None for name in names],
-                }
+        st.metric(
+            _("Did not score"),
+            _("{failed} of {total}").format(failed=numbers.failed, total=numbers.total),
+            delta=f"{numbers.failed_share:.0%}" if numbers.failed else None,
+            delta_color="inverse",
+            delta_arrow="off",
+            help=_("Cases whose call raised an error, timed out or returned an invalid value."),
+            width="content",
+        )
+        with st.container(width="content"):
+            st.caption(
+                " · ".join(f"{status} {format_number(count)}" for status, count in sorted(numbers.by_status.items()))
             )
-            st.dataframe(
-                means,
-                hide_index=True,
-                width="stretch",
-                column_config={"mean (ok cases)": st.column_config.NumberColumn(format="%.3f")},
-            )
-        if judge is not None and judge.used:
-            st.text(judge.describe())
-    figure = score_histogram(ok["score"]).update_layout(height=280, margin={"t": 40, "b": 40})
-    chart.plotly_chart(figure, width="stretch", key=f"{key}.histogram")
+            if judge is not None and judge.used:
+                st.text(judge.describe())
+    if names:  # named-score keys come from metric code: table cells, never metric labels
+        means = pd.DataFrame(
+            {
+                _("named score"): names,
+                _("mean (ok cases)"): [ok[f"score.{name}"].mean() if len(ok) else None for name in names],
+            }
+        )
+        st.dataframe(
+            means,
+            hide_index=True,
+            column_config={_("mean (ok cases)"): st.column_config.NumberColumn(format="%.3f")},
+        )
+    if not len(ok):
+        st.info(_("No ok case to plot: no case returned a score."), icon=":material/bar_chart_off:")
+        return
+    figure = score_histogram(ok["score"]).update_layout(height=240, margin={"t": 40, "b": 40})
+    st.plotly_chart(figure, width="stretch", key=f"{key}.histogram")
 
 
-def cases_table(token: Any, results: list[CaseResult], cases: list[Case], key: str) -> None:
-    """Summary, filters and the table of ``results``; selecting a row shows that case in full."""
+def cases_table(
+    token: Any,
+    results: list[CaseResult],
+    cases: list[Case],
+    key: str,
+    *,
+    pins: list[str] | None = None,
+    on_pin: Callable[[str], None] | None = None,
+    on_try: Callable[[str], None] | None = None,
+) -> None:
+    """Summary, filters and the table of ``results``; selecting a row shows that case in full.
+
+    With ``on_pin`` the selected case can be pinned for the live check (``pins`` are the pinned ids);
+    with ``on_try`` it can be re-run alone (in the try-one-case panel)."""
     frame = frame_for(token, results)
     names = score_names(results)
-    summary(frame, names, judge_summary(results), key)
+    summary(frame, results, names, judge_summary(results), key)
 
     filters = st.columns(2)
     statuses = filters[0].multiselect(
-        "Status", sorted(frame["status"].unique()), key=f"{key}.filter_status", placeholder="every status"
+        _("Status"), sorted(frame["status"].unique()), key=f"{key}.filter_status", placeholder=_("every status")
     )
     splits = filters[1].multiselect(
-        "Split", sorted(frame["split"].unique()), key=f"{key}.filter_split", placeholder="every split"
+        _("Split"), sorted(frame["split"].unique()), key=f"{key}.filter_split", placeholder=_("every split")
     )
     view = frame
     if statuses:
@@ -98,19 +123,26 @@ def cases_table(token: Any, results: list[CaseResult], cases: list[Case], key: s
         "error",
     ]
     view = view[columns].reset_index(drop=True)
-    st.caption(f"Showing {len(view)} of {len(frame)} scored cases. Select a row to see the case in full.")
+    view["error"] = view["error"].map(lambda text: text.splitlines()[0][:200] if text else "")
+    st.caption(
+        _("Showing {shown} of {total} scored cases. Select a row to see the case in full.").format(
+            shown=len(view), total=len(frame)
+        )
+    )
     config: dict[str, Any] = {
         "id": st.column_config.TextColumn("id", pinned=True),
         "score": st.column_config.NumberColumn("score", format="%.3f"),
         "feedback": st.column_config.TextColumn("feedback", width="large"),
-        "duration_ms": st.column_config.NumberColumn("duration", format="%.2f ms"),
+        "split": st.column_config.TextColumn(_("split")),
+        "status": st.column_config.TextColumn(_("status")),
+        "duration_ms": st.column_config.NumberColumn(_("duration"), format="%.2f ms"),
         "judge_ms": st.column_config.NumberColumn(
-            "judge time", format="%.0f ms", help="Time the metric's llm() calls took for this case"
+            _("judge time"), format="%.0f ms", help=_("Time the metric's llm() calls took for this case")
         ),
         "judge_cost_usd": st.column_config.NumberColumn(
-            "judge cost", format="$%.5f", help="What the metric's llm() calls cost for this case"
+            _("judge cost"), format="$%.5f", help=_("What the metric's llm() calls cost for this case")
         ),
-        "error": st.column_config.TextColumn("error", width="medium"),
+        "error": st.column_config.TextColumn(_("error"), width="medium"),
     }
     for name in names:
         config[f"score.{name}"] = st.column_config.NumberColumn(name, format="%.3f")
@@ -125,39 +157,76 @@ def cases_table(token: Any, results: list[CaseResult], cases: list[Case], key: s
     )
     rows = event.selection.rows if event is not None else []
     if rows:
-        case_details(view.iloc[rows[0]]["id"], results, cases)
+        case_id = view.iloc[rows[0]]["id"]
+        if on_pin is not None or on_try is not None:
+            case_actions(case_id, pins or [], on_pin, on_try, key)
+        case_details(case_id, results, cases)
+
+
+def case_actions(
+    case_id: str,
+    pins: list[str],
+    on_pin: Callable[[str], None] | None,
+    on_try: Callable[[str], None] | None,
+    key: str,
+) -> None:
+    """Buttons for the selected case: pin it for the live check (or unpin it), re-run it alone."""
+    with st.container(horizontal=True):
+        if on_pin is not None:
+            pinned = case_id in pins
+            st.button(
+                _("Stop using in the live check") if pinned else _("Use in the live check"),
+                on_click=on_pin,
+                args=(case_id,),
+                icon=":material/keep_off:" if pinned else ":material/keep:",
+                key=f"{key}.pin.{case_id}",
+                help=_("The contract check runs on the pinned cases instead of the planner's sample."),
+            )
+        if on_try is not None:
+            st.button(
+                _("Re-run this case"),
+                on_click=on_try,
+                args=(case_id,),
+                icon=":material/replay:",
+                key=f"{key}.try.{case_id}",
+                help=_("Runs this case alone in the try-one-case panel, where you can edit it."),
+            )
 
 
 def case_details(case_id: str, results: list[CaseResult], cases: list[Case]) -> None:
     """One case in full: input, output, expected, side information, error and what metric.py printed."""
     result = next(r for r in results if r.id == case_id)
     case = next((c for c in cases if c.id == case_id), None)
-    st.markdown("#### The selected case")
-    st.text(f"Case {case_id} · {result.split} · {result.status.value}")
+    st.markdown("#### " + _("The selected case"))
+    st.text(_("Case {id} · {split} · {status}").format(id=case_id, split=result.split, status=result.status.value))
     cols = st.columns(3)
     with cols[0]:
-        st.markdown("**Input**")
+        st.markdown("**" + _("Input") + "**")
         st.json(case.input if case else {}, expanded=True)
     with cols[1]:
-        st.markdown("**Output**")
+        st.markdown("**" + _("Output") + "**")
         if case is not None and isinstance(case.output, str):
             studio.literal(case.output, key=f"cases.output.{case_id}")
         else:
             st.json(case.output if case else None)
     with cols[2]:
-        st.markdown("**Expected**")
+        st.markdown("**" + _("Expected") + "**")
         if case is not None and case.expected is None:
-            st.caption("None: this case has no expected value.")
+            st.caption(_("None: this case has no expected value."))
         else:
             st.json(case.expected if case else None)
     cols = st.columns(2)
     with cols[0]:
-        st.markdown("**Side information**")
-        st.json({"feedback": result.feedback, "scores": result.scores, **result.extra}, expanded=True)
-        whole = full_side_information(result)
+        st.markdown("**" + _("Side information") + "**")
+        side = side_information(result)
+        if side is None:
+            st.caption(_("None: the metric returned no side information for this case (it did not score)."))
+        else:
+            st.json(side, expanded=True)
+        whole = full_side_information(result) if side is not None else None
         if whole is not None:
             st.download_button(
-                "Download the full side information",
+                _("Download the full side information"),
                 whole,
                 file_name=f"side-information-{case_id}.json",
                 mime="application/json",
@@ -166,11 +235,11 @@ def case_details(case_id: str, results: list[CaseResult], cases: list[Case]) -> 
                 key=f"cases.side.{case_id}",
             )
         if result.error:
-            st.markdown("**Error**")
+            st.markdown("**" + _("Error") + "**")
             studio.long_text(result.error, key=f"cases.error.{case_id}")
     with cols[1]:
-        st.markdown("**Printed by metric.py**")
+        st.markdown("**" + _("Printed by metric.py") + "**")
         if result.stdout:
             studio.long_text(result.stdout, key=f"cases.stdout.{case_id}")
         else:
-            st.caption("Nothing was printed.")
+            st.caption(_("Nothing was printed."))

@@ -11,6 +11,9 @@ text back only on its events, so:
 - when the stored revision is not the one this session's editor shows (another tab typed, or this
   session loaded an example, an upload, a restore), the component gets a new key, so it mounts
   again with the stored text.
+
+Ctrl+S (Cmd+S) is the binding of the editor's own "Save" button, whose command sends a ``saved``
+event with the text: the text is written, then saved as a named version (confirmed, never a duplicate).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import streamlit as st
 from code_editor import code_editor
 
 import studio
+from skynet_core.authoring import python_completions
+from skynet_core.i18n import _
 from skynet_core.metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
 from skynet_core.store import Draft
 
@@ -33,6 +38,7 @@ FILE = "author.file"
 LAST_EVENT = "author.last_event"
 NOTICE = "author.notice"
 CONFLICT_SHOWN_S = 600
+SAVED_EVENT = "saved"
 LANGS = {
     ".py": "python",
     ".json": "json",
@@ -71,7 +77,7 @@ def sync() -> EditorState:
     file = current_file(stored.metric)
     event = S.get(editor_key(file))
     fresh = isinstance(event, dict) and event.get("id") and event["id"] != S.get(LAST_EVENT)
-    if fresh and event.get("type") in ("change", "submit") and isinstance(event.get("text"), str):
+    if fresh and event.get("type") in ("change", "submit", SAVED_EVENT) and isinstance(event.get("text"), str):
         S[LAST_EVENT] = event["id"]
         typed = stored.metric.with_file(file, event["text"])
         base = S.get(BASE, stored.revision)
@@ -79,15 +85,17 @@ def sync() -> EditorState:
             write = ws.type_draft(typed, base)
             stored = write.draft
             if write.conflict and write.kept is not None:
-                S[NOTICE] = (
-                    f"Another tab changed metric.py while you typed here. Your text is the draft; the other "
-                    f"text was kept as version #{write.kept.id} (see History)."
-                )
+                S[NOTICE] = _(
+                    "Another tab changed metric.py while you typed here. Your text is the draft; the other "
+                    "text was kept as version #{id} (see History)."
+                ).format(id=write.kept.id)
         S[BASE] = stored.revision
+        if event["type"] == SAVED_EVENT:
+            save_named_version()
         return EditorState(stored, event["type"] == "submit")
     if S.get(BASE) != stored.revision:
         if S.get(BASE) is not None and stored.revision != studio.own_revision():
-            S[NOTICE] = (
+            S[NOTICE] = _(
                 "metric.py was changed in another tab; the editor now shows the latest text. "
                 "Anything this tab had typed is kept in History."
             )
@@ -104,9 +112,10 @@ def notices() -> None:
     conflict = studio.workspace().last_conflict()
     if conflict is not None and datetime.now().timestamp() - conflict.at < CONFLICT_SHOWN_S:
         st.caption(
-            f":orange[:material/sync_problem:] Two tabs edited metric.py at once at "
-            f"{datetime.fromtimestamp(conflict.at):%H:%M:%S}; the other text is version #{conflict.version_id} "
-            "in History."
+            ":orange[:material/sync_problem:] "
+            + _("Two tabs edited metric.py at once at {time}; the other text is version #{id} in History.").format(
+                time=f"{datetime.fromtimestamp(conflict.at):%H:%M:%S}", id=conflict.version_id
+            )
         )
 
 
@@ -118,12 +127,14 @@ def _add_file(metric: MetricSource) -> None:
     try:
         name = check_name((S.get("author.new_file") or "").strip())
         if name in metric.files:
-            raise MetricSourceError(f"{name} already exists in the metric folder. Choose another name.")
+            raise MetricSourceError(
+                _("{name} already exists in the metric folder. Choose another name.").format(name=name)
+            )
         changed = metric.with_file(name, "")
     except MetricSourceError as exc:
         S["author.files_error"] = str(exc)
         return
-    _write(changed, f"adding {name}", keep=False)
+    _write(changed, _("adding {name}").format(name=name), keep=False)
     S[FILE] = name
 
 
@@ -134,12 +145,12 @@ def _rename_file(metric: MetricSource, old: str) -> None:
     except MetricSourceError as exc:
         S["author.files_error"] = str(exc)
         return
-    _write(changed, f"renaming {old}", keep=False)
+    _write(changed, _("renaming {name}").format(name=old), keep=False)
     S[FILE] = next(key for key in changed.files if key not in metric.files)
 
 
 def _delete_file(metric: MetricSource, name: str) -> None:
-    _write(metric.without_file(name), f"deleting {name}")
+    _write(metric.without_file(name), _("deleting {name}").format(name=name))
     S[FILE] = MAIN_FILE
 
 
@@ -147,7 +158,10 @@ def _write(metric: MetricSource, reason: str, *, keep: bool = True) -> None:
     S.pop("author.files_error", None)
     kept = studio.replace_metric_source(metric, reason, keep=keep)
     if kept is not None:
-        st.toast(f"The folder before {reason} was kept as version “{kept.name}”.", icon=":material/save:")
+        st.toast(
+            _("The folder before {reason} was kept as version “{name}”.").format(reason=reason, name=kept.name),
+            icon=":material/save:",
+        )
 
 
 def file_tabs(metric: MetricSource) -> str:
@@ -164,40 +178,88 @@ def file_tabs(metric: MetricSource) -> str:
                     args=(name,),
                     type="primary" if name == file else "secondary",
                 )
-    with row, st.popover("Files", icon=":material/folder:"):
-        st.caption("A metric is a folder: metric.py may import helper modules and read small data files beside it.")
-        st.text_input("New file", placeholder="helpers.py", key="author.new_file")
-        st.button("Add the file", on_click=_add_file, args=(metric,), icon=":material/note_add:")
+    with row, st.popover(_("Files"), icon=":material/folder:"):
+        st.caption(_("A metric is a folder: metric.py may import helper modules and read small data files beside it."))
+        st.text_input(_("New file"), placeholder="helpers.py", key="author.new_file")
+        st.button(_("Add the file"), on_click=_add_file, args=(metric,), icon=":material/note_add:")
         if file != MAIN_FILE:
             st.divider()
-            st.text_input(f"Rename {file} to", key="author.rename_to")
-            st.button("Rename", on_click=_rename_file, args=(metric, file))
+            st.text_input(_("Rename {file} to").format(file=file), key="author.rename_to")
+            st.button(_("Rename"), on_click=_rename_file, args=(metric, file))
             st.button(
-                f"Delete {file}",
+                _("Delete {file}").format(file=file),
                 on_click=_delete_file,
                 args=(metric, file),
                 icon=":material/delete:",
-                help="The folder before the deletion is kept as a version.",
+                help=_("The folder before the deletion is kept as a version."),
             )
     if error := S.get("author.files_error"):
         st.error(error)
     return file
 
 
+def save_named_version() -> None:
+    """Ctrl+S: the draft as a named version (the name typed under the editor, else one saying how),
+    confirmed; nothing new when it already is the latest version."""
+    saved = studio.workspace().save_version(S.get("author.version_name") or _("saved with Ctrl+S"))
+    version = saved.version
+    if saved.created:
+        S["author.version_name"] = ""
+        st.toast(
+            _("Saved version #{id} “{name}”.").format(id=version.id, name=version.name),
+            icon=":material/bookmark_added:",
+        )
+    else:
+        st.toast(
+            _("Nothing new to save: the draft is already version #{id} “{name}”.").format(
+                id=version.id, name=version.name
+            ),
+            icon=":material/bookmark:",
+        )
+
+
+def save_button() -> dict[str, Any]:
+    """The editor's own "Save" button: Ctrl+S / Cmd+S press it; its command sends a ``saved`` event."""
+    return {
+        "name": _("Save"),
+        "feather": "Save",
+        "hasText": True,
+        "alwaysOn": True,
+        "commands": [["response", SAVED_EVENT]],
+        "bindKey": {"win": "Ctrl-S", "mac": "Command-S"},
+        "style": {"bottom": "0.4rem", "right": "0.4rem"},  # clear of the code, which starts at the top
+    }
+
+
 def metric_editor(draft: Draft, markers: list[dict[str, Any]]) -> None:
-    """The editor for the current file of ``draft`` (always fed the stored text; see the module docstring)."""
+    """The editor for the current file of ``draft`` (always fed the stored text; see the module docstring).
+
+    No soft wrap (it broke lines mid-token); completion offers Python 3's keywords and builtins and the
+    words of the file; Tab accepts a suggestion and Enter always starts a new line.
+    """
     file = file_tabs(draft.metric)
     suffix = "." + file.rsplit(".", 1)[-1] if "." in file else ""
+    lang = LANGS.get(suffix, "text")
     code_editor(
         draft.metric.files[file],
-        lang=LANGS.get(suffix, "text"),
+        lang=lang,
         height="640px",
         response_mode="debounce",
-        options={"showLineNumbers": True, "wrap": True},
+        options={
+            "showLineNumbers": True,
+            "wrap": False,
+            "enableBasicAutocompletion": True,
+            "enableLiveAutocompletion": True,
+            "enableSnippets": False,
+        },
         props={
             "annotations": markers if file == MAIN_FILE else [],
             "debounceChangePeriod": 250,
             "scrollMargin": [0, 0, 0, 0],
         },
+        completions=python_completions() if lang == "python" else [],
+        replace_completer=lang == "python",
+        keybindings={"completer": [{"name": "Return", "bindkey": ""}]},
+        buttons=[save_button()],
         key=editor_key(file),
     )

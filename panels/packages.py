@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from skynet_core.display import markdown_text
+from skynet_core.i18n import _
 from skynet_core.metric_source import MetricSource
 from skynet_core.packages import PACKAGES_ENV, missing_command, package_report, package_rows, packages_dir
 
@@ -15,19 +16,23 @@ def draw_packages(source: MetricSource) -> None:
     report = package_report(source)
     folder = packages_dir()
     if not report:
-        st.caption("The metric imports only the standard library, its own files and `skynet`.")
+        st.caption(_("The metric imports only the standard library, its own files and `skynet`."))
     else:
         st.dataframe(package_rows(report), hide_index=True, width="stretch")
         command = missing_command(report)
         if command:
             missing = ", ".join(status.distribution for status in report if not status.found)
             st.warning(
-                f"Not installed: {markdown_text(missing)}. Install them for metrics only (the studio's own "
-                "environment is left alone), then check again:",
+                _(
+                    "Not installed: {packages}. Install them for metrics only (the studio's own "
+                    "environment is left alone), then check again:"
+                ).format(packages=markdown_text(missing)),
                 icon=":material/deployed_code:",
             )
             st.code(command, language="bash")
     st.caption(
-        f"Metric packages folder: `{folder}` (set `{PACKAGES_ENV}` to move it). Metric code finds "
-        "packages there after the studio's own; nothing is downloaded while a metric runs."
+        _(
+            "Metric packages folder: `{folder}` (set `{variable}` to move it). Metric code finds "
+            "packages there after the studio's own; nothing is downloaded while a metric runs."
+        ).format(folder=folder, variable=PACKAGES_ENV)
     )

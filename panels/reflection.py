@@ -13,15 +13,20 @@ import streamlit as st
 from skynet_core.cases import Case
 from skynet_core.display import markdown_text
 from skynet_core.engines.reflection import DEFAULT_MINIBATCH, ReflectionStep, reflection_step
+from skynet_core.i18n import _
 from skynet_core.llm import ModelSettings
 from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult
 
 S = st.session_state
-GEPA_MISSING = (
-    "This needs the gepa package (the engine whose reflection this shows). Install it with "
-    "`pip install gepa==0.1.4` in the studio's environment and reload the page."
-)
+GEPA_MISSING = "gepa-missing"
+
+
+def gepa_missing() -> str:
+    return _(
+        "This needs the gepa package (the engine whose reflection this shows). Install it with "
+        "`pip install gepa==0.1.4` in the studio's environment and reload the page."
+    )
 
 
 def draw_reflection_step(
@@ -39,44 +44,48 @@ def draw_reflection_step(
     text the candidates answered when the dataset carries one (the bundled example does).
     """
     st.caption(
-        "GEPA and DSPy GEPA show the metric's feedback on a few low-scoring cases to a reflection model, "
-        "which writes the next version of the instruction. This runs that step once, with GEPA's own "
-        "prompt, so you can see whether your feedback would help."
+        _(
+            "GEPA and DSPy GEPA show the metric's feedback on a few low-scoring cases to a reflection model, "
+            "which writes the next version of the instruction. This runs that step once, with GEPA's own "
+            "prompt, so you can see whether your feedback would help."
+        )
     )
     text_key = f"{key}.instruction"
     if text_key not in S:
         S[text_key] = instruction or ""
     st.text_area(
-        "The text being optimized (the instruction or prompt the outputs answered)",
+        _("The text being optimized (the instruction or prompt the outputs answered)"),
         key=text_key,
         height=140,
-        placeholder="Paste the instruction your candidates were given.",
+        placeholder=_("Paste the instruction your candidates were given."),
     )
     cols = st.columns([1, 3], vertical_alignment="bottom")
     size = cols[0].number_input(
-        "Cases to reflect on",
+        _("Cases to reflect on"),
         min_value=1,
         max_value=10,
         value=DEFAULT_MINIBATCH,
         key=f"{key}.size",
-        help="The lowest-scoring cases, like GEPA's minibatch (3).",
+        help=_("The lowest-scoring cases, like GEPA's minibatch (3)."),
     )
     model = settings.reflection.model if settings.reflection is not None else None
     cols[1].caption(
-        f"Reflection model: **{model}**" if model else "No reflection model is set: the prompt is still shown."
+        _("Reflection model: **{model}**").format(model=markdown_text(model))
+        if model
+        else _("No reflection model is set: the prompt is still shown.")
     )
     if not results:
-        st.info("Score the cases with the metric first: the step reflects on the lowest-scoring ones.")
+        st.info(_("Score the cases with the metric first: the step reflects on the lowest-scoring ones."))
         return
     if st.button(
-        "Try one reflection step",
+        _("Try one reflection step"),
         key=f"{key}.run",
         type="primary",
         icon=":material/psychology:",
         disabled=not S[text_key].strip(),
     ):
         try:
-            with st.spinner("Asking the reflection model…" if model else "Building the prompt…"):
+            with st.spinner(_("Asking the reflection model…") if model else _("Building the prompt…")):
                 S[f"{key}.step"] = reflection_step(S[text_key], cases, results, settings, size=int(size))
         except ImportError:
             S[f"{key}.step"] = GEPA_MISSING
@@ -84,7 +93,7 @@ def draw_reflection_step(
             S[f"{key}.step"] = str(exc)
     step = S.get(f"{key}.step")
     if isinstance(step, str):
-        st.warning(markdown_text(step) if step != GEPA_MISSING else step)
+        st.warning(markdown_text(step) if step != GEPA_MISSING else gepa_missing())
     elif isinstance(step, ReflectionStep):
         draw_step(step)
     draw_exports(source, cases, S[text_key], key)
@@ -95,12 +104,14 @@ def draw_step(step: ReflectionStep) -> None:
     if step.proposed is None:
         st.info(step.message)
     else:
-        st.markdown(f"**Proposed text** · from {markdown_text(step.model or '')}")
+        st.markdown(_("**Proposed text** · from {model}").format(model=markdown_text(step.model or "")))
         st.code(step.proposed, language=None, wrap_lines=True)
-        st.markdown("**Diff against the current text**")
-        st.code(step.diff or "The proposal is the same text.", language="diff", wrap_lines=True)
+        st.markdown(_("**Diff against the current text**"))
+        st.code(step.diff or _("The proposal is the same text."), language="diff", wrap_lines=True)
     st.markdown(
-        f"**The prompt the engine would send** · cases {markdown_text(', '.join(step.case_ids))}, lowest score first"
+        _("**The prompt the engine would send** · cases {ids}, lowest score first").format(
+            ids=markdown_text(", ".join(step.case_ids))
+        )
     )
     st.code(step.prompt, language=None, wrap_lines=True, height=420)
 
@@ -109,11 +120,14 @@ def draw_exports(source: str | MetricSource, cases: Sequence[Case], instruction:
     from skynet_core.engines.export import export_for_engine
 
     st.markdown(
-        "**Use this metric in an engine** · a folder with the metric, these cases, a runnable script and "
-        "its requirements"
+        _(
+            "**Use this metric in an engine** · a folder with the metric, these cases, a runnable script and "
+            "its requirements"
+        )
     )
     cols = st.columns(2)
-    for col, engine, label in ((cols[0], "gepa", "Download for GEPA"), (cols[1], "dspy", "Download for DSPy GEPA")):
+    engines = ((cols[0], "gepa", _("Download for GEPA")), (cols[1], "dspy", _("Download for DSPy GEPA")))
+    for col, engine, label in engines:
         try:
             data = export_for_engine(source, engine, list(cases), instruction=instruction or None).to_zip()
         except ValueError as exc:

@@ -262,8 +262,9 @@ def _def_line(source: str) -> int | None:
 def _return_line(source: str) -> int | None:
     """The line of score's one ``return`` with a value, else of ``def score``: where a wrongly shaped
     return value is fixed."""
+    from .authoring import return_line
+
     node = _score_def(source)
     if node is None:
         return None
-    returns = [item for item in ast.walk(node) if isinstance(item, ast.Return) and item.value is not None]
-    return returns[0].lineno if len(returns) == 1 else node.lineno
+    return return_line(source) or node.lineno

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -61,6 +61,9 @@ from .results import CaseResult, CheckReport
 from .runner import LlmHandler, WorkerPool, default_pool
 from .runs import RunKey, RunStore, SavedRun, metric_hash
 from .store import DEFAULT_WORKSPACE, Draft, Store, Version, VersionKind, data_dir
+
+if TYPE_CHECKING:
+    from .authoring import CheckCases
 
 T = TypeVar("T")
 
@@ -467,14 +470,59 @@ class Workspace:
         in_use = self.dataset()
         cases, options = in_use.cases, self.run_options(keys)
         provenance = self.provenance(metric, keys, in_use)
+        chosen = self.check_cases(in_use)
+        sample = chosen.cases if chosen.pinned else None
 
         def run(job: Job[CheckReport]) -> CheckReport:
-            return check_metric(runnable(metric), cases, **options.for_job(job, concurrency=False))
+            return check_metric(runnable(metric), cases, sample=sample, **options.for_job(job, concurrency=False))
 
-        job: Job[CheckReport] = Job(
-            kind="check", total=min(SAMPLE_SIZE, len(cases)), label="contract check", provenance=provenance
-        )
+        total = len(chosen.cases) if chosen.pinned else min(SAMPLE_SIZE, len(cases))
+        job: Job[CheckReport] = Job(kind="check", total=total, label="contract check", provenance=provenance)
         return self.submit(slot, job, run, watcher)
+
+    # --- the cases the live check runs, and one typed case --------------------------------------
+
+    def check_pins(self, in_use: DatasetInUse | None = None) -> list[str]:
+        """The case ids pinned for the live check on the dataset in use (none: the planner's sample)."""
+        from .authoring import SETTING_CHECK_PINS, pins_for
+
+        in_use = in_use or self.dataset()
+        return pins_for(self.store.get(self._key(SETTING_CHECK_PINS)), in_use.data.source)
+
+    def set_check_pins(self, ids: list[str], in_use: DatasetInUse | None = None) -> None:
+        """Pin ``ids`` for the live check on the dataset in use (an empty list goes back to the sample)."""
+        from .authoring import SETTING_CHECK_PINS, with_pins
+
+        in_use = in_use or self.dataset()
+        key = self._key(SETTING_CHECK_PINS)
+        self.store.set(key, with_pins(self.store.get(key), in_use.data.source, ids))
+
+    def check_cases(self, in_use: DatasetInUse | None = None) -> CheckCases:
+        """The cases the live check runs on the dataset in use, and why (pinned or sampled)."""
+        from .authoring import check_cases
+
+        in_use = in_use or self.dataset()
+        return check_cases(in_use.cases, self.check_pins(in_use))
+
+    def try_case(
+        self,
+        slot: JobSlot,
+        metric: MetricSource,
+        case: Case,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[CheckReport]:
+        """Score one typed case with ``metric`` in the sandboxed runner (never kept as a run)."""
+        return self.score(
+            slot, metric, [case], self.run_options(keys), kind="try", label=f"case {case.id}", watcher=watcher
+        )
+
+    def save_user_case(self, case: Case) -> Path:
+        """Add ``case`` to the user dataset (a JSON Lines file in the uploads folder, loadable on Data)."""
+        from .authoring import save_user_case
+
+        return save_user_case(self.uploads_dir(), case)
 
     def score(
         self,

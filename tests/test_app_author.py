@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -106,7 +107,8 @@ def test_a_syntax_error_fails_load_with_its_line_and_later_stages_do_not_run(app
     assert "failed" in stages["load"] and "metric.py line 2" in stages["load"]
     assert all("not run" in stages[label] for label in ("signature", "reward spec", "metric return value"))
     assert any("metric.py line 2" in block.value for block in app.markdown if "arrow_right_alt" in block.value)
-    assert any(block.value.startswith("load:") for block in app.code)
+    # The error is shown once, under its stage (first line) with the rest behind an expander, not again here.
+    assert not any(block.value.startswith("load:") for block in app.code)
 
 
 def test_fixing_the_metric_shows_new_feedback_and_named_score(app):
@@ -338,3 +340,176 @@ def test_a_failure_in_a_helper_file_is_named_with_its_file_and_not_marked_in_met
     run_until(app, lambda at: "breaks the contract" in verdict(at))
     assert "helpers.py line 2" in verdict(app)
     assert not any("arrow_right_alt" in block.value for block in app.markdown)
+
+
+# --- issue 15: choose the check's cases, try one case, candidate and split, rough edges; Ctrl+S (issue 10) ----
+
+RAISES = "def score(input, output, expected=None):\n    raise ValueError('bad case ' + 'x' * 300)\n"
+PRINTS = (
+    "def score(input, output, expected=None):\n"
+    "    print('seen', input)\n"
+    "    return 0.25, {'feedback': 'typed case seen', 'scores': {'tone': 0.5}}\n"
+)
+
+
+def score_all(at: AppTest) -> AppTest:
+    run_until(at, lambda a: "meets the contract" in verdict(a) or "breaks the contract" in verdict(a))
+    at.button(key="author.score_all").click().run()
+    return run_until(at, lambda a: cases_table(a) is not None, timeout=60)
+
+
+def select_row(at: AppTest, row: int) -> AppTest:
+    """Select a row of the per-case table (what a click on its selection cell sends)."""
+    from streamlit.elements.arrow import DataframeState
+
+    frame = next(f for f in at.dataframe if "duration_ms" in f.value.columns)
+    at.session_state[frame.key] = DataframeState(  # type: ignore[typeddict-item]
+        selection={"rows": [row], "columns": [], "cells": []}
+    )
+    return at.run()
+
+
+def test_pinned_cases_are_what_the_check_runs_and_say_so(app, tmp_path):
+    score_all(app)
+    ids = cases_table(app)["id"].tolist()
+    pin = ids[10]
+    select_row(app, 10)
+    app.button(key=f"author.pin.{pin}").click().run()
+    assert studio_ws(tmp_path).check_pins() == [pin]
+    run_until(app, lambda at: "meets the contract" in verdict(at) and list(sampled_table(at).columns) == [pin])
+    assert set(sampled_table(app).loc["why"]) == {"pinned"}
+    assert any("1 of 1 pinned case" in m.value for m in app.markdown)
+    app.button(key="author.unpin_all").click().run()
+    run_until(app, lambda at: len(sampled_table(at).columns) == 3)
+    assert set(sampled_table(app).loc["why"]) == {"sampled"}
+
+
+def test_a_pin_whose_case_vanished_is_named_and_the_sample_comes_back(app, tmp_path):
+    studio_ws(tmp_path).set_check_pins(["NO-SUCH-CASE"])
+    app.run()
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    assert any("NO-SUCH-CASE" in c.value and "left out" in c.value for c in app.caption)
+    assert len(sampled_table(app).columns) == 3
+
+
+def studio_ws(tmp_path):
+    from skynet_core.workspace import Workspace
+
+    return Workspace(tmp_path)
+
+
+def test_try_one_case_runs_in_the_sandbox_and_bad_json_names_the_field(app, tmp_path):
+    type_text(app, PRINTS)
+    app.text_area(key="author.try.input").input('{"question": ').run()
+    app.button(key="author.try.run").click().run()
+    assert any("The input is not valid" in e.value for e in app.error)
+    app.text_area(key="author.try.input").input('{"question": "hello"}')
+    app.text_area(key="author.try.output").input('"hi there"')
+    app.text_area(key="author.try.expected").input("")
+    app.button(key="author.try.run").click().run()
+    run_until(app, lambda at: any(m.label == "Score" and m.value == "0.250" for m in at.metric))
+    codes = [c.value for c in app.code]
+    assert "typed case seen" in codes and any("seen {'question': 'hello'}" in c for c in codes)
+    assert app.session_state["studio.jobs.try"].job.kind == "try"  # a workspace job: the runner's sandbox
+    app.text_input(key="author.try.id").input("my-1")
+    app.button(key="author.try.save").click().run()
+    saved = tmp_path / "uploads" / "my-cases.jsonl"
+    assert saved.exists() and '"id":"my-1"' in saved.read_text()
+    assert any("my-cases.jsonl" in s.value for s in app.success)
+
+
+def test_re_run_one_row_from_the_table(app):
+    type_text(app, PRINTS)
+    score_all(app)
+    case_id = cases_table(app)["id"].tolist()[3]
+    select_row(app, 3)
+    app.button(key=f"author.try.{case_id}").click().run()
+    run_until(app, lambda at: any(m.label == "Score" and m.value == "0.250" for m in at.metric))
+    assert app.text_input(key="author.try.id").value == case_id
+
+
+def test_candidate_and_split_on_the_author_page_make_results_stale(app, tmp_path):
+    score_all(app)
+    app.selectbox(key="author.split").select("val").run()
+    assert studio_ws(tmp_path).dataset_choice().split == "val"
+    stale = [w.value for w in app.warning if "out of date" in w.value]
+    assert stale and "the split is now val" in stale[0]
+    app.session_state["author.split"] = "all"  # a label sent back by an earlier language's picker
+    app.selectbox(key="author.split").select("").run()
+    assert studio_ws(tmp_path).dataset_choice().split is None and len(cases_table(app)) > 0
+    if len(load_example().candidates) > 1:
+        other = load_example().candidates[1]
+        app.selectbox(key="author.candidate").select(other).run()
+        assert studio_ws(tmp_path).dataset_choice().candidate == other
+
+
+def test_an_erroring_metric_shows_the_failures_beside_the_mean_and_no_empty_histogram(app):
+    type_text(app, RAISES)
+    score_all(app)
+    failed = next(m for m in app.metric if m.label == "Did not score")
+    assert failed.value == "72 of 72"
+    assert next(m for m in app.metric if m.label == "Mean score (ok cases)").value == "–"
+    assert any("No ok case to plot" in i.value for i in app.info)
+    assert not app.get("plotly_chart")
+    select_row(app, 0)
+    assert any("returned no side information" in c.value for c in app.caption)
+    assert not any('"feedback": ""' in str(j.value) for j in app.json)
+
+
+def test_the_check_says_how_many_cases_ran_and_shows_a_repeated_error_once(app):
+    app.number_input(key="author.timeout").set_value(1).run()
+    type_text(app, LOOPS)
+    run_until(app, lambda at: "breaks the contract" in verdict(at), timeout=30)
+    assert any(re.search(r"\*\*Cases run\*\* · 1 of 3 sampled cases", m.value) for m in app.markdown)
+    type_text(app, RAISES)
+    run_until(app, lambda at: "breaks the contract" in verdict(at) and "ValueError" in str(stage_lines(at)))
+    assert "error" not in sampled_table(app).index  # the one error is shown under its stage, not in every column
+    assert set(sampled_table(app).loc["status"]) == {"error"}
+    assert any(e.label == "The full error" for e in app.expander)
+    app.number_input(key="author.timeout").set_value(60).run()
+
+
+def test_the_example_picker_is_neutral_unless_the_editor_holds_an_example(app):
+    assert app.selectbox(key="author.example").value == "Exact match"
+    type_text(app, NEW_SCORE)
+    assert app.selectbox(key="author.example").value is None
+    app.selectbox(key="author.example").select("Accuracy, speed and cost").run()
+    assert app.selectbox(key="author.example").value == "Accuracy, speed and cost"  # a pick is kept until Load
+
+
+def test_ctrl_s_saves_a_named_version_once(app, tmp_path):
+    type_text(app, NEW_SCORE)
+    type_text(app, NEW_SCORE, "saved")  # what the editor's Save button (Ctrl+S) sends
+    assert any("Saved version" in t.value for t in app.toast)
+    type_text(app, NEW_SCORE, "saved")
+    assert any("Nothing new to save" in t.value for t in app.toast)
+    assert [v.source for v in Store(tmp_path).versions() if v.kind.value == "named"] == [NEW_SCORE]
+
+
+def test_the_author_page_reads_in_chinese(tmp_path, monkeypatch):
+    from i18n_scan import english_words, render
+
+    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
+    at = render(APP, None)
+    run_until(at, lambda a: len(a.success) + len(a.error) > 0)
+    # The example dataset's name and candidate names are data.
+    candidates = {"Support", "tickets", "example", "fast", "small", "balanced", "large", "careful"}
+    left = english_words(at, allowed=candidates, where="main")
+    assert not [(word, text) for word, text in left if not any(p in text for p in PENDING_OTHER_BRANCH)], left
+
+
+# Strings from studio.py and the contract check (stage labels and messages) that the i18n branch translates;
+# the lead empties this at merge.
+PENDING_OTHER_BRANCH: set[str] = {
+    "returned valid (score, side information) pairs",
+    "metric return value",
+    "defines no REWARD_SPEC",
+    "reward spec",
+    "Skynet calls score",
+    "signature",
+    "compiles and imports",
+    "**load**",
+    "Save version",
+    "Save the draft as a version",
+    "e.g. clearer feedback",
+}

@@ -119,7 +119,9 @@ def test_reload_keeps_the_text(page: Page, server: str):
 
 def test_score_all_cases_fills_the_table(page: Page, server: str):
     open_author(page, server)
-    page.get_by_role("button", name="Load example").click()
+    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="Exact match").click()
+    page.get_by_role("button", name="Load", exact=True).click()
     assert wait_for_editor_text(page, lambda text: text.startswith('"""Exact match')).startswith('"""Exact match')
     expect(page.get_by_text(PASSES)).to_be_visible()
     page.get_by_role("button", name="Score all cases").click()
@@ -158,9 +160,9 @@ def test_upload_refuses_non_utf8_and_loads_a_good_file(page: Page, server: str, 
 
 def test_reward_example_shows_its_weights_and_parts(page: Page, server: str):
     open_author(page, server)
-    page.get_by_test_id("stSelectbox").click()
+    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()
     page.get_by_role("option", name="Accuracy, speed and cost").click()
-    page.get_by_role("button", name="Load example").click()
+    page.get_by_role("button", name="Load", exact=True).click()
     assert "REWARD_SPEC" in wait_for_editor_text(page, lambda text: "REWARD_SPEC" in text)
     expect(page.get_by_text(PASSES)).to_be_visible()
     expect(page.get_by_text(re.compile(r"reward spec · passed"))).to_be_visible()
@@ -180,7 +182,7 @@ def test_an_endless_loop_times_out_while_the_page_keeps_answering(page: Page, se
     expect(timeout).to_have_value("2")
     wait_for_app_run(page)
     type_metric(page, LOOPS)
-    expect(page.get_by_text(re.compile(r"Checking… \d of 3 sampled cases"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Checking… \d of 3 cases done"))).to_be_visible()
     # The page answers while metric.py spins: the upload panel opens at once.
     page.get_by_text("Upload metric.py or a .zip of the metric folder", exact=True).click()
     expect(page.get_by_text("A UTF-8 Python file")).to_be_visible(timeout=2_000)
@@ -197,3 +199,86 @@ def test_an_endless_loop_times_out_while_the_page_keeps_answering(page: Page, se
     timeout.fill("60")
     timeout.press("Enter")
     expect(timeout).to_have_value("60")
+
+
+def test_ctrl_s_in_the_editor_saves_a_named_version_once(page: Page, server: str):
+    open_author(page, server)
+    marker = f"# saved with the keyboard {time.time():.0f}\n"
+    type_metric(page, marker + FIXED)
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    wait_for_app_run(page)
+    page.frame_locator(EDITOR).locator(".ace_content").click()
+    page.keyboard.press("Control+S")
+    expect(page.get_by_text(re.compile(r"Saved version #\d+"))).to_be_visible()
+    wait_for_app_run(page)
+    shot(page, "11-ctrl-s-saved")
+    page.frame_locator(EDITOR).locator(".ace_content").click()
+    page.keyboard.press("Control+S")
+    expect(page.get_by_text(re.compile(r"Nothing new to save: the draft is already version #\d+"))).to_be_visible()
+
+
+def test_try_one_case_in_the_browser(page: Page, server: str):
+    open_author(page, server)
+    type_metric(page, FIXED)
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    wait_for_app_run(page)
+    page.get_by_text("Try one case: edit its input, output and expected").click()
+    typed_input = page.get_by_label("Input (a JSON object)")
+    typed_input.fill('{"question": ')
+    typed_input.press("Control+Enter")  # a text area's value is sent on Ctrl+Enter or blur
+    wait_for_app_run(page)
+    page.get_by_role("button", name="Run this case").click()
+    expect(page.get_by_text(re.compile(r"The input is not valid"))).to_be_visible()
+    typed_input.fill('{"question": "where is my refund?"}')
+    typed_input.press("Control+Enter")
+    wait_for_app_run(page)
+    page.get_by_role("button", name="Run this case").click()
+    expect(page.get_by_test_id("stMetric").filter(has_text="Score").first).to_contain_text("0.500")
+    expect(page.get_by_test_id("stCode").filter(has_text="Half marks: the label is close.").first).to_be_visible()
+    page.get_by_role("button", name="Run this case").scroll_into_view_if_needed()
+    shot(page, "12-try-one-case")
+
+
+@pytest.mark.parametrize(("width", "language"), [(1400, "en"), (900, "en"), (1400, "zh_CN"), (900, "zh_CN")])
+def test_screenshots_at_two_widths_in_two_languages(page: Page, server: str, width: int, language: str):
+    page.set_viewport_size({"width": width, "height": 1400})
+    open_author(page, server)
+    if language != "en":
+        page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
+        page.get_by_role("option", name="简体中文").click()
+        expect(page.get_by_text("契约检查").first).to_be_visible()
+    type_metric(page, "def score(input, output, expected=None):\n    raise ValueError('no label here: ' + 'x' * 200)\n")
+    verdict = page.get_by_test_id("stAlert").filter(has_text=re.compile("breaks the contract|违反契约"))
+    expect(verdict.first).to_be_visible()
+    wait_for_app_run(page)
+    shot(page, f"20-author-error-{width}-{language}")
+    page.get_by_role("button", name=re.compile("Score all cases|为全部用例评分")).click()
+    expect(page.get_by_text(re.compile("No ok case to plot|没有可绘制的 ok 用例"))).to_be_visible(timeout=30_000)
+    wait_for_app_run(page)
+    shot(page, f"21-author-scored-{width}-{language}")
+    type_metric(page, FIXED)
+    expect(page.get_by_text(re.compile("The metric meets the contract|指标符合契约"))).to_be_visible()
+    wait_for_app_run(page)
+    shot(page, f"22-author-passes-{width}-{language}")
+    if language != "en":  # back to English for the other tests on this server
+        page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
+        page.get_by_role("option", name="English").click()
+        wait_for_app_run(page)
+
+
+def test_completion_offers_python_3_names_and_enter_makes_a_new_line(page: Page, server: str):
+    open_author(page, server)
+    type_metric(page, "def score(input, output, expected=None):\n    x = 1\n")
+    frame = page.frame_locator(EDITOR)
+    page.keyboard.press("Control+End")
+    page.keyboard.type("    isinst", delay=60)
+    popup = frame.locator(".ace_autocomplete")
+    expect(popup).to_be_visible()
+    expect(popup).to_contain_text("isinstance")
+    page.keyboard.press("Enter")  # a new line, not the suggestion
+    page.keyboard.type("    raw_in", delay=60)
+    page.wait_for_timeout(600)
+    assert "raw_input" not in (popup.inner_text() if popup.is_visible() else "")
+    text = frame.locator("#REACT_ACE_EDITOR").evaluate("el => el.env.editor.getValue()")
+    assert "    isinst\n" in text and "isinstance" not in text
+    shot(page, "13-completion")
