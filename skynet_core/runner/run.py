@@ -20,6 +20,7 @@ from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_na
 from ..overflow import bound_side_information
 from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage, RunTally
+from ..trace import LlmCall, bounded
 from .pool import WorkerPool, default_pool
 from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
 
@@ -130,8 +131,8 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
     duration_ms = duration if duration is not None and honest else 0.0
     stdout = reply.get("stdout")
     stdout = stdout if type(stdout) is str else ""
-    calls = reply.get("judge")
-    judge = _judge_usage(calls) if calls else JudgeUsage()
+    calls = reply.get("judge")  # the worker's trace of this case's llm() calls (never the child's)
+    judge, traced = _judge_usage(calls) if calls else (JudgeUsage(), ())
     status = reply.get("status")
     if status == "ok":
         score = _finite(reply.get("score"))
@@ -158,6 +159,7 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
                     duration_ms=duration_ms,
                     stdout=stdout,
                     judge=judge,
+                    _llm_calls=traced,
                 )
             )
         return CaseResult(
@@ -169,9 +171,16 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
             duration_ms=duration_ms,
             stdout=stdout,
             judge=judge,
+            _llm_calls=traced,
         )
     result = CaseResult(
-        id=case.id, split=case.split, candidate=case.candidate, duration_ms=duration_ms, stdout=stdout, judge=judge
+        id=case.id,
+        split=case.split,
+        candidate=case.candidate,
+        duration_ms=duration_ms,
+        stdout=stdout,
+        judge=judge,
+        _llm_calls=traced,
     )
     result.status = CaseStatus.INVALID if status == "invalid" else CaseStatus.ERROR
     error = reply.get("error")
@@ -200,16 +209,10 @@ def _finite(value: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _judge_usage(calls: Any) -> JudgeUsage:
-    usage = JudgeUsage()
-    for call in calls if isinstance(calls, list) else []:
-        usage.add(
-            float(call.get("latency_ms") or 0.0),
-            int(call.get("prompt_tokens") or 0),
-            int(call.get("completion_tokens") or 0),
-            call.get("cost_usd"),
-        )
-    return usage
+def _judge_usage(calls: Any) -> tuple[JudgeUsage, tuple[LlmCall, ...]]:
+    """One case's judge sums and its bounded trace, from the worker's list of :class:`LlmCall`."""
+    traced = [call for call in calls if isinstance(call, LlmCall)] if isinstance(calls, list) else []
+    return JudgeUsage.of_calls(traced), bounded(traced)
 
 
 def failed_result(
