@@ -54,7 +54,7 @@ CREATE TABLE IF NOT EXISTS scored_runs (
 CREATE INDEX IF NOT EXISTS scored_runs_newest ON scored_runs (dataset, candidate, created_at);
 """
 
-_RESULT_FIELDS = frozenset(item.name for item in fields(CaseResult))
+_RESULT_FIELDS = frozenset(item.name for item in fields(CaseResult)) | {"llm_calls"}  # the calls' trace
 
 
 def metric_hash(source: str) -> str:
