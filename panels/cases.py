@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 import studio
+from panels.trace import show_calls
 from skynet_core.cases import Case
 from skynet_core.charts import score_histogram
 from skynet_core.export import results_frame, score_names
@@ -174,3 +175,4 @@ def case_details(case_id: str, results: list[CaseResult], cases: list[Case]) -> 
             studio.long_text(result.stdout, key=f"cases.stdout.{case_id}")
         else:
             st.caption("Nothing was printed.")
+    show_calls(result, key="cases.trace")

@@ -127,7 +127,11 @@ def test_a_case_keeps_the_texts_of_its_first_calls_only() -> None:
     kept = bounded(calls)
     assert len(kept) == FULL_CALLS + 5
     assert kept[FULL_CALLS - 1].instructions == f"ask {FULL_CALLS - 1}"
-    assert kept[FULL_CALLS].instructions == "" and kept[FULL_CALLS].clipped == {"instructions": 6, "input": 2, "answer": 3}
+    assert kept[FULL_CALLS].instructions == "" and kept[FULL_CALLS].clipped == {
+        "instructions": 6,
+        "input": 2,
+        "answer": 3,
+    }
 
 
 # -- through the runner ----------------------------------------------------
@@ -208,7 +212,9 @@ def test_a_call_over_the_per_case_cap_is_traced_as_refused(server, pool) -> None
     assert result.status is CaseStatus.ERROR
     first, second = result.llm_calls
     assert first.ok and first.instructions == "First look."
-    assert second.error_kind == LIMIT_REACHED and second.instructions == "Second look." and "more than 1" in second.error
+    assert (
+        second.error_kind == LIMIT_REACHED and second.instructions == "Second look." and "more than 1" in second.error
+    )
 
 
 def test_a_handler_without_a_trace_of_its_own_is_traced_from_its_reply(pool) -> None:
