@@ -288,3 +288,50 @@ def test_the_judge_summary_describes_itself_in_chinese(server, pool) -> None:
     with use_language("zh_CN"):
         text = summary.describe()
     assert "InternalServerError 1" in text and "judge" not in text
+
+
+# -- the command line --------------------------------------------------------
+
+
+def cli_score(tmp_path, server: FakeOpenAI, *flags: str) -> list[dict]:
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    metric, data = tmp_path / "judge.py", tmp_path / "cases.jsonl"
+    metric.write_text(JUDGE)
+    data.write_text(
+        "".join(json.dumps({"id": f"c{i}", "input": {"question": "q"}, "output": "x"}) + "\n" for i in range(2))
+    )
+    env = {
+        **os.environ,
+        "SKYNET_DATA_DIR": str(tmp_path / "data"),
+        "SKYNET_METRIC_API_BASE": server.url,
+        "SKYNET_METRIC_MODEL": "openai/judge-model",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "skynet_core", "score", str(metric), "--data", str(data), "--json-lines", *flags],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+        timeout=120,
+    )
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines, done.stderr
+    return lines
+
+
+def test_the_command_line_adds_traces_only_with_trace(tmp_path, server) -> None:
+    server.script = [500] * 3  # a call fails (its retries too) in the first run; every call is answered in the second
+    plain = cli_score(tmp_path, server, "--concurrency", "1")
+    assert all("llm_calls" not in line for line in plain[:-1])
+    judge = plain[-1]["judge"]
+    assert judge["calls"] == 2 and judge["failed_calls"] >= 1 and "InternalServerError" in judge["errors_by_kind"]
+    traced = cli_score(tmp_path, server, "--trace")
+    for line in traced[:-1]:
+        (call,) = line["llm_calls"]
+        assert call["instructions"] == "Answer PASS or FAIL." and call["input"] == "Q: q A: x"
+        assert set(line) - {"llm_calls"} == set(plain[0])  # the other keys as they were
