@@ -15,6 +15,7 @@ import streamlit as st
 
 import studio
 from skynet_core.i18n import _, format_duration, format_number, ngettext
+from skynet_core.judge import JudgeSummary
 from skynet_core.results import CaseResult
 from skynet_core.trace import CLIP_CHARS, CLIP_HEAD, FULL_CALLS, LlmCall
 
@@ -96,24 +97,24 @@ def show_call(call: LlmCall, key: str) -> None:
     sent, came = st.columns(2)
     with sent:
         st.markdown("**" + _("Instructions") + "**")
-        studio.long_text(call.instructions, key=f"{key}.instructions")
         clip_note(call, "instructions")
+        studio.long_text(call.instructions, key=f"{key}.instructions")
         st.markdown("**" + _("Input") + "**")
         if call.input is None:
             st.caption(_("None: `llm()` was called with instructions only."))
         else:
-            studio.long_text(call.input, key=f"{key}.input")
             clip_note(call, "input")
+            studio.long_text(call.input, key=f"{key}.input")
     with came:
         if call.ok:
             st.markdown("**" + _("Answer") + "**")
-            studio.long_text(call.answer or "", key=f"{key}.answer")
             clip_note(call, "answer")
+            studio.long_text(call.answer or "", key=f"{key}.answer")
         else:
             st.markdown("**" + _("Error") + "**")
             st.text(call.error_kind or "LlmError")
-            studio.long_text(call.error, key=f"{key}.error")
             clip_note(call, "error")
+            studio.long_text(call.error, key=f"{key}.error")
         details = [
             _("Latency {latency} (the last attempt)").format(latency=duration(call.latency_ms)),
             ngettext("{count} retry", "{count} retries", call.retries).format(count=format_number(call.retries)),
@@ -137,7 +138,7 @@ def show_calls(result: CaseResult, key: str = "trace") -> None:
         "model": st.column_config.TextColumn(_("model")),
         "prompt_tokens": st.column_config.NumberColumn(_("tokens in")),
         "completion_tokens": st.column_config.NumberColumn(_("tokens out")),
-        "latency_ms": st.column_config.NumberColumn(_("latency"), format="%.0f ms"),
+        "latency_ms": st.column_config.NumberColumn(_("latency (ms)"), format="%.0f"),
         "retries": st.column_config.NumberColumn(_("retries")),
         "cost_usd": st.column_config.NumberColumn(_("cost"), format="$%.5f"),
     }
@@ -151,3 +152,18 @@ def show_calls(result: CaseResult, key: str = "trace") -> None:
         _("Call"), range(len(calls)), index=first_failed, format_func=lambda n: labels[n], key=f"{base}.pick"
     )
     show_call(calls[chosen], f"{base}.{chosen + 1}")
+
+
+def judge_metrics(summary: JudgeSummary) -> None:
+    """The judge's totals over a run as metrics: calls, failed calls (with their kinds), time and cost per
+    1,000 cases. For pages that show a run's judging in large type (the Settings page's "Try the judge")."""
+    cols = st.columns(4)
+    cols[0].metric(_("Judge calls"), format_number(summary.calls))
+    cols[1].metric(_("Failed calls"), format_number(summary.failed))
+    cols[2].metric(_("Judge time per 1,000 cases"), format_duration(summary.ms_per_1000 / 1000.0))
+    per_1000 = summary.cost_per_1000
+    cols[3].metric(
+        _("Judge cost per 1,000 cases"), f"${format_number(per_1000, 4)}" if per_1000 is not None else _("unknown")
+    )
+    if summary.failed:
+        st.caption(_("Failed calls by kind: {kinds}").format(kinds=studio.md(summary.error_kinds())))

@@ -150,3 +150,33 @@ PENDING_OTHER_BRANCH = {
     "Cases",
     "Mean score (ok cases)",
 }
+
+
+def judge_page() -> None:
+    """The judge's totals of three cases whose every llm() call failed."""
+    from panels.trace import judge_metrics
+    from skynet_core.judge import judge_summary
+    from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
+    from skynet_core.trace import LlmCall
+
+    failed = LlmCall.make("Answer PASS or FAIL.", "x", None, error="rejected key", error_kind="AuthenticationError")
+    results = [
+        CaseResult(
+            id=f"c{n}",
+            status=CaseStatus.ERROR,
+            error="rejected key",
+            judge=JudgeUsage.of_calls((failed,)),
+            _llm_calls=(failed,),
+        )
+        for n in range(3)
+    ]
+    judge_metrics(judge_summary(results))
+
+
+def test_the_judge_totals_count_calls_that_all_failed() -> None:
+    at = AppTest.from_function(judge_page, default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    metrics = {metric.label: metric.value for metric in at.metric}
+    assert metrics["Judge calls"] == "3" and metrics["Failed calls"] == "3"
+    assert "Failed calls by kind: AuthenticationError 3" in at.caption[0].value

@@ -46,6 +46,7 @@ def scored():
     return cases, results
 
 
+st.set_page_config(page_title="Trace", layout="wide")  # as app.py
 set_language(st.query_params.get("lang", "en"))
 cases, results = scored()
 cases_table("trace", results, cases, "trace")
