@@ -43,6 +43,7 @@ TEXTS = ("instructions", "input", "answer", "error")
 LIMIT_REACHED = "LimitReached"
 NOT_AVAILABLE = "LlmUnavailable"
 NO_ANSWER = "NoAnswer"
+CASE_TIMEOUT = "CaseTimeout"  # the case's timeout ran out while the call waited for its answer
 
 
 def clip_text(text: str, limit: int = CLIP_CHARS, head: int = CLIP_HEAD) -> tuple[str, int | None]:

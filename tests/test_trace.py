@@ -335,3 +335,37 @@ def test_the_command_line_adds_traces_only_with_trace(tmp_path, server) -> None:
         (call,) = line["llm_calls"]
         assert call["instructions"] == "Answer PASS or FAIL." and call["input"] == "Q: q A: x"
         assert set(line) - {"llm_calls"} == set(plain[0])  # the other keys as they were
+
+
+# -- cases that time out -----------------------------------------------------
+
+THEN_LOOP = """
+from skynet import llm
+
+def score(input, output, expected=None):
+    llm("First look.", input=output)
+    while True:
+        pass
+"""
+
+
+def test_a_call_still_waiting_when_the_case_times_out_is_traced(server, pool) -> None:
+    server.latency_s = 5.0
+    run = score_cases(JUDGE, cases(1), llm=make_handler(local(server)), pool=pool, timeout=1.0)
+    result = run.results[0]
+    assert result.status is CaseStatus.TIMEOUT
+    (call,) = result.llm_calls
+    assert call.error_kind == "CaseTimeout" and call.instructions == "Answer PASS or FAIL."
+    assert call.elapsed_ms >= 900 and result.judge.calls == 1
+    assert judge_summary(run.results).errors == {"CaseTimeout": 1}
+
+
+def test_the_answered_calls_of_a_case_that_then_times_out_are_kept(server, pool) -> None:
+    from skynet_core.llm import warm_up
+
+    warm_up(wait=True)  # litellm's first import takes seconds: not inside the case's time
+    run = score_cases(THEN_LOOP, cases(1), llm=make_handler(local(server)), pool=pool, timeout=4.0)
+    result = run.results[0]
+    assert result.status is CaseStatus.TIMEOUT
+    (call,) = result.llm_calls
+    assert call.ok and call.answer == "PASS. The triage fits."

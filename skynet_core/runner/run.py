@@ -316,6 +316,8 @@ class _Shard:
                 else:
                     file, line = _place_from(str(exc))
                     result = failed_result(case, CaseStatus.ERROR, str(exc), line, elapsed, file=file)
+                if exc.llm_calls and failed == answered:  # the calls the running case made before it failed
+                    result.judge, result._llm_calls = _judge_usage(exc.llm_calls)
                 self.emit(start + sent[failed], result)
                 todo = sent[answered:failed] + sent[failed + 1 :]
                 self.close()

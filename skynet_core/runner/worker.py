@@ -32,7 +32,7 @@ from ..metric_source import MetricSource
 from ..packages import existing_packages_dir
 from ..redact import redact
 from ..results import Isolation
-from ..trace import NO_ANSWER, NOT_AVAILABLE, LlmCall, from_reply
+from ..trace import CASE_TIMEOUT, NO_ANSWER, NOT_AVAILABLE, LlmCall, from_reply
 from . import sandbox
 from .watchdog import watchdog
 
@@ -56,6 +56,7 @@ class ChildDied(Exception):
     def __init__(self, message: str, index: int | None = None) -> None:
         super().__init__(message)
         self.index = index
+        self.llm_calls: list[LlmCall] = []  # the running case's llm() calls, traced before it failed
 
 
 class CallTimeout(Exception):
@@ -67,6 +68,7 @@ class CallTimeout(Exception):
         self.line = line
         self.index = index
         self.file = file
+        self.llm_calls: list[LlmCall] = []  # the running case's llm() calls, the one still waiting last
 
 
 class Cancelled(Exception):
@@ -530,6 +532,9 @@ class Worker:
                     self._unanswered += 1
                     yield item
                 answered_at = time.monotonic()
+        except (CallTimeout, ChildDied) as exc:
+            exc.llm_calls = [*judge, *exc.llm_calls]  # for the failed case's result
+            raise
         finally:
             self._call_timeout = None
 
@@ -565,10 +570,24 @@ class Worker:
                 result["error_kind"] = NO_ANSWER
 
         thread = threading.Thread(target=call, daemon=True)
+        started = time.perf_counter()
         thread.start()
-        while thread.is_alive():
-            self._check(deadline, cancel)
-            thread.join(0.05)
+        try:
+            while thread.is_alive():
+                self._check(deadline, cancel)
+                thread.join(0.05)
+        except CallTimeout as exc:
+            exc.llm_calls = [
+                LlmCall.make(
+                    instructions,
+                    text,
+                    None,
+                    error="the case's timeout ran out while this call waited for the model's answer",
+                    error_kind=CASE_TIMEOUT,
+                    elapsed_ms=(time.perf_counter() - started) * 1000.0,
+                )
+            ]
+            raise
         return {"op": "llm_reply", **result}
 
 
