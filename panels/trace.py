@@ -49,6 +49,8 @@ def totals(calls: tuple[LlmCall, ...]) -> str:
         "time": duration(sum(call.elapsed_ms or call.latency_ms for call in calls)),
         "cost": cost(sum(known)) if known else _("unknown"),
     }
+    if failed == len(calls):  # nothing was answered: no tokens, no cost to speak of
+        return _("{calls}, every one failed · {time}").format(**values)
     if failed:
         return _("{calls}, {failed} failed · tokens {prompt} in, {completion} out · {time} · cost {cost}").format(
             **values
