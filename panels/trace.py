@@ -50,7 +50,7 @@ def totals(calls: tuple[LlmCall, ...]) -> str:
         "cost": cost(sum(known)) if known else _("unknown"),
     }
     if failed == len(calls):  # nothing was answered: no tokens, no cost to speak of
-        return _("{calls}, every one failed · {time}").format(**values)
+        return ngettext("{calls}, failed · {time}", "{calls}, all failed · {time}", len(calls)).format(**values)
     if failed:
         return _("{calls}, {failed} failed · tokens {prompt} in, {completion} out · {time} · cost {cost}").format(
             **values

@@ -100,7 +100,7 @@ def test_the_row_detail_shows_the_calls_sent_answer_tokens_latency_retries_and_c
 def test_failed_calls_show_their_kind_and_message_literally_and_count_in_the_summary() -> None:
     at = open_row(1)
     shown = texts(at)
-    assert any("2 calls, every one failed · 80 ms" in text for text in shown)
+    assert any("2 calls, all failed · 80 ms" in text for text in shown)
     assert "AuthenticationError" in shown
     # Data is shown literally (a code block), never rendered as markdown.
     assert "Q: password reset A: [link](http://example.com) **bold**" in at.code.values
