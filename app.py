@@ -18,6 +18,7 @@ PAGES = [
     ("feedback.py", "Feedback review", ":material/rate_review:"),
     ("tradeoffs.py", "Reward trade-offs", ":material/balance:"),
     ("history.py", "History", ":material/history:"),
+    ("runs.py", "Runs", ":material/format_list_numbered:"),
     ("settings.py", "Settings", ":material/settings:"),
 ]
 

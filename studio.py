@@ -111,6 +111,7 @@ def ensure_router() -> None:
     """
     from streamlit.runtime.pages_manager import PagesManager
 
+    apply_language()  # app.py sets it too; a page run on its own (AppTest's switch_page) needs it here
     if st.session_state.get(_ROUTED) or not getattr(PagesManager, "uses_pages_directory", False):
         return
     PagesManager.uses_pages_directory = False

@@ -3,63 +3,34 @@
 The dataset in use is stored (``studio.save_dataset_choice``). While the user sets
 roles and adds candidate files, this page keeps a draft of the choice in the
 session, and stores it only when "Use this dataset" loads it without an error, so
-a mistake never replaces a working dataset and never loses the roles typed.
+a mistake never replaces a working dataset and never loses the roles typed. The
+draft's panel is drawn by ``panels/data_draft.py``, the splits by ``panels/data_splits.py``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 import studio
-from skynet_core.datasets import (
-    EXAMPLE_PATH,
-    MAX_FILE_BYTES,
-    CandidateFile,
-    Dataset,
-    DatasetError,
-    Role,
-    infer_roles,
-    read_table,
-    save_upload,
-)
-from skynet_core.datasets.role_editor import ROLE_CHOICES, cell_text, changed_roles, editor_rows
-from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, data_roots, server_path
+from panels.data_draft import FILE_TYPES, PREVIEW_ROWS, draw_draft, read_error, roots_help
+from panels.data_splits import draw_splits
+from skynet_core.datasets import EXAMPLE_PATH, MAX_FILE_BYTES, CandidateFile, DatasetError, read_table, save_upload
+from skynet_core.datasets.preview import DatasetDraft
+from skynet_core.datasets.role_editor import cell_text, changed_roles
+from skynet_core.i18n import _, format_number, ngettext
+from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, server_path
 
 studio.ensure_router()
 
 S = st.session_state
-FILE_TYPES = ["csv", "jsonl", "json", "parquet"]
-PREVIEW_ROWS = 20
-WIDE_COLUMNS = 100
-ALL_SPLITS = "all"
-SPLIT_RULE = (
-    "Splits follow the Skynet planner: under 30 cases, all train; 30 to 79, 80% train and 20% val; 80 to 299, "
-    "60/20/20 train/val/test; 300 or more, 60/20/20 with val capped at 200 and test at 500. A case's split "
-    "depends only on its id, so it never changes between runs; a `split` column overrides the planner."
-)
-ROLE_HELP = (
-    "**input field**: `input[field]` · **expected field**: `expected[field]`, keyed like the output · "
-    "**output**: the whole output to score (**output field** builds an object) · **object** roles: the cell is a "
-    "JSON object holding every field · **observation**: the measured latency (ms) or cost (USD) · "
-    "**candidate**, **split**, **id**: by name · **ignored**: not passed to the metric."
-)
+EXAMPLE, A_FILE = "example", "file"
+MAX_UPLOAD_MB = MAX_FILE_BYTES // 1_000_000
 
 
-@dataclass
-class Draft:
-    """The choice being set up: the main file, roles that differ from the inferred ones, candidate files."""
-
-    path: str
-    roles: dict[str, tuple[Role, str]] | None = None
-    files: list[CandidateFile] = field(default_factory=list)
-    main_candidate: str | None = None
-
-
-@st.cache_resource(show_spinner="Reading the file…", max_entries=2)
+@st.cache_resource(show_spinner=False, max_entries=2)
 def _table(path: str, mtime_ns: int) -> pd.DataFrame:
     return read_table(path)
 
@@ -70,12 +41,19 @@ def table(path: str) -> pd.DataFrame:
         mtime_ns = Path(path).stat().st_mtime_ns
     except OSError:
         mtime_ns = 0  # read_table then says what is wrong with the path
-    return _table(path, mtime_ns)
+    with st.spinner(_("Reading the file…")):
+        return _table(path, mtime_ns)
 
 
-def new_draft(draft: Draft | None) -> None:
+def new_draft(draft: DatasetDraft | None) -> None:
     S["data.draft"] = draft
     S["data.gen"] = S.get("data.gen", 0) + 1
+
+
+def refuse(message: str) -> None:
+    """Show why a file was refused, and drop the previous draft so its panel does not stand under the new name."""
+    S["data.upload_error"] = message
+    new_draft(None)
 
 
 def take_upload() -> None:
@@ -85,16 +63,17 @@ def take_upload() -> None:
     try:
         path = save_upload(upload.name, upload, studio.uploads_dir())
     except DatasetError as exc:
-        S["data.upload_error"] = str(exc)
+        refuse(str(exc))
         return
     except OSError as exc:
-        S["data.upload_error"] = (
-            f"{upload.name} could not be saved in {studio.uploads_dir()} ({exc.strerror}). "
-            "Check that the data directory is writable."
+        refuse(
+            _("{file} could not be saved in {folder} ({reason}). Check that the data directory is writable.").format(
+                file=upload.name, folder=studio.uploads_dir(), reason=exc.strerror
+            )
         )
         return
     S.pop("data.upload_error", None)
-    new_draft(Draft(path=str(path)))
+    new_draft(DatasetDraft(path=str(path)))
 
 
 def open_path() -> None:
@@ -102,25 +81,27 @@ def open_path() -> None:
     S.pop("data.upload_error", None)
     if typed:
         try:
-            new_draft(Draft(path=str(server_path(typed))))
+            new_draft(DatasetDraft(path=str(server_path(typed))))
         except PathRefused as exc:
-            S["data.upload_error"] = str(exc)
+            refuse(str(exc))
 
 
 def use_example() -> None:
     studio.save_dataset_choice(studio.EXAMPLE_SOURCE)
-    S["data.flash"] = "Using the bundled example."
+    S["data.flash"] = _("Using the bundled example.")
 
 
-def add_candidate_file(draft: Draft) -> None:
+def add_candidate_file(draft: DatasetDraft) -> None:
     name = (S.get("data.new_name") or "").strip()
     upload = S.get(f"data.new_upload.{S.get('data.new_gen', 0)}")
     typed = (S.get("data.new_path") or "").strip()
     if not name:
-        S["data.new_error"] = "Name the candidate whose outputs the file holds."
+        S["data.new_error"] = _("Name the candidate whose outputs the file holds.")
         return
     if name in (item.name for item in draft.files):
-        S["data.new_error"] = f"A candidate file is already named {name!r}. Give each candidate its own name."
+        S["data.new_error"] = _("A candidate file is already named “{name}”. Give each candidate its own name.").format(
+            name=name
+        )
         return
     try:
         if upload is not None:
@@ -129,7 +110,7 @@ def add_candidate_file(draft: Draft) -> None:
             path = str(server_path(typed))
             table(path)  # says now, not at "Use this dataset", when the file cannot be read
         else:
-            S["data.new_error"] = "Upload the candidate's file, or type its path on the server."
+            S["data.new_error"] = _("Upload the candidate's file, or type its path on the server.")
             return
     except (DatasetError, PathRefused) as exc:
         S["data.new_error"] = str(exc)
@@ -140,180 +121,66 @@ def add_candidate_file(draft: Draft) -> None:
     S["data.new_gen"] = S.get("data.new_gen", 0) + 1
 
 
-def remove_candidate_file(draft: Draft, index: int) -> None:
+def remove_candidate_file(draft: DatasetDraft, index: int) -> None:
     del draft.files[index]
 
 
-def save_candidate(token: str) -> None:
-    studio.workspace().choose_cases(S[f"data.candidate.{token}"], studio.split())
+def cases_text(cases: int, candidates: int) -> str:
+    return ngettext("{cases} × {count} candidate", "{cases} × {count} candidates", candidates).format(
+        cases=ngettext("{count} case", "{count} cases", cases).format(count=format_number(cases)), count=candidates
+    )
 
 
-def save_split(token: str) -> None:
-    chosen = S[f"data.split.{token}"]
-    studio.workspace().choose_cases(studio.in_use().candidate, None if chosen == ALL_SPLITS else chosen)
-
-
-def apply(draft: Draft, edited: pd.DataFrame, columns: list[str]) -> None:
+def apply(draft: DatasetDraft, edited: pd.DataFrame, columns: list[str]) -> None:
     """Load the draft with the edited roles; store it when it loads, else show why (keeping the edits)."""
     changed = changed_roles(edited, columns)
     main = (S.get(f"data.main.{S['data.gen']}") or "").strip() or None
     try:
         data = studio.load_choice(draft.path, changed, draft.files, main)
-    except DatasetError as exc:
-        st.error(studio.md(str(exc)), icon=":material/error:")
-        return
-    except OSError as exc:
-        st.error(
-            studio.md(f"{exc.filename or draft.path} could not be read ({exc.strerror or exc}).")
-            + " Check the path, or upload the file again.",
-            icon=":material/error:",
-        )
+    except (DatasetError, OSError) as exc:
+        st.error(studio.md(read_error(exc, draft.path)), icon=":material/error:")
         return
     studio.save_dataset_choice(draft.path, changed, draft.files, main)
     if studio.split() not in (None, *[name for name, count in data.split_counts().items() if count]):
         studio.workspace().choose_cases(studio.in_use().candidate, None)
-    new_draft(Draft(path=draft.path, roles=changed, files=list(draft.files), main_candidate=main))
-    S["data.flash"] = (
-        f"Using {Path(draft.path).name}: {sum(data.split_counts().values()):,} cases × "
-        f"{len(data.candidates)} candidate{'s' if len(data.candidates) != 1 else ''}."
+    new_draft(DatasetDraft(path=draft.path, roles=changed, files=list(draft.files), main_candidate=main))
+    S["data.flash"] = _("Using {file}: {cases}.").format(
+        file=Path(draft.path).name, cases=cases_text(sum(data.split_counts().values()), len(data.candidates))
     )
     st.rerun()
 
 
-def draft_panel(draft: Draft) -> None:
-    name = Path(draft.path).name
+def file_source() -> None:
+    upload_col, path_col = st.columns(2)
+    upload_col.file_uploader(
+        _("Upload a CSV, JSON Lines or Parquet file (up to {size} MB)").format(size=format_number(MAX_UPLOAD_MB)),
+        type=FILE_TYPES,
+        key="data.upload",
+        on_change=take_upload,
+        max_upload_size=MAX_UPLOAD_MB,
+        help=_("Kept in the studio's data folder, so the choice survives a restart."),
+    )
+    with path_col:
+        st.text_input(
+            _("…or a file path on the server"),
+            key="data.path",
+            placeholder=_("e.g. /data/cases.jsonl"),
+            help=_("{folders} More: `{variable}` in the server's environment.").format(
+                folders=roots_help(), variable=DATA_ROOTS_ENV
+            ),
+        )
+        st.button(_("Open this file"), on_click=open_path, icon=":material/folder_open:")
+    if S.get("data.upload_error"):
+        st.error(studio.md(S["data.upload_error"]), icon=":material/error:")
+    draft = S["data.draft"]
+    if draft is None:
+        return
     try:
         frame = table(draft.path)
     except DatasetError as exc:
         st.error(studio.md(str(exc)), icon=":material/error:")
         return
-    columns = [str(column) for column in frame.columns]
-    st.markdown(f"#### {studio.md(name)}")
-    st.caption(f"{studio.md(draft.path)} · {len(frame):,} {frame.index.name or 'row'}s · {len(columns):,} columns")
-    if len(columns) >= WIDE_COLUMNS:
-        st.info(
-            f"This file has {len(columns):,} columns. Columns without a role prefix (input., expected., output, "
-            "observation., id, split, candidate) start as ignored and are not passed to the metric; give a role "
-            "only to the ones it needs.",
-            icon=":material/view_column:",
-        )
-    preview = frame.head(PREVIEW_ROWS).copy()
-    preview.columns = columns
-    st.dataframe(preview.map(cell_text), height=min(38 + 35 * len(preview), 420))
-
-    st.markdown("**Column roles**")
-    st.caption(ROLE_HELP)
-    roles = infer_roles(list(frame.columns))
-    roles.update({column: role for column, role in (draft.roles or {}).items() if column in roles})
-    edited = st.data_editor(
-        editor_rows(frame, roles),
-        key=f"data.roles.{S['data.gen']}",
-        hide_index=True,
-        num_rows="fixed",
-        disabled=["column", "example"],
-        height=min(38 + 35 * len(columns), 460),
-        column_config={
-            "column": st.column_config.TextColumn("column", width="medium", pinned=True),
-            "role": st.column_config.SelectboxColumn(
-                "role",
-                width="medium",
-                options=list(ROLE_CHOICES),
-                required=True,
-                help="What the column means to the metric.",
-            ),
-            "field": st.column_config.TextColumn(
-                "field name",
-                width="medium",
-                help="For the field roles: the key the metric reads, e.g. "
-                "input['question']. Empty means the column's name.",
-            ),
-            "example": st.column_config.TextColumn("first value", width="large"),
-        },
-    )
-
-    candidate_files_panel(draft, name, has_candidate_column=any(role is Role.CANDIDATE for role, _ in roles.values()))
-    if st.button("Use this dataset", type="primary", icon=":material/check:", key="data.apply"):
-        apply(draft, edited, list(frame.columns))
-
-
-def candidate_files_panel(draft: Draft, name: str, *, has_candidate_column: bool) -> None:
-    st.markdown("**More candidates** · one file per candidate (optional)")
-    st.caption(
-        f"Another candidate's outputs for the same cases, joined to {name} by id. Each file needs an id "
-        "column and an output column; its latency and cost are its own. Columns named as in "
-        f"{name} get the same roles."
-    )
-    for index, item in enumerate(draft.files):
-        cols = st.columns([2, 5, 1], vertical_alignment="center")
-        cols[0].markdown(f"**{studio.md(item.name)}**")
-        cols[1].caption(studio.md(item.path))
-        cols[2].button(
-            "Remove",
-            key=f"data.remove.{index}.{item.name}",
-            on_click=remove_candidate_file,
-            args=(draft, index),
-            icon=":material/delete:",
-        )
-    if draft.files and not has_candidate_column:
-        S.setdefault(f"data.main.{S['data.gen']}", draft.main_candidate or Path(draft.path).stem)
-        st.text_input(
-            f"Candidate name of {name}",
-            key=f"data.main.{S['data.gen']}",
-            help="The name the Author and Reward trade-offs pages use for this file's outputs.",
-        )
-    with st.expander("Add a candidate file", expanded=bool(S.get("data.new_error"))):
-        st.text_input("Candidate name", key="data.new_name", placeholder="e.g. large-careful")
-        st.file_uploader("Upload its file", type=FILE_TYPES, key=f"data.new_upload.{S.get('data.new_gen', 0)}")
-        st.text_input(
-            "…or its path on the server",
-            key="data.new_path",
-            help="Only files in these folders: " + ", ".join(str(root) for root in data_roots()) + ".",
-        )
-        st.button("Add candidate", on_click=add_candidate_file, args=(draft,), icon=":material/add:")
-        if S.get("data.new_error"):
-            st.error(studio.md(S["data.new_error"]), icon=":material/error:")
-
-
-def splits_panel(data: Dataset) -> None:
-    counts = data.split_counts()
-    st.subheader(f"Splits · {data.name}")
-    cols = st.columns(max(len(counts), 3))
-    for col, (split, count) in zip(cols, counts.items(), strict=False):
-        col.metric(split, f"{count:,}")
-    st.caption("This file's `split` column sets each case's split." if data.splits_from_column else SPLIT_RULE)
-
-    st.subheader("What the Author page scores")
-    chosen_candidate, chosen_split = studio.candidate(data), studio.split()
-    left, right = st.columns(2)
-    # Keyed by the dataset, so a new dataset's choices start from what is stored, with its own labels.
-    token = f"{data.source}.{data.name}.{'.'.join(data.candidates)}.{'.'.join(f'{k}{v}' for k, v in counts.items())}"
-    if data.candidates == [""]:
-        left.selectbox("Candidate", ["(the only one)"], disabled=True, key="data.candidate_only")
-    else:
-        left.selectbox(
-            "Candidate",
-            data.candidates,
-            index=data.candidates.index(chosen_candidate),
-            key=f"data.candidate.{token}",
-            on_change=save_candidate,
-            args=(token,),
-        )
-    sizes = {ALL_SPLITS: sum(counts.values()), **counts}
-    options = list(sizes)
-    right.selectbox(
-        "Split",
-        options,
-        index=options.index(chosen_split) if chosen_split in options else 0,
-        format_func=lambda split: f"{split} ({sizes[split]:,} cases)",
-        key=f"data.split.{token}",
-        on_change=save_split,
-        args=(token,),
-    )
-    count = len(studio.cases_in_use())
-    st.caption(
-        f"The Author page scores {count:,} cases: candidate {studio.md(chosen_candidate or '(the only one)')}, "
-        f"split {studio.md(chosen_split or 'all')}."
-    )
+    draw_draft(draft, frame, on_apply=apply, on_add=add_candidate_file, on_remove=remove_candidate_file)
 
 
 # The page.
@@ -323,60 +190,52 @@ path, stored_roles, stored_files, stored_main = (
 )
 if "data.draft" not in S:
     S["data.draft"] = (
-        None if path == studio.EXAMPLE_SOURCE else Draft(path, stored_roles, list(stored_files), stored_main)
+        None if path == studio.EXAMPLE_SOURCE else DatasetDraft(path, stored_roles, list(stored_files), stored_main)
     )
     S["data.gen"] = 0
-    S["data.source"] = "The bundled example" if path == studio.EXAMPLE_SOURCE else "A file"
+    S["data.source"] = EXAMPLE if path == studio.EXAMPLE_SOURCE else A_FILE
 
-st.title("Data")
+st.title(_("Data"))
 st.markdown(
-    f"In use: **{studio.md(data.name)}** · {sum(data.split_counts().values()):,} cases × {len(data.candidates)} "
-    f"candidate{'s' if len(data.candidates) != 1 else ''}"
+    _("In use: **{name}** · {cases}").format(
+        name=studio.md(data.name), cases=cases_text(sum(data.split_counts().values()), len(data.candidates))
+    )
 )
 if problem:
     st.warning(studio.md(problem), icon=":material/warning:")
 if flash := S.pop("data.flash", None):
     st.success(flash, icon=":material/task_alt:")
 
-source = st.radio("Cases from", ["The bundled example", "A file"], key="data.source", horizontal=True)
-if source == "The bundled example":
+source = st.radio(
+    _("Cases from"),
+    [EXAMPLE, A_FILE],
+    format_func=lambda choice: _("The bundled example") if choice == EXAMPLE else _("A file"),
+    key="data.source",
+    horizontal=True,
+)
+if source == EXAMPLE:
     st.caption(
-        f"{EXAMPLE_PATH.name}: 72 support tickets, each answered by three candidates (fast-small, balanced, "
-        "large-careful) with their latency and cost."
+        _(
+            "{file}: 72 support tickets, each answered by three candidates (fast-small, balanced, large-careful) "
+            "with their latency and cost."
+        ).format(file=EXAMPLE_PATH.name)
     )
     st.dataframe(table(str(EXAMPLE_PATH)).head(PREVIEW_ROWS).map(cell_text), height=300)
     in_use = data.source == studio.EXAMPLE_SOURCE
     st.button(
-        "Use the example",
+        _("Use the example"),
         type="primary",
         on_click=use_example,
         disabled=in_use,
         icon=":material/check:",
-        help="The example is the dataset in use." if in_use else None,
+        help=_("The example is the dataset in use.") if in_use else None,
     )
 else:
-    upload_col, path_col = st.columns(2)
-    upload_col.file_uploader(
-        f"Upload a CSV, JSON Lines or Parquet file (up to {MAX_FILE_BYTES / 1e6:,.0f} MB)",
-        type=FILE_TYPES,
-        key="data.upload",
-        on_change=take_upload,
-        help="Kept in the studio's data folder, so the choice survives a restart.",
-    )
-    with path_col:
-        st.text_input(
-            "…or a file path on the server",
-            key="data.path",
-            placeholder="/data/cases.jsonl",
-            help="Only files in these folders: "
-            + ", ".join(str(root) for root in data_roots())
-            + f". More: {DATA_ROOTS_ENV} in the server's environment.",
-        )
-        st.button("Open this file", on_click=open_path, icon=":material/folder_open:")
-    if S.get("data.upload_error"):
-        st.error(studio.md(S["data.upload_error"]), icon=":material/error:")
-    if S["data.draft"] is not None:
-        draft_panel(S["data.draft"])
+    file_source()
 
 st.divider()
-splits_panel(data)
+opened = S["data.draft"]
+draw_splits(
+    data,
+    Path(opened.path).name if source == A_FILE and opened is not None and opened.path != data.source else None,
+)

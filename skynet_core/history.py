@@ -8,12 +8,40 @@ reported without a delta, since a failed case has no score.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
+from datetime import datetime
 
 import pandas as pd
 
+from .i18n import _, format_datetime
 from .metric_source import MetricSource
 from .results import CaseResult
+from .store import Version, VersionKind
+
+LABEL_NAME_CHARS = 48
+"""Most characters of a version's name in its label; the rest becomes "…"."""
+# A time the studio wrote into a version's name ("before … (19:28:49)", "autosave 19:28:49",
+# "other tab's text, replaced at 19:28:49"): the label shows the version's time once, itself.
+_NAME_TIME = re.compile(r"\s*(?:\(\s*|\bat\s+)?\d{1,2}:\d{2}(?::\d{2})?\s*\)?\s*$")
+
+
+def short_name(version: Version) -> str:
+    """A version's name without the time the studio wrote into it ("autosave" for an autosave), at most
+    :data:`LABEL_NAME_CHARS` characters: "#5 before Reward trade-offs wrote REWARD_SPEC"."""
+    name = _NAME_TIME.sub("", version.name).strip() or version.name.strip()
+    if version.kind is VersionKind.AUTO:
+        name = _("autosave")
+    if len(name) > LABEL_NAME_CHARS:
+        name = name[: LABEL_NAME_CHARS - 1].rstrip() + "…"
+    return f"#{version.id} {name}"
+
+
+def version_label(version: Version) -> str:
+    """A version as a picker shows it, short and saying the time once: "#5 before … wrote REWARD_SPEC ·
+    11/30/26, 7:28 PM" (the time in the current locale; an autosave is called that; a long name is cut)."""
+    stamp = format_datetime(datetime.fromtimestamp(version.created_at), "short")
+    return f"{short_name(version)} · {stamp}"
 
 
 def unified_diff(old: str, new: str, old_name: str = "old/metric.py", new_name: str = "new/metric.py") -> str:
@@ -35,8 +63,8 @@ def folder_diff(old: MetricSource, new: MetricSource) -> str:
 
 @dataclass(frozen=True)
 class Comparison:
-    """The per-case table and its summary. ``table`` columns: id, split, candidate, old_status,
-    new_status, old_score, new_score, delta, old_feedback, new_feedback (largest |delta| first)."""
+    """The per-case table and its summary. ``table`` columns: id, old_score, new_score, delta, old_status,
+    new_status, split, candidate, old_feedback, new_feedback (largest |delta| first)."""
 
     table: pd.DataFrame
     improved: int
@@ -77,15 +105,15 @@ def compare_runs(old: list[CaseResult], new: list[CaseResult], *, tolerance: flo
         )
     table = pd.DataFrame(
         rows,
-        columns=[
+        columns=[  # the scores and the change first: what a reader looks for, visible at 900 px too
             "id",
-            "split",
-            "candidate",
-            "old_status",
-            "new_status",
             "old_score",
             "new_score",
             "delta",
+            "old_status",
+            "new_status",
+            "split",
+            "candidate",
             "old_feedback",
             "new_feedback",
         ],

@@ -11,6 +11,12 @@ The tables live in the studio's database file in the data directory (see
 Like :class:`~skynet_core.store.Store`, a :class:`RunStore` opens a short
 connection per call (WAL mode, busy timeout), so the server's threads can share one.
 Only the newest :data:`KEEP_RUNS` runs of each dataset and candidate are kept.
+
+A run also keeps the cases it scored (id, candidate, split, input, output, expected, observation), so that a run
+can be opened and exported with what was scored even after the dataset file changed or went away,
+and a small summary (mean, counts by status, named scores) so that the list of runs reads no results.
+Runs saved before these were kept have neither: the summary is computed from the results when
+listed, and the cases are looked up in the dataset at export time (see :mod:`skynet_core.run_views`).
 """
 
 from __future__ import annotations
@@ -20,12 +26,13 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from .cases import Case, Observation
 from .metric_source import MetricSource
 from .provenance import Provenance
 from .results import CaseResult
@@ -54,6 +61,11 @@ CREATE TABLE IF NOT EXISTS scored_runs (
 CREATE INDEX IF NOT EXISTS scored_runs_newest ON scored_runs (dataset, candidate, created_at);
 """
 
+_ADDED = {"provenance": "TEXT", "cases": "BLOB", "summary": "TEXT"}
+_LISTED = (
+    "SELECT id, dataset, candidate, split, metric_hash, dataset_name, created_at, case_count, summary, provenance, "
+    "metric_source, cases IS NOT NULL FROM scored_runs ORDER BY created_at DESC, id DESC"
+)
 _RESULT_FIELDS = frozenset(item.name for item in fields(CaseResult)) | {"llm_calls"}  # the calls' trace
 
 
@@ -100,6 +112,83 @@ class SavedRun:
     results: list[CaseResult]
     metric_source: str = ""
     provenance: Provenance | None = None
+    cases: list[Case] | None = None
+    """The cases scored, as they were (``None``: a run saved before cases were kept)."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A saved run as the list of runs shows it, without its results: ``mean`` is over ok cases
+    (``None``: no case scored ok), ``statuses`` the case count per status, ``score_names`` the named
+    scores in the order they first appear."""
+
+    id: int
+    key: RunKey
+    created_at: float
+    case_count: int
+    mean: float | None
+    statuses: dict[str, int] = field(default_factory=dict)
+    score_names: tuple[str, ...] = ()
+    provenance: Provenance | None = None
+    has_cases: bool = False
+
+    @property
+    def ok_share(self) -> float:
+        """The share of cases that scored ok (0 for an empty run)."""
+        return self.statuses.get("ok", 0) / self.case_count if self.case_count else 0.0
+
+    @property
+    def error_share(self) -> float:
+        """The share of cases that did not score (error, timeout or invalid)."""
+        return 1.0 - self.ok_share if self.case_count else 0.0
+
+
+def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
+    """The summary kept beside a run: mean over ok cases, counts by status, named scores."""
+    scored = [result.score for result in results if result.ok and result.score is not None]
+    statuses: dict[str, int] = {}
+    names: dict[str, None] = {}
+    for result in results:
+        statuses[result.status.value] = statuses.get(result.status.value, 0) + 1
+        for name in result.scores:
+            names.setdefault(name, None)
+    return {"mean": sum(scored) / len(scored) if scored else None, "statuses": statuses, "score_names": list(names)}
+
+
+def case_to_json(case: Case) -> dict[str, Any]:
+    """What a run keeps of a case it scored."""
+    return {
+        "id": case.id,
+        "candidate": case.candidate,
+        "split": case.split,
+        "input": case.input,
+        "output": case.output,
+        "expected": case.expected,
+        "observation": case.observation.to_json(),
+    }
+
+
+def case_from_json(data: dict[str, Any]) -> Case:
+    observed = data.get("observation") or {}
+    return Case(
+        id=str(data.get("id", "")),
+        input=data.get("input") or {},
+        output=data.get("output"),
+        expected=data.get("expected"),
+        split=str(data.get("split") or "train"),
+        candidate=str(data.get("candidate") or ""),
+        observation=Observation(observed.get("latency_ms"), observed.get("cost_usd")),
+    )
+
+
+def _provenance(
+    made_by: str | None, source: str, dataset: str, name: str, candidate: str, split: str | None
+) -> Provenance:
+    provenance = Provenance.from_json(orjson.loads(made_by)) if made_by else None
+    if provenance is None:  # a run saved before provenance was kept: what its key and text tell
+        metric = MetricSource.of(source).digest if source else ""
+        provenance = Provenance(metric, dataset, name, candidate, split)
+    return provenance
 
 
 def _result(data: dict[str, Any]) -> CaseResult:
@@ -116,8 +205,10 @@ class RunStore:
     def __init__(self, directory: str | Path | None = None) -> None:
         self.directory, self.path = open_database(directory, _SCHEMA)
         with connect(self.path) as db:
-            if "provenance" not in {row[1] for row in db.execute("PRAGMA table_info(scored_runs)")}:
-                db.execute("ALTER TABLE scored_runs ADD COLUMN provenance TEXT")
+            present = {row[1] for row in db.execute("PRAGMA table_info(scored_runs)")}
+            for name, kind in _ADDED.items():
+                if name not in present:
+                    db.execute(f"ALTER TABLE scored_runs ADD COLUMN {name} {kind}")
 
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
         return connect(self.path)
@@ -129,14 +220,23 @@ class RunStore:
         *,
         metric_source: str = "",
         provenance: Provenance | None = None,
+        cases: Sequence[Case] | None = None,
     ) -> int:
-        """Keep a finished run and return its id; the oldest runs beyond :data:`KEEP_RUNS` are dropped."""
+        """Keep a finished run (and the ``cases`` it scored, when given) and return its id; the oldest runs
+        beyond :data:`KEEP_RUNS` are dropped."""
         blob = orjson.dumps([result.to_json() for result in results], option=orjson.OPT_NON_STR_KEYS)
         made_by = orjson.dumps(provenance.to_json()).decode() if provenance is not None else None
+        kept_cases = (
+            orjson.dumps([case_to_json(case) for case in cases], option=orjson.OPT_NON_STR_KEYS)
+            if cases is not None
+            else None
+        )
+        summary = orjson.dumps(summarize(results)).decode()
         with self._connect() as db:
             cursor = db.execute(
                 "INSERT INTO scored_runs (dataset, dataset_name, candidate, split, metric_hash, metric_source, "
-                "created_at, case_count, results, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "created_at, case_count, results, provenance, cases, summary) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key.dataset,
                     key.dataset_name,
@@ -148,6 +248,8 @@ class RunStore:
                     len(results),
                     blob,
                     made_by,
+                    kept_cases,
+                    summary,
                 ),
             )
             run_id = int(cursor.lastrowid or 0)
@@ -161,30 +263,59 @@ class RunStore:
 
     def latest(self, dataset: str, candidate: str | None = None) -> SavedRun | None:
         """The newest run of ``dataset`` (its source) and ``candidate`` (any candidate when ``None``), or ``None``."""
-        query = (
-            "SELECT id, dataset, candidate, split, metric_hash, dataset_name, created_at, results, metric_source, "
-            "provenance "
-            "FROM scored_runs WHERE dataset = ?"
-        )
+        query = "SELECT id FROM scored_runs WHERE dataset = ?"
         params: list[Any] = [dataset]
         if candidate is not None:
             query += " AND candidate = ?"
             params.append(candidate)
         with self._connect() as db:
             row = db.execute(query + " ORDER BY created_at DESC, id DESC LIMIT 1", params).fetchone()
+        return None if row is None else self.get(int(row[0]))
+
+    def get(self, run_id: int) -> SavedRun | None:
+        """The run ``run_id`` with its results (and the cases it scored, when kept), or ``None``."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT id, dataset, candidate, split, metric_hash, dataset_name, created_at, results, metric_source, "
+                "provenance, cases FROM scored_runs WHERE id = ?",
+                (run_id,),
+            ).fetchone()
         if row is None:
             return None
-        run_id, dataset, candidate, split, hashed, name, created_at, blob, source, made_by = row
-        key = RunKey(dataset, candidate, split, hashed, name)
-        provenance = Provenance.from_json(orjson.loads(made_by)) if made_by else None
-        if provenance is None:  # a run saved before provenance was kept: what its key and text tell
-            metric = MetricSource.of(source).digest if source else ""
-            provenance = Provenance(metric, dataset, name, candidate, split)
+        run_id, dataset, candidate, split, hashed, name, created_at, blob, source, made_by, kept = row
         return SavedRun(
             id=run_id,
-            key=key,
+            key=RunKey(dataset, candidate, split, hashed, name),
             created_at=created_at,
             results=[_result(item) for item in orjson.loads(blob)],
             metric_source=source,
-            provenance=provenance,
+            provenance=_provenance(made_by, source, dataset, name, candidate, split),
+            cases=[case_from_json(item) for item in orjson.loads(kept)] if kept else None,
         )
+
+    def list(self) -> list[RunSummary]:
+        """Every saved run, newest first, without its results (a run saved before summaries were kept
+        is read once to make its summary)."""
+        with self._connect() as db:
+            rows = db.execute(_LISTED).fetchall()
+        found = []
+        for run_id, dataset, candidate, split, hashed, name, created_at, count, summary, made_by, source, has in rows:
+            if summary:
+                made = orjson.loads(summary)
+            else:
+                run = self.get(run_id)
+                made = summarize(run.results if run else [])
+            found.append(
+                RunSummary(
+                    id=run_id,
+                    key=RunKey(dataset, candidate, split, hashed, name),
+                    created_at=created_at,
+                    case_count=count,
+                    mean=made.get("mean"),
+                    statuses=dict(made.get("statuses") or {}),
+                    score_names=tuple(made.get("score_names") or ()),
+                    provenance=_provenance(made_by, source, dataset, name, candidate, split),
+                    has_cases=bool(has),
+                )
+            )
+        return found

@@ -501,7 +501,7 @@ class Workspace:
                 **options.for_job(job),
             )
             if keep and provenance is not None and not job.cancel.is_set() and report.cases:
-                self.keep_run(metric, report.cases, provenance)
+                self.keep_run(metric, report.cases, provenance, cases)
             return report
 
         job: Job[CheckReport] = Job(kind=kind, total=len(cases), label=label, provenance=provenance)
@@ -514,10 +514,18 @@ class Workspace:
         spent = getattr(self._handlers.get(job), "spent_usd", None)
         return float(spent) if isinstance(spent, int | float) else None
 
-    def keep_run(self, metric: MetricSource, results: list[CaseResult], made_by: Provenance) -> int:
-        """Keep scored results in the database (the run of ``made_by``'s dataset, candidate and split)."""
+    def keep_run(
+        self,
+        metric: MetricSource,
+        results: list[CaseResult],
+        made_by: Provenance,
+        cases: list[Case] | None = None,
+    ) -> int:
+        """Keep scored results in the database (the run of ``made_by``'s dataset, candidate and split), with
+        the ``cases`` scored when given, so the run can be opened and exported with its inputs and outputs
+        even after the dataset changes."""
         key = RunKey(made_by.dataset, made_by.candidate, made_by.split, metric_hash(metric.main), made_by.dataset_name)
-        return self.runs.save(key, results, metric_source=metric.main, provenance=made_by)
+        return self.runs.save(key, results, metric_source=metric.main, provenance=made_by, cases=cases)
 
     def score_all(
         self,
@@ -594,6 +602,14 @@ class Workspace:
             provenance=self.provenance(new, keys, in_use),
         )
         return self.submit(slot, job, run, watcher)
+
+    def cases_of(self, source: str) -> list[Case] | None:
+        """Every case of the dataset ``source`` (``"example"`` or the file in use) as it is now; ``None``
+        when that dataset is not the one in use (its roles and candidate files are not known any more)."""
+        if source == EXAMPLE_SOURCE:
+            return self.load(EXAMPLE_SOURCE).cases
+        in_use = self.dataset()
+        return in_use.data.cases if in_use.data.source == source and not in_use.problem else None
 
     def latest_run(self, in_use: DatasetInUse | None = None) -> SavedRun | None:
         """The newest saved run of the dataset and candidate in use."""

@@ -2,21 +2,42 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from skynet_core.datasets import load_example
-from skynet_core.feedback import MarkStore, MarkValue
+from skynet_core.datasets import load_dataset, load_example
+from skynet_core.feedback import MarkStore, MarkValue, Thresholds
+from skynet_core.feedback import view as fv
 from skynet_core.llm import NO_MODEL_MESSAGE, LlmReply, ModelSettings
 from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.runs import RunKey, RunStore
 from skynet_core.store import DATA_DIR_ENV, DB_NAME, Store
+from skynet_core.workspace import SETTING_DATASET_PATH
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'Wrong.'}\n"
-WEAK_EVERY = 3  # every third case gets the weak feedback "Wrong."
+WEAK_EVERY = 3
+# English left on the Feedback page (main area) that comes from files this branch does not own:
+# panels/reflection.py (the reflection step), skynet_core/llm.py (NO_MODEL_MESSAGE) and studio.py (the
+# stale-result banner). The i18n and author branches translate them; the lead empties this at merge.
+PENDING_OTHER_BRANCH: set[str] = set(
+    """download for use this metric in an engine a folder with the these cases runnable script and its
+    requirements try one reflection step no model is set prompt still shown to reflect on lowest scoring like
+    gepa's minibatch text being optimized instruction or outputs answered paste your candidates were given
+    show metric's feedback few low which writes next version of this runs that can help once own see so
+    whether would you configured llm name provider's key variable base settings page point server same
+    compatible local as at does such match current dataset candidate split model""".split()
+)
+# Data in the seeded run (case values, the dataset's name) and the English words the rules look for
+# (quoted on purpose), the literal probe text "I don't know", and scanner artefacts (a code block's
+# language, a column's config).
+USER_DATA_WORDS = set(
+    """label priority technical medium high refund returns me support tickets example fast small
+    wrong correct missing bad format don't know plaintext index""".split()
+)  # every third case gets the weak feedback "Wrong."
 
 
 def seeded_results() -> list[CaseResult]:
@@ -95,6 +116,13 @@ def show_box(app: AppTest):
     return next(box for box in app.selectbox if box.label == "Show")
 
 
+def threshold_box(app: AppTest, setting: str):
+    """The number field of one threshold (its key carries a generation that "Reset to defaults" moves on)."""
+    return next(
+        box for box in app.number_input if box.key.startswith("feedback.threshold.") and box.key.endswith(f".{setting}")
+    )
+
+
 def test_without_a_run_the_page_says_so_and_offers_to_score(data_dir: Path) -> None:
     app = open_page()
     assert app.title[0].value == "Feedback review"
@@ -136,10 +164,10 @@ def test_the_selected_case_is_shown_side_by_side_with_its_rules_and_suggestion(s
 
 def test_changing_a_threshold_reruns_the_review(seeded: RunKey) -> None:
     app = open_page()
-    app.number_input(key="feedback.threshold.min_words").set_value(1).run()
+    threshold_box(app, "min_words").set_value(1).run()
     assert app.table[0].value["Flagged"]["Empty or very short"] == 0
     assert app.table[0].value["Threshold"]["Empty or very short"] == "1 words (fewer is flagged)"
-    app.number_input(key="feedback.threshold.low_score").set_value(0.0).run()
+    threshold_box(app, "low_score").set_value(0.0).run()
     assert app.table[0].value["Flagged"]["Low score without specifics"] == 0
     assert metric(app, "Broke a rule") == str(weak_count())  # "Wrong." is still a generic phrase
 
@@ -148,7 +176,7 @@ def test_filtering_by_a_rule_with_no_flags_shows_an_empty_note(seeded: RunKey) -
     app = open_page()
     show_box(app).set_value("contradiction").run()
     assert not app.dataframe or len(app.dataframe[0].value) == 0
-    assert any("No case matches this filter" in caption.value for caption in app.caption)
+    assert any("No case matches these filters" in caption.value for caption in app.caption)
     show_box(app).set_value("all").run()
     assert len(app.dataframe[0].value) == len(seeded_results()) - 1
 
@@ -231,3 +259,107 @@ def test_a_reflection_step_on_the_review_shows_the_prompt_without_a_model(seeded
     app.button(key="feedback.reflection.run").click().run()
     assert not app.exception, app.exception
     assert any("Answer the ticket in one line." in block.value for block in app.code)
+
+
+# --- issue 15's rough edges and the filters ------------------------------------------------------
+
+
+def test_reset_to_defaults_restores_every_threshold_field(seeded: RunKey) -> None:
+    app = open_page()
+    before = {box.key for box in app.number_input if box.key.startswith("feedback.threshold.")}
+    threshold_box(app, "min_words").set_value(1).run()
+    threshold_box(app, "low_score").set_value(0.0).run()
+    threshold_box(app, "max_chars").set_value(5).run()
+    assert app.table[0].value["Threshold"]["Empty or very short"] == "1 words (fewer is flagged)"
+    app.button(key="feedback.reset").click().run()
+    assert not app.error
+    fields = {box.key.rsplit(".", 1)[1]: box for box in app.number_input if box.key.startswith("feedback.threshold.")}
+    assert {name: box.value for name, box in fields.items()} == fv.threshold_values(Thresholds())
+    # New fields, not new values in the old ones: a browser that held an invalid -5 in a field
+    # (which the server never accepted) draws the default again.
+    assert not {box.key for box in fields.values()} & before
+    assert app.table[0].value["Threshold"]["Empty or very short"] == "3 words (fewer is flagged)"
+    assert metric(app, "Broke a rule") == str(weak_count())
+
+
+def test_the_show_box_shows_the_new_counts_after_a_rescore_and_keeps_the_choice(seeded: RunKey, data_dir: Path) -> None:
+    app = open_page()
+    assert show_box(app).options[0] == f"Every flagged case ({weak_count()})"
+    show_box(app).set_value("generic").run()
+    results = seeded_results()
+    rescored = [
+        CaseResult(id=r.id, split=r.split, score=0.0, feedback="Wrong.", candidate=r.candidate) if r.ok else r
+        for r in results
+    ]
+    RunStore(data_dir).save(seeded, rescored, metric_source=SOURCE)
+    app.run()
+    box = show_box(app)
+    judged = len(results) - 1
+    assert box.options[0] == f"Every flagged case ({judged})"
+    assert box.value == "generic" and f"Generic phrase only ({judged})" in box.options
+    assert len(app.dataframe[0].value) == judged
+
+
+def test_search_mark_and_score_filters_narrow_the_table(seeded: RunKey) -> None:
+    app = open_page()
+    show_box(app).set_value("all").run()
+    app.text_input(key="feedback.search").input("wrong").run()
+    assert set(app.dataframe[0].value["feedback"]) == {"Wrong."}
+    app.text_input(key="feedback.search").input("").run()
+    slider = next(item for item in app.slider if item.label == "Score range")
+    slider.set_value((0.5, 1.0)).run()
+    assert set(app.dataframe[0].value["score"]) == {1.0}
+    slider = next(item for item in app.slider if item.label == "Score range")
+    slider.set_value((0.0, 1.0)).run()
+    app.button(key="feedback.mark_weak").click().run()
+    app.selectbox(key="feedback.mark_filter").set_value("weak").run()
+    assert len(app.dataframe[0].value) == 1
+    app.selectbox(key="feedback.mark_filter").set_value("useful").run()
+    assert not app.dataframe and any("No case matches these filters" in c.value for c in app.caption)
+
+
+def test_metric_py_is_written_in_lower_case_and_code_font(seeded: RunKey, data_dir: Path) -> None:
+    Store(data_dir).save_draft(SOURCE + "# edited\n")
+    app = open_page()
+    everything = [item.value for kind in (app.markdown, app.caption, app.info, app.warning) for item in kind]
+    assert not any("Metric.py" in text for text in everything)
+    assert any("`metric.py`" in text for text in everything)
+
+
+def test_the_page_in_chinese_has_no_english_left_in_the_main_area(seeded: RunKey) -> None:
+    from i18n_scan import english_words, render
+
+    app = render(str(ROOT / "app.py"), "pages/feedback.py")
+    assert not app.exception, app.exception
+    left = {word.lower() for word, _text in english_words(app, allowed=USER_DATA_WORDS, where="main")}
+    assert left <= PENDING_OTHER_BRANCH, sorted(left - PENDING_OTHER_BRANCH)
+
+
+RUBRIC_ROWS = [
+    {
+        "id": f"r{index}",
+        "input": {"message": f"Refund my order {index}"},
+        "output": json.dumps({"label": "billing", "reply": f"Refund of order {index} sent, sorry."}),
+        "expected": {"label": "billing", "fields": ["order number", "refund amount", "apology"]},
+    }
+    for index in range(6)
+]
+
+
+def test_a_rubric_list_in_expected_is_not_reported_as_a_value_the_output_lacks(data_dir: Path) -> None:
+    path = data_dir / "rubric.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in RUBRIC_ROWS), encoding="utf-8")
+    Store(data_dir).set(SETTING_DATASET_PATH, str(path))
+    data = load_dataset(str(path))
+    key = RunKey.of(data, data.candidates[0], None, SOURCE)
+    results = [
+        CaseResult(
+            id=row["id"], split=case.split, score=1.0, feedback="Label billing is right; the reply names the order."
+        )
+        for row, case in zip(RUBRIC_ROWS, data.for_candidate(data.candidates[0]), strict=True)
+    ]
+    RunStore(data_dir).save(key, results, metric_source=SOURCE)
+    app = open_page()
+    assert metric(app, "Cases judged") == str(len(RUBRIC_ROWS))
+    notes = [item.value for item in (*app.warning, *app.info)]
+    assert not any("fields differs" in note or "differs from the expected value" in note for note in notes), notes

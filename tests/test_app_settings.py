@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from skynet_core.llm import NO_MODEL_MESSAGE, STORE_KEY, ModelConfig, load_settings
+from skynet_core.llm import STORE_KEY, ModelConfig, load_settings
 from skynet_core.store import Store
 from tests.fake_openai import FakeOpenAI
 
@@ -43,6 +44,11 @@ def open_page() -> AppTest:
     return at
 
 
+def plain(markdown: str) -> str:
+    """Markdown escaped by ``display.markdown_text``, as the reader sees it."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
+
+
 def texts(at: AppTest) -> str:
     """Everything the page shows as text, for asserting what a user can read."""
     parts = [
@@ -62,7 +68,8 @@ def configure(at: AppTest, server: FakeOpenAI, model: str = "openai/gpt-4o-mini"
 
 def test_without_any_model_the_page_says_how_to_set_one(data_dir) -> None:
     at = open_page()
-    assert NO_MODEL_MESSAGE[1:] in at.warning[0].value
+    assert at.warning[0].value.startswith("No model answers metrics' `llm()` calls: give a metric model")
+    assert "SKYNET_METRIC_MODEL" in at.warning[0].value
 
 
 def test_the_environment_gives_the_defaults(data_dir, monkeypatch) -> None:
@@ -148,7 +155,7 @@ def test_test_connection_shows_each_failure_clearly(data_dir, server, setup, exp
     setup(server)
     at = configure(open_page(), server)
     at.button(key="settings.metric.test").click().run()
-    assert expected in at.error[-1].value
+    assert expected in plain(at.error[-1].value)
 
 
 def test_test_connection_reports_an_unreachable_server_and_a_timeout(data_dir, server) -> None:
@@ -156,12 +163,12 @@ def test_test_connection_reports_an_unreachable_server_and_a_timeout(data_dir, s
     at.text_input(key="settings.metric.model").input("openai/judge")
     at.text_input(key="settings.metric.api_base").input("http://127.0.0.1:9/v1").run()
     at.button(key="settings.metric.test").click().run()
-    assert "could not reach http://127.0.0.1:9/v1" in at.error[-1].value
+    assert "could not reach http://127.0.0.1:9/v1" in plain(at.error[-1].value)
     server.latency_s = 2.5
     configure(at, server, "openai/judge")
     at.number_input(key="settings.timeout").set_value(1.0)
     at.button(key="settings.metric.test").click().run()
-    assert "did not answer within 1 s" in at.error[-1].value
+    assert "did not answer within 1 s" in plain(at.error[-1].value)
 
 
 def test_a_model_without_a_known_price_asks_for_one(data_dir, server) -> None:
@@ -219,3 +226,62 @@ def test_call_cap_budget_and_ray_address_are_saved(data_dir: Path) -> None:
     at.button(key="settings.save").click().run()
     assert load_settings(Store(data_dir)).max_cost_usd is None
     assert studio.workspace().ray_address() == ""
+
+
+def test_placeholders_read_as_examples_and_empty_means_not_set(data_dir) -> None:
+    at = open_page()
+    for role in ("metric", "reflection"):
+        model = at.text_input(key=f"settings.{role}.model")
+        assert model.value == "" and model.placeholder.startswith("e.g. openai/gpt-4o-mini")
+        assert at.text_input(key=f"settings.{role}.api_base").placeholder.startswith("e.g. http://")
+        assert not at.text_input(key=f"settings.{role}.key").placeholder.startswith("sk-")
+    assert at.text_input(key="settings.ray_address").placeholder.startswith("e.g. ")
+    notes = [item.value for item in at.caption if "Not set" in item.value]
+    assert len(notes) == 2 and "no model answers metrics' `llm()` calls" in notes[0]
+
+    at.text_input(key="settings.reflection.model").input("openai/gpt-4o").run()
+    notes = [item.value for item in at.caption if "Not set" in item.value]
+    assert notes == [":material/info: Not set: metrics' `llm()` calls use the reflection model."]
+    at.button(key="settings.save").click().run()
+    saved = load_settings(Store(data_dir))
+    assert saved.metric is None and saved.reflection is not None  # the empty field is saved as "not set"
+
+
+def test_an_old_connection_error_goes_when_the_model_or_timeout_changes(data_dir, server) -> None:
+    at = open_page()
+    at.text_input(key="settings.metric.model").input("openai/judge")
+    at.text_input(key="settings.metric.api_base").input("http://127.0.0.1:9/v1").run()
+    at.button(key="settings.metric.test").click().run()
+    assert len(at.error) == 1 and "could not reach" in plain(at.error[0].value)
+    at.text_input(key="settings.metric.model").input("openai/other").run()
+    assert not at.error  # the error was about other values
+    at.button(key="settings.metric.test").click().run()
+    assert len(at.error) == 1
+    at.number_input(key="settings.timeout").set_value(5.0).run()
+    assert not at.error
+    at.button(key="settings.save").click().run()
+    assert not at.error and not at.exception
+
+
+# English left by modules other branches translate (the lead empties this at merge): the API-base key rule
+# (skynet_core/llm.py) and the sandbox's isolation reason (skynet_core/runner).
+PENDING_OTHER_BRANCH = {"API_BASE_KEY_RULE", "isolation_reason"}
+
+
+def pending(text: str) -> bool:
+    import studio
+    from skynet_core.llm import API_BASE_KEY_RULE
+
+    sources = {"API_BASE_KEY_RULE": API_BASE_KEY_RULE, "isolation_reason": studio.pool().isolation_reason}
+    return any(sources[name][:60] in plain(text) for name in PENDING_OTHER_BRANCH)
+
+
+def test_the_settings_page_reads_in_chinese(data_dir, server) -> None:
+    from tests.i18n_scan import english_words, render
+
+    at = render(str(Path(PAGE).parents[1] / "app.py"), "pages/settings.py")
+    assert at.title[0].value == "设置"
+    names = {"skynet_metric_model", "skynet_metric_api_base", "skynet_reflection_model", "skynet_reflection_api_base"}
+    names |= {"head", "host", "usd", "key", "variable", "value", "token", "off"}  # a placeholder's name, units, terms
+    left = [(word, text) for word, text in english_words(at, allowed=names, where="main") if not pending(text)]
+    assert left == []

@@ -253,7 +253,8 @@ def test_cases_from_frame_infers_roles_when_none_are_given() -> None:
         (" ID ", Role.ID, ""),
         ("split", Role.SPLIT, ""),
         ("candidate", Role.CANDIDATE, ""),
-        ("question", Role.IGNORED, ""),
+        ("question", Role.INPUT, "question"),
+        ("text", Role.IGNORED, ""),
         ("input.", Role.IGNORED, ""),
     ],
 )
@@ -272,7 +273,7 @@ def test_missing_file_names_the_path(tmp_path: Path) -> None:
 def test_folder_instead_of_file_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "cases.csv"
     folder.mkdir()
-    assert "is a folder, not a file" in _error(folder)
+    assert "is a folder, not a case file" in _error(folder)
 
 
 def test_unsupported_extension_lists_the_formats(tmp_path: Path) -> None:
@@ -358,7 +359,7 @@ def test_missing_output_in_jsonl_names_the_line(tmp_path: Path) -> None:
 
 
 def test_table_without_input_column_says_how_to_name_one(tmp_path: Path) -> None:
-    message = _error(_csv(tmp_path, "question,output\nx,y\n"))
+    message = _error(_csv(tmp_path, "text,output\nx,y\n"))
     assert "cases.csv has no input column" in message and "input.question" in message
 
 

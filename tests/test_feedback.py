@@ -298,7 +298,7 @@ def test_contradiction_margin_widens_top_and_lowest() -> None:
 def test_low_named_score_the_feedback_never_mentions_is_flagged() -> None:
     run = [pair("c", 0.5, "Expected 'billing', got 'other'.", scores={"format": 0.0, "accuracy": 0.0}), correct()]
     (flag,) = flags_of(run, "named_score")
-    assert "'format' is 0.0" in flag.detail
+    assert "'format' = 0.0 is low" in flag.detail
     assert "accuracy" not in flag.detail
 
 
@@ -665,15 +665,22 @@ def test_export_rows_join_results_rules_and_marks(tmp_path: Path) -> None:
     store.set_mark("tickets", "abc", "a", "weak", note="says nothing")
     rows = export_rows(run, review(run), store.marks_for("tickets", "abc"))
     assert [row["id"] for row in rows] == ["a", "b", "e"]
-    assert rows[0]["rules_broken"] == "short, generic, no_specifics"
+    assert rows[0]["rule_ids"] == "short, generic, no_specifics"
+    assert rows[0]["rules_broken"] == "Empty or very short; Generic phrase only; Low score without specifics"
     assert (rows[0]["mark"], rows[0]["mark_note"]) == ("weak", "says nothing")
     assert rows[1] == {
         "id": "b",
         "split": "train",
         "status": "ok",
+        "input": CHARGE,
+        "output": "billing",
+        "expected": BILLING,
         "score": 1.0,
+        "scores": {},
         "feedback": "Correct.",
+        "error": "",
         "rules_broken": "",
+        "rule_ids": "",
         "mark": "",
         "mark_note": "",
     }

@@ -184,7 +184,7 @@ def test_csv_and_jsonl_exports_round_trip_every_row() -> None:
     rows = export_rows(run(), review(run()), marks)
     read = list(csv.DictReader(io.StringIO(rows_csv(rows).decode("utf-8"))))
     assert [row["id"] for row in read] == ["w", "g", "e"]
-    assert read[0]["mark"] == "weak" and "generic" in read[0]["rules_broken"]
+    assert read[0]["mark"] == "weak" and "generic" in read[0]["rule_ids"]
     assert read[1]["feedback"] == rows[1]["feedback"]
     assert read[2]["score"] == "" and read[2]["status"] == "error"
     lines = rows_jsonl(rows).decode("utf-8").splitlines()

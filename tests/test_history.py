@@ -55,3 +55,29 @@ def test_cases_pair_by_candidate_and_id():
     new = [CaseResult(id="1", candidate="fast", score=1.0), CaseResult(id="1", candidate="slow", score=1.0)]
     comparison = compare_runs(old, new)
     assert comparison.improved == 1 and comparison.unchanged == 1
+
+
+def test_version_labels_are_short_and_say_the_time_once() -> None:
+    from datetime import datetime
+
+    from skynet_core.history import LABEL_NAME_CHARS, version_label
+    from skynet_core.i18n import use_language
+    from skynet_core.store import Version, VersionKind
+
+    at = datetime(2026, 11, 30, 19, 28, 49).timestamp()
+    kept = Version(5, "default", "before Reward trade-offs wrote REWARD_SPEC (19:28:49)", "", at, VersionKind.KEPT)
+    label = version_label(kept)
+    assert label == "#5 before Reward trade-offs wrote REWARD_SPEC · 11/30/26, 7:28\u202fPM"
+    long = Version(4, "default", "x" * 100, "", at)
+    assert version_label(long).split(" · ")[0] == "#4 " + "x" * (LABEL_NAME_CHARS - 1) + "…"
+    assert version_label(Version(6, "default", "autosave 19:28:49", "", at, VersionKind.AUTO)).startswith(
+        "#6 autosave · "
+    )
+    other = Version(7, "default", "other tab's text, replaced at 19:28:49", "", at, VersionKind.KEPT)
+    assert version_label(other).startswith("#7 other tab's text, replaced · ")
+    assert version_label(Version(8, "default", "clearer feedback", "", at)).startswith("#8 clearer feedback · ")
+    assert version_label(Version(9, "default", "12:30", "", at)).startswith("#9 12:30 · ")  # nothing but a time
+    with use_language("zh_CN"):
+        assert (
+            version_label(Version(8, "default", "clearer feedback", "", at)) == "#8 clearer feedback · 2026/11/30 19:28"
+        )

@@ -23,14 +23,15 @@ def test_rows_show_the_inferred_choice_and_an_example_and_unchanged_rows_change_
 
 
 def test_an_edited_row_comes_back_as_its_role_with_the_column_name_as_default_field():
-    frame = pd.DataFrame({"ticket": ["t1"], "label": ["billing"]})
+    frame = pd.DataFrame({"ticket": ["t1"], "category": ["billing"]})
     rows = pd.DataFrame(
         [
             {"column": "ticket", "role": "id", "field": "", "example": "t1"},
-            {"column": "label", "role": "expected field", "field": " ", "example": "billing"},
+            {"column": "category", "role": "expected field", "field": " ", "example": "billing"},
         ]
     )
-    assert changed_roles(rows, list(frame.columns)) == {"ticket": (Role.ID, ""), "label": (Role.EXPECTED, "label")}
+    expected = {"ticket": (Role.ID, ""), "category": (Role.EXPECTED, "category")}
+    assert changed_roles(rows, list(frame.columns)) == expected
 
 
 def test_choices_round_trip_and_cells_show_as_text():

@@ -124,3 +124,9 @@ def test_run_key_of_a_dataset_uses_its_source_name_and_the_metric_hash() -> None
     assert run_key == RunKey("example", data.candidates[1], "val", metric_hash(SOURCE), data.name)
     assert run_key.scope == f"example :: {data.candidates[1]}"
     assert RunKey("cases.csv", "", None, "abc").scope == "cases.csv"
+
+
+def test_latest_and_get_agree(tmp_path) -> None:
+    store = RunStore(tmp_path)
+    run_id = store.save(key(), results())
+    assert store.get(run_id) == store.latest("example", "fast")

@@ -133,6 +133,12 @@ def test_a_finished_score_all_is_kept_with_its_provenance(ws):
     assert job.wait(60) and job.result is not None
     saved = ws.latest_run()
     assert saved.provenance == job.provenance and len(saved.results) == job.total and saved.metric_source == A
+    assert saved.cases == ws.dataset().cases  # kept as scored: the Runs page exports inputs and outputs from them
+
+
+def test_cases_of_a_runs_dataset_are_found_while_it_is_loadable(ws):
+    assert ws.cases_of("example") == ws.load("example").cases
+    assert ws.cases_of("/data/gone.jsonl") is None
 
 
 def test_a_cancelled_score_all_is_not_kept(ws):

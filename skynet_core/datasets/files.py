@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 
 from skynet_core.cases import Observation
+from skynet_core.i18n import _
 from skynet_core.paths import special_file
 
 from .model import (
@@ -97,6 +98,29 @@ def _suffix(path: Path) -> str:
             "(.parquet) and load that file."
         )
     return suffix
+
+
+def refuse_folder(path: Path) -> None:
+    """Refuse a folder given where a case file belongs, naming the case files inside it to choose from."""
+    try:
+        if not path.is_dir():
+            return
+        inside = sorted(item.name for item in path.iterdir() if item.suffix.lower() in _SUFFIXES and item.is_file())
+    except OSError:
+        return  # the reading that follows says what is wrong with the path
+    if inside:
+        shown = ", ".join(inside[:5]) + (", …" if len(inside) > 5 else "")
+        raise DatasetError(
+            _("{path} is a folder, not a case file. Give the path of one case file inside it: {files}.").format(
+                path=path, files=shown
+            )
+        )
+    raise DatasetError(
+        _(
+            "{path} is a folder, not a case file, and it holds no .jsonl, .csv or .parquet file. Give the path "
+            "of a case file (e.g. {example})."
+        ).format(path=path, example=path / "cases.jsonl")
+    )
 
 
 def _check_file(path: Path) -> int:
@@ -390,7 +414,7 @@ def _flatten_jsonl(file: str, objects: list[tuple[int, dict[str, Any]]]) -> pd.D
 
     records = []
     columns: dict[str, None] = {}
-    for _, obj in objects:
+    for _number, obj in objects:
         record: dict[str, Any] = {}
         for key, value in obj.items():
             if key in ("input", "expected", "observation") and (value is None or isinstance(value, dict)):
@@ -404,7 +428,7 @@ def _flatten_jsonl(file: str, objects: list[tuple[int, dict[str, Any]]]) -> pd.D
     frame = pd.DataFrame(
         [[record.get(column) for column in columns] for record in records], columns=list(columns), dtype=object
     )
-    frame.index = pd.Index([number for number, _ in objects], name="line")
+    frame.index = pd.Index([number for number, _obj in objects], name="line")
     return frame
 
 
@@ -508,6 +532,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     that messages refer to. Raises :class:`DatasetError` for an unreadable file.
     """
     path = Path(path)
+    refuse_folder(path)
     suffix = _suffix(path)
     if suffix in _JSONL_SUFFIXES:
         frame = _flatten_jsonl(path.name, _jsonl_objects(path))

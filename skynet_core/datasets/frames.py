@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skynet_core.cases import Case, Observation
+from skynet_core.i18n import _
 
 from .files import _check_width, _describe, _file_label, _measurement, _name_value, _observation, _parse_json
 from .model import _MEASUREMENTS, Dataset, DatasetError, Role, _Row
@@ -81,15 +82,25 @@ def _check_roles(
         by_role.setdefault(role, []).append(column)
         if role is Role.OBSERVATION and field not in ("", *_MEASUREMENTS):
             raise DatasetError(
-                f"{file}: column {column!r} has the observation role with field {field!r}. Use latency_ms or "
-                "cost_usd, or ignore the column.",
+                _(
+                    "{file}: column {column} has the observation role with field {field}. Use latency_ms or "
+                    "cost_usd, or ignore the column."
+                ).format(file=file, column=repr(column), field=repr(field)),
                 column=column,
             )
         if role in (Role.INPUT, Role.EXPECTED, Role.OUTPUT, Role.OBSERVATION) and field:
             if (role, field) in targets:
                 raise DatasetError(
-                    f"{file}: columns {targets[role, field]!r} and {column!r} are both {role.value} field {field!r}. "
-                    "Give one another field name or ignore it.",
+                    _(
+                        "{file}: columns {first} and {second} are both {role} field {field}. Give one another field "
+                        "name or ignore it."
+                    ).format(
+                        file=file,
+                        first=repr(targets[role, field]),
+                        second=repr(column),
+                        role=role.value,
+                        field=repr(field),
+                    ),
                     column=column,
                 )
             targets[role, field] = column
@@ -97,39 +108,50 @@ def _check_roles(
         if len(by_role.get(role, [])) > 1:
             first, second = by_role[role][:2]
             raise DatasetError(
-                f"{file}: columns {first!r} and {second!r} both have the {role.value} role. Keep one and ignore "
-                "the other.",
+                _(
+                    "{file}: columns {first} and {second} both have the {role} role. Keep one and ignore the other."
+                ).format(file=file, first=repr(first), second=repr(second), role=role.value),
                 column=second,
             )
     if joined_to is not None and by_role.get(Role.CANDIDATE):
         raise DatasetError(
-            f"{file}: column {by_role[Role.CANDIDATE][0]!r} has the candidate role, but a candidate file holds the "
-            "outputs of one candidate, named when the file is added. Set the column's role to ignored, or use this "
-            "file as the main file.",
+            _(
+                "{file}: column {column} has the candidate role, but a candidate file holds the outputs of one "
+                "candidate, named when the file is added. Set the column's role to ignored, or use this file as the "
+                "main file."
+            ).format(file=file, column=repr(by_role[Role.CANDIDATE][0])),
             column=by_role[Role.CANDIDATE][0],
         )
     if joined_to is not None and not by_role.get(Role.ID):
         raise DatasetError(
-            f"{file} has no id column. A candidate file is joined to the cases of {joined_to} by id: add an id "
-            f"column with the same ids as {joined_to}, or give a column the id role."
+            _(
+                "{file} has no id column. A candidate file is joined to the cases of {main} by id: add an id column "
+                "with the same ids as {main}, or give a column the id role."
+            ).format(file=file, main=joined_to)
         )
     if joined_to is None and not by_role.get(Role.INPUT):
         raise DatasetError(
-            f"{file} has no input column. Name input columns with the input. prefix (e.g. input.question), or give "
-            "a column the input role."
+            _(
+                "{file} has no input column. Name input columns with the input. prefix (e.g. input.question), or give "
+                "a column the input role."
+            ).format(file=file)
         )
     outputs = by_role.get(Role.OUTPUT, [])
     if not outputs:
         raise DatasetError(
-            f"{file} has no output column. Add a column named output (or output.<field> for an object output), or "
-            "give a column the output role."
+            _(
+                "{file} has no output column. Add a column named output (or output.<field> for an object output), or "
+                "give a column the output role."
+            ).format(file=file)
         )
     whole = [column for column in outputs if not roles[column][1]]
     if whole and len(outputs) > 1:
         other = next(column for column in outputs if column != whole[0])
         raise DatasetError(
-            f"{file}: column {whole[0]!r} holds the whole output but {other!r} is an output field too. Keep either "
-            "one output column or only output.<field> columns.",
+            _(
+                "{file}: column {column} holds the whole output but {other} is an output field too. Keep either one "
+                "output column or only output.<field> columns."
+            ).format(file=file, column=repr(whole[0]), other=repr(other)),
             column=other,
         )
 

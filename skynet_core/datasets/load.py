@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .candidates import CandidateFile, join_candidates
-from .files import _JSONL_SUFFIXES, _jsonl_objects, _jsonl_row, _suffix, read_table
+from .files import _JSONL_SUFFIXES, _jsonl_objects, _jsonl_row, _suffix, read_table, refuse_folder
 from .frames import _dataset, cases_from_frame
 from .model import EXAMPLE_PATH, Dataset, DatasetError, Role
 
@@ -32,6 +32,7 @@ def load_dataset(
     :func:`join_candidates`). Raises :class:`DatasetError` for any problem with a file.
     """
     path = Path(path)
+    refuse_folder(path)
     suffix = _suffix(path)
     if suffix in _JSONL_SUFFIXES and roles is None:
         rows = []

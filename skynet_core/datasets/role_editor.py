@@ -9,23 +9,26 @@ from typing import Any
 
 import pandas as pd
 
+from skynet_core.i18n import N_
+
 from .roles import Role, infer_roles
 
-# The editor's choices. ``None`` as the field: the row's field name, or the column name when it is empty.
+# The editor's choices (marked for translation: the editor shows them with ``_`` and keeps the English value).
+# ``None`` as the field: the row's field name, or the column name when it is empty.
 ROLE_CHOICES: dict[str, tuple[Role, str | None]] = {
-    "input field": (Role.INPUT, None),
-    "input object": (Role.INPUT, ""),
-    "expected field": (Role.EXPECTED, None),
-    "expected object": (Role.EXPECTED, ""),
-    "output": (Role.OUTPUT, ""),
-    "output field": (Role.OUTPUT, None),
-    "observation latency_ms": (Role.OBSERVATION, "latency_ms"),
-    "observation cost_usd": (Role.OBSERVATION, "cost_usd"),
-    "observation object": (Role.OBSERVATION, ""),
-    "candidate": (Role.CANDIDATE, ""),
-    "split": (Role.SPLIT, ""),
-    "id": (Role.ID, ""),
-    "ignored": (Role.IGNORED, ""),
+    N_("input field"): (Role.INPUT, None),
+    N_("input object"): (Role.INPUT, ""),
+    N_("expected field"): (Role.EXPECTED, None),
+    N_("expected object"): (Role.EXPECTED, ""),
+    N_("output"): (Role.OUTPUT, ""),
+    N_("output field"): (Role.OUTPUT, None),
+    N_("observation latency_ms"): (Role.OBSERVATION, "latency_ms"),
+    N_("observation cost_usd"): (Role.OBSERVATION, "cost_usd"),
+    N_("observation object"): (Role.OBSERVATION, ""),
+    N_("candidate"): (Role.CANDIDATE, ""),
+    N_("split"): (Role.SPLIT, ""),
+    N_("id"): (Role.ID, ""),
+    N_("ignored"): (Role.IGNORED, ""),
 }
 EXAMPLE_CHARS = 60
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from .files import _describe
@@ -9,6 +10,20 @@ from .model import _MEASUREMENTS, DatasetError, Role
 
 if TYPE_CHECKING:
     pass
+
+
+# Common names of unprefixed columns (normalised: lower case, spaces and hyphens as underscores) and the role
+# they most often hold in evaluation sets. A name guess never overrides a prefix, and fills a role only when no
+# column has that role by prefix or name already.
+NAME_GUESSES: dict[Role, tuple[str, ...]] = {
+    Role.INPUT: ("question", "prompt", "query", "instruction"),
+    Role.EXPECTED: ("answer", "label", "target", "gold", "reference", "ground_truth", "expected_answer"),
+    Role.OUTPUT: ("response", "completion", "prediction", "generation", "model_output"),
+}
+
+
+def _normal_name(name: str) -> str:
+    return re.sub(r"[\s\-]+", "_", name.strip().lower())
 
 
 def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
@@ -20,8 +35,14 @@ def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
     ``""`` (the whole value). ``observation.latency_ms`` and ``observation.cost_usd``
     are measurements; other ``observation.*`` columns are ignored, as are extra
     keys of a JSON Lines observation. ``id``, ``split`` and ``candidate`` go by
-    name. Everything else is ignored. Prefixes and names match case-insensitively
-    and around spaces; field names keep their case.
+    name. Prefixes and names match case-insensitively and around spaces; field
+    names keep their case.
+
+    Then common names without a prefix (:data:`NAME_GUESSES`): ``question``,
+    ``prompt``... are an input field, ``answer``, ``label``, ``gold``... an expected
+    field (field name: the column's name), and the first of ``response``,
+    ``completion``, ``prediction``... the whole output; each only when no column
+    has that role by its prefix. Everything else is ignored.
     """
     roles: dict[str, tuple[Role, str]] = {}
     for column in columns:
@@ -37,6 +58,15 @@ def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
         elif dot and prefix == "observation" and field.lower() in _MEASUREMENTS:
             role, field = Role.OBSERVATION, field.lower()
         roles[column] = (role, field if role in (Role.INPUT, Role.EXPECTED, Role.OUTPUT, Role.OBSERVATION) else "")
+    by_prefix = {role for role, _ in roles.values()}
+    for role, names in NAME_GUESSES.items():
+        if role in by_prefix:
+            continue
+        for column in columns:
+            if roles[column][0] is Role.IGNORED and _normal_name(str(column)) in names:
+                roles[column] = (role, "" if role is Role.OUTPUT else str(column).strip())
+                if role is Role.OUTPUT:
+                    break  # one column holds the whole output
     return roles
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skynet_core.cases import Case
+from skynet_core.i18n import _
 from skynet_core.results import CaseResult
 
 from .text import Pair, _fmt, _show
@@ -180,7 +181,7 @@ def grade_feedback(
             value, reason = parse_grade(reply)
             grade = Grade(case.id, value, reason)
         except ValueError as exc:
-            grade = Grade(case.id, None, error=f"The model's reply could not be read: {exc}.")
+            grade = Grade(case.id, None, error=_("The model's reply could not be read: {problem}.").format(problem=exc))
         grades.append(grade)
         if on_grade is not None:
             on_grade(grade)

@@ -11,10 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from skynet_core.i18n import _, ngettext
 from skynet_core.results import CaseStatus
 
 from .rules import _score, _score_range
-from .text import _EPS, Pair, _differences, _fmt, _pct, _plural, _show
+from .text import _EPS, Pair, _differences, _fmt, _pct, _show
 
 
 class Severity(StrEnum):
@@ -64,18 +65,27 @@ def health(pairs: Sequence[Pair]) -> list[HealthFinding]:
 
 
 def _errors(pairs: Sequence[Pair]) -> list[HealthFinding]:
-    failed = [result for _, result in pairs if not result.ok]
+    failed = [result for _case, result in pairs if not result.ok]
     if not failed:
         return []
     by_status = Counter(result.status for result in failed)
-    labels = {CaseStatus.ERROR: "error", CaseStatus.TIMEOUT: "timeout", CaseStatus.INVALID: "invalid return"}
-    parts = ", ".join(_plural(by_status[status], label) for status, label in labels.items() if by_status[status])
+    errors, timeouts, invalid = (
+        by_status[status] for status in (CaseStatus.ERROR, CaseStatus.TIMEOUT, CaseStatus.INVALID)
+    )
+    said = [
+        ngettext("{count} error", "{count} errors", errors).format(count=errors) if errors else "",
+        ngettext("{count} timeout", "{count} timeouts", timeouts).format(count=timeouts) if timeouts else "",
+        ngettext("{count} invalid return", "{count} invalid returns", invalid).format(count=invalid) if invalid else "",
+    ]
+    parts = ", ".join(part for part in said if part)
     return [
         HealthFinding(
             "errors",
             Severity.WARNING,
-            f"{len(failed)} of {len(pairs)} cases ({_pct(len(failed), len(pairs))}) did not score: {parts}. "
-            "Feedback review skips them; open them on the Author page to see the error.",
+            _(
+                "{failed} of {total} cases ({share}) did not score: {parts}. "
+                "Feedback review skips them; open them on the Author page to see the error."
+            ).format(failed=len(failed), total=len(pairs), share=_pct(len(failed), len(pairs)), parts=parts),
             tuple(result.id for result in failed),
         )
     ]
@@ -88,23 +98,25 @@ def _rounded(score: float) -> float:
 def _saturation(ok: Sequence[Pair]) -> list[HealthFinding]:
     if len(ok) < SATURATION_MIN_CASES:
         return []
-    scores = [_score(result) for _, result in ok]
+    scores = [_score(result) for _case, result in ok]
     value, count = Counter(_rounded(score) for score in scores).most_common(1)[0]
     if count < SATURATION_SHARE * len(ok) - _EPS:
         return []
     low, high = _score_range(scores)
     if value >= high - _EPS:
-        why = "nearly every output looks perfect, so the metric may be too lenient"
+        why = _("nearly every output looks perfect, so the metric may be too lenient")
     elif value <= low + _EPS:
-        why = "nearly every output gets nothing, so the metric may be too strict"
+        why = _("nearly every output gets nothing, so the metric may be too strict")
     else:
-        why = "the engines cannot tell better outputs from worse ones"
+        why = _("the engines cannot tell better outputs from worse ones")
     return [
         HealthFinding(
             "saturation",
             Severity.WARNING,
-            f"{count} of {len(ok)} scored cases ({_pct(count, len(ok))}) share the score {_fmt(value)}: {why}. "
-            "Give partial credit, or check more than one thing.",
+            _(
+                "{count} of {total} scored cases ({share}) share the score {score}: {why}. "
+                "Give partial credit, or check more than one thing."
+            ).format(count=count, total=len(ok), share=_pct(count, len(ok)), score=_fmt(value), why=why),
             tuple(case.id for case, result in ok if _rounded(_score(result)) == value),
         )
     ]
@@ -113,29 +125,35 @@ def _saturation(ok: Sequence[Pair]) -> list[HealthFinding]:
 def _few_distinct(ok: Sequence[Pair]) -> list[HealthFinding]:
     if len(ok) < FEW_DISTINCT_MIN_CASES:
         return []
-    distinct = sorted({_rounded(_score(result)) for _, result in ok})
+    distinct = sorted({_rounded(_score(result)) for _case, result in ok})
     if len(distinct) >= FEW_DISTINCT_VALUES:
         return []
     return [
         HealthFinding(
             "few_distinct_scores",
             Severity.INFO,
-            f"Only {_plural(len(distinct), 'distinct score')} ({', '.join(_fmt(v) for v in distinct)}) over "
-            f"{len(ok)} cases: a candidate that fixes some faults scores like one that fixes none. "
-            "Partial credit (for example the share of fields right) lets the engines rank candidates.",
+            ngettext(
+                "Only {count} distinct score ({values}) over {total} cases: a candidate that fixes some faults "
+                "scores like one that fixes none. Partial credit (for example the share of fields right) lets "
+                "the engines rank candidates.",
+                "Only {count} distinct scores ({values}) over {total} cases: a candidate that fixes some faults "
+                "scores like one that fixes none. Partial credit (for example the share of fields right) lets "
+                "the engines rank candidates.",
+                len(distinct),
+            ).format(count=len(distinct), values=", ".join(_fmt(v) for v in distinct), total=len(ok)),
         )
     ]
 
 
 def _named_together(ok: Sequence[Pair]) -> list[HealthFinding]:
-    names = sorted({name for _, result in ok for name in result.scores})
+    names = sorted({name for _case, result in ok for name in result.scores})
     findings = []
     for first, second in combinations(names, 2):
-        joint = [(r.scores[first], r.scores[second]) for _, r in ok if first in r.scores and second in r.scores]
+        joint = [(r.scores[first], r.scores[second]) for _case, r in ok if first in r.scores and second in r.scores]
         if len(joint) < TOGETHER_MIN_CASES:
             continue
-        xs = np.array([x for x, _ in joint], dtype=float)
-        ys = np.array([y for _, y in joint], dtype=float)
+        xs = np.array([x for x, _y in joint], dtype=float)
+        ys = np.array([y for _x, y in joint], dtype=float)
         # Constant scores do not move at all; saturation is a different problem.
         if np.ptp(xs) <= _EPS or np.ptp(ys) <= _EPS:
             if np.ptp(xs) <= _EPS and np.ptp(ys) <= _EPS:
@@ -144,17 +162,23 @@ def _named_together(ok: Sequence[Pair]) -> list[HealthFinding]:
         else:
             correlation = float(np.corrcoef(xs, ys)[0, 1])
         if np.allclose(xs, ys, rtol=0.0, atol=_EPS):
-            how = f"were identical on all {len(joint)} cases"
+            how = _(
+                "The named scores {first} and {second} were identical on all {count} cases: one of them adds "
+                "nothing the engines can use. Drop one, or make them measure different things."
+            )
         elif correlation >= TOGETHER_CORRELATION:
-            how = f"moved together on {len(joint)} cases (correlation {correlation:.2f})"
+            how = _(
+                "The named scores {first} and {second} moved together on {count} cases (correlation "
+                "{correlation}): one of them adds nothing the engines can use. Drop one, or make them measure "
+                "different things."
+            )
         else:
             continue
         findings.append(
             HealthFinding(
                 "named_scores_together",
                 Severity.INFO,
-                f"The named scores {first!r} and {second!r} {how}: one of them adds nothing the engines can use. "
-                "Drop one, or make them measure different things.",
+                how.format(first=repr(first), second=repr(second), count=len(joint), correlation=f"{correlation:.2f}"),
             )
         )
     return findings
@@ -163,7 +187,7 @@ def _named_together(ok: Sequence[Pair]) -> list[HealthFinding]:
 def _reward_hacks(ok: Sequence[Pair]) -> list[HealthFinding]:
     if not ok:
         return []
-    _, high = _score_range([_score(result) for _, result in ok])
+    high = _score_range([_score(result) for _case, result in ok])[1]
     suspects: list[str] = []
     # Per expected field: how many top-scored cases miss it, and the first example.
     by_field: dict[str, list[tuple[str, Any, Any]]] = defaultdict(list)
@@ -182,17 +206,24 @@ def _reward_hacks(ok: Sequence[Pair]) -> list[HealthFinding]:
     for key, misses in ranked:
         case_id, want, got = misses[0]
         parts.append(
-            f"{key} differs in {_plural(len(misses), 'case')} (e.g. {case_id}: expected {_show(want)}, "
-            f"the output has {_show(got)})"
+            ngettext(
+                "{field} differs in {count} case (e.g. {case}: expected {want}, the output has {got})",
+                "{field} differs in {count} cases (e.g. {case}: expected {want}, the output has {got})",
+                len(misses),
+            ).format(field=key, count=len(misses), case=case_id, want=_show(want), got=_show(got))
         )
-    fields_named = " and ".join(key for key, _ in ranked)
+    fields_named = ", ".join(key for key, _misses in ranked)
     return [
         HealthFinding(
             "reward_hack",
             Severity.WARNING,
-            f"{_plural(len(suspects), 'case')} got the top score ({_fmt(high)}) although the output differs from "
-            f"the expected value: {'; '.join(parts)}. The metric may reward wrong outputs; if it is meant to "
-            f"ignore {fields_named}, this is expected.",
+            ngettext(
+                "{count} case got the top score ({score}) although the output differs from the expected value: "
+                "{parts}. The metric may reward wrong outputs; if it is meant to ignore {fields}, this is expected.",
+                "{count} cases got the top score ({score}) although the output differs from the expected value: "
+                "{parts}. The metric may reward wrong outputs; if it is meant to ignore {fields}, this is expected.",
+                len(suspects),
+            ).format(count=len(suspects), score=_fmt(high), parts="; ".join(parts), fields=fields_named),
             tuple(suspects),
         )
     ]

@@ -10,19 +10,21 @@ from dataclasses import replace
 from typing import Any
 
 from skynet_core.cases import Case
+from skynet_core.i18n import N_, _, ngettext
 from skynet_core.results import CaseResult
 
 from .health import HealthFinding, Severity
 from .rules import _score, _score_range
-from .text import _EPS, _fmt, _plural
+from .text import _EPS, _fmt
 
 PROBE_KINDS: tuple[str, ...] = ("empty", "echo_json", "echo_text", "dont_know")
 
+# What each probe's output is, as the subject of a finding's sentence.
 _PROBE_LABELS = {
-    "empty": "an empty output",
-    "echo_json": "the input echoed back as JSON",
-    "echo_text": "the input's text echoed back",
-    "dont_know": '"I don\'t know"',
+    "empty": N_("An empty output"),
+    "echo_json": N_("The input echoed back as JSON"),
+    "echo_text": N_("The input's text echoed back"),
+    "dont_know": N_('"I don\'t know"'),
 }
 
 PROBE_REWARD_SHARE = 0.5
@@ -94,31 +96,46 @@ def judge_probes(probe_results: Sequence[CaseResult], real_results: Sequence[Cas
         parsed = parse_probe_id(result.id)
         if parsed:
             by_kind[parsed[0]].append((parsed[1], result))
-    scored = [_score(r) for group in by_kind.values() for _, r in group if r.ok and r.score is not None]
+    scored = [_score(r) for group in by_kind.values() for _source, r in group if r.ok and r.score is not None]
     low, high = _score_range([*real.values(), *scored])
     findings = []
     for kind in PROBE_KINDS:
         group = by_kind.get(kind, [])
         ok = [(source, _score(r)) for source, r in group if r.ok and r.score is not None]
-        failed = [r for _, r in group if not (r.ok and r.score is not None)]
+        failed = [r for _source, r in group if not (r.ok and r.score is not None)]
         if ok:
-            mean = sum(score for _, score in ok) / len(ok)
-            same_cases = [real[source] for source, _ in ok if source in real]
+            mean = sum(score for _source, score in ok) / len(ok)
+            same_cases = [real[source] for source, _score_value in ok if source in real]
             baseline = same_cases or list(real.values())
             real_mean = sum(baseline) / len(baseline) if baseline else None
             high_reward = mean >= low + PROBE_REWARD_SHARE * (high - low) - _EPS
             as_good = real_mean is not None and mean >= real_mean - _EPS and mean > low + _EPS
             if high_reward or as_good:
-                label = _PROBE_LABELS[kind]
-                against = f", against {_fmt(real_mean)} for the real outputs" if real_mean is not None else ""
+                label = _(_PROBE_LABELS[kind])
+                if real_mean is not None:
+                    message = ngettext(
+                        "{probe} scored {mean} on average over {count} case, against {real} for the real outputs: "
+                        "the metric rewards an output that says nothing. Make it compare the output with the "
+                        "expected value.",
+                        "{probe} scored {mean} on average over {count} cases, against {real} for the real outputs: "
+                        "the metric rewards an output that says nothing. Make it compare the output with the "
+                        "expected value.",
+                        len(ok),
+                    )
+                else:
+                    message = ngettext(
+                        "{probe} scored {mean} on average over {count} case: the metric rewards an output that "
+                        "says nothing. Make it compare the output with the expected value.",
+                        "{probe} scored {mean} on average over {count} cases: the metric rewards an output that "
+                        "says nothing. Make it compare the output with the expected value.",
+                        len(ok),
+                    )
                 findings.append(
                     HealthFinding(
                         "probe_rewarded",
                         Severity.WARNING,
-                        f"{label[:1].upper()}{label[1:]} scored {_fmt(mean)} on average over "
-                        f"{_plural(len(ok), 'case')}{against}: the metric rewards an output that says nothing. "
-                        "Make it compare the output with the expected value.",
-                        tuple(r.id for _, r in group if r.ok),
+                        message.format(probe=label, mean=_fmt(mean), count=len(ok), real=_fmt(real_mean)),
+                        tuple(r.id for _source, r in group if r.ok),
                     )
                 )
         if failed:
@@ -126,8 +143,10 @@ def judge_probes(probe_results: Sequence[CaseResult], real_results: Sequence[Cas
                 HealthFinding(
                     "probe_errors",
                     Severity.INFO,
-                    f"The metric failed on {len(failed)} of {len(group)} probes with {_PROBE_LABELS[kind]}: engines "
-                    "can produce such outputs, so score them low with feedback instead of failing.",
+                    _(
+                        "The metric failed on {failed} of {total} probes of this kind: {probe}. Engines can "
+                        "produce such outputs, so score them low with feedback instead of failing."
+                    ).format(failed=len(failed), total=len(group), probe=_(_PROBE_LABELS[kind])),
                     tuple(r.id for r in failed),
                 )
             )

@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from skynet_core.cases import Case
+from skynet_core.i18n import N_, _, ngettext
 from skynet_core.results import CaseResult
 
 from .text import (
@@ -22,7 +23,6 @@ from .text import (
     _fmt,
     _mentions_name,
     _output_stems,
-    _plural,
     _polarity,
     _say_what,
     _show,
@@ -204,14 +204,16 @@ def _judge_short(run: _Run, min_words: float) -> list[Flag]:
     for item in run.items:
         count = len(item.words)
         if not item.feedback.strip():
-            detail = "The feedback is empty."
+            detail = _("The feedback is empty.")
             suggestion = (
-                "Say in a few words what this output got right, so the engine keeps it."
+                _("Say in a few words what this output got right, so the engine keeps it.")
                 if run.is_top(item.score)
                 else _say_what(item.case)
             )
         elif count < min_words and not run.is_top(item.score):
-            detail = f"The feedback has {_plural(count, 'word')}: {_show(item.feedback.strip())}."
+            detail = ngettext(
+                "The feedback has {count} word: {text}.", "The feedback has {count} words: {text}.", count
+            ).format(count=count, text=_show(item.feedback.strip()))
             suggestion = _say_what(item.case)
         else:
             continue
@@ -251,8 +253,10 @@ def _judge_generic(run: _Run, extra_words: float) -> list[Flag]:
             Flag(
                 item.case.id,
                 "generic",
-                f"The feedback {_show(item.feedback.strip())} is a stock phrase that names no specifics.",
-                f"Replace it with the specifics. {_say_what(item.case)}",
+                _("The feedback {text} is a stock phrase that names no specifics.").format(
+                    text=_show(item.feedback.strip())
+                ),
+                _("Replace it with the specifics. {advice}").format(advice=_say_what(item.case)),
             )
         )
     return flags
@@ -274,15 +278,17 @@ def _judge_same_text(run: _Run, gap: float) -> list[Flag]:
             if not others:
                 continue
             sample = ", ".join(f"{other.case.id} ({_fmt(other.score)})" for other in others[:3])
-            more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+            if len(others) > 3:
+                sample = _("{cases} and {count} more").format(cases=sample, count=len(others) - 3)
+            advice = _("Name what this output got right.") if run.is_top(item.score) else _say_what(item.case)
             flags.append(
                 Flag(
                     item.case.id,
                     "same_text",
-                    f"The same feedback is on {len(group)} cases scored {_fmt(min(scores))} to {_fmt(max(scores))}; "
-                    f"this one scored {_fmt(item.score)}.",
-                    f"Say what sets this case apart from {sample}{more}. "
-                    + ("Name what this output got right." if run.is_top(item.score) else _say_what(item.case)),
+                    _("The same feedback is on {count} cases scored {low} to {high}; this one scored {score}.").format(
+                        count=len(group), low=_fmt(min(scores)), high=_fmt(max(scores)), score=_fmt(item.score)
+                    ),
+                    _("Say what sets this case apart from {cases}. {advice}").format(cases=sample, advice=advice),
                 )
             )
     return flags
@@ -301,8 +307,9 @@ def _judge_no_specifics(run: _Run, fraction: float) -> list[Flag]:
             Flag(
                 item.case.id,
                 "no_specifics",
-                f"The case scored {_fmt(item.score)}, but the feedback names nothing from the expected value "
-                "or the output.",
+                _(
+                    "The case scored {score}, but the feedback names nothing from the expected value or the output."
+                ).format(score=_fmt(item.score)),
                 _say_what(item.case),
             )
         )
@@ -324,8 +331,10 @@ def _judge_contradiction(run: _Run, margin: float) -> list[Flag]:
                 Flag(
                     item.case.id,
                     "contradiction",
-                    f"The case got the top score ({_fmt(item.score)}), but the feedback says {words}.",
-                    "If the output has that fault, lower the score; if not, say what this output got right.",
+                    _("The case got the top score ({score}), but the feedback says {words}.").format(
+                        score=_fmt(item.score), words=words
+                    ),
+                    _("If the output has that fault, lower the score; if not, say what this output got right."),
                 )
             )
         elif run.is_lowest(item.score, margin) and positive and not negative:
@@ -334,8 +343,12 @@ def _judge_contradiction(run: _Run, margin: float) -> list[Flag]:
                 Flag(
                     item.case.id,
                     "contradiction",
-                    f"The case got the lowest score ({_fmt(item.score)}), but the feedback says {words}.",
-                    f"If the output is right, fix the score; if not, say what was wrong. {_say_what(item.case)}",
+                    _("The case got the lowest score ({score}), but the feedback says {words}.").format(
+                        score=_fmt(item.score), words=words
+                    ),
+                    _("If the output is right, fix the score; if not, say what was wrong. {advice}").format(
+                        advice=_say_what(item.case)
+                    ),
                 )
             )
     return flags
@@ -355,14 +368,18 @@ def _judge_named_score(run: _Run, fraction: float) -> list[Flag]:
                 unexplained.append((name, value))
         if not unexplained:
             continue
-        listed = ", ".join(f"{name!r} is {_fmt(value)}" for name, value in unexplained)
-        names = " and ".join(name for name, _ in unexplained)
+        listed = ", ".join(f"{name!r} = {_fmt(value)}" for name, value in unexplained)
+        names = ", ".join(name for name, _value in unexplained)
         flags.append(
             Flag(
                 item.case.id,
                 "named_score",
-                f"The named score {listed}, but the feedback never mentions it.",
-                f"Add a sentence on {names}: what in the output lowered it.",
+                ngettext(
+                    "The named score {scores} is low, but the feedback never mentions it.",
+                    "The named scores {scores} are low, but the feedback never mentions them.",
+                    len(unexplained),
+                ).format(scores=listed),
+                _("Add a sentence on {names}: what in the output lowered it.").format(names=names),
             )
         )
     return flags
@@ -379,9 +396,13 @@ def _judge_too_long(run: _Run, max_chars: float) -> list[Flag]:
             Flag(
                 item.case.id,
                 "too_long",
-                f"The feedback is {length:,} characters long; the limit is {int(max_chars):,}.",
-                "Cut it to the sentences that say what was wrong and what the right output looks like; "
-                "the engine reads every case's feedback.",
+                _("The feedback is {length} characters long; the limit is {limit}.").format(
+                    length=f"{length:,}", limit=f"{int(max_chars):,}"
+                ),
+                _(
+                    "Cut it to the sentences that say what was wrong and what the right output looks like; "
+                    "the engine reads every case's feedback."
+                ),
             )
         )
     return flags
@@ -401,9 +422,12 @@ def _judge_echoes_input(run: _Run, overlap: float) -> list[Flag]:
             Flag(
                 item.case.id,
                 "echoes_input",
-                f"{len(echoed)} of the feedback's {len(item.stems)} words come from the input "
-                "and it says nothing about the output.",
-                f"Say how the output differs from what was wanted, not what the input was. {_say_what(item.case)}",
+                _(
+                    "{echoed} of the feedback's {count} words come from the input and it says nothing about the output."
+                ).format(echoed=len(echoed), count=len(item.stems)),
+                _("Say how the output differs from what was wanted, not what the input was. {advice}").format(
+                    advice=_say_what(item.case)
+                ),
             )
         )
     return flags
@@ -411,38 +435,42 @@ def _judge_echoes_input(run: _Run, overlap: float) -> list[Flag]:
 
 # name, title, explanation, Thresholds field, unit, judge; the order is the order people see.
 _RULES: tuple[tuple[str, str, str, str, str, Callable[[_Run, float], list[Flag]]], ...] = (
-    ("short", "Empty or very short",
-     "Empty feedback, or a few words on a case below the top score, cannot say what to fix.",
-     "min_words", "words (fewer is flagged)", _judge_short),
-    ("generic", "Generic phrase only",
-     "A stock phrase such as 'Wrong.' or 'Bad format.' names no specifics.",
-     "generic_extra_words", "other words allowed beside stock phrases", _judge_generic),
-    ("same_text", "Same feedback, different scores",
-     "One text on cases with different scores hides what made them differ.",
-     "same_text_score_gap", "score difference allowed", _judge_same_text),
-    ("no_specifics", "Low score without specifics",
-     "A low score whose feedback names nothing from the expected value or the output leaves the engine guessing.",
-     "low_score", "of the score range (lower is low)", _judge_no_specifics),
-    ("contradiction", "Score and feedback disagree",
-     "A top score with 'wrong' or 'missing', or a lowest score with 'correct', sends opposite signals.",
-     "contradiction_margin", "of the score range counted as top or lowest", _judge_contradiction),
-    ("named_score", "Low named score not explained",
-     "A low named score that the feedback never mentions leaves that check unexplained.",
-     "low_named_score", "of the named score's range (lower is low)", _judge_named_score),
-    ("too_long", "Far longer than needed",
-     "Very long feedback buries the fix and costs the engine context on every case.",
-     "max_chars", "characters (more is flagged)", _judge_too_long),
-    ("echoes_input", "Only repeats the input",
-     "Feedback that restates the input says nothing about the output.",
-     "input_overlap", "of the feedback's words from the input", _judge_echoes_input),
+    ("short", N_("Empty or very short"),
+     N_("Empty feedback, or a few words on a case below the top score, cannot say what to fix."),
+     "min_words", N_("words (fewer is flagged)"), _judge_short),
+    ("generic", N_("Generic phrase only"),
+     N_("A stock phrase such as 'Wrong.' or 'Bad format.' names no specifics."),
+     "generic_extra_words", N_("other words allowed beside stock phrases"), _judge_generic),
+    ("same_text", N_("Same feedback, different scores"),
+     N_("One text on cases with different scores hides what made them differ."),
+     "same_text_score_gap", N_("score difference allowed"), _judge_same_text),
+    ("no_specifics", N_("Low score without specifics"),
+     N_("A low score whose feedback names nothing from the expected value or the output leaves the engine guessing."),
+     "low_score", N_("of the score range (lower is low)"), _judge_no_specifics),
+    ("contradiction", N_("Score and feedback disagree"),
+     N_("A top score with 'wrong' or 'missing', or a lowest score with 'correct', sends opposite signals."),
+     "contradiction_margin", N_("of the score range counted as top or lowest"), _judge_contradiction),
+    ("named_score", N_("Low named score not explained"),
+     N_("A low named score that the feedback never mentions leaves that check unexplained."),
+     "low_named_score", N_("of the named score's range (lower is low)"), _judge_named_score),
+    ("too_long", N_("Far longer than needed"),
+     N_("Very long feedback buries the fix and costs the engine context on every case."),
+     "max_chars", N_("characters (more is flagged)"), _judge_too_long),
+    ("echoes_input", N_("Only repeats the input"),
+     N_("Feedback that restates the input says nothing about the output."),
+     "input_overlap", N_("of the feedback's words from the input"), _judge_echoes_input),
 )  # fmt: skip
 
 
 def rules(thresholds: Thresholds | None = None) -> tuple[Rule, ...]:
-    """The feedback rules in display order, each carrying its threshold from ``thresholds`` (defaults when ``None``)."""
+    """The feedback rules in display order, each carrying its threshold from ``thresholds`` (defaults when ``None``).
+
+    Titles, explanations and units are in the current language (:mod:`skynet_core.i18n`); ``name`` is the
+    stable machine id.
+    """
     thresholds = thresholds or Thresholds()
     return tuple(
-        Rule(name, title, explanation, setting, unit, getattr(thresholds, setting), judge)
+        Rule(name, _(title), _(explanation), setting, _(unit), getattr(thresholds, setting), judge)
         for name, title, explanation, setting, unit, judge in _RULES
     )
 

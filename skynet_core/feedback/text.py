@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from skynet_core.cases import Case
+from skynet_core.i18n import _
 from skynet_core.results import CaseResult
 
 Pair = tuple[Case, CaseResult]
@@ -295,18 +296,29 @@ def _contains(want: Any, got: Any) -> bool:
     return len(wanted & _all_stems(got)) * 2 >= len(wanted)
 
 
+def _is_structured(value: Any) -> bool:
+    return isinstance(value, (Mapping, list, tuple))
+
+
 def _differences(expected: Mapping[str, Any] | None, output: Any) -> list[tuple[str, Any, Any]]:
     """The expected fields the output does not show, as (field, expected value, what the output has).
 
     A dict output (or a JSON string of one) is compared field by field; when the field is
-    absent, or the output is not a dict, the whole output is searched.
+    absent, or the output is not a dict, the whole output is searched for a plain value
+    (text, number). A structured expected value (a list or dict, such as a rubric
+    ``expected["fields"] = ["order id", "refund"]``) describes the output rather than
+    being text it should contain: it is compared only with the output's field of the
+    same name, never searched for in the whole output.
     """
     if not expected:
         return []
     parsed = _parse_output(output)
     found: list[tuple[str, Any, Any]] = []
     for key, want in expected.items():
-        got = parsed[key] if isinstance(parsed, Mapping) and key in parsed else parsed
+        has_field = isinstance(parsed, Mapping) and key in parsed
+        if _is_structured(want) and not has_field:
+            continue
+        got = parsed[key] if has_field else parsed
         if not _contains(want, got):
             found.append((key, want, got))
     return found
@@ -319,11 +331,11 @@ def _json_problem(output: Any) -> str | None:
     try:
         json.loads(output)
     except json.JSONDecodeError as exc:
-        return (
-            f"The output is not valid JSON: {exc.msg[:1].lower()}{exc.msg[1:]} (line {exc.lineno}, column {exc.colno})."
+        return _("The output is not valid JSON: {problem} (line {line}, column {column}).").format(
+            problem=exc.msg[:1].lower() + exc.msg[1:], line=exc.lineno, column=exc.colno
         )
     except (ValueError, RecursionError):
-        return "The output is not valid JSON."
+        return _("The output is not valid JSON.")
     return None
 
 
@@ -337,16 +349,26 @@ def _say_what(case: Case) -> str:
     """
     problem = _json_problem(case.output)
     if problem:
-        return f"Say what is wrong with the output's form, e.g. {problem}"
+        return _("Say what is wrong with the output's form, e.g. {problem}").format(problem=problem)
     differences = _differences(case.expected, case.output)
     if differences:
         named = len(case.expected or {}) > 1
         key, want, got = differences[0]
-        return (
-            "Say what was expected and what the output had: "
-            f"Expected {key + ' ' if named else ''}{_show(want)}, got {_show(got)}."
+        if named:
+            return _("Say what was expected and what the output had: Expected {field} {want}, got {got}.").format(
+                field=key, want=_show(want), got=_show(got)
+            )
+        return _("Say what was expected and what the output had: Expected {want}, got {got}.").format(
+            want=_show(want), got=_show(got)
+        )
+    plain = [(key, want) for key, want in (case.expected or {}).items() if not _is_structured(want)]
+    if plain:
+        key, want = plain[0]
+        return _("Name the check this output failed and where; it does show the expected {field} {want}.").format(
+            field=key, want=_show(want)
         )
     if case.expected:
-        key, want = next(iter(case.expected.items()))
-        return f"Name the check this output failed and where; it does show the expected {key} {_show(want)}."
-    return f"Quote the part of the output that is wrong and say what it should be; the output was {_show(case.output)}."
+        return _("Name the check this output failed and what in the output failed it.")
+    return _("Quote the part of the output that is wrong and say what it should be; the output was {output}.").format(
+        output=_show(case.output)
+    )

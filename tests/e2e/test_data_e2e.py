@@ -103,8 +103,10 @@ def test_uploaded_csv_with_roles_is_scored_on_the_author_page(tall_page, data_se
     wait_for_app_run(page)
     assert [path.name for path in (data_dir / "uploads").rglob("*.csv")] == ["tickets.csv"]
 
-    page.get_by_role("button", name="Use this dataset").click()
+    # The preview says what loading would refuse, before "Use this dataset" (which waits for a fix).
     expect(page.get_by_text("tickets.csv has no input column.")).to_be_visible()
+    expect(page.get_by_role("button", name="Use this dataset")).to_be_disabled()
+    expect(page.get_by_text("These are the splits of Support tickets (example), the dataset in use.")).to_be_visible()
     wait_for_app_run(page)
     shot(page, "data-2-uploaded-no-roles-yet")
 
@@ -139,3 +141,28 @@ def test_uploaded_csv_with_roles_is_scored_on_the_author_page(tall_page, data_se
     expect(page.get_by_text("In use: tickets · 5 cases × 1 candidate")).to_be_visible(timeout=SLOW_MS)
     editor = page.get_by_test_id("stDataFrame").nth(1)
     expect(editor.locator("[role=gridcell]").nth(EDITOR_COLUMNS + 1)).to_have_text("input field")
+
+
+def test_a_refused_upload_clears_the_previous_file_and_says_why(tall_page, data_server, tmp_path: Path) -> None:
+    page = tall_page
+    url, _data_dir = data_server
+    good, empty = tmp_path / "tickets.csv", tmp_path / "empty.csv"
+    good.write_text(TICKETS, encoding="utf-8")
+    empty.write_bytes(b"")
+
+    page.goto(f"{url}/data")
+    expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible(timeout=SLOW_MS)
+    page.get_by_text("A file", exact=True).click()
+    uploader = page.get_by_test_id("stFileUploader").filter(has_text="Upload a CSV, JSON Lines or Parquet file")
+    expect(uploader).to_contain_text("up to 250 MB")
+    expect(uploader).to_contain_text("250MB per file")  # the uploader's own limit says the same
+    uploader.locator('input[type="file"]').set_input_files(str(good))
+    expect(page.get_by_role("heading", name="tickets.csv")).to_be_visible()
+    wait_for_app_run(page)
+
+    uploader.locator('input[type="file"]').set_input_files(str(empty))
+    expect(page.get_by_text("empty.csv is empty. Add at least one case")).to_be_visible()
+    expect(page.get_by_role("heading", name="tickets.csv")).to_have_count(0)
+    expect(page.get_by_role("button", name="Use this dataset")).to_have_count(0)
+    wait_for_app_run(page)
+    shot(page, "data-5-refused-upload")

@@ -41,10 +41,15 @@ def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, app: str,
     page.goto(app)
     page.get_by_role("link", name="Settings", exact=True).click()
     expect(page.get_by_role("heading", name="Settings")).to_be_visible(timeout=20_000)
-    expect(page.get_by_text(re.compile(r"No model is configured for llm\(\)"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"No model answers metrics' llm\(\) calls"))).to_be_visible()
     expect(page.get_by_test_id("stMain").get_by_text(re.compile(r"(full|reduced) ·"))).to_be_visible()
 
     metric = page.locator(".st-key-settings-panel-metric")
+    # Placeholders read as examples, and an empty field says it is not set.
+    expect(metric.get_by_label("Model (a litellm model name)", exact=True)).to_have_attribute(
+        "placeholder", "e.g. openai/gpt-4o-mini"
+    )
+    expect(metric.get_by_text(re.compile(r"Not set: no model answers metrics' llm\(\) calls"))).to_be_visible()
     for label, value in (
         ("Model (a litellm model name)", "openai/gpt-4o-mini"),
         ("API base (optional)", judge.url),
