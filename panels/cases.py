@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 import studio
+from panels.trace import show_calls
 from skynet_core.authoring import run_numbers, side_information
 from skynet_core.cases import Case
 from skynet_core.charts import score_histogram
@@ -243,3 +244,4 @@ def case_details(case_id: str, results: list[CaseResult], cases: list[Case]) -> 
             studio.long_text(result.stdout, key=f"cases.stdout.{case_id}")
         else:
             st.caption(_("Nothing was printed."))
+    show_calls(result, key="cases.trace")

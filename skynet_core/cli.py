@@ -181,6 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
                 "no budget unless set)"
             ),
         )
+        sub.add_argument(
+            "--trace",
+            action="store_true",
+            help="with --json, --json-lines or a .jsonl --out: each case's llm() calls (what was sent, the "
+            "answer or error, tokens, latency, cost, retries) under llm_calls",
+        )
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help=_("write per-case results to FILE (.csv, .jsonl, .parquet)"))
             sub.add_argument(
@@ -410,6 +416,7 @@ class ReportOutput:
     def __init__(self, args: argparse.Namespace, stdout: TextIO) -> None:
         self.args, self.stdout = args, stdout
         self.mode = "lines" if args.json_lines else "json" if args.json else "text"
+        self.trace = bool(getattr(args, "trace", False))  # each case's llm() calls under llm_calls
         self.spool: IO[bytes] | None = None
         self.cases = 0
         if self.mode == "json":
@@ -422,9 +429,9 @@ class ReportOutput:
     def case(self, result: CaseResult, encoded: bytes | None = None) -> None:
         """Take one case's result; ``encoded`` is its ``to_json_bytes()`` when the caller has it already."""
         if self.mode == "lines":
-            self.stdout.write((encoded or result.to_json_bytes()).decode() + "\n")
+            self.stdout.write((encoded or result.to_json_bytes(self.trace)).decode() + "\n")
         elif self.spool is not None:
-            encoded = encoded or result.to_json_bytes()
+            encoded = encoded or result.to_json_bytes(self.trace)
             self.spool.write(b"," + encoded if self.cases else encoded)
         self.cases += 1
 
@@ -481,7 +488,10 @@ class _Sink:
             return
         try:
             # Encoded once for the file and standard output alike.
-            encoded = result.to_json_bytes() if self.out is not None and self.output.wants_json else None
+            trace = self.output.trace
+            encoded = (
+                result.to_json_bytes(trace) if self.out is not None and (self.output.wants_json or trace) else None
+            )
             if self.out is not None:
                 self.out.write(result, encoded)
             self.output.case(result, encoded)

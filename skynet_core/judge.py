@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import statistics
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cases import Case
-from .i18n import _
+from .i18n import _, format_number, ngettext
 from .metric_source import MetricSource
 from .results import CaseResult, RunTally
 from .runner.pool import WorkerPool
@@ -31,10 +31,13 @@ DEFAULT_THRESHOLD = 0.5
 class JudgeSummary:
     """The metric's ``llm`` calls over ``cases`` results.
 
+    ``calls`` counts every call, ``failed`` those that failed (refused by a
+    limit too), ``errors`` the failed ones by kind (the error's class name, e.g.
+    ``RateLimitError``), most frequent first.
     ``ms_per_1000`` is the judge's time summed over calls (what 1,000 cases
     cost in judge time one at a time; wall time divides it by the calls in
     flight). ``cost_per_1000`` is None when no call had a known price;
-    ``unpriced_cases`` counts cases whose calls had none (enter a price per
+    ``unpriced_cases`` counts cases whose answered calls had none (enter a price per
     million tokens on the Settings page for models litellm does not know).
     """
 
@@ -43,6 +46,12 @@ class JudgeSummary:
     total_ms: float
     total_cost_usd: float | None
     unpriced_cases: int
+    failed: int = 0
+    errors: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def answered(self) -> int:
+        return self.calls - self.failed
 
     @property
     def ms_per_1000(self) -> float:
@@ -68,28 +77,39 @@ class JudgeSummary:
             "ms_per_1000": self.ms_per_1000,
             "cost_per_1000": self.cost_per_1000,
             "unpriced_cases": self.unpriced_cases,
+            "failed_calls": self.failed,
+            "errors_by_kind": dict(self.errors),
         }
 
+    def error_kinds(self) -> str:
+        """The failed calls by kind, e.g. "RateLimitError 3, Timeout 1" (class names stay as they are)."""
+        return ", ".join(f"{kind} {format_number(count)}" for kind, count in self.errors.items())
+
     def describe(self) -> str:
-        """One line for people, e.g. "judge: 200 calls; per 1,000 cases 210 s of judge time and $0.0300"."""
+        """One line for people, e.g. "judge: 200 calls, 2 failed (Timeout 2); per 1,000 cases 210.0 s of judge
+        time and $0.0300"."""
         if not self.used:
             return _("judge: the metric made no llm() calls")
-        values = {
-            "calls": self.calls,
-            "seconds": f"{self.ms_per_1000 / 1000.0:,.1f}",
-            "cost": f"${self.cost_per_1000:.4f}" if self.cost_per_1000 is not None else "",
-            "unpriced": self.unpriced_cases,
-        }
-        if self.cost_per_1000 is None:
-            return _("judge: {calls} calls; per 1,000 cases {seconds} s of judge time and an unknown cost").format(
-                **values
+        cost = f"${format_number(self.cost_per_1000, 4)}" if self.cost_per_1000 is not None else _("an unknown cost")
+        calls = ngettext("{count} call", "{count} calls", self.calls).format(count=format_number(self.calls))
+        seconds = format_number(self.ms_per_1000 / 1000.0, 1)
+        if self.failed:
+            line = _(
+                "judge: {calls}, {failed} failed ({kinds}); per 1,000 cases {seconds} s of judge time and {cost}"
+            ).format(
+                calls=calls, failed=format_number(self.failed), kinds=self.error_kinds(), seconds=seconds, cost=cost
             )
-        if self.unpriced_cases:
-            return _(
-                "judge: {calls} calls; per 1,000 cases {seconds} s of judge time and {cost} "
-                "({unpriced} cases had no known price; enter one on the Settings page)"
-            ).format(**values)
-        return _("judge: {calls} calls; per 1,000 cases {seconds} s of judge time and {cost}").format(**values)
+        else:
+            line = _("judge: {calls}; per 1,000 cases {seconds} s of judge time and {cost}").format(
+                calls=calls, seconds=seconds, cost=cost
+            )
+        if self.unpriced_cases and self.cost_per_1000 is not None:
+            line += " " + ngettext(
+                "({count} case had no known price; enter one on the Settings page)",
+                "({count} cases had no known price; enter one on the Settings page)",
+                self.unpriced_cases,
+            ).format(count=format_number(self.unpriced_cases))
+        return line
 
 
 def judge_summary(results: Sequence[CaseResult]) -> JudgeSummary:
@@ -102,7 +122,16 @@ def judge_summary(results: Sequence[CaseResult]) -> JudgeSummary:
 
 def judge_summary_of(tally: RunTally) -> JudgeSummary:
     """The same from a run's tally, for runs whose results were streamed rather than kept."""
-    return JudgeSummary(tally.total, tally.judge_calls, tally.judge_ms, tally.judge_cost_usd, tally.judge_unpriced)
+    errors = dict(sorted(tally.judge_errors.items(), key=lambda item: (-item[1], item[0])))
+    return JudgeSummary(
+        tally.total,
+        tally.judge_calls,
+        tally.judge_ms,
+        tally.judge_cost_usd,
+        tally.judge_unpriced,
+        tally.judge_failed,
+        errors,
+    )
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .i18n import N_, _
 from .redact import redact
 from .runner.worker import LlmRequest
+from .trace import LIMIT_REACHED, LlmCall
 
 if TYPE_CHECKING:
     from .store import Store
@@ -67,7 +68,25 @@ API_BASE_KEY_RULE = (
 
 
 class LlmError(RuntimeError):
-    """A model call failed; the message names the cause and the fix."""
+    """A model call failed; the message names the cause and the fix.
+
+    ``kind`` is the class name of the provider's error (``RateLimitError``,
+    ``AuthenticationError``…) or ``NoModel``/``NoKey`` when no call was made;
+    ``retries``, ``latency_ms`` (the last attempt) and ``elapsed_ms`` (the whole
+    call) say what the failed call took, for its trace.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "LlmError",
+        retries: int = 0,
+        latency_ms: float = 0.0,
+        elapsed_ms: float = 0.0,
+    ) -> None:
+        super().__init__(message)
+        self.kind, self.retries, self.latency_ms, self.elapsed_ms = kind, retries, latency_ms, elapsed_ms
 
 
 @dataclass(frozen=True)
@@ -270,6 +289,8 @@ class LlmReply:
     completion_tokens: int
     cost_usd: float | None
     attempts: int = 1
+    elapsed_ms: float = 0.0  # the whole call: earlier attempts and the waits between them too
+    model: str = ""
 
     def usage(self) -> dict[str, Any]:
         return {
@@ -344,7 +365,7 @@ def complete(
     """
     chosen = config or (settings.effective() or (None, ""))[0]
     if chosen is None:
-        raise LlmError(_(NO_MODEL_MESSAGE))
+        raise LlmError(_(NO_MODEL_MESSAGE), kind="NoModel")
     litellm = _litellm()
     messages = [{"role": "system", "content": instructions}]
     if input is not None:
@@ -363,6 +384,7 @@ def complete(
     if mock_response is not None:
         kwargs["mock_response"] = mock_response
     attempt = 0
+    began = time.perf_counter()
     while True:
         started = time.perf_counter()
         try:
@@ -373,9 +395,17 @@ def complete(
                 time.sleep(min(MAX_BACKOFF_S, settings.backoff_s * 2**attempt) * random.uniform(1.0, 1.25))
                 attempt += 1
                 continue
+            ended = time.perf_counter()
             message = explain_error(exc, chosen, settings, attempts=attempt + 1)
-            raise LlmError(redact(message, [chosen.api_key])) from None
-    latency_ms = (time.perf_counter() - started) * 1000.0
+            raise LlmError(
+                redact(message, [chosen.api_key]),
+                kind=type(exc).__name__,
+                retries=attempt,
+                latency_ms=(ended - started) * 1000.0,
+                elapsed_ms=(ended - began) * 1000.0,
+            ) from None
+    ended = time.perf_counter()
+    latency_ms = (ended - started) * 1000.0
     usage = getattr(response, "usage", None)
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
     completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -387,6 +417,8 @@ def complete(
         completion_tokens,
         _cost(litellm, response, chosen, prompt_tokens, completion_tokens),
         attempt + 1,
+        (ended - began) * 1000.0,
+        chosen.model,
     )
 
 
@@ -428,7 +460,8 @@ def _credentials(litellm: Any, config: ModelConfig) -> dict[str, str]:
         _(
             "no API key for {model}: set {variables} in the server's environment "
             "(then restart it) or type a key on the Settings page"
-        ).format(model=config.model, variables=_(" or ").join(missing))
+        ).format(model=config.model, variables=_(" or ").join(missing)),
+        kind="NoKey",
     )
 
 
@@ -619,18 +652,67 @@ class MetricLlm:
             warm_up()  # a model is configured: a metric may call it soon
 
     def __call__(self, request: LlmRequest) -> dict[str, Any]:
+        """The reply for the metric (``text`` or ``error``), with ``call``: the call's :class:`LlmCall` trace."""
         refused = self._over_limit(request)
         if refused:
-            return {"error": refused, "end_case": True}
+            return {"error": refused, "end_case": True, "call": self._trace(request, error=refused, kind=LIMIT_REACHED)}
+        model = self._model()
+        started = time.perf_counter()
         try:
             reply = complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
         except LlmError as exc:
-            return {"error": str(exc)}
+            return {"error": str(exc), "call": self._trace(request, model, error=str(exc), kind=exc.kind, failure=exc)}
         except Exception as exc:  # noqa: BLE001  (a failure here must reach the metric as an error, not a hang)
-            return {"error": redact(f"the model call failed unexpectedly: {type(exc).__name__}: {exc}", self._keys)}
+            error = redact(f"the model call failed unexpectedly: {type(exc).__name__}: {exc}", self._keys)
+            elapsed = (time.perf_counter() - started) * 1000.0
+            return {
+                "error": error,
+                "call": self._trace(request, model, error=error, kind=type(exc).__name__, elapsed_ms=elapsed),
+            }
         with self._lock:
             self.spent_usd += reply.cost_usd or 0.0
-        return {"text": reply.text, "usage": reply.usage()}
+        call = LlmCall.make(
+            request.instructions,
+            request.input,
+            reply.text,
+            secrets=self._keys,
+            model=reply.model,
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+            latency_ms=reply.latency_ms,
+            elapsed_ms=reply.elapsed_ms or reply.latency_ms,
+            cost_usd=reply.cost_usd,
+            retries=reply.attempts - 1,
+        )
+        return {"text": reply.text, "usage": reply.usage(), "call": call}
+
+    def _model(self) -> str:
+        chosen = self.settings.effective()
+        return chosen[0].model if chosen is not None else ""
+
+    def _trace(
+        self,
+        request: LlmRequest,
+        model: str = "",
+        *,
+        error: str,
+        kind: str,
+        failure: LlmError | None = None,
+        elapsed_ms: float = 0.0,
+    ) -> LlmCall:
+        """The trace of a call that failed (or was refused): what was asked, the error, what it took."""
+        return LlmCall.make(
+            request.instructions,
+            request.input,
+            None,
+            secrets=self._keys,
+            model=model,
+            latency_ms=failure.latency_ms if failure is not None else 0.0,
+            elapsed_ms=failure.elapsed_ms if failure is not None else elapsed_ms,
+            retries=failure.retries if failure is not None else 0,
+            error=error,
+            error_kind=kind,
+        )
 
     def _over_limit(self, request: LlmRequest) -> str | None:
         cap = self.settings.max_calls_per_case

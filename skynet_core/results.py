@@ -14,6 +14,7 @@ Invariants a reader can rely on:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 import orjson
 
 from .i18n import N_, _
+from .trace import LlmCall
 
 
 class StageName(StrEnum):
@@ -107,7 +109,12 @@ class Stage:
 
 @dataclass(slots=True)
 class JudgeUsage:
-    """What the metric's ``llm`` calls cost for one case (summed over calls)."""
+    """What the metric's ``llm`` calls cost for one case (summed over calls).
+
+    ``calls`` counts every call the metric made, the failed ones too (their
+    trace says which failed and why: ``CaseResult.llm_calls``); tokens and cost
+    come from the answered calls.
+    """
 
     calls: int = 0
     latency_ms: float = 0.0
@@ -122,6 +129,14 @@ class JudgeUsage:
         self.completion_tokens += completion_tokens
         if cost_usd is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost_usd
+
+    @classmethod
+    def of_calls(cls, calls: Sequence[LlmCall]) -> JudgeUsage:
+        """The sums over one case's traced calls."""
+        usage = cls()
+        for call in calls:
+            usage.add(call.latency_ms, call.prompt_tokens, call.completion_tokens, call.cost_usd)
+        return usage
 
 
 @dataclass(slots=True)
@@ -149,26 +164,46 @@ class CaseResult:
     candidate: str = ""
     judge: JudgeUsage = field(default_factory=JudgeUsage)
     file: str = "metric.py"
+    # The trace of the metric's llm() calls (skynet_core.trace), read as ``llm_calls``. Private to orjson,
+    # which leaves fields starting with "_" out: the bulk writes of cases that made no call stay as they were.
+    _llm_calls: tuple[LlmCall, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.status is CaseStatus.OK
 
+    @property
+    def llm_calls(self) -> tuple[LlmCall, ...]:
+        """Every ``llm()`` call the metric made for this case, in order (empty when it made none)."""
+        return self._llm_calls
+
     def to_json(self) -> dict[str, Any]:
+        """The result as JSON; ``llm_calls`` (each :meth:`LlmCall.to_json`) only when the metric made calls."""
         data = asdict(self)
+        del data["_llm_calls"]
         data["status"] = self.status.value
+        if self._llm_calls:
+            data["llm_calls"] = [call.to_json() for call in self._llm_calls]
         return data
 
-    def to_json_bytes(self) -> bytes:
+    def to_json_bytes(self, trace: bool = False) -> bytes:
         """``to_json()`` encoded, without building the dict: orjson reads the dataclass directly
-        (same keys in the same order), about 20 times faster for the CLI's and exports' bulk writes."""
-        return orjson.dumps(self, option=orjson.OPT_NON_STR_KEYS)
+        (same keys in the same order), about 20 times faster for the CLI's and exports' bulk writes.
+        The ``llm_calls`` trace is left out unless ``trace`` (the command line's ``--trace``)."""
+        encoded = orjson.dumps(self, option=orjson.OPT_NON_STR_KEYS)
+        if trace and self._llm_calls:
+            encoded = encoded[:-1] + b',"llm_calls":' + orjson.dumps(self._llm_calls) + b"}"
+        return encoded
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CaseResult:
         data = dict(data)
         data["status"] = CaseStatus(data["status"])
         data["judge"] = JudgeUsage(**data.get("judge") or {})
+        calls = data.pop("llm_calls", None)
+        data.pop("_llm_calls", None)
+        if isinstance(calls, list) and calls:
+            data["_llm_calls"] = tuple(LlmCall.from_json(call) for call in calls if isinstance(call, dict))
         return cls(**data)
 
 
@@ -189,6 +224,8 @@ class RunTally:
     judge_ms: float = 0.0
     judge_cost_usd: float | None = None
     judge_unpriced: int = 0
+    judge_failed: int = 0
+    judge_errors: dict[str, int] = field(default_factory=dict)
     first: list[CaseResult] = field(default_factory=list)
     failures: list[CaseResult] = field(default_factory=list)
     failed: int = 0
@@ -211,7 +248,19 @@ class RunTally:
         if judge.calls:
             self.judge_calls += judge.calls
             self.judge_ms += judge.latency_ms
-            if judge.cost_usd is None:
+            calls = result._llm_calls
+            if calls:
+                answered = 0
+                for call in calls:
+                    if call.ok:
+                        answered += 1
+                    else:
+                        self.judge_failed += 1
+                        kind = call.error_kind or "LlmError"
+                        self.judge_errors[kind] = self.judge_errors.get(kind, 0) + 1
+                if answered and any(call.ok and call.cost_usd is None for call in calls):
+                    self.judge_unpriced += 1
+            elif judge.cost_usd is None:  # a result kept before calls were traced
                 self.judge_unpriced += 1
         if judge.cost_usd is not None:
             self.judge_cost_usd = (self.judge_cost_usd or 0.0) + judge.cost_usd

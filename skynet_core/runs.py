@@ -66,7 +66,7 @@ _LISTED = (
     "SELECT id, dataset, candidate, split, metric_hash, dataset_name, created_at, case_count, summary, provenance, "
     "metric_source, cases IS NOT NULL FROM scored_runs ORDER BY created_at DESC, id DESC"
 )
-_RESULT_FIELDS = frozenset(item.name for item in fields(CaseResult))
+_RESULT_FIELDS = frozenset(item.name for item in fields(CaseResult)) | {"llm_calls"}  # the calls' trace
 
 
 def metric_hash(source: str) -> str:

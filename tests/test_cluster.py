@@ -109,6 +109,9 @@ def comparable(results: list[CaseResult]) -> list[dict]:
         if row.get("error"):  # the install hint names the node's interpreter, relative to its working folder
             row["error"] = re.sub(r"\S*python\S* -m pip", "PYTHON -m pip", row["error"])
         row["judge"].pop("latency_ms")
+        for call in row.get("llm_calls", []):  # each traced llm() call's own timing
+            call.pop("latency_ms")
+            call.pop("elapsed_ms")
         if row["status"] == "timeout":
             row["error"] = re.sub(r"line \d+", "line N", row.pop("error"))
             row.pop("line")

@@ -159,7 +159,9 @@ def test_calls_per_case_are_capped_at_50_by_default_and_the_case_fails_naming_th
     for result in run.results:
         assert not result.ok
         assert "more than 50 llm() calls" in result.error and "--max-calls" in result.error
-        assert result.judge.calls == 50
+        # 50 answered, then the 51st refused: a failed call, traced as the limit (further calls untraced)
+        assert result.judge.calls == 51
+        assert [call.error_kind for call in result.llm_calls] == [""] * 50 + ["LimitReached"]
 
 
 def test_a_raised_cap_lets_more_calls_through(server, pool):

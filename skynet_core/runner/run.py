@@ -22,6 +22,7 @@ from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_na
 from ..overflow import bound_side_information
 from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage, RunTally
+from ..trace import LlmCall, bounded
 from .pool import WorkerPool, default_pool
 from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
 
@@ -142,8 +143,8 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
     duration_ms = duration if duration is not None and honest else 0.0
     stdout = reply.get("stdout")
     stdout = stdout if type(stdout) is str else ""
-    calls = reply.get("judge")
-    judge = _judge_usage(calls) if calls else JudgeUsage()
+    calls = reply.get("judge")  # the worker's trace of this case's llm() calls (never the child's)
+    judge, traced = _judge_usage(calls) if calls else (JudgeUsage(), ())
     status = reply.get("status")
     if status == "ok":
         score = _finite(reply.get("score"))
@@ -170,6 +171,7 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
                     duration_ms=duration_ms,
                     stdout=stdout,
                     judge=judge,
+                    _llm_calls=traced,
                 )
             )
         return CaseResult(
@@ -181,9 +183,16 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
             duration_ms=duration_ms,
             stdout=stdout,
             judge=judge,
+            _llm_calls=traced,
         )
     result = CaseResult(
-        id=case.id, split=case.split, candidate=case.candidate, duration_ms=duration_ms, stdout=stdout, judge=judge
+        id=case.id,
+        split=case.split,
+        candidate=case.candidate,
+        duration_ms=duration_ms,
+        stdout=stdout,
+        judge=judge,
+        _llm_calls=traced,
     )
     result.status = CaseStatus.INVALID if status == "invalid" else CaseStatus.ERROR
     error = reply.get("error")
@@ -218,16 +227,10 @@ def _finite(value: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _judge_usage(calls: Any) -> JudgeUsage:
-    usage = JudgeUsage()
-    for call in calls if isinstance(calls, list) else []:
-        usage.add(
-            float(call.get("latency_ms") or 0.0),
-            int(call.get("prompt_tokens") or 0),
-            int(call.get("completion_tokens") or 0),
-            call.get("cost_usd"),
-        )
-    return usage
+def _judge_usage(calls: Any) -> tuple[JudgeUsage, tuple[LlmCall, ...]]:
+    """One case's judge sums and its bounded trace, from the worker's list of :class:`LlmCall`."""
+    traced = [call for call in calls if isinstance(call, LlmCall)] if isinstance(calls, list) else []
+    return JudgeUsage.of_calls(traced), bounded(traced)
 
 
 def failed_result(
@@ -331,6 +334,8 @@ class _Shard:
                 else:
                     file, line = _place_from(str(exc))
                     result = failed_result(case, CaseStatus.ERROR, str(exc), line, elapsed, file=file)
+                if exc.llm_calls and failed == answered:  # the calls the running case made before it failed
+                    result.judge, result._llm_calls = _judge_usage(exc.llm_calls)
                 self.emit(start + sent[failed], result)
                 todo = sent[answered:failed] + sent[failed + 1 :]
                 self.close()

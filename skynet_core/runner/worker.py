@@ -34,6 +34,7 @@ from ..metric_source import MetricSource
 from ..packages import existing_packages_dir
 from ..redact import redact
 from ..results import Isolation
+from ..trace import CASE_TIMEOUT, NO_ANSWER, NOT_AVAILABLE, LlmCall, from_reply
 from . import sandbox
 from .watchdog import watchdog
 
@@ -57,6 +58,7 @@ class ChildDied(Exception):
     def __init__(self, message: str, index: int | None = None) -> None:
         super().__init__(message)
         self.index = index
+        self.llm_calls: list[LlmCall] = []  # the running case's llm() calls, traced before it failed
 
 
 class CallTimeout(Exception):
@@ -68,6 +70,7 @@ class CallTimeout(Exception):
         self.line = line
         self.index = index
         self.file = file
+        self.llm_calls: list[LlmCall] = []  # the running case's llm() calls, the one still waiting last
 
 
 class Cancelled(Exception):
@@ -491,7 +494,7 @@ class Worker:
         self.send({"op": "cases", "cases": cases}, time.monotonic() + limit_s, cancel)
         self._call_timeout = timeout
         answered_at = time.monotonic()
-        judge: list[dict[str, Any]] = []
+        judge: list[LlmCall] = []
         # The running case's llm() calls (the child sends its results before each call, so every call
         # since the last result is the running case's), and the error that ended it, if a limit did.
         calls, ended = 0, None
@@ -501,15 +504,14 @@ class Worker:
                 kind = message["t"]
                 if kind == "llm":
                     calls += 1
-                    if ended is not None:
+                    if ended is not None:  # refused again, untraced: the case is over already
                         reply = {"op": "llm_reply", "error": ended}
                     else:
                         # The judge's time counts toward the call's timeout like any other work.
                         reply = self._answer_llm(message, llm, answered_at + limit_s, cancel, calls)
                         if reply.pop("end_case", False):
                             ended = reply["error"]
-                    if "usage" in reply:
-                        judge.append(reply.pop("usage"))
+                        judge.append(_traced(message, reply))
                     self.send(reply, answered_at + limit_s, cancel)
                     continue
                 items = message.get("items") if kind == "results" else None
@@ -541,11 +543,14 @@ class Worker:
                         }
                         ended = None
                     calls = 0
-                    # Only what this process measured: a "judge" the child sent is forged.
+                    # Only what this process traced: a "judge" the child sent is forged.
                     item["judge"], judge = judge, []
                     self._unanswered += 1
                     yield item
                 answered_at = time.monotonic()
+        except (CallTimeout, ChildDied) as exc:
+            exc.llm_calls = [*judge, *exc.llm_calls]  # for the failed case's result
+            raise
         finally:
             self._call_timeout = None
 
@@ -559,11 +564,19 @@ class Worker:
     ) -> dict[str, Any]:
         """Make the metric's model call here, in the parent, which alone holds the keys."""
         if llm is None:
-            return {"op": "llm_reply", "error": i18n._("llm() is not available in this run")}
+            return {
+                "op": "llm_reply",
+                "error": i18n._("llm() is not available in this run"),
+                "error_kind": NOT_AVAILABLE,
+            }
         instructions = message.get("instructions")
         text = message.get("input")
         if not isinstance(instructions, str) or not (text is None or isinstance(text, str)):
-            return {"op": "llm_reply", "error": i18n._("llm() takes a string of instructions and an optional input")}
+            return {
+                "op": "llm_reply",
+                "error": i18n._("llm() takes a string of instructions and an optional input"),
+                "error_kind": "TypeError",
+            }
         result: dict[str, Any] = {}
 
         def call() -> None:
@@ -575,15 +588,42 @@ class Worker:
                         error=type(exc).__name__, message=exc
                     )
                 )
+                result["error_kind"] = type(exc).__name__
             if not isinstance(result.get("text"), str) and not result.get("error"):
-                result["error"] = "the model call returned no text"
+                result["error"] = i18n._("the model call returned no text")
+                result["error_kind"] = NO_ANSWER
 
         thread = threading.Thread(target=call, daemon=True)
+        started = time.perf_counter()
         thread.start()
-        while thread.is_alive():
-            self._check(deadline, cancel)
-            thread.join(0.05)
+        try:
+            while thread.is_alive():
+                self._check(deadline, cancel)
+                thread.join(0.05)
+        except CallTimeout as exc:
+            exc.llm_calls = [
+                LlmCall.make(
+                    instructions,
+                    text,
+                    None,
+                    error=i18n._("the case's timeout ran out while this call waited for the model's answer"),
+                    error_kind=CASE_TIMEOUT,
+                    elapsed_ms=(time.perf_counter() - started) * 1000.0,
+                )
+            ]
+            raise
         return {"op": "llm_reply", **result}
+
+
+def _traced(message: dict[str, Any], reply: dict[str, Any]) -> LlmCall:
+    """The call's trace, taken out of ``reply`` (which goes on to the child without it): the handler's own
+    :class:`LlmCall`, else one made from the request and the reply."""
+    call = reply.pop("call", None)
+    usage = reply.pop("usage", None)
+    kind = reply.pop("error_kind", None)
+    if isinstance(call, LlmCall):
+        return call
+    return from_reply(message, {**reply, "usage": usage, "error_kind": kind})
 
 
 def _first_child(pid: int) -> int | None:
