@@ -20,13 +20,19 @@ from skynet_core.charts import (
 from skynet_core.reward import reward_parts
 from skynet_core.tradeoffs import (
     CandidateData,
+    case_rank_changes,
+    compare_weights,
     kendall_tau,
     mean_rewards,
     nearest_change,
     pareto_front,
     rank_stability,
+    ranks,
+    renormalize,
     simplex_grid,
     summarize,
+    unmeasured,
+    weights_from_point,
     winner_map,
 )
 
@@ -340,3 +346,98 @@ def test_score_histogram_counts_scores_and_reports_missing_ones() -> None:
     assert len(figure.data) == 1
     assert len(figure.data[0].x) == 3
     assert "1 without a score left out" in figure.layout.title.text
+
+
+# --- renormalising weights, clicks on the map, A vs B ---------------------------------------
+
+
+def test_renormalize_rescales_the_other_two_in_proportion() -> None:
+    new = renormalize({"accuracy": 0.7, "speed": 0.2, "cost": 0.1}, "accuracy", 0.4)
+    assert new == {"accuracy": 0.4, "speed": 0.4, "cost": 0.2}
+    assert sum(new.values()) == pytest.approx(1.0)
+
+
+def test_renormalize_reads_raw_weights_that_do_not_sum_to_one() -> None:
+    assert renormalize({"accuracy": 2, "speed": 1, "cost": 1}, "cost", 0.5) == {
+        "accuracy": 0.333,
+        "speed": 0.167,
+        "cost": 0.5,
+    }
+
+
+def test_renormalize_splits_equally_when_the_others_are_both_zero() -> None:
+    assert renormalize({"accuracy": 1, "speed": 0, "cost": 0}, "accuracy", 0.6) == {
+        "accuracy": 0.6,
+        "speed": 0.2,
+        "cost": 0.2,
+    }
+    assert renormalize({"accuracy": 0, "speed": 0, "cost": 0}, "speed", 0.0) == {
+        "accuracy": 0.5,
+        "speed": 0.0,
+        "cost": 0.5,
+    }
+
+
+def test_renormalize_to_one_zeroes_the_others_and_to_zero_gives_them_everything() -> None:
+    assert renormalize({"accuracy": 0.7, "speed": 0.2, "cost": 0.1}, "speed", 1.0) == {
+        "accuracy": 0.0,
+        "speed": 1.0,
+        "cost": 0.0,
+    }
+    assert renormalize({"accuracy": 0.7, "speed": 0.2, "cost": 0.1}, "accuracy", 0.0) == {
+        "accuracy": 0.0,
+        "speed": 0.667,
+        "cost": 0.333,
+    }
+
+
+def test_renormalize_clips_the_value_and_keeps_the_sum_at_one_after_rounding() -> None:
+    assert renormalize({"accuracy": 1, "speed": 1, "cost": 1}, "cost", 1.7)["cost"] == 1.0
+    assert renormalize({"accuracy": 1, "speed": 1, "cost": 1}, "cost", -0.2)["cost"] == 0.0
+    thirds = renormalize({"accuracy": 1, "speed": 1, "cost": 1}, "accuracy", 0.001)
+    assert sum(thirds.values()) == pytest.approx(1.0, abs=1e-12)
+    with pytest.raises(ValueError, match="part must be one of"):
+        renormalize({"accuracy": 1, "speed": 1, "cost": 1}, "quality", 0.5)
+
+
+def test_weights_from_point_scales_a_map_point_to_sum_one() -> None:
+    assert weights_from_point([0.5, 0.3, 0.2]) == {"accuracy": 0.5, "speed": 0.3, "cost": 0.2}
+    assert weights_from_point([2, 1, 1]) == {"accuracy": 0.5, "speed": 0.25, "cost": 0.25}
+    with pytest.raises(ValueError, match="not all 0"):
+        weights_from_point([0, 0, 0])
+
+
+def test_compare_weights_names_the_winner_and_ranks_under_each_set() -> None:
+    summary = summarize(three_candidates(), SPEC)
+    compared = compare_weights(summary, {"accuracy": 1, "speed": 0, "cost": 0}, {"accuracy": 0, "speed": 0, "cost": 1})
+    assert compared.winner_a == 0 and compared.winner_b == 2
+    assert compared.reward_a == pytest.approx([1.0, 0.5, 0.0])
+    assert compared.rank_a.tolist() == [1, 2, 3]
+    assert compared.rank_b.tolist() == [2, 3, 1]
+
+
+def test_ranks_share_the_better_rank_on_ties() -> None:
+    assert ranks([0.5, 0.9, 0.5, 0.1]).tolist() == [2, 1, 2, 4]
+
+
+def test_case_rank_changes_lists_only_moved_cases_largest_move_first() -> None:
+    # Accuracy, latency per case: under A (accuracy only) the accurate cases lead; under B (speed only) the fast ones.
+    c = candidate("x", [1.0, 0.9, 0.1, 0.0], [3000.0, 1000.0, 0.0, 1000.0], [0.01] * 4)
+    a = {"accuracy": 1, "speed": 0, "cost": 0}
+    b = {"accuracy": 0, "speed": 1, "cost": 0}
+    changes = case_rank_changes(c, SPEC, a, b)
+    # Ranks under A: 1, 2, 3, 4; under B: speed scores 0.25, 0.5, 1, 0.5 -> 4, 2, 1, 2.
+    assert changes.ids == ("x-0", "x-2", "x-3")
+    assert changes.rank_a.tolist() == [1, 3, 4]
+    assert changes.rank_b.tolist() == [4, 1, 2]
+    assert changes.change.tolist() == [-3, 2, 2]
+    assert changes.total == 4
+    assert case_rank_changes(c, SPEC, a, a).ids == ()
+
+
+def test_case_rank_changes_counts_an_unmeasured_latency_as_zero_speed() -> None:
+    c = candidate("x", [1.0, 0.0], [np.nan, 0.0], [0.01, 0.01])
+    changes = case_rank_changes(c, SPEC, {"accuracy": 1, "speed": 0, "cost": 0}, {"accuracy": 0, "speed": 1, "cost": 0})
+    assert changes.ids == ("x-0", "x-1")
+    assert changes.reward_b.tolist() == [0.0, 1.0]
+    assert unmeasured(c.latency_ms) == 1
