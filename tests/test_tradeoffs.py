@@ -282,7 +282,9 @@ def test_curve_figure_draws_the_curve_and_every_measured_case() -> None:
     assert len(cases.x) == 3
     assert list(cases.y) == pytest.approx([1.0, 2000 / 2850, 0.5])
     assert curve.y[0] == 1.0
-    assert "1 case not measured" in figure.layout.title.text
+    # In the plot, not in small print: the rule for an unmeasured case, with how many there are.
+    notes = [a.text for a in figure.layout.annotations]
+    assert "1 case has no measured latency: it scores 0 on speed" in notes
     assert figure.layout.xaxis.title.text == "Latency (ms)"
 
 
@@ -441,3 +443,28 @@ def test_case_rank_changes_counts_an_unmeasured_latency_as_zero_speed() -> None:
     assert changes.ids == ("x-0", "x-1")
     assert changes.reward_b.tolist() == [0.0, 1.0]
     assert unmeasured(c.latency_ms) == 1
+
+
+def test_curve_figure_states_the_zero_rule_even_without_unmeasured_cases() -> None:
+    figure = curve_figure("cost", 0.01, [0.0, 0.02], ids=["a", "b"])
+    assert "A case with no measured cost scores 0 on cost (none here)" in [a.text for a in figure.layout.annotations]
+    error = curve_figure("error", 1.0, [0.0, 2.0])
+    assert not any("measured" in a.text for a in error.layout.annotations)
+
+
+def test_stacked_reward_figure_names_unmeasured_cases_in_the_plot() -> None:
+    parts = np.array([[1.0, 0.0, 0.5], [0.5, 0.5, 0.5]])
+    figure = stacked_reward_figure(["a", "b"], parts, SPEC["weights"], {"speed": 2, "cost": 0})
+    assert [a.text for a in figure.layout.annotations] == ["2 cases have no measured latency: each scores 0 on speed"]
+
+
+def test_ternary_points_carry_their_weights_for_a_click() -> None:
+    figure = ternary_winner_figure(winner_map(summarize(three_candidates(), SPEC), step=0.5), SPEC["weights"], 3)
+    for trace in figure.data[:3]:
+        if trace.customdata is not None:
+            assert [list(row) for row in trace.customdata] == [
+                [a, b, c] for a, b, c in zip(trace.a, trace.b, trace.c, strict=True)
+            ]
+    assert list(figure.data[3].customdata[0]) == pytest.approx([1 / 3, 1 / 3, 1 / 3])
+    assert figure.layout.clickmode == "event+select"
+    assert "3 cases have no measured latency" in figure.layout.annotations[0].text
