@@ -12,6 +12,7 @@ mean reward under any weights costs three multiplications, so the whole simplex 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from skynet_core.i18n import N_
+from skynet_core.i18n import N_, _
 from skynet_core.reward import PARTS, reward_parts, validate_reward_spec, weight_vector
 
 # Rows of (perturbations x cases) computed at once when perturbing references; bounds memory for big datasets.
@@ -451,3 +452,50 @@ def case_rank_changes(
 def unmeasured(values: ArrayLike) -> int:
     """How many cases have no measurement (NaN): each scores 0 on that part."""
     return int(np.isnan(np.asarray(values, dtype=float)).sum())
+
+
+def spec_from_controls(
+    base: Mapping[str, Any],
+    weights: Mapping[str, float],
+    speed_ref: float | None,
+    cost_ref: float | None,
+    accuracy_ref: float | None,
+) -> dict[str, Any]:
+    """``base`` (a REWARD_SPEC dict) with the page's weights and references; every other key of it is kept.
+
+    An ``accuracy`` section is written when ``base`` had one or an accuracy reference is set; without
+    an accuracy reference, a ``reference`` in ``base``'s section is dropped.
+    """
+    spec = copy.deepcopy(dict(base))
+    spec["weights"] = {part: weights[part] for part in PARTS}
+    for part, ref in (("speed", speed_ref), ("cost", cost_ref)):
+        section = spec.get(part)
+        spec[part] = {**(section if isinstance(section, dict) else {}), "reference": ref}
+    accuracy = spec.get("accuracy")
+    section = dict(accuracy) if isinstance(accuracy, dict) else {}
+    section.pop("reference", None)
+    if accuracy_ref is not None:
+        section["reference"] = accuracy_ref
+    if section or "accuracy" in base:
+        spec["accuracy"] = section
+    return spec
+
+
+def controls_from_spec(spec: Mapping[str, Any], fallback: Mapping[str, Any]) -> dict[str, Any]:
+    """The page's control values for ``spec``: its weights as written, and its references (``fallback``'s
+    speed and cost references where ``spec`` has none, since those controls always hold a number)."""
+    norm, default = validate_reward_spec(dict(spec)), validate_reward_spec(dict(fallback))
+    values: dict[str, Any] = {part: float(spec["weights"][part]) for part in PARTS}
+    for part in ("speed", "cost"):
+        values[f"{part}_ref"] = float(norm.reference(part) or default.reference(part) or 0.0)
+    values["accuracy_ref"] = norm.accuracy_ref
+    return values
+
+
+def shares_text(weights: Mapping[str, float]) -> str:
+    """The weights' shares, e.g. "accuracy 70% · speed 20% · cost 10%", in the current language."""
+    vector = weight_vector(weights) if sum(float(weights[part]) for part in PARTS) > 0 else np.zeros(3)
+    return " · ".join(
+        _("{part} {share}").format(part=_(PART_LABELS[part]), share=f"{share:.0%}")
+        for part, share in zip(PARTS, vector, strict=True)
+    )
