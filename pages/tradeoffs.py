@@ -21,6 +21,8 @@ from skynet_core.reward import MetricSourceError, RewardSpecError, replace_rewar
 from skynet_core.scored_candidates import metric_key
 
 studio.ensure_router()
+# app.py sets the language too; a page run on its own (AppTest's switch_page runs the page file alone) needs it here.
+studio.apply_language()
 
 EXAMPLE_TITLE = "Accuracy, speed and cost"
 S = st.session_state
@@ -41,9 +43,9 @@ def write_spec(base: dict[str, Any]) -> None:
         S["tradeoffs.write_result"] = (
             "error",
             (
-                _("REWARD_SPEC was not written (metric.py line {line}): {problem}")
+                _("`REWARD_SPEC` was not written (metric.py line {line}): {problem}")
                 if line
-                else _("REWARD_SPEC was not written: {problem}")
+                else _("`REWARD_SPEC` was not written: {problem}")
             ).format(line=line, problem=exc),
         )
         return
@@ -51,11 +53,11 @@ def write_spec(base: dict[str, Any]) -> None:
     S["tradeoffs.write_result"] = (
         "ok",
         _(
-            "Wrote REWARD_SPEC to metric.py; nothing else in it changed. "
+            "Wrote `REWARD_SPEC` to metric.py; nothing else in it changed. "
             "The previous text was kept as version “{name}”."
         ).format(name=version.name)
         if version
-        else _("Wrote REWARD_SPEC to metric.py; nothing else in it changed."),
+        else _("Wrote `REWARD_SPEC` to metric.py; nothing else in it changed."),
     )
 
 
@@ -78,7 +80,7 @@ def spec_section(in_source: studio.RewardSpecInSource) -> dict[str, Any] | None:
         return example_spec()
     st.warning(
         _(
-            "{problem} This page explores the weights and references of a REWARD_SPEC "
+            "{problem} This page explores the weights and references of a `REWARD_SPEC` "
             "(see the contract's “Accuracy, speed and cost”)."
         ).format(problem=in_source.problem),
         icon=":material/warning:",
@@ -106,7 +108,7 @@ job_problem = tradeoffs_scoring.take_finished_job()
 st.title(_("Reward trade-offs"))
 st.caption(
     _(
-        "How the weights and references of REWARD_SPEC change each case's reward, and which candidate wins "
+        "How the weights and references of `REWARD_SPEC` change each case's reward, and which candidate wins "
         "under which weights. Nothing here changes metric.py until you press Write to metric.py."
     )
 )

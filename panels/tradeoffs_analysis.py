@@ -70,10 +70,10 @@ def failures(scored: ScoredCandidates) -> None:
         st.caption(
             ngettext(
                 "{count} case returned no “accuracy” score (metric.py does not call reward()), so its score "
-                "stands in for accuracy. Return reward(REWARD_SPEC, accuracy, feedback) to make the reward "
+                "stands in for accuracy. Return `reward(REWARD_SPEC, accuracy, feedback)` to make the reward "
                 "metric.py's score.",
                 "{count} cases returned no “accuracy” score (metric.py does not call reward()), so their score "
-                "stands in for accuracy. Return reward(REWARD_SPEC, accuracy, feedback) to make the reward "
+                "stands in for accuracy. Return `reward(REWARD_SPEC, accuracy, feedback)` to make the reward "
                 "metric.py's score.",
                 scored.from_score,
             ).format(count=scored.from_score)
@@ -93,7 +93,7 @@ def accuracy_notes(scored: ScoredCandidates, norm: NormalizedSpec) -> None:
     if scored.accuracy_ref is not None and norm.accuracy_ref is None:
         st.warning(
             _(
-                "When scored, metric.py passed an error as accuracy (its REWARD_SPEC had an accuracy reference). "
+                "When scored, metric.py passed an error as accuracy (its `REWARD_SPEC` had an accuracy reference). "
                 "Without one, reward() reads that error as a score between 0 and 1, and refuses errors above 1."
             ),
             icon=":material/warning:",
@@ -267,7 +267,7 @@ def _a_vs_b(
     st.subheader(_("A vs B: two weight sets side by side"))
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(
-            (_("A: the weights you pinned.") if pinned else _("A: the weights in metric.py's REWARD_SPEC."))
+            (_("A: the weights you pinned.") if pinned else _("A: the weights in metric.py's `REWARD_SPEC`."))
             + " "
             + _("B: the weights above. Both use the references above.")
         )
@@ -372,6 +372,6 @@ def _case_by_case(scored: ScoredCandidates, norm: NormalizedSpec, winner: int) -
         _(
             "Rewards here are recomputed from each case's stored accuracy and its observation, without running "
             "metric.py again. This is exact as long as the accuracy metric.py passes to reward() does not depend "
-            "on REWARD_SPEC's weights or references."
+            "on `REWARD_SPEC`'s weights or references."
         )
     )

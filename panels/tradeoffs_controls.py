@@ -97,7 +97,7 @@ def _weights() -> None:
 
 
 def _references() -> None:
-    st.markdown(_("**References** · the measurement that scores 0.5 on ref / (ref + x)"))
+    st.markdown(_("**References** · the measurement that scores 0.5 on `ref / (ref + x)`"))
     cols = st.columns(3)
     cols[0].number_input(
         _("Speed reference (ms)"),
@@ -126,7 +126,7 @@ def _references() -> None:
         persist_state="session",
         help=_(
             "Set it when metric.py passes an error (lower is better) as accuracy; "
-            "that error then scores ref / (ref + error)."
+            "that error then scores `ref / (ref + error)`."
         ),
     )
 
@@ -160,7 +160,7 @@ def draw(
                     disabled=unchanged or norm is None,
                     key="tradeoffs.write",
                     help=_(
-                        "Rewrites only the REWARD_SPEC assignment in metric.py; "
+                        "Rewrites only the `REWARD_SPEC` assignment in metric.py; "
                         "the previous text is kept as a saved version."
                     ),
                 )
@@ -171,10 +171,10 @@ def draw(
                     icon=":material/undo:",
                     disabled=unchanged,
                     key="tradeoffs.reset",
-                    help=_("Back to the REWARD_SPEC in metric.py."),
+                    help=_("Back to the `REWARD_SPEC` in metric.py."),
                 )
                 st.caption(
-                    _("metric.py's REWARD_SPEC has these values.")
+                    _("metric.py's `REWARD_SPEC` has these values.")
                     if unchanged
                     else ":orange[" + _("These values are not in metric.py yet.") + "]"
                 )

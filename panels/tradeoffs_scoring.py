@@ -161,7 +161,7 @@ def draw(source: str, data: Dataset, split: str | None, scored: ScoredCandidates
     studio.job_progress(slot(), "tradeoffs.job", _("Scoring"), job, job is not None and job.finished)
     if scored is not None:
         studio.stale_banner(
-            [_("metric.py changed (REWARD_SPEC aside)")] if scored.metric != metric else [],
+            [_("metric.py changed (apart from its weights and references)")] if scored.metric != metric else [],
             _("These scores"),
             None,
             key="tradeoffs.stale",
