@@ -169,6 +169,8 @@ def stacked_reward_figure(
     order = np.argsort(-contributions.sum(axis=1), kind="stable")
     contributions = contributions[order]
     case_ids = [plotly_text(str(ids[i])) for i in order]  # plotly reads a little HTML in labels: show ids as text
+    # An object array: plotly validates it several times faster than a list of 10,000 strings.
+    hover_ids = np.asarray(case_ids, dtype=object)
     bars = len(case_ids) <= _MAX_BARS
     traces: list[Any] = []
     for column, part in enumerate(PARTS):
@@ -178,7 +180,7 @@ def stacked_reward_figure(
         color = PART_COLORS[part]
         if bars:
             traces.append(
-                go.Bar(x=case_ids, y=y, name=label, marker_color=color, customdata=case_ids, hovertemplate=hover)
+                go.Bar(x=case_ids, y=y, name=label, marker_color=color, customdata=hover_ids, hovertemplate=hover)
             )
         else:
             traces.append(
@@ -190,7 +192,7 @@ def stacked_reward_figure(
                     stackgroup="reward",
                     line={"width": 0, "color": color},
                     fillcolor=color,
-                    customdata=case_ids,
+                    customdata=hover_ids,
                     hovertemplate=hover,
                 )
             )
