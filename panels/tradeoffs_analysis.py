@@ -36,6 +36,7 @@ SPREAD = 0.10
 MAP_KEY = "tradeoffs.ternary"
 A_KEY = "tradeoffs.weights_a"
 MOVED_ROWS = 1000
+METRIC_WIDTH = 235
 S = st.session_state
 
 
@@ -147,19 +148,24 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
     stability = rank_stability(scored.candidates, norm, n=PERTURBATIONS, spread=SPREAD)
 
     st.subheader(_("Who wins"))
-    stats = st.columns(4)
+    # Fixed-width metrics in a wrapping row: four a row when wide, two when narrow, none cut short.
+    stats = [st.container(horizontal=True)] * 4
     stats[0].metric(
         _("Winner at these weights"),
         studio.md(summary.names[winner]),
         border=True,
+        width=METRIC_WIDTH,
         help=_("The candidate with the highest mean reward."),
     )
-    stats[1].metric(_("Its mean reward"), format_number(summary.mean_reward[winner], 3), border=True)
+    stats[1].metric(
+        _("Its mean reward"), format_number(summary.mean_reward[winner], 3), border=True, width=METRIC_WIDTH
+    )
     if change is None or change.distance is None:
         stats[2].metric(
             _("Nearest change of winner"),
             "–" if change is None else _("none"),
             border=True,
+            width=METRIC_WIDTH,
             help=None if change is None else _("One candidate wins at every mix of weights."),
         )
     else:
@@ -167,6 +173,7 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
             _("Nearest change of winner"),
             _("{distance} away").format(distance=format_number(change.distance, 3)),
             border=True,
+            width=METRIC_WIDTH,
             help=_(
                 "Euclidean distance in normalised weights (at most 1.414), to about the grid step of {step}."
             ).format(step=GRID_STEP),
@@ -175,6 +182,7 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
         _("Rank stability (±{spread})").format(spread=f"{SPREAD:.0%}"),
         _("tau {tau}").format(tau=format_number(stability.mean_tau, 2)),
         border=True,
+        width=METRIC_WIDTH,
         help=_(
             "Mean Kendall tau between this ranking and the rankings when every weight and reference moves by up "
             "to ±{spread} at random ({count} times); 1 means the order never changes."
@@ -198,8 +206,7 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
             "the Pareto front: no other candidate is at least as accurate, as fast and as cheap, and better on one."
         )
     )
-    left, right = st.columns([3, 2], gap="medium")
-    with left:
+    with st.container():
         if grid is None:
             st.info(grid_problem, icon=":material/info:")
         else:
@@ -211,16 +218,16 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
                 on_select=_map_clicked,
                 selection_mode="points",
             )
-    with right:
-        _where_winner_changes(summary, change, stability, winner)
+    _where_winner_changes(summary, change, stability, winner)
     return winner
 
 
 def _where_winner_changes(summary: CandidateSummary, change, stability, winner: int) -> None:  # noqa: ANN001
-    st.markdown(_("**Where the winner changes**"))
+    left, right = st.columns(2, gap="medium")
+    left.markdown(_("**Where the winner changes**"))
     if change is not None and change.nearest_weights is not None:
         a, s, c = change.nearest_weights
-        st.markdown(
+        left.markdown(
             _(
                 "The nearest weights where another candidate wins are {distance} away: accuracy {a} · speed {s} · "
                 "cost {c}, where **{name}** wins."
@@ -233,10 +240,10 @@ def _where_winner_changes(summary: CandidateSummary, change, stability, winner: 
             )
         )
     elif change is not None:
-        st.markdown(
+        left.markdown(
             _("**{name}** wins at every mix of weights, with these references.").format(name=studio.md(change.name))
         )
-    st.markdown(
+    right.markdown(
         _(
             "**How firm the ranking is**  \nWhen every weight and reference moves by up to ±{spread} at random "
             "({count} times), the order of the candidates keeps a mean Kendall tau of {tau} (1: never reordered) "
@@ -333,17 +340,11 @@ def _a_vs_b(
                     _("rank under A"): moved.rank_a[rows],
                     _("rank under B"): moved.rank_b[rows],
                     _("change"): [f"+{n} ↑" if n > 0 else f"−{-n} ↓" for n in moved.change[rows]],
-                    _("reward under A"): moved.reward_a[rows],
-                    _("reward under B"): moved.reward_b[rows],
                 }
             ),
             hide_index=True,
             key="tradeoffs.ab_cases",
             height=320,
-            column_config={
-                _("reward under A"): st.column_config.NumberColumn(format="%.3f"),
-                _("reward under B"): st.column_config.NumberColumn(format="%.3f"),
-            },
         )
         if len(moved.ids) > MOVED_ROWS:
             st.caption(_("The {shown} largest moves are listed.").format(shown=format_number(MOVED_ROWS)))

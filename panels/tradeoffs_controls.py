@@ -13,7 +13,6 @@ from typing import Any
 
 import streamlit as st
 
-from skynet_core.charts import weights_figure
 from skynet_core.i18n import _
 from skynet_core.reward import PARTS, NormalizedSpec, RewardSpecError, validate_reward_spec, weight_vector
 from skynet_core.tradeoffs import (
@@ -140,51 +139,47 @@ def draw(
     """The controls; the spec they make, if valid. ``write`` gets ``base`` when Write to metric.py is pressed;
     Reset goes back to ``source_spec`` (``fallback`` gives the references it lacks)."""
     with st.container(border=True):
-        left, right = st.columns([3, 2], gap="medium")
-        with left:
-            _weights()
-            _references()
-            current = spec(base)
-            try:
-                norm: NormalizedSpec | None = validate_reward_spec(current)
-            except RewardSpecError as exc:
-                norm, problem = None, str(exc)
-            unchanged = current == source_spec
-            with st.container(horizontal=True, vertical_alignment="center"):
-                st.button(
-                    _("Write to metric.py"),
-                    on_click=write,
-                    args=(base,),
-                    type="primary",
-                    icon=":material/save:",
-                    disabled=unchanged or norm is None,
-                    key="tradeoffs.write",
-                    help=_(
-                        "Rewrites only the `REWARD_SPEC` assignment in metric.py; "
-                        "the previous text is kept as a saved version."
-                    ),
-                )
-                st.button(
-                    _("Reset"),
-                    on_click=seed,
-                    args=(source_spec or base, fallback),
-                    icon=":material/undo:",
-                    disabled=unchanged,
-                    key="tradeoffs.reset",
-                    help=_("Back to the `REWARD_SPEC` in metric.py."),
-                )
-                st.caption(
-                    _("metric.py's `REWARD_SPEC` has these values.")
-                    if unchanged
-                    else ":orange[" + _("These values are not in metric.py yet.") + "]"
-                )
-            outcome = S.pop("tradeoffs.write_result", None)
-            if outcome is not None:
-                (st.success if outcome[0] == "ok" else st.error)(outcome[1])
-        with right:
-            if norm is None:
-                st.error(problem, icon=":material/error:")
-            else:
-                st.caption(_("Normalised: {shares}").format(shares=shares_text(norm.weights)))
-                st.plotly_chart(weights_figure(norm.weights), height=300, key="tradeoffs.weights_chart")
+        _weights()
+        _references()
+        current = spec(base)
+        try:
+            norm: NormalizedSpec | None = validate_reward_spec(current)
+        except RewardSpecError as exc:
+            norm, problem = None, str(exc)
+        if norm is None:
+            st.error(problem, icon=":material/error:")
+        else:
+            st.caption(_("Normalised: {shares}").format(shares=shares_text(norm.weights)))
+        unchanged = current == source_spec
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.button(
+                _("Write to metric.py"),
+                on_click=write,
+                args=(base,),
+                type="primary",
+                icon=":material/save:",
+                disabled=unchanged or norm is None,
+                key="tradeoffs.write",
+                help=_(
+                    "Rewrites only the `REWARD_SPEC` assignment in metric.py; "
+                    "the previous text is kept as a saved version."
+                ),
+            )
+            st.button(
+                _("Reset"),
+                on_click=seed,
+                args=(source_spec or base, fallback),
+                icon=":material/undo:",
+                disabled=unchanged,
+                key="tradeoffs.reset",
+                help=_("Back to the `REWARD_SPEC` in metric.py."),
+            )
+            st.caption(
+                _("metric.py's `REWARD_SPEC` has these values.")
+                if unchanged
+                else ":orange[" + _("These values are not in metric.py yet.") + "]"
+            )
+        outcome = S.pop("tradeoffs.write_result", None)
+        if outcome is not None:
+            (st.success if outcome[0] == "ok" else st.error)(outcome[1])
     return norm

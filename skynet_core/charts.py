@@ -27,10 +27,10 @@ PART_COLORS = {"accuracy": "#4C78A8", "speed": "#F58518", "cost": "#54A24B"}
 _TEMPLATE = "plotly_white"
 # Per curve: its title, its x axis and the unit after a value (marked here, translated where drawn).
 _CURVES = {
-    "speed": (N_("Speed: the part's score falls as the latency grows"), N_("Latency (ms)"), " ms"),
-    "cost": (N_("Cost: the part's score falls as the cost grows"), N_("Cost (USD)"), " USD"),
+    "speed": (N_("Speed score: falls as latency grows"), N_("Latency (ms)"), " ms"),
+    "cost": (N_("Cost score: falls as cost grows"), N_("Cost (USD)"), " USD"),
     "error": (
-        N_("Error: the part's score falls as the error grows"),
+        N_("Error score: falls as the error grows"),
         N_("Error (the value metric.py passes as accuracy)"),
         "",
     ),
@@ -112,7 +112,8 @@ def curve_figure(kind: str, ref: float, xs: ArrayLike, ids: Sequence[str] | None
         annotation_text=_("reference {value} scores 0.5").format(value=f"{_num(ref)}{unit}"),
     )
     if kind != "error":
-        _unmeasured_note(figure, kind, int(np.isnan(values).sum()), x=0.98, y=0.72, xanchor="right")
+        # Bottom right, at score 0, where the curve (at least 0.25 over the drawn range) never reaches.
+        _unmeasured_note(figure, kind, int(np.isnan(values).sum()), x=0.99, y=0.03, xanchor="right", yanchor="bottom")
     return _layout(figure, title, axis, _("Part score (0 to 1)"), yrange=(0, 1.05))
 
 
@@ -120,25 +121,25 @@ def unmeasured_text(kind: str, count: int) -> str:
     """The rule for a case with no measured latency (``kind`` "speed") or cost ("cost"), with how many there are."""
     if kind == "speed":
         if not count:
-            return _("A case with no measured latency scores 0 on speed (none here)")
+            return _("A case with no measured latency<br>scores 0 on speed (none here)")
         return ngettext(
-            "{count} case has no measured latency: it scores 0 on speed",
-            "{count} cases have no measured latency: each scores 0 on speed",
+            "{count} case has no measured latency:<br>it scores 0 on speed",
+            "{count} cases have no measured latency:<br>each scores 0 on speed",
             count,
         ).format(count=count)
     if not count:
-        return _("A case with no measured cost scores 0 on cost (none here)")
+        return _("A case with no measured cost<br>scores 0 on cost (none here)")
     return ngettext(
-        "{count} case has no measured cost: it scores 0 on cost",
-        "{count} cases have no measured cost: each scores 0 on cost",
+        "{count} case has no measured cost:<br>it scores 0 on cost",
+        "{count} cases have no measured cost:<br>each scores 0 on cost",
         count,
     ).format(count=count)
 
 
-def _unmeasured_note(figure: go.Figure, kind: str, count: int, **where: Any) -> None:
+def _unmeasured_note(figure: go.Figure, kind: str, count: int, text: str | None = None, **where: Any) -> None:
     """Write the rule for unmeasured cases in the plot itself: boxed and in the part's colour when some are."""
     figure.add_annotation(
-        text=unmeasured_text(kind, count),
+        text=text or unmeasured_text(kind, count),
         xref="paper",
         yref="paper",
         showarrow=False,
@@ -203,11 +204,15 @@ def stacked_reward_figure(
         figure.update_xaxes(type="category", showticklabels=len(case_ids) <= 40)
     x_title = _("Case (best reward first)") if bars else _("Case rank (best reward first)")
     notes = [(kind, count) for kind, count in (unmeasured or {}).items() if count]
-    for row, (kind, count) in enumerate(notes):
-        _unmeasured_note(figure, kind, count, x=0.99, y=0.99 - 0.1 * row, xanchor="right", yanchor="top")
-    return _layout(
+    _layout(
         figure, _("Each case's reward, split into its accuracy, speed and cost parts"), x_title, _("Reward (0 to 1)")
     )
+    if notes:
+        # In the legend's row, under the bars: on them they would hide the best cases.
+        text = "<br>".join(unmeasured_text(kind, count) for kind, count in notes)
+        _unmeasured_note(figure, notes[0][0], notes[0][1], text=text, x=1.0, y=-0.16, xanchor="right", yanchor="top")
+        figure.update_layout(margin={"b": 70 + 40 * len(notes)}, legend={"y": -0.16, "yanchor": "top"})
+    return figure
 
 
 def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
@@ -343,7 +348,7 @@ def ternary_winner_figure(
     figure = go.Figure(traces)
     figure.update_layout(
         template=_TEMPLATE,
-        title={"text": _("Who has the highest mean reward at each mix of weights (click to set them)")},
+        title={"text": _("The winner at each mix of weights (click to use one)")},
         ternary={
             "sum": 1,
             "aaxis": {"title": {"text": _("accuracy weight")}},

@@ -223,7 +223,7 @@ def test_rewards_after_moving_controls_equal_the_metrics_own_scores_once_written
     at.number_input(key="tradeoffs.reference.accuracy").set_value(0.5).run()
     at.number_input(key="tradeoffs.reference.cost").set_value(0.002).run()
     predicted = at.dataframe[0].value["mean reward"].tolist()
-    assert any("Error: the part's score falls" in chart.proto.spec for chart in at.get("plotly_chart"))
+    assert any("Error score: falls as the error grows" in chart.proto.spec for chart in at.get("plotly_chart"))
 
     at.button(key="tradeoffs.write").click().run()
     assert '"accuracy": {"reference": 0.5},' in Store(data_dir).draft()

@@ -284,7 +284,7 @@ def test_curve_figure_draws_the_curve_and_every_measured_case() -> None:
     assert curve.y[0] == 1.0
     # In the plot, not in small print: the rule for an unmeasured case, with how many there are.
     notes = [a.text for a in figure.layout.annotations]
-    assert "1 case has no measured latency: it scores 0 on speed" in notes
+    assert "1 case has no measured latency:<br>it scores 0 on speed" in notes
     assert figure.layout.xaxis.title.text == "Latency (ms)"
 
 
@@ -447,7 +447,7 @@ def test_case_rank_changes_counts_an_unmeasured_latency_as_zero_speed() -> None:
 
 def test_curve_figure_states_the_zero_rule_even_without_unmeasured_cases() -> None:
     figure = curve_figure("cost", 0.01, [0.0, 0.02], ids=["a", "b"])
-    assert "A case with no measured cost scores 0 on cost (none here)" in [a.text for a in figure.layout.annotations]
+    assert "A case with no measured cost<br>scores 0 on cost (none here)" in [a.text for a in figure.layout.annotations]
     error = curve_figure("error", 1.0, [0.0, 2.0])
     assert not any("measured" in a.text for a in error.layout.annotations)
 
@@ -455,7 +455,9 @@ def test_curve_figure_states_the_zero_rule_even_without_unmeasured_cases() -> No
 def test_stacked_reward_figure_names_unmeasured_cases_in_the_plot() -> None:
     parts = np.array([[1.0, 0.0, 0.5], [0.5, 0.5, 0.5]])
     figure = stacked_reward_figure(["a", "b"], parts, SPEC["weights"], {"speed": 2, "cost": 0})
-    assert [a.text for a in figure.layout.annotations] == ["2 cases have no measured latency: each scores 0 on speed"]
+    assert [a.text for a in figure.layout.annotations] == [
+        "2 cases have no measured latency:<br>each scores 0 on speed"
+    ]
 
 
 def test_ternary_points_carry_their_weights_for_a_click() -> None:
