@@ -36,7 +36,8 @@ SPREAD = 0.10
 MAP_KEY = "tradeoffs.ternary"
 A_KEY = "tradeoffs.weights_a"
 MOVED_ROWS = 1000
-METRIC_WIDTH = 235
+METRIC_WIDTH = 195
+CURVE_WIDTH = 420
 S = st.session_state
 
 
@@ -358,16 +359,16 @@ def _case_by_case(scored: ScoredCandidates, norm: NormalizedSpec, winner: int) -
     curves = [("speed", norm.speed_ref, candidate.latency_ms), ("cost", norm.cost_ref, candidate.cost_usd)]
     if norm.accuracy_ref is not None:
         curves.append(("error", norm.accuracy_ref, candidate.accuracy))
-    drawn = [(kind, ref, xs) for kind, ref, xs in curves if ref is not None]
-    # Two a row: a third curve (error) wraps, so no title is cut short.
-    for start in range(0, len(drawn), 2):
-        for column, (kind, ref, xs) in zip(st.columns(2), drawn[start : start + 2], strict=False):
-            with column:
-                st.plotly_chart(curve_figure(kind, ref, xs, candidate.ids), height=380, key=f"tradeoffs.curve.{kind}")
+    # Fixed-width charts in a wrapping row: two or three a row when wide, one when narrow, no title cut short.
+    with st.container(horizontal=True, gap="medium"):
+        for kind, ref, xs in curves:
+            if ref is not None:
+                figure = curve_figure(kind, ref, xs, candidate.ids)
+                st.plotly_chart(figure, width=CURVE_WIDTH, height=380, key=f"tradeoffs.curve.{kind}")
     parts = reward_parts(candidate.accuracy, candidate.latency_ms, candidate.cost_usd, norm)[1]
     missing = {"speed": unmeasured(candidate.latency_ms), "cost": unmeasured(candidate.cost_usd)}
     st.plotly_chart(
-        stacked_reward_figure(candidate.ids, parts, norm.weights, missing), height=420, key="tradeoffs.stacked"
+        stacked_reward_figure(candidate.ids, parts, norm.weights, missing), height="content", key="tradeoffs.stacked"
     )
     st.caption(
         _(

@@ -143,7 +143,7 @@ def _unmeasured_note(figure: go.Figure, kind: str, count: int, text: str | None 
         xref="paper",
         yref="paper",
         showarrow=False,
-        align="right",
+        align=where.get("xanchor", "right"),
         font={"size": 13 if count else 11, "color": "#B03A00" if count else "#666666"},
         bordercolor=PART_COLORS[kind] if count else "rgba(0,0,0,0)",
         borderwidth=1.5,
@@ -207,11 +207,12 @@ def stacked_reward_figure(
     _layout(
         figure, _("Each case's reward, split into its accuracy, speed and cost parts"), x_title, _("Reward (0 to 1)")
     )
+    figure.update_layout(height=420)
     if notes:
         # In the legend's row, under the bars: on them they would hide the best cases.
         text = "<br>".join(unmeasured_text(kind, count) for kind, count in notes)
-        _unmeasured_note(figure, notes[0][0], notes[0][1], text=text, x=1.0, y=-0.16, xanchor="right", yanchor="top")
-        figure.update_layout(margin={"b": 70 + 40 * len(notes)}, legend={"y": -0.16, "yanchor": "top"})
+        _unmeasured_note(figure, notes[0][0], notes[0][1], text=text, x=0.0, y=-0.42, xanchor="left", yanchor="top")
+        figure.update_layout(height=480, margin={"b": 120 + 35 * len(notes)}, legend={"y": -0.22, "yanchor": "top"})
     return figure
 
 
@@ -283,8 +284,8 @@ def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
             row=1,
             col=col,
         )
-    figure.update_xaxes(title_text=_("Mean latency (ms, measured cases)"), rangemode="tozero", row=1, col=1)
-    figure.update_xaxes(title_text=_("Mean cost (USD, measured cases)"), rangemode="tozero", row=1, col=2)
+    figure.update_xaxes(title_text=_("Mean latency (ms)"), rangemode="tozero", row=1, col=1)
+    figure.update_xaxes(title_text=_("Mean cost (USD)"), rangemode="tozero", row=1, col=2)
     figure.update_yaxes(title_text=_("Mean accuracy score (0 to 1)"), range=[0, 1.08], row=1, col=1)
     figure.update_layout(
         template=_TEMPLATE,

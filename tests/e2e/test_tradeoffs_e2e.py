@@ -101,8 +101,9 @@ def open_tradeoffs(browser, url: str, locale: str, width: int) -> Page:  # noqa:
     page = context.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{url}/tradeoffs")
-    page.get_by_test_id("stMainBlockContainer").locator("h1").wait_for()
-    wait_for_app_run(page)
+    page.get_by_test_id("stMainBlockContainer").locator("h1").wait_for(timeout=60_000)
+    # With saved scores the first run draws the whole analysis: on a loaded machine that takes a while.
+    wait_for_app_run(page, timeout_ms=60_000)
     return page
 
 
