@@ -152,5 +152,7 @@ def test_a_slider_and_a_click_on_the_map_set_the_weights_in_english_and_chinese(
             "balanced", timeout=30_000
         )
         expect(page.get_by_text("A 与 B：两组权重并排比较")).to_be_visible()
+        expect(page.locator(".js-plotly-plot")).to_have_count(5, timeout=60_000)
+        wait_for_app_run(page, timeout_ms=60_000)
         tall_shot(page, f"tradeoffs-{width}-zh")
         page.context.close()
