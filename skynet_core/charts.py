@@ -359,10 +359,11 @@ def ternary_winner_figure(
         legend={"title": {"text": _("winner")}},
         clickmode="event+select",
         # Room for the corner axis titles, which themes with narrow side margins would cut off.
-        margin={"l": 70, "r": 70, "t": 80, "b": 50 + (30 if unmeasured_latency else 0)},
+        margin={"l": 70, "r": 70, "t": 80, "b": 50 + (70 if unmeasured_latency else 0)},
     )
     if unmeasured_latency:
-        _unmeasured_note(figure, "speed", unmeasured_latency, x=0.5, y=-0.02, xanchor="center", yanchor="top")
+        # Under the speed axis's ticks and the corner titles, where it hides no square of the map.
+        _unmeasured_note(figure, "speed", unmeasured_latency, x=0.5, y=-0.1, xanchor="center", yanchor="top")
     return figure
 
 
