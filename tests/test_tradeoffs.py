@@ -22,6 +22,7 @@ from skynet_core.tradeoffs import (
     CandidateData,
     case_rank_changes,
     compare_weights,
+    controls_from_spec,
     kendall_tau,
     mean_rewards,
     nearest_change,
@@ -29,7 +30,9 @@ from skynet_core.tradeoffs import (
     rank_stability,
     ranks,
     renormalize,
+    shares_text,
     simplex_grid,
+    spec_from_controls,
     summarize,
     unmeasured,
     weights_from_point,
@@ -470,3 +473,45 @@ def test_ternary_points_carry_their_weights_for_a_click() -> None:
     assert list(figure.data[3].customdata[0]) == pytest.approx([1 / 3, 1 / 3, 1 / 3])
     assert figure.layout.clickmode == "event+select"
     assert "3 cases have no measured latency" in figure.layout.annotations[0].text
+
+
+def test_spec_from_controls_keeps_other_keys_and_sets_or_drops_the_accuracy_reference() -> None:
+    base = {
+        "weights": {"accuracy": 0.7, "speed": 0.2, "cost": 0.1},
+        "accuracy": {"reference": 1.0, "note": "kept"},
+        "speed": {"reference": 2000, "extra": 1},
+        "cost": {"reference": 0.01},
+        "custom": [1, 2],
+    }
+    spec = spec_from_controls(base, {"accuracy": 1, "speed": 0, "cost": 0}, 1500.0, 0.02, None)
+    assert spec["weights"] == {"accuracy": 1, "speed": 0, "cost": 0}
+    assert spec["speed"] == {"reference": 1500.0, "extra": 1}
+    assert spec["cost"] == {"reference": 0.02}
+    assert spec["accuracy"] == {"note": "kept"}
+    assert spec["custom"] == [1, 2]
+    assert base["speed"]["reference"] == 2000  # the base is not changed
+    with_ref = spec_from_controls({"weights": base["weights"]}, base["weights"], 2000.0, 0.01, 0.5)
+    assert with_ref["accuracy"] == {"reference": 0.5}
+    assert "accuracy" not in spec_from_controls({"weights": base["weights"]}, base["weights"], 2000.0, 0.01, None)
+
+
+def test_controls_from_spec_fills_missing_references_from_the_fallback() -> None:
+    fallback = {
+        "weights": {"accuracy": 1, "speed": 1, "cost": 1},
+        "speed": {"reference": 2000},
+        "cost": {"reference": 0.01},
+    }
+    spec = {"weights": {"accuracy": 2, "speed": 0, "cost": 0}, "accuracy": {"reference": 0.5}}
+    assert controls_from_spec(spec, fallback) == {
+        "accuracy": 2.0,
+        "speed": 0.0,
+        "cost": 0.0,
+        "speed_ref": 2000.0,
+        "cost_ref": 0.01,
+        "accuracy_ref": 0.5,
+    }
+
+
+def test_shares_text_reads_the_weights_as_percentages() -> None:
+    assert shares_text({"accuracy": 7, "speed": 2, "cost": 1}) == "accuracy 70% · speed 20% · cost 10%"
+    assert shares_text({"accuracy": 0, "speed": 0, "cost": 0}) == "accuracy 0% · speed 0% · cost 0%"
