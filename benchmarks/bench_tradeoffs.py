@@ -7,8 +7,9 @@ stand for stored scores, as the page holds them after "Score candidates". One we
 redoes, as the page does: the chosen candidate's per-case parts (``reward_parts``), the summary
 per candidate, the winner map over the simplex, the nearest change of winner, rank stability
 under 200 perturbations, A vs B (candidates, and one candidate's cases that change rank), and the
-six figures; then the figures' JSON, which is what ``st.plotly_chart`` sends to the browser. Each
-step and the whole are timed, median of N runs; the target for the whole is at most 300 ms.
+five figures the page draws (no weights bar chart since the sliders show the shares); then the
+figures' JSON, which is what ``st.plotly_chart`` sends to the browser. Each step and the whole
+are timed, median of N runs; the target for the whole is at most 300 ms.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from skynet_core.charts import (  # noqa: E402
     curve_figure,
     stacked_reward_figure,
     ternary_winner_figure,
-    weights_figure,
 )
 from skynet_core.reward import reward_parts, validate_reward_spec  # noqa: E402
 from skynet_core.tradeoffs import (  # noqa: E402
@@ -97,7 +97,6 @@ def weight_move(candidates: list[CandidateData], spec: dict[str, Any]) -> dict[s
     figures = timed(
         "figures",
         lambda: [
-            weights_figure(norm.weights),
             curve_figure("speed", norm.speed_ref, shown.latency_ms, shown.ids),
             curve_figure("cost", norm.cost_ref, shown.cost_usd, shown.ids),
             stacked_reward_figure(shown.ids, parts, norm.weights),
