@@ -36,7 +36,7 @@ SPREAD = 0.10
 MAP_KEY = "tradeoffs.ternary"
 A_KEY = "tradeoffs.weights_a"
 MOVED_ROWS = 1000
-METRIC_WIDTH = 195
+METRIC_WIDTH = 215
 CURVE_WIDTH = 420
 S = st.session_state
 
@@ -163,7 +163,7 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
     )
     if change is None or change.distance is None:
         stats[2].metric(
-            _("Nearest change of winner"),
+            _("Distance to a new winner"),
             "–" if change is None else _("none"),
             border=True,
             width=METRIC_WIDTH,
@@ -171,12 +171,13 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
         )
     else:
         stats[2].metric(
-            _("Nearest change of winner"),
-            _("{distance} away").format(distance=format_number(change.distance, 3)),
+            _("Distance to a new winner"),
+            format_number(change.distance, 3),
             border=True,
             width=METRIC_WIDTH,
             help=_(
-                "Euclidean distance in normalised weights (at most 1.414), to about the grid step of {step}."
+                "How far the weights are from the nearest mix where another candidate wins: Euclidean distance in "
+                "normalised weights (at most 1.414), to about the grid step of {step}."
             ).format(step=GRID_STEP),
         )
     stats[3].metric(

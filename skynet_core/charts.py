@@ -204,9 +204,7 @@ def stacked_reward_figure(
         figure.update_xaxes(type="category", showticklabels=len(case_ids) <= 40)
     x_title = _("Case (best reward first)") if bars else _("Case rank (best reward first)")
     notes = [(kind, count) for kind, count in (unmeasured or {}).items() if count]
-    _layout(
-        figure, _("Each case's reward, split into its accuracy, speed and cost parts"), x_title, _("Reward (0 to 1)")
-    )
+    _layout(figure, _("Each case's reward, part by part"), x_title, _("Reward (0 to 1)"))
     figure.update_layout(height=420)
     if notes:
         # In the legend's row, under the bars: on them they would hide the best cases.
