@@ -44,7 +44,9 @@ def tall_shot(page: Page, name: str) -> Path:
     # Charts re-lay themselves out for the new size; wait until the pane no longer scrolls.
     page.wait_for_function(
         "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
-        " return m.scrollHeight <= m.clientHeight + 2; }"
+        " return m.scrollHeight <= m.clientHeight + 2; }",
+        # Re-laying out six charts takes a while on a loaded machine.
+        timeout=60_000,
     )
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
