@@ -36,7 +36,7 @@ SPREAD = 0.10
 MAP_KEY = "tradeoffs.ternary"
 A_KEY = "tradeoffs.weights_a"
 MOVED_ROWS = 1000
-METRIC_WIDTH = 215
+METRIC_WIDTH = 205
 CURVE_WIDTH = 420
 S = st.session_state
 
@@ -163,7 +163,7 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
     )
     if change is None or change.distance is None:
         stats[2].metric(
-            _("Distance to a new winner"),
+            _("Distance to new winner"),
             "–" if change is None else _("none"),
             border=True,
             width=METRIC_WIDTH,
@@ -171,7 +171,7 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
         )
     else:
         stats[2].metric(
-            _("Distance to a new winner"),
+            _("Distance to new winner"),
             format_number(change.distance, 3),
             border=True,
             width=METRIC_WIDTH,
