@@ -6,9 +6,10 @@ Synthetic candidates (accuracy in {0, 1}, lognormal latency and cost, a few unme
 stand for stored scores, as the page holds them after "Score candidates". One weight move
 redoes, as the page does: the chosen candidate's per-case parts (``reward_parts``), the summary
 per candidate, the winner map over the simplex, the nearest change of winner, rank stability
-under 200 perturbations, and the six figures; then the figures' JSON, which is what
-``st.plotly_chart`` sends to the browser. Each step and the whole are timed, median of N runs;
-the target for the whole is well under 1 s.
+under 200 perturbations, A vs B (candidates, and one candidate's cases that change rank), and the
+five figures the page draws (no weights bar chart since the sliders show the shares); then the
+figures' JSON, which is what ``st.plotly_chart`` sends to the browser. Each step and the whole
+are timed, median of N runs; the target for the whole is at most 300 ms.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ from skynet_core.charts import (  # noqa: E402
     curve_figure,
     stacked_reward_figure,
     ternary_winner_figure,
-    weights_figure,
 )
 from skynet_core.reward import reward_parts, validate_reward_spec  # noqa: E402
 from skynet_core.tradeoffs import (  # noqa: E402
     CandidateData,
+    case_rank_changes,
+    compare_weights,
     nearest_change,
     rank_stability,
     summarize,
@@ -74,9 +76,11 @@ def weight_move(candidates: list[CandidateData], spec: dict[str, Any]) -> dict[s
     steps: dict[str, float] = {}
 
     def timed(name: str, work: Callable[[], Any]) -> Any:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         value = work()
         steps[name] = time.perf_counter() - started
+        # CPU seconds of this process: on a shared, loaded machine, what a quiet one's wall time would be.
+        steps["cpu"] = steps.get("cpu", 0.0) + time.process_time() - cpu
         return value
 
     norm = timed("validate spec", lambda: validate_reward_spec(spec))
@@ -86,15 +90,18 @@ def weight_move(candidates: list[CandidateData], spec: dict[str, Any]) -> dict[s
     grid = timed("winner map", lambda: winner_map(summary, 0.02))
     timed("nearest change", lambda: nearest_change(summary, grid, norm.weights))
     timed("rank stability", lambda: rank_stability(candidates, norm, n=200, spread=0.10))
+    # A vs B: A is the spec's first weights, B the moved ones; the cases of one candidate that change rank.
+    base_weights = {"accuracy": 0.7, "speed": 0.2, "cost": 0.1}
+    timed("A vs B candidates", lambda: compare_weights(summary, base_weights, norm.weights))
+    timed("A vs B case ranks", lambda: case_rank_changes(shown, norm, base_weights, norm.weights))
     figures = timed(
         "figures",
         lambda: [
-            weights_figure(norm.weights),
             curve_figure("speed", norm.speed_ref, shown.latency_ms, shown.ids),
             curve_figure("cost", norm.cost_ref, shown.cost_usd, shown.ids),
             stacked_reward_figure(shown.ids, parts, norm.weights),
             candidates_figure(summary, norm),
-            ternary_winner_figure(grid, norm.weights),
+            ternary_winner_figure(grid, norm.weights, int(np.isnan(shown.latency_ms).sum())),
         ],
     )
     timed("figures' JSON", lambda: [figure.to_json() for figure in figures])
@@ -122,12 +129,14 @@ def main() -> None:
         runs.append(weight_move(candidates, moved))
 
     print(f"Moving a weight: {args.cases} cases x {args.candidates} candidates, median of {args.repeats}")
-    for step in runs[0]:
+    for step in (step for step in runs[0] if step != "cpu"):
         print(f"  {step:<16} {statistics.median(run[step] for run in runs) * 1000:8.1f} ms")
-    compute = [sum(seconds for step, seconds in run.items() if step != "figures' JSON") for run in runs]
-    total = [sum(run.values()) for run in runs]
+    compute = [sum(seconds for step, seconds in run.items() if step not in ("figures' JSON", "cpu")) for run in runs]
+    total = [sum(seconds for step, seconds in run.items() if step != "cpu") for run in runs]
     print(f"  {'recompute + figures':<24} {statistics.median(compute) * 1000:8.1f} ms")
-    print(f"  {'with the figures JSON':<24} {statistics.median(total) * 1000:8.1f} ms (target: well under 1000 ms)")
+    print(f"  {'with the figures JSON':<24} {statistics.median(total) * 1000:8.1f} ms (target: at most 300 ms)")
+    cpu = statistics.median(run["cpu"] for run in runs)
+    print(f"  {'CPU time of the whole':<24} {cpu * 1000:8.1f} ms (wall time on a loaded machine exceeds it)")
 
 
 if __name__ == "__main__":

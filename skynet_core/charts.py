@@ -19,16 +19,21 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from skynet_core.display import plotly_text
-from skynet_core.i18n import _, format_number, ngettext
+from skynet_core.i18n import N_, _, format_number, ngettext
 from skynet_core.reward import PARTS, validate_reward_spec, weight_vector
-from skynet_core.tradeoffs import CandidateSummary, WinnerMap, iso_reward_line
+from skynet_core.tradeoffs import PART_LABELS, CandidateSummary, WinnerMap, iso_reward_line
 
 PART_COLORS = {"accuracy": "#4C78A8", "speed": "#F58518", "cost": "#54A24B"}
 _TEMPLATE = "plotly_white"
+# Per curve: its title, its x axis and the unit after a value (marked here, translated where drawn).
 _CURVES = {
-    "speed": ("Speed", "Latency (ms)", " ms"),
-    "cost": ("Cost", "Cost (USD)", " USD"),
-    "error": ("Error", "Error (the value metric.py passes as accuracy)", ""),
+    "speed": (N_("Speed score: falls as latency grows"), N_("Latency (ms)"), " ms"),
+    "cost": (N_("Cost score: falls as cost grows"), N_("Cost (USD)"), " USD"),
+    "error": (
+        N_("Error score: falls as the error grows"),
+        N_("Error (the value metric.py passes as accuracy)"),
+        "",
+    ),
 }
 # Above this many cases, per-case bars become a stacked area: tens of thousands of bars are unreadable and slow.
 _MAX_BARS = 500
@@ -44,7 +49,7 @@ def weights_figure(normalized_weights: Mapping[str, float]) -> go.Figure:
     weights = weight_vector(normalized_weights)
     figure = go.Figure(
         go.Bar(
-            x=list(PARTS),
+            x=[_(PART_LABELS[part]) for part in PARTS],
             y=weights,
             marker_color=[PART_COLORS[part] for part in PARTS],
             text=[f"{value:.0%}" for value in weights],
@@ -53,7 +58,11 @@ def weights_figure(normalized_weights: Mapping[str, float]) -> go.Figure:
         )
     )
     return _layout(
-        figure, "Normalised weights (they sum to 1)", "Part of the reward", "Share of the reward", yrange=(0, 1.12)
+        figure,
+        _("Normalised weights (they sum to 1)"),
+        _("Part of the reward"),
+        _("Share of the reward"),
+        yrange=(0, 1.12),
     )
 
 
@@ -61,11 +70,12 @@ def curve_figure(kind: str, ref: float, xs: ArrayLike, ids: Sequence[str] | None
     """The curve ``ref / (ref + x)`` for ``kind`` (``speed``, ``cost`` or ``error``) and every case on it.
 
     ``xs`` are the cases' latencies (ms), costs (USD) or errors; NaN means not measured, and the
-    count of those is given in the title. Negative values sit at 0, where the score is 1.
+    rule that such a case scores 0 is written in the plot, with their count. Negative values sit at 0,
+    where the score is 1.
     """
     if kind not in _CURVES:
         raise ValueError(f"kind must be one of {', '.join(_CURVES)}; got {kind!r}.")
-    label, axis, unit = _CURVES[kind]
+    title, axis, unit = (_(_CURVES[kind][0]), _(_CURVES[kind][1]), _CURVES[kind][2])
     values = np.asarray(xs, dtype=float)
     shown = np.isfinite(values)
     points = np.maximum(values[shown], 0.0)
@@ -79,7 +89,7 @@ def curve_figure(kind: str, ref: float, xs: ArrayLike, ids: Sequence[str] | None
                 x=grid,
                 y=ref / (ref + grid),
                 mode="lines",
-                name=f"score = {_num(ref)} / ({_num(ref)} + x)",
+                name=_("score = {ref} / ({ref} + x)").format(ref=_num(ref)),
                 line={"color": "#555555"},
                 hoverinfo="skip",
             ),
@@ -87,56 +97,103 @@ def curve_figure(kind: str, ref: float, xs: ArrayLike, ids: Sequence[str] | None
                 x=points,
                 y=ref / (ref + points),
                 mode="markers",
-                name="cases",
+                name=_("cases"),
                 marker={"color": PART_COLORS["accuracy" if kind == "error" else kind], "size": 7, "opacity": 0.6},
                 customdata=hover_ids,
-                hovertemplate=f"case %{{customdata}}<br>%{{x:.4g}}{unit}<br>score %{{y:.3f}}<extra></extra>",
+                hovertemplate=_("case %{customdata}<br>%{x:.4g}{unit}<br>score %{y:.3f}").replace("{unit}", unit)
+                + "<extra></extra>",
             ),
         ]
     )
     figure.add_vline(
-        x=ref, line_dash="dash", line_color="#888888", annotation_text=f"reference {_num(ref)}{unit} scores 0.5"
+        x=ref,
+        line_dash="dash",
+        line_color="#888888",
+        annotation_text=_("reference {value} scores 0.5").format(value=f"{_num(ref)}{unit}"),
     )
-    missing = int(np.isnan(values).sum())
-    title = f"{label}: the part's score falls as the {axis.split(' (')[0].lower()} grows"
-    if missing:
-        # On a line of its own: beside the title it is cut off when the figure is half a page wide.
-        title += f"<br><sup>({missing} case{'s' if missing != 1 else ''} not measured, scored 0)</sup>"
-    return _layout(figure, title, axis, "Part score (0 to 1)", yrange=(0, 1.05))
+    if kind != "error":
+        # Bottom right, at score 0, where the curve (at least 0.25 over the drawn range) never reaches.
+        _unmeasured_note(figure, kind, int(np.isnan(values).sum()), x=0.99, y=0.03, xanchor="right", yanchor="bottom")
+    return _layout(figure, title, axis, _("Part score (0 to 1)"), yrange=(0, 1.05))
 
 
-def stacked_reward_figure(ids: Sequence[str], parts: ArrayLike, weights: Mapping[str, float]) -> go.Figure:
+def unmeasured_text(kind: str, count: int) -> str:
+    """The rule for a case with no measured latency (``kind`` "speed") or cost ("cost"), with how many there are."""
+    if kind == "speed":
+        if not count:
+            return _("A case with no measured latency<br>scores 0 on speed (none here)")
+        return ngettext(
+            "{count} case has no measured latency:<br>it scores 0 on speed",
+            "{count} cases have no measured latency:<br>each scores 0 on speed",
+            count,
+        ).format(count=count)
+    if not count:
+        return _("A case with no measured cost<br>scores 0 on cost (none here)")
+    return ngettext(
+        "{count} case has no measured cost:<br>it scores 0 on cost",
+        "{count} cases have no measured cost:<br>each scores 0 on cost",
+        count,
+    ).format(count=count)
+
+
+def _unmeasured_note(figure: go.Figure, kind: str, count: int, text: str | None = None, **where: Any) -> None:
+    """Write the rule for unmeasured cases in the plot itself: boxed and in the part's colour when some are."""
+    figure.add_annotation(
+        text=text or unmeasured_text(kind, count),
+        xref="paper",
+        yref="paper",
+        showarrow=False,
+        align=where.get("xanchor", "right"),
+        font={"size": 13 if count else 11, "color": "#B03A00" if count else "#666666"},
+        bordercolor=PART_COLORS[kind] if count else "rgba(0,0,0,0)",
+        borderwidth=1.5,
+        borderpad=4,
+        bgcolor="rgba(255,255,255,0.9)",
+        **where,
+    )
+
+
+def stacked_reward_figure(
+    ids: Sequence[str],
+    parts: ArrayLike,
+    weights: Mapping[str, float],
+    unmeasured: Mapping[str, int] | None = None,
+) -> go.Figure:
     """Each case's reward as the sum of its weighted accuracy, speed and cost parts, best case first.
 
     ``parts`` is ``(n, 3)`` as from :func:`skynet_core.reward.reward_parts` (NaN, a part that is
     off, adds nothing). Up to 500 cases are bars; more are drawn as a stacked area over the cases'
-    rank, which keeps the shape readable.
+    rank, which keeps the shape readable. ``unmeasured`` counts the cases without a measured latency
+    ("speed") and cost ("cost"); those with some are named in the plot (they score 0 on that part).
     """
     contributions = np.nan_to_num(np.asarray(parts, dtype=float), nan=0.0) * weight_vector(weights)
     order = np.argsort(-contributions.sum(axis=1), kind="stable")
     contributions = contributions[order]
     case_ids = [plotly_text(str(ids[i])) for i in order]  # plotly reads a little HTML in labels: show ids as text
+    # An object array: plotly validates it several times faster than a list of 10,000 strings.
+    hover_ids = np.asarray(case_ids, dtype=object)
     bars = len(case_ids) <= _MAX_BARS
     traces: list[Any] = []
     for column, part in enumerate(PARTS):
         y = contributions[:, column]
-        hover = f"case %{{customdata}}<br>{part}: %{{y:.3f}}<extra></extra>"
+        label = _(PART_LABELS[part])
+        hover = _("case %{customdata}<br>{part}: %{y:.3f}").replace("{part}", label) + "<extra></extra>"
         color = PART_COLORS[part]
         if bars:
             traces.append(
-                go.Bar(x=case_ids, y=y, name=part, marker_color=color, customdata=case_ids, hovertemplate=hover)
+                go.Bar(x=case_ids, y=y, name=label, marker_color=color, customdata=hover_ids, hovertemplate=hover)
             )
         else:
             traces.append(
                 go.Scatter(
                     x=np.arange(1, len(case_ids) + 1),
                     y=y,
-                    name=part,
+                    name=label,
                     mode="lines",
                     stackgroup="reward",
                     line={"width": 0, "color": color},
                     fillcolor=color,
-                    customdata=case_ids,
+                    customdata=hover_ids,
                     hovertemplate=hover,
                 )
             )
@@ -145,10 +202,16 @@ def stacked_reward_figure(ids: Sequence[str], parts: ArrayLike, weights: Mapping
     figure.update_layout(barmode="stack", bargap=0.1 if len(case_ids) <= 60 else 0, legend_traceorder="normal")
     if bars:
         figure.update_xaxes(type="category", showticklabels=len(case_ids) <= 40)
-    x_title = "Case (best reward first)" if bars else "Case rank (best reward first)"
-    return _layout(
-        figure, "Each case's reward, split into its accuracy, speed and cost parts", x_title, "Reward (0 to 1)"
-    )
+    x_title = _("Case (best reward first)") if bars else _("Case rank (best reward first)")
+    notes = [(kind, count) for kind, count in (unmeasured or {}).items() if count]
+    _layout(figure, _("Each case's reward, part by part"), x_title, _("Reward (0 to 1)"))
+    figure.update_layout(height=420)
+    if notes:
+        # In the legend's row, under the bars: on them they would hide the best cases.
+        text = "<br>".join(unmeasured_text(kind, count) for kind, count in notes)
+        _unmeasured_note(figure, notes[0][0], notes[0][1], text=text, x=0.0, y=-0.42, xanchor="left", yanchor="top")
+        figure.update_layout(height=480, margin={"b": 120 + 35 * len(notes)}, legend={"y": -0.22, "yanchor": "top"})
+    return figure
 
 
 def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
@@ -167,7 +230,7 @@ def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
         cols=2,
         shared_yaxes=True,
         horizontal_spacing=0.08,
-        subplot_titles=("Accuracy against latency", "Accuracy against cost"),
+        subplot_titles=(_("Accuracy against latency"), _("Accuracy against cost")),
     )
     panels = (("speed", summary.mean_latency_ms, " ms"), ("cost", summary.mean_cost_usd, " USD"))
     for col, (part, means, unit) in enumerate(panels, start=1):
@@ -179,7 +242,7 @@ def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
                     x=means[chosen],
                     y=summary.mean_accuracy[chosen],
                     mode="markers+text",
-                    name="on the Pareto front" if on_front else "beaten on every axis by another",
+                    name=_("on the Pareto front") if on_front else _("beaten on every axis by another"),
                     legendgroup="front" if on_front else "dominated",
                     showlegend=col == 1,
                     text=[plotly_text(summary.names[i]) for i in chosen],
@@ -193,10 +256,13 @@ def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
                         "line": {"width": 2, "color": [candidate_color(int(i)) for i in chosen]},
                     },
                     customdata=summary.mean_reward[chosen],
-                    hovertemplate=(
-                        f"%{{text}}<br>mean {part} %{{x:.4g}}{unit}<br>mean accuracy %{{y:.3f}}"
-                        "<br>mean reward %{customdata:.3f}<extra></extra>"
-                    ),
+                    hovertemplate=_(
+                        "%{text}<br>mean {part} %{x:.4g}{unit}<br>mean accuracy %{y:.3f}"
+                        "<br>mean reward %{customdata:.3f}"
+                    )
+                    .replace("{part}", _(PART_LABELS[part]))
+                    .replace("{unit}", unit)
+                    + "<extra></extra>",
                 ),
                 row=1,
                 col=col,
@@ -207,7 +273,7 @@ def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
                 x=line_x,
                 y=line_y,
                 mode="lines",
-                name="equal reward at the current weights",
+                name=_("equal reward at the current weights"),
                 legendgroup="iso",
                 showlegend=col == 1,
                 line={"color": "#999999", "dash": "dot", "width": 1.5},
@@ -216,23 +282,28 @@ def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
             row=1,
             col=col,
         )
-    figure.update_xaxes(title_text="Mean latency (ms)", rangemode="tozero", row=1, col=1)
-    figure.update_xaxes(title_text="Mean cost (USD)", rangemode="tozero", row=1, col=2)
-    figure.update_yaxes(title_text="Mean accuracy score (0 to 1)", range=[0, 1.08], row=1, col=1)
+    figure.update_xaxes(title_text=_("Mean latency (ms)"), rangemode="tozero", row=1, col=1)
+    figure.update_xaxes(title_text=_("Mean cost (USD)"), rangemode="tozero", row=1, col=2)
+    figure.update_yaxes(title_text=_("Mean accuracy score (0 to 1)"), range=[0, 1.08], row=1, col=1)
     figure.update_layout(
         template=_TEMPLATE,
-        title={"text": "Candidates: what each gives up in accuracy for speed and cost"},
+        title={"text": _("Candidates: what each gives up in accuracy for speed and cost")},
         legend={"orientation": "h", "y": -0.2},
         margin={"t": 80, "b": 80},
     )
     return figure
 
 
-def ternary_winner_figure(grid: WinnerMap, current_weights: Mapping[str, float]) -> go.Figure:
+def ternary_winner_figure(
+    grid: WinnerMap, current_weights: Mapping[str, float], unmeasured_latency: int = 0
+) -> go.Figure:
     """The winner at every grid point of the weight triangle, coloured by candidate, with the current weights starred.
 
     One trace per candidate (a candidate that never wins keeps an empty trace, marked so in the
-    legend) and one for the current point.
+    legend) and one for the current point. Every point carries its weights ``[accuracy, speed,
+    cost]`` as ``customdata``, so a click on the map (a points selection) says which weights were
+    clicked; a selection dims nothing. ``unmeasured_latency`` (cases of all candidates without a
+    measured latency) is named under the map when above 0: they score 0 on speed wherever it is.
     """
     size = float(np.clip(0.18 / grid.step, 2, 14))
     traces: list[Any] = []
@@ -245,12 +316,17 @@ def ternary_winner_figure(grid: WinnerMap, current_weights: Mapping[str, float])
                 a=a,
                 b=b,
                 c=c,
+                customdata=points if len(points) else None,
                 mode="markers",
-                name=name if len(points) else f"{name} (never wins)",
+                name=name if len(points) else _("{name} (never wins)").format(name=name),
                 marker={"color": candidate_color(index), "size": size, "symbol": "square"},
-                hovertemplate=(
-                    f"{name} wins<br>accuracy %{{a:.2f}}<br>speed %{{b:.2f}}<br>cost %{{c:.2f}}<extra></extra>"
-                ),
+                unselected={"marker": {"opacity": 1}},
+                hovertemplate=_("{name} wins<br>accuracy %{a:.2f}<br>speed %{b:.2f}<br>cost %{c:.2f}").replace(
+                    "{name}", name
+                )
+                + "<br>"
+                + _("click to use these weights")
+                + "<extra></extra>",
             )
         )
     current = weight_vector(current_weights)
@@ -259,26 +335,33 @@ def ternary_winner_figure(grid: WinnerMap, current_weights: Mapping[str, float])
             a=[current[0]],
             b=[current[1]],
             c=[current[2]],
+            customdata=[current.tolist()],
             mode="markers",
-            name="current weights",
+            name=_("current weights"),
             marker={"color": "black", "size": 18, "symbol": "star", "line": {"width": 1.5, "color": "white"}},
-            hovertemplate="current weights<br>accuracy %{a:.2f}<br>speed %{b:.2f}<br>cost %{c:.2f}<extra></extra>",
+            unselected={"marker": {"opacity": 1}},
+            hovertemplate=_("current weights<br>accuracy %{a:.2f}<br>speed %{b:.2f}<br>cost %{c:.2f}")
+            + "<extra></extra>",
         )
     )
     figure = go.Figure(traces)
     figure.update_layout(
         template=_TEMPLATE,
-        title={"text": "Which candidate has the highest mean reward, for every mix of weights"},
+        title={"text": _("The winner at each mix of weights (click to use one)")},
         ternary={
             "sum": 1,
-            "aaxis": {"title": {"text": "accuracy weight"}},
-            "baxis": {"title": {"text": "speed weight"}},
-            "caxis": {"title": {"text": "cost weight"}},
+            "aaxis": {"title": {"text": _("accuracy weight")}},
+            "baxis": {"title": {"text": _("speed weight")}},
+            "caxis": {"title": {"text": _("cost weight")}},
         },
-        legend={"title": {"text": "winner"}},
+        legend={"title": {"text": _("winner")}},
+        clickmode="event+select",
         # Room for the corner axis titles, which themes with narrow side margins would cut off.
-        margin={"l": 70, "r": 70, "t": 80, "b": 50},
+        margin={"l": 70, "r": 70, "t": 80, "b": 50 + (70 if unmeasured_latency else 0)},
     )
+    if unmeasured_latency:
+        # Under the speed axis's ticks and the corner titles, where it hides no square of the map.
+        _unmeasured_note(figure, "speed", unmeasured_latency, x=0.5, y=-0.1, xanchor="center", yanchor="top")
     return figure
 
 

@@ -12,6 +12,7 @@ mean reward under any weights costs three multiplications, so the whole simplex 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from skynet_core.i18n import N_, _
 from skynet_core.reward import PARTS, reward_parts, validate_reward_spec, weight_vector
 
 # Rows of (perturbations x cases) computed at once when perturbing references; bounds memory for big datasets.
@@ -327,3 +329,173 @@ def _mean_part_scores(x: np.ndarray, refs: np.ndarray) -> np.ndarray:
         chunk = refs[start : start + rows, None]
         means[start : start + rows] = (chunk / (chunk + measured[None, :])).sum(axis=1) / len(x)
     return means
+
+
+# --- weights as the controls move them, and two weight sets side by side -----------------------
+
+# The parts as people read them; translate with ``_()`` where shown.
+PART_LABELS = {"accuracy": N_("accuracy"), "speed": N_("speed"), "cost": N_("cost")}
+
+
+def renormalize(weights: Mapping[str, float], part: str, value: float, digits: int = 3) -> dict[str, float]:
+    """The weights after ``part`` was dragged to ``value``, scaled so that the three sum to 1.
+
+    ``value`` is clipped to [0, 1]; the other two parts share ``1 - value`` in proportion to their
+    old weights (``weights`` need not sum to 1), or equally when both were 0. Values are rounded
+    to ``digits`` decimals, and the larger of the other two takes the rounding's remainder, so the
+    sum is 1 and the numbers read well once written into REWARD_SPEC.
+    """
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {', '.join(PARTS)}; got {part!r}.")
+    new = round(min(max(float(value), 0.0), 1.0), digits)
+    others = [other for other in PARTS if other != part]
+    old = [max(float(weights.get(other, 0.0)), 0.0) for other in others]
+    total = sum(old)
+    rest = 1.0 - new
+    shares = [rest * w / total for w in old] if total > 0 else [rest / 2, rest / 2]
+    big = 0 if shares[0] >= shares[1] else 1
+    small = 1 - big
+    result = {part: new, others[small]: round(shares[small], digits)}
+    result[others[big]] = round(rest - result[others[small]], digits)
+    return {name: result[name] for name in PARTS}
+
+
+def weights_from_point(point: Sequence[float]) -> dict[str, float]:
+    """A point ``(accuracy, speed, cost)`` of the weight map as weights scaled to sum 1 (a click on the map)."""
+    values = [max(float(v), 0.0) for v in point]
+    if len(values) != 3 or sum(values) <= 0:
+        raise ValueError(f"A point of the weight map has three weights of 0 or more, not all 0; got {point!r}.")
+    total = sum(values)
+    return {part: round(v / total, 3) for part, v in zip(PARTS, values, strict=True)}
+
+
+@dataclass(frozen=True, eq=False)
+class WeightComparison:
+    """Candidates under two weight sets A and B (same references): mean rewards, ranks (1 best), winners."""
+
+    names: tuple[str, ...]
+    weights_a: np.ndarray
+    weights_b: np.ndarray
+    reward_a: np.ndarray
+    reward_b: np.ndarray
+    rank_a: np.ndarray
+    rank_b: np.ndarray
+
+    @property
+    def winner_a(self) -> int:
+        return int(np.argmax(self.reward_a))
+
+    @property
+    def winner_b(self) -> int:
+        return int(np.argmax(self.reward_b))
+
+
+@dataclass(frozen=True, eq=False)
+class CaseRankChanges:
+    """One candidate's cases ranked by reward under A and under B (1: best; ties share the better rank).
+
+    Only the cases whose rank differs are held, largest move first (then by rank under A);
+    ``change`` is ``rank_a - rank_b``, so a positive change means the case ranks higher under B.
+    ``total`` counts all the candidate's cases.
+    """
+
+    candidate: str
+    ids: tuple[str, ...]
+    rank_a: np.ndarray
+    rank_b: np.ndarray
+    change: np.ndarray
+    reward_a: np.ndarray
+    reward_b: np.ndarray
+    total: int
+
+
+def ranks(values: ArrayLike) -> np.ndarray:
+    """Competition ranks, highest value first: 1 + how many values are strictly higher (ties share a rank)."""
+    v = -np.asarray(values, dtype=float)
+    return np.searchsorted(np.sort(v), v, side="left") + 1
+
+
+def compare_weights(
+    summary: CandidateSummary, weights_a: Mapping[str, float], weights_b: Mapping[str, float]
+) -> WeightComparison:
+    """Each candidate's mean reward and rank under weights A and B (the summary's references for both)."""
+    a, b = weight_vector(weights_a), weight_vector(weights_b)
+    reward_a = mean_rewards(summary.mean_parts, a)
+    reward_b = mean_rewards(summary.mean_parts, b)
+    return WeightComparison(summary.names, a, b, reward_a, reward_b, ranks(reward_a), ranks(reward_b))
+
+
+def case_rank_changes(
+    candidate: CandidateData, spec: Any, weights_a: Mapping[str, float], weights_b: Mapping[str, float]
+) -> CaseRankChanges:
+    """Which of ``candidate``'s cases change rank between weights A and B, under ``spec``'s references."""
+    _, parts = reward_parts(candidate.accuracy, candidate.latency_ms, candidate.cost_usd, spec)
+    counted = np.nan_to_num(parts, nan=0.0)
+    reward_a = counted @ weight_vector(weights_a)
+    reward_b = counted @ weight_vector(weights_b)
+    rank_a, rank_b = ranks(reward_a), ranks(reward_b)
+    change = rank_a - rank_b
+    moved = np.flatnonzero(change)
+    order = moved[np.lexsort((rank_a[moved], -np.abs(change[moved])))]
+    return CaseRankChanges(
+        candidate=candidate.name,
+        ids=tuple(candidate.ids[i] for i in order),
+        rank_a=rank_a[order],
+        rank_b=rank_b[order],
+        change=change[order],
+        reward_a=reward_a[order],
+        reward_b=reward_b[order],
+        total=len(candidate.ids),
+    )
+
+
+def unmeasured(values: ArrayLike) -> int:
+    """How many cases have no measurement (NaN): each scores 0 on that part."""
+    return int(np.isnan(np.asarray(values, dtype=float)).sum())
+
+
+def spec_from_controls(
+    base: Mapping[str, Any],
+    weights: Mapping[str, float],
+    speed_ref: float | None,
+    cost_ref: float | None,
+    accuracy_ref: float | None,
+) -> dict[str, Any]:
+    """``base`` (a REWARD_SPEC dict) with the page's weights and references; every other key of it is kept.
+
+    An ``accuracy`` section is written when ``base`` had one or an accuracy reference is set; without
+    an accuracy reference, a ``reference`` in ``base``'s section is dropped.
+    """
+    spec = copy.deepcopy(dict(base))
+    spec["weights"] = {part: weights[part] for part in PARTS}
+    for part, ref in (("speed", speed_ref), ("cost", cost_ref)):
+        section = spec.get(part)
+        spec[part] = {**(section if isinstance(section, dict) else {}), "reference": ref}
+    accuracy = spec.get("accuracy")
+    section = dict(accuracy) if isinstance(accuracy, dict) else {}
+    section.pop("reference", None)
+    if accuracy_ref is not None:
+        section["reference"] = accuracy_ref
+    if section or "accuracy" in base:
+        spec["accuracy"] = section
+    return spec
+
+
+def controls_from_spec(spec: Mapping[str, Any], fallback: Mapping[str, Any]) -> dict[str, Any]:
+    """The page's control values for ``spec``: its weights as written, and its references (``fallback``'s
+    speed and cost references where ``spec`` has none, since those controls always hold a number)."""
+    norm, default = validate_reward_spec(dict(spec)), validate_reward_spec(dict(fallback))
+    values: dict[str, Any] = {part: float(spec["weights"][part]) for part in PARTS}
+    for part in ("speed", "cost"):
+        values[f"{part}_ref"] = float(norm.reference(part) or default.reference(part) or 0.0)
+    values["accuracy_ref"] = norm.accuracy_ref
+    return values
+
+
+def shares_text(weights: Mapping[str, float]) -> str:
+    """The weights' shares, e.g. "accuracy 70% · speed 20% · cost 10%", in the current language."""
+    vector = weight_vector(weights) if sum(float(weights[part]) for part in PARTS) > 0 else np.zeros(3)
+    return " · ".join(
+        _("{part} {share}").format(part=_(PART_LABELS[part]), share=f"{share:.0%}")
+        for part, share in zip(PARTS, vector, strict=True)
+    )

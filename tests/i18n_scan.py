@@ -207,17 +207,24 @@ def english(text: str, allowed: Iterable[str] = ()) -> list[str]:
 
 
 def render(app_path: str, page: str | None = None, language: str = "zh_CN", **state):
-    """An AppTest run of ``page`` (e.g. ``"pages/data.py"``; default the Author page) in ``language``."""
+    """An AppTest run of ``page`` (e.g. ``"pages/data.py"``; default the Author page) in ``language``.
+
+    The test's own thread runs in ``language`` too while it runs the app: AppTest formats a widget's
+    choices with its ``format_func`` there, and a translated choice must match the page's.
+    """
     from streamlit.testing.v1 import AppTest
+
+    from skynet_core.i18n import use_language
 
     at = AppTest.from_file(app_path, default_timeout=60)
     at.session_state["studio.language"] = language
     for key, value in state.items():
         at.session_state[key] = value
-    at.run()
-    if page:
-        at.switch_page(page)
+    with use_language(language):
         at.run()
+        if page:
+            at.switch_page(page)
+            at.run()
     return at
 
 

@@ -20,13 +20,22 @@ from skynet_core.charts import (
 from skynet_core.reward import reward_parts
 from skynet_core.tradeoffs import (
     CandidateData,
+    case_rank_changes,
+    compare_weights,
+    controls_from_spec,
     kendall_tau,
     mean_rewards,
     nearest_change,
     pareto_front,
     rank_stability,
+    ranks,
+    renormalize,
+    shares_text,
     simplex_grid,
+    spec_from_controls,
     summarize,
+    unmeasured,
+    weights_from_point,
     winner_map,
 )
 
@@ -276,7 +285,9 @@ def test_curve_figure_draws_the_curve_and_every_measured_case() -> None:
     assert len(cases.x) == 3
     assert list(cases.y) == pytest.approx([1.0, 2000 / 2850, 0.5])
     assert curve.y[0] == 1.0
-    assert "1 case not measured" in figure.layout.title.text
+    # In the plot, not in small print: the rule for an unmeasured case, with how many there are.
+    notes = [a.text for a in figure.layout.annotations]
+    assert "1 case has no measured latency:<br>it scores 0 on speed" in notes
     assert figure.layout.xaxis.title.text == "Latency (ms)"
 
 
@@ -340,3 +351,167 @@ def test_score_histogram_counts_scores_and_reports_missing_ones() -> None:
     assert len(figure.data) == 1
     assert len(figure.data[0].x) == 3
     assert "1 without a score left out" in figure.layout.title.text
+
+
+# --- renormalising weights, clicks on the map, A vs B ---------------------------------------
+
+
+def test_renormalize_rescales_the_other_two_in_proportion() -> None:
+    new = renormalize({"accuracy": 0.7, "speed": 0.2, "cost": 0.1}, "accuracy", 0.4)
+    assert new == {"accuracy": 0.4, "speed": 0.4, "cost": 0.2}
+    assert sum(new.values()) == pytest.approx(1.0)
+
+
+def test_renormalize_reads_raw_weights_that_do_not_sum_to_one() -> None:
+    assert renormalize({"accuracy": 2, "speed": 1, "cost": 1}, "cost", 0.5) == {
+        "accuracy": 0.333,
+        "speed": 0.167,
+        "cost": 0.5,
+    }
+
+
+def test_renormalize_splits_equally_when_the_others_are_both_zero() -> None:
+    assert renormalize({"accuracy": 1, "speed": 0, "cost": 0}, "accuracy", 0.6) == {
+        "accuracy": 0.6,
+        "speed": 0.2,
+        "cost": 0.2,
+    }
+    assert renormalize({"accuracy": 0, "speed": 0, "cost": 0}, "speed", 0.0) == {
+        "accuracy": 0.5,
+        "speed": 0.0,
+        "cost": 0.5,
+    }
+
+
+def test_renormalize_to_one_zeroes_the_others_and_to_zero_gives_them_everything() -> None:
+    assert renormalize({"accuracy": 0.7, "speed": 0.2, "cost": 0.1}, "speed", 1.0) == {
+        "accuracy": 0.0,
+        "speed": 1.0,
+        "cost": 0.0,
+    }
+    assert renormalize({"accuracy": 0.7, "speed": 0.2, "cost": 0.1}, "accuracy", 0.0) == {
+        "accuracy": 0.0,
+        "speed": 0.667,
+        "cost": 0.333,
+    }
+
+
+def test_renormalize_clips_the_value_and_keeps_the_sum_at_one_after_rounding() -> None:
+    assert renormalize({"accuracy": 1, "speed": 1, "cost": 1}, "cost", 1.7)["cost"] == 1.0
+    assert renormalize({"accuracy": 1, "speed": 1, "cost": 1}, "cost", -0.2)["cost"] == 0.0
+    thirds = renormalize({"accuracy": 1, "speed": 1, "cost": 1}, "accuracy", 0.001)
+    assert sum(thirds.values()) == pytest.approx(1.0, abs=1e-12)
+    with pytest.raises(ValueError, match="part must be one of"):
+        renormalize({"accuracy": 1, "speed": 1, "cost": 1}, "quality", 0.5)
+
+
+def test_weights_from_point_scales_a_map_point_to_sum_one() -> None:
+    assert weights_from_point([0.5, 0.3, 0.2]) == {"accuracy": 0.5, "speed": 0.3, "cost": 0.2}
+    assert weights_from_point([2, 1, 1]) == {"accuracy": 0.5, "speed": 0.25, "cost": 0.25}
+    with pytest.raises(ValueError, match="not all 0"):
+        weights_from_point([0, 0, 0])
+
+
+def test_compare_weights_names_the_winner_and_ranks_under_each_set() -> None:
+    summary = summarize(three_candidates(), SPEC)
+    compared = compare_weights(summary, {"accuracy": 1, "speed": 0, "cost": 0}, {"accuracy": 0, "speed": 0, "cost": 1})
+    assert compared.winner_a == 0 and compared.winner_b == 2
+    assert compared.reward_a == pytest.approx([1.0, 0.5, 0.0])
+    assert compared.rank_a.tolist() == [1, 2, 3]
+    assert compared.rank_b.tolist() == [2, 3, 1]
+
+
+def test_ranks_share_the_better_rank_on_ties() -> None:
+    assert ranks([0.5, 0.9, 0.5, 0.1]).tolist() == [2, 1, 2, 4]
+
+
+def test_case_rank_changes_lists_only_moved_cases_largest_move_first() -> None:
+    # Accuracy, latency per case: under A (accuracy only) the accurate cases lead; under B (speed only) the fast ones.
+    c = candidate("x", [1.0, 0.9, 0.1, 0.0], [3000.0, 1000.0, 0.0, 1000.0], [0.01] * 4)
+    a = {"accuracy": 1, "speed": 0, "cost": 0}
+    b = {"accuracy": 0, "speed": 1, "cost": 0}
+    changes = case_rank_changes(c, SPEC, a, b)
+    # Ranks under A: 1, 2, 3, 4; under B: speed scores 0.25, 0.5, 1, 0.5 -> 4, 2, 1, 2.
+    assert changes.ids == ("x-0", "x-2", "x-3")
+    assert changes.rank_a.tolist() == [1, 3, 4]
+    assert changes.rank_b.tolist() == [4, 1, 2]
+    assert changes.change.tolist() == [-3, 2, 2]
+    assert changes.total == 4
+    assert case_rank_changes(c, SPEC, a, a).ids == ()
+
+
+def test_case_rank_changes_counts_an_unmeasured_latency_as_zero_speed() -> None:
+    c = candidate("x", [1.0, 0.0], [np.nan, 0.0], [0.01, 0.01])
+    changes = case_rank_changes(c, SPEC, {"accuracy": 1, "speed": 0, "cost": 0}, {"accuracy": 0, "speed": 1, "cost": 0})
+    assert changes.ids == ("x-0", "x-1")
+    assert changes.reward_b.tolist() == [0.0, 1.0]
+    assert unmeasured(c.latency_ms) == 1
+
+
+def test_curve_figure_states_the_zero_rule_even_without_unmeasured_cases() -> None:
+    figure = curve_figure("cost", 0.01, [0.0, 0.02], ids=["a", "b"])
+    assert "A case with no measured cost<br>scores 0 on cost (none here)" in [a.text for a in figure.layout.annotations]
+    error = curve_figure("error", 1.0, [0.0, 2.0])
+    assert not any("measured" in a.text for a in error.layout.annotations)
+
+
+def test_stacked_reward_figure_names_unmeasured_cases_in_the_plot() -> None:
+    parts = np.array([[1.0, 0.0, 0.5], [0.5, 0.5, 0.5]])
+    figure = stacked_reward_figure(["a", "b"], parts, SPEC["weights"], {"speed": 2, "cost": 0})
+    assert [a.text for a in figure.layout.annotations] == [
+        "2 cases have no measured latency:<br>each scores 0 on speed"
+    ]
+
+
+def test_ternary_points_carry_their_weights_for_a_click() -> None:
+    figure = ternary_winner_figure(winner_map(summarize(three_candidates(), SPEC), step=0.5), SPEC["weights"], 3)
+    for trace in figure.data[:3]:
+        if trace.customdata is not None:
+            assert [list(row) for row in trace.customdata] == [
+                [a, b, c] for a, b, c in zip(trace.a, trace.b, trace.c, strict=True)
+            ]
+    assert list(figure.data[3].customdata[0]) == pytest.approx([1 / 3, 1 / 3, 1 / 3])
+    assert figure.layout.clickmode == "event+select"
+    assert "3 cases have no measured latency" in figure.layout.annotations[0].text
+
+
+def test_spec_from_controls_keeps_other_keys_and_sets_or_drops_the_accuracy_reference() -> None:
+    base = {
+        "weights": {"accuracy": 0.7, "speed": 0.2, "cost": 0.1},
+        "accuracy": {"reference": 1.0, "note": "kept"},
+        "speed": {"reference": 2000, "extra": 1},
+        "cost": {"reference": 0.01},
+        "custom": [1, 2],
+    }
+    spec = spec_from_controls(base, {"accuracy": 1, "speed": 0, "cost": 0}, 1500.0, 0.02, None)
+    assert spec["weights"] == {"accuracy": 1, "speed": 0, "cost": 0}
+    assert spec["speed"] == {"reference": 1500.0, "extra": 1}
+    assert spec["cost"] == {"reference": 0.02}
+    assert spec["accuracy"] == {"note": "kept"}
+    assert spec["custom"] == [1, 2]
+    assert base["speed"]["reference"] == 2000  # the base is not changed
+    with_ref = spec_from_controls({"weights": base["weights"]}, base["weights"], 2000.0, 0.01, 0.5)
+    assert with_ref["accuracy"] == {"reference": 0.5}
+    assert "accuracy" not in spec_from_controls({"weights": base["weights"]}, base["weights"], 2000.0, 0.01, None)
+
+
+def test_controls_from_spec_fills_missing_references_from_the_fallback() -> None:
+    fallback = {
+        "weights": {"accuracy": 1, "speed": 1, "cost": 1},
+        "speed": {"reference": 2000},
+        "cost": {"reference": 0.01},
+    }
+    spec = {"weights": {"accuracy": 2, "speed": 0, "cost": 0}, "accuracy": {"reference": 0.5}}
+    assert controls_from_spec(spec, fallback) == {
+        "accuracy": 2.0,
+        "speed": 0.0,
+        "cost": 0.0,
+        "speed_ref": 2000.0,
+        "cost_ref": 0.01,
+        "accuracy_ref": 0.5,
+    }
+
+
+def test_shares_text_reads_the_weights_as_percentages() -> None:
+    assert shares_text({"accuracy": 7, "speed": 2, "cost": 1}) == "accuracy 70% · speed 20% · cost 10%"
+    assert shares_text({"accuracy": 0, "speed": 0, "cost": 0}) == "accuracy 0% · speed 0% · cost 0%"
