@@ -476,6 +476,18 @@ def running_jobs() -> None:
     panel()
 
 
+def isolation_line(workers: WorkerPool, bold: bool = False) -> str:
+    """How strongly metric code is isolated, as one coloured markdown line (the reason in this language)."""
+    reason = md(_(workers.isolation_reason))
+    if workers.isolation.value == "full":
+        level = _("full")
+        line = ":green[:material/shield: {level}] · {reason}"
+    else:
+        level = _("reduced")
+        line = ":orange[:material/warning: {level}] · {reason}"
+    return line.format(level=f"**{level}**" if bold else level, reason=reason)
+
+
 def sidebar() -> None:
     """The dataset in use, the running jobs, and how strongly metric code is isolated."""
     workspace().jobs.watch(watcher())
@@ -499,11 +511,7 @@ def sidebar() -> None:
         running_jobs()
         workers = pool()
         st.markdown("**{title}**".format(title=_("Isolation")))
-        reason = md(_(workers.isolation_reason))
-        if workers.isolation.value == "full":
-            st.markdown(":green[:material/shield: {level}] · {reason}".format(level=_("full"), reason=reason))
-        else:
-            st.markdown(":orange[:material/warning: {level}] · {reason}".format(level=_("reduced"), reason=reason))
+        st.markdown(isolation_line(workers))
         st.caption(
             _(
                 "Memory limit: {size} GiB per sandbox as a whole ({mode}: all its processes, shared memory and /tmp)"

@@ -18,7 +18,6 @@ from skynet_core.llm import (
     TEMPERATURE_RANGE,
     TIMEOUT_RANGE_S,
 )
-from skynet_core.results import Isolation
 
 ENV_VARIABLES = (
     "SKYNET_METRIC_MODEL",
@@ -118,13 +117,7 @@ def environment_panel() -> None:
 
 def isolation_panel() -> None:
     st.subheader(_("Isolation of metric code"))
-    workers = studio.pool()
-    if workers.isolation is Isolation.FULL:
-        level = _("full")
-        st.markdown(f":green[:material/shield: **{level}**] · {studio.md(workers.isolation_reason)}")
-    else:
-        level = _("reduced")
-        st.markdown(f":orange[:material/warning: **{level}**] · {studio.md(workers.isolation_reason)}")
+    st.markdown(studio.isolation_line(studio.pool(), bold=True))
     st.caption(
         _(
             "Read-only: metric code runs in a separate process with no keys in its environment either way; full "

@@ -150,7 +150,7 @@ def model_panel(role: str) -> None:
     settings = form()
     if note := not_set_note(role, settings):
         st.caption(f":material/info: {note}")
-    st.caption(API_BASE_KEY_RULE)
+    st.caption(_(API_BASE_KEY_RULE))
     st.text_input(
         _("API key for this session (optional)"),
         key=f"settings.{role}.key",

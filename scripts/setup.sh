@@ -13,6 +13,8 @@ dev=0
 want=()
 command -v bwrap >/dev/null 2>&1 || want+=(bubblewrap)
 if [[ $dev == 1 ]] && [[ ! -x /usr/bin/chromium ]]; then want+=(chromium); fi
+# A CJK font, so that the browser tests' screenshots of the Chinese pages show characters, not boxes.
+if [[ $dev == 1 ]] && ! fc-list 2>/dev/null | grep -qi "wenquanyi\|noto sans cjk"; then want+=(fonts-wqy-microhei); fi
 if (( ${#want[@]} )); then
   if [[ $(id -u) == 0 ]]; then apt_get=(apt-get)
   elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then apt_get=(sudo apt-get)

@@ -60,7 +60,7 @@ CALLS_PER_CASE_RANGE = (1, 10_000)
 BUDGET_RANGE_USD = (0.0, 1_000_000.0)
 PING_INSTRUCTIONS = "This is a connection test. Reply with the single word OK."
 NO_KEY = "no-key-needed"  # the OpenAI client insists on a key; servers that check none ignore it
-API_BASE_KEY_RULE = (
+API_BASE_KEY_RULE = N_(
     "The server's own keys (OPENAI_API_KEY, …) go only to the provider's endpoint or to an API base set in the "
     "server's environment (SKYNET_METRIC_API_BASE, SKYNET_REFLECTION_API_BASE). An API base typed here gets only "
     "a key typed here."

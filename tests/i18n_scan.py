@@ -100,6 +100,10 @@ ALLOWED = {
     "azure",
     "anthropic",
     "gpt",
+    "ms",
+    "usd",
+    "token",
+    "tokens",
     "mini",
     "claude",
     "sonnet",
@@ -143,11 +147,12 @@ SKIPPED_FIELDS = {
     "height_config",
     "css_class",
     "styles",
+    "autocomplete",
 }
-_CODE = re.compile(r"```.*?```|`[^`]*`", re.S)
+_CODE = re.compile(r"```.*?```|`[^`]*`|<style>.*?</style>", re.S)
 _NOISE = re.compile(
     r":material/[a-z_]+:|:[a-z]+(?=\[)|https?://\S+|[\w./-]+\.(?:py|json|jsonl|csv|parquet|zip|txt|po|mo)\b|"
-    r"\b[A-Z]+-\d+\b|\b\w*\d\w*\b|<[^>]+>|\{[^}]*\}",
+    r"\b[A-Z]+-\d+\b|\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b|\b\w*\d\w*\b|<[^>]+>|\{[^}]*\}",
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
 
@@ -156,12 +161,26 @@ def _strings(message: Message) -> Iterator[str]:
     for field, value in message.ListFields():
         if field.name in SKIPPED_FIELDS:
             continue
+        if field.name == "columns" and isinstance(value, str):
+            yield from _column_labels(value)
+            continue
         values = value if isinstance(value, Iterable) and not isinstance(value, str | bytes | Message) else [value]
         for item in values:
             if isinstance(item, Message):
                 yield from _strings(item)
             elif isinstance(item, str):
                 yield item
+
+
+def _column_labels(config: str) -> Iterator[str]:
+    """A table's column configuration is JSON keyed by column names (code): only its labels and help are text."""
+    try:
+        columns = json.loads(config)
+    except ValueError:
+        return
+    for column in columns.values() if isinstance(columns, dict) else ():
+        if isinstance(column, dict):
+            yield from (column[key] for key in ("label", "help") if isinstance(column.get(key), str))
 
 
 def _chart_titles(spec: str) -> Iterator[str]:

@@ -23,14 +23,7 @@ WEAK_EVERY = 3
 # English left on the Feedback page (main area) that comes from files this branch does not own:
 # panels/reflection.py (the reflection step), skynet_core/llm.py (NO_MODEL_MESSAGE) and studio.py (the
 # stale-result banner). The i18n and author branches translate them; the lead empties this at merge.
-PENDING_OTHER_BRANCH: set[str] = set(
-    """download for use this metric in an engine a folder with the these cases runnable script and its
-    requirements try one reflection step no model is set prompt still shown to reflect on lowest scoring like
-    gepa's minibatch text being optimized instruction or outputs answered paste your candidates were given
-    show metric's feedback few low which writes next version of this runs that can help once own see so
-    whether would you configured llm name provider's key variable base settings page point server same
-    compatible local as at does such match current dataset candidate split model""".split()
-)
+PENDING_OTHER_BRANCH: set[str] = set()
 # Data in the seeded run (case values, the dataset's name) and the English words the rules look for
 # (quoted on purpose), the literal probe text "I don't know", and scanner artefacts (a code block's
 # language, a column's config).
