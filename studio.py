@@ -358,8 +358,10 @@ def stale_banner(
     return True
 
 
-def _save_version(key: str) -> None:
-    saved = workspace().save_version(st.session_state.get(f"{key}.version_name") or "")
+def save_version(key: str, default_name: str = "") -> None:
+    """Save the draft as a named version (the name typed in ``{key}.version_name``, else ``default_name``),
+    with a confirmation; nothing new when the draft already is the latest version."""
+    saved = workspace().save_version(st.session_state.get(f"{key}.version_name") or default_name)
     version = saved.version
     if saved.created:
         st.session_state[f"{key}.version_name"] = ""
@@ -387,7 +389,7 @@ def save_version_control(key: str, label_visibility: Any = "visible") -> None:
         )
         st.button(
             _("Save version"),
-            on_click=_save_version,
+            on_click=save_version,
             args=(key,),
             icon=":material/bookmark_add:",
             key=f"{key}.save_version",

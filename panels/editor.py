@@ -199,23 +199,8 @@ def file_tabs(metric: MetricSource) -> str:
 
 
 def save_named_version() -> None:
-    """Ctrl+S: the draft as a named version (the name typed under the editor, else one saying how),
-    confirmed; nothing new when it already is the latest version."""
-    saved = studio.workspace().save_version(S.get("author.version_name") or _("saved with Ctrl+S"))
-    version = saved.version
-    if saved.created:
-        S["author.version_name"] = ""
-        st.toast(
-            _("Saved version #{id} “{name}”.").format(id=version.id, name=version.name),
-            icon=":material/bookmark_added:",
-        )
-    else:
-        st.toast(
-            _("Nothing new to save: the draft is already version #{id} “{name}”.").format(
-                id=version.id, name=version.name
-            ),
-            icon=":material/bookmark:",
-        )
+    """Ctrl+S: the draft as a named version (the name typed under the editor, else one saying how)."""
+    studio.save_version("author", _("saved with Ctrl+S"))
 
 
 def save_button() -> dict[str, Any]:

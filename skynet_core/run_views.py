@@ -28,7 +28,7 @@ import pandas as pd
 
 from .cases import Case
 from .display import CELL_CHARS, clipped
-from .export import safe_csv_cell, score_names
+from .export import result_row, safe_csv_cell, score_names
 from .history import Comparison, compare_runs, short_name
 from .i18n import _, format_datetime, format_number
 from .provenance import Provenance
@@ -149,22 +149,12 @@ def run_frame(run: SavedRun, cases: Mapping[CaseKey, Case] | None = None) -> pd.
     rows = []
     for result in run.results:
         case = cases.get((result.candidate, result.id))
-        row: dict[str, Any] = {
-            "id": result.id,
-            "split": result.split,
-            "candidate": result.candidate,
-            "status": result.status.value,
-            "score": result.score,
-        }
-        row.update({f"score.{name}": result.scores.get(name) for name in names})
+        row = result_row(result, names)
         row.update(
             {
-                "feedback": result.feedback,
-                "error": result.error,
                 "input": case.input if case else None,
                 "output": case.output if case else None,
                 "expected": case.expected if case else None,
-                "duration_ms": round(result.duration_ms, 3),
             }
         )
         rows.append(row)
