@@ -132,6 +132,8 @@ def draw_report(report: CheckReport, planned: int, chosen: CheckCases | None) ->
         first, *rest = (stage.message or "").splitlines() or [""]
         if first:
             st.text(clipped(first, STAGE_LINE_CHARS))
+        if stage.warning:
+            st.warning(markdown_text(stage.warning), icon=":material/warning:")
         if stage.status is StageStatus.FAILED:
             failed = next((case for case in report.cases if case.id == stage.case_id), None)
             shown_error = error_headline(failed.error) if failed is not None else ""

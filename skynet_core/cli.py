@@ -561,6 +561,8 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
             where = " [" + _("{file} line {line}").format(file=stage.file, line=stage.line) + "]"
         message = stage.message.splitlines()[0] if stage.message else _(STAGE_WORDS[stage.status])
         lines.append(f"  {MARKS[stage.status]} {_pad(stage.label, 20)} {message}{where}")
+        if stage.warning:
+            lines.append("      " + _("warning: {text}").format(text=stage.warning))
         for extra in stage.message.splitlines()[1:] if stage.status is StageStatus.FAILED else []:
             lines.append(f"      {extra}")
     tally = report.tally

@@ -19,7 +19,7 @@ from .i18n import _, ngettext
 from .metric_source import MAIN_FILE, MetricSource
 from .pysource import parse as parse_source
 from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, RunTally, Stage, StageName, StageStatus
-from .reward_spec import reward_spec_line
+from .reward_spec import calls_reward, reward_spec_line
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_cases
 from .runner.worker import Cancelled, LlmHandler, Worker
@@ -151,8 +151,18 @@ def check_metric(
             )
             return _report(stages, started, pool)
         else:
+            unused = not calls_reward(source.files)
             stages[StageName.REWARD_SPEC] = Stage(
-                StageName.REWARD_SPEC, StageStatus.PASSED, _("REWARD_SPEC is valid"), line=reward_spec_line(main)
+                StageName.REWARD_SPEC,
+                StageStatus.PASSED,
+                _("REWARD_SPEC is valid"),
+                line=reward_spec_line(main),
+                warning=_(
+                    "metric.py defines REWARD_SPEC but never calls reward(): the spec changes no score. "
+                    "Return reward(REWARD_SPEC, accuracy, feedback) from score, or remove REWARD_SPEC."
+                )
+                if unused
+                else "",
             )
 
         sampled = sample is None

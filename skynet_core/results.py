@@ -90,6 +90,8 @@ class Stage:
     line: int | None = None
     case_id: str | None = None
     file: str = "metric.py"
+    # A passed stage's caveat for people (e.g. a REWARD_SPEC that nothing passes to reward()); not a failure.
+    warning: str = ""
 
     @property
     def label(self) -> str:
@@ -104,6 +106,7 @@ class Stage:
             "line": self.line,
             "case_id": self.case_id,
             "file": self.file,
+            "warning": self.warning,
         }
 
 

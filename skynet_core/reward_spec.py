@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -38,6 +39,29 @@ def spec_assignment(tree: ast.Module) -> Assignment | None:
 def nested_spec_assignment(tree: ast.Module) -> Assignment | None:
     """The first ``REWARD_SPEC`` assignment anywhere (inside a block too), or ``None``."""
     return next((node for node in ast.walk(tree) if _assigns_spec(node)), None)  # type: ignore[return-value]
+
+
+def calls_reward(files: Mapping[str, str]) -> bool:
+    """Whether any Python file of a metric folder calls ``reward(...)`` (``reward`` or ``skynet.reward``).
+
+    A ``REWARD_SPEC`` that nothing passes to ``reward()`` changes no score. A file that does not parse
+    counts as calling it: the load stage reports that file, and the warning would only be noise.
+    """
+    for name, text in files.items():
+        if not name.endswith(".py"):
+            continue
+        try:
+            tree = parse_source(text)
+        except (SyntaxError, ValueError):
+            return True
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                if (isinstance(func, ast.Name) and func.id == "reward") or (
+                    isinstance(func, ast.Attribute) and func.attr == "reward"
+                ):
+                    return True
+    return False
 
 
 def reward_spec_line(source: str) -> int | None:

@@ -120,6 +120,18 @@ def test_fixing_the_metric_shows_new_feedback_and_named_score(app):
     assert set(sampled.loc["score.tone"]) == {"0.250"}
 
 
+def test_a_reward_spec_that_score_never_passes_to_reward_is_flagged_beside_the_check(app):
+    unused = (
+        'REWARD_SPEC = {"weights": {"accuracy": 1.0, "speed": 0.0, "cost": 0.0}, "accuracy": {}}\n'
+        "def score(input, output, expected=None):\n"
+        "    return 1.0, {'feedback': 'Correct: the label matches.'}\n"
+    )
+    type_text(app, unused)
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    warnings = [w.value for w in app.warning]
+    assert any("never calls reward()" in w for w in warnings), warnings
+
+
 def test_typed_text_is_saved_as_the_draft(app, tmp_path):
     type_text(app, NEW_SCORE)
     assert Store(tmp_path).draft() == NEW_SCORE

@@ -50,7 +50,7 @@ def test_each_invalid_return_value_of_the_table_fails_in_chinese_with_its_fix(po
         head = [stage.to_json() for stage in report.stages]
     assert [item["name"] for item in head] == ["load", "signature", "reward_spec", "return_value"]
     assert [item["status"] for item in head] == ["passed", "passed", "skipped", "failed"]
-    assert set(head[0]) == {"name", "label", "status", "message", "line", "case_id", "file"}
+    assert set(head[0]) == {"name", "label", "status", "message", "line", "case_id", "file", "warning"}
     assert orjson.loads(report.cases[0].to_json_bytes())["status"] == "invalid"
 
 
