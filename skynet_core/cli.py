@@ -38,12 +38,10 @@ from .cases import Case
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
 from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset, read_case_lines, roles_from_json
 from .display import terminal_text
-from .judge import judge_summary_of
 from .llm import MetricLlm, machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
 from .paths import output_problem, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
-from .runner.cluster import ClusterError, ray_scorer
 from .runner.pool import default_pool
 from .runner.watchdog import MEMORY_LIMIT_MODE
 from .runner.worker import Cancelled
@@ -257,7 +255,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
         )
     except Cancelled:
         report = None  # the sink stopped the run: its write failed, reported below
-    except ClusterError as exc:
+    except _cluster_errors(args.ray) as exc:
         print(f"error: {exc}", file=stderr)
         return EXIT_USAGE
     finally:
@@ -272,6 +270,16 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     assert report is not None
     output.finish(report)
     return EXIT_OK if report.ok and report.tally.total == len(cases) else EXIT_FAILED
+
+
+def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
+    """What a run on a cluster raises for a cluster that cannot be used (nothing without ``--ray``: the cluster
+    module is imported only for it)."""
+    if not ray_address:
+        return ()
+    from .runner.cluster import ClusterError
+
+    return (ClusterError,)
 
 
 def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
@@ -341,6 +349,8 @@ class ReportOutput:
 
     def finish(self, report: CheckReport) -> None:
         args = self.args
+        from .judge import judge_summary_of
+
         judge = judge_summary_of(report.tally).to_json() if args.command == "score" else None
         if self.mode == "text":
             self.stdout.write(
@@ -428,7 +438,11 @@ def _score(
                 bar.update(1)
 
     try:
-        scorer = ray_scorer(ray_address) if ray_address else None  # Ray itself is imported only then
+        scorer = None
+        if ray_address:  # Ray itself, and the cluster module, are imported only then
+            from .runner.cluster import ray_scorer
+
+            scorer = ray_scorer(ray_address)
         return check_metric(
             source,
             cases,
@@ -472,6 +486,8 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
         if command == "score":
             mean = f", mean score {tally.mean:.3f}" if tally.mean is not None else ""
             lines.append(f"  {tally.scored} of {tally.total} cases scored{mean}")
+            from .judge import judge_summary_of
+
             judge = judge_summary_of(tally)
             if judge.used:
                 lines.append(f"  {judge.describe()}")
