@@ -42,7 +42,7 @@ from .llm import MetricLlm, machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
 from .paths import output_problem, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
-from .runner.pool import default_pool
+from .runner.pool import start_one_child
 from .runner.watchdog import MEMORY_LIMIT_MODE
 from .runner.worker import Cancelled
 
@@ -175,7 +175,7 @@ def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Tex
     if args.command == "export":
         return _run_export(args, stdout, stderr)
     # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
-    threading.Thread(target=default_pool, daemon=True, name="skynet-pool-start").start()
+    threading.Thread(target=start_one_child, daemon=True, name="skynet-pool-start").start()
     if args.max_calls is not None and not 1 <= args.max_calls <= 10_000:
         print(f"error: --max-calls must be from 1 to 10000, not {args.max_calls}", file=stderr)
         return EXIT_USAGE

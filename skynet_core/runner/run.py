@@ -17,11 +17,11 @@ import orjson
 
 from ..cases import Case
 from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
-from ..overflow import bound_side_information
+from ..overflow import SIDE_KEEP_BYTES, bound_side_information
 from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage, RunTally
 from .pool import WorkerPool, default_pool
-from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
+from .worker import CallTimeout, Cancelled, ChildDied, EncodedCases, LlmHandler, Worker
 
 MAX_BATCH_CASES = 1024
 GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
@@ -36,6 +36,7 @@ BUSY_MS = 20.0
 MAX_DURATION_MS = 3_600_000.0  # an honest call ends within the 600 s timeout; beyond an hour is forged
 
 ResultCallback = Callable[[CaseResult], None]
+_ABSENT: Any = object()  # a key the child's reply leaves out
 
 
 @dataclass
@@ -135,9 +136,14 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
     status = reply.get("status")
     if status == "ok":
         score = _finite(reply.get("score"))
-        scores = reply.get("scores")
+        # The child leaves out empty named scores and side information (fewer bytes to parse, case after case).
+        scores = reply.get("scores", _ABSENT)
+        if scores is _ABSENT:
+            scores = {}
         feedback = reply.get("feedback")
-        extra = reply.get("extra")
+        extra = reply.get("extra", _ABSENT)
+        if extra is _ABSENT:
+            extra = {}
         if (
             honest
             and score is not None
@@ -146,20 +152,20 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
             and type(extra) is dict
             and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))
         ):
-            return bound_side_information(
-                CaseResult(
-                    id=case.id,
-                    split=case.split,
-                    candidate=case.candidate,
-                    score=score,
-                    scores={key: float(value) for key, value in scores.items()} if scores else {},
-                    feedback=feedback,
-                    extra=extra,
-                    duration_ms=duration_ms,
-                    stdout=stdout,
-                    judge=judge,
-                )
+            result = CaseResult(
+                id=case.id,
+                split=case.split,
+                candidate=case.candidate,
+                score=score,
+                scores={key: float(value) for key, value in scores.items()} if scores else {},
+                feedback=feedback,
+                extra=extra,
+                duration_ms=duration_ms,
+                stdout=stdout,
+                judge=judge,
             )
+            # A short feedback and no other side information is within the size kept (a character is at most 4 bytes).
+            return result if not extra and len(feedback) <= SIDE_KEEP_BYTES // 4 else bound_side_information(result)
         return CaseResult(
             id=case.id,
             split=case.split,
@@ -288,7 +294,7 @@ class _Shard:
             worker = self._fresh()
             sent, answered = todo, 0
             try:
-                for reply in worker.run([cases[i].call_payload() for i in sent], self.timeout, self.llm, self.cancel):
+                for reply in worker.run(_payloads(cases, sent), self.timeout, self.llm, self.cancel):
                     index = sent[answered]
                     self.emit(start + index, reply_to_result(cases[index], reply, self.source))
                     answered += 1
@@ -341,6 +347,15 @@ class _Shard:
             )
             return True
         return False
+
+
+def _payloads(cases: list[Case], sent: list[int]) -> list[dict[str, Any]] | EncodedCases:
+    """What the child is sent for the cases at ``sent``: a JSON Lines file's lines go as they are
+    (``payload_json``, see ``datasets.lines.LineCase``), other cases as their payloads."""
+    if sent and hasattr(cases[sent[0]], "payload_json"):
+        encoded: list[Any] = [cases[i].payload_json() for i in sent]  # type: ignore[attr-defined]
+        return EncodedCases(b"[" + b",".join(encoded) + b"]", len(sent))
+    return [cases[i].call_payload() for i in sent]
 
 
 def _place_from(message: str) -> tuple[str, int | None]:
@@ -449,6 +464,7 @@ def score_cases(
                 start_helpers()
 
     workers = max(1, min(int(concurrency), len(cases) or 1))
+    line_batch = getattr(cases, "line_batch", None)
     next_start = [0]
     cancelled = [False]
 
@@ -467,7 +483,8 @@ def score_cases(
                 ordered.waiting -= 1
             end = start + batch_size(len(cases) - start, workers)
             next_start[0] = end
-        return start, list(cases[start:end])
+        # A JSON Lines file's cases come as their lines, to be sent as they are (datasets.lines.LineCase).
+        return start, line_batch(start, end) if line_batch is not None else list(cases[start:end])
 
     def drive(shard: _Shard) -> None:
         try:
