@@ -8,9 +8,10 @@ from pathlib import Path
 
 import orjson
 
+from skynet_core.cases import Case
 from skynet_core.datasets import read_case_lines
 from skynet_core.datasets.lines import LineCase
-from skynet_core.results import CaseStatus
+from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.runner import score_cases
 from skynet_core.runner.run import reply_to_result
 
@@ -80,7 +81,7 @@ def test_line_batches_carry_the_cases_ids_splits_and_payloads(tmp_path):
 def test_lines_stream_in_case_order_with_a_crash_and_an_error_mid_stream(tmp_path, pool):
     lines = read_case_lines(cases_file(tmp_path / "cases.jsonl", 3000))
     assert lines is not None
-    streamed = []
+    streamed: list[CaseResult] = []
     run = score_cases(METRIC, lines, timeout=10, pool=pool, in_order=streamed.append, keep=False)
     as_cases = score_cases(METRIC, list(lines), timeout=10, pool=pool)  # the Case objects' path, for comparison
     assert run.results == []
@@ -100,7 +101,7 @@ def test_lines_stream_in_case_order_with_a_crash_and_an_error_mid_stream(tmp_pat
 
 
 def test_a_reply_without_empty_fields_reads_as_one_with_them():
-    case = LineCase("c1", "train", None, None)
+    case = Case(id="c1", input={}, output="x")
     full = {"status": "ok", "score": 0.5, "scores": {}, "feedback": "f", "extra": {}, "stdout": "", "duration_ms": 1.0}
     short = {"status": "ok", "score": 0.5, "feedback": "f", "duration_ms": 1.0}
     assert reply_to_result(case, short) == reply_to_result(case, full)
