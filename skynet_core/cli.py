@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from .export import ResultsWriter
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+SPOOL_BATCH = 512  # cases' JSON written to the spool at once (one write each costs more than encoding it)
 SPOOL_IN_MEMORY = 8 << 20  # --json holds up to this much of the cases' JSON in memory, the rest in a temporary file
 MARKS = {StageStatus.PASSED: "✓", StageStatus.FAILED: "✗", StageStatus.SKIPPED: "-", StageStatus.NOT_RUN: "·"}
 
@@ -330,6 +331,7 @@ class ReportOutput:
         self.args, self.stdout = args, stdout
         self.mode = "lines" if args.json_lines else "json" if args.json else "text"
         self.spool: IO[bytes] | None = None
+        self.held: list[bytes] = []  # the cases' JSON not in the spool yet: it takes them SPOOL_BATCH at a time
         self.cases = 0
         if self.mode == "json":
             self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
@@ -343,8 +345,9 @@ class ReportOutput:
         if self.mode == "lines":
             self.stdout.write((encoded or result.to_json_bytes()).decode() + "\n")
         elif self.spool is not None:
-            encoded = encoded or result.to_json_bytes()
-            self.spool.write(b"," + encoded if self.cases else encoded)
+            self.held.append(encoded or result.to_json_bytes())
+            if len(self.held) >= SPOOL_BATCH:
+                self._spill()
         self.cases += 1
 
     def finish(self, report: CheckReport) -> None:
@@ -379,6 +382,7 @@ class ReportOutput:
             self.stdout.write(orjson.dumps(head).decode() + "\n")
             return
         assert self.spool is not None
+        self._spill()
         self.stdout.write(orjson.dumps(head)[:-1].decode() + ',"cases":[')
         self.spool.seek(0)
         while chunk := self.spool.read(SPOOL_IN_MEMORY):
@@ -386,6 +390,13 @@ class ReportOutput:
         self.spool.close()
         tail = "]" + (',"judge":' + orjson.dumps(judge).decode() if judge is not None else "") + "}\n"
         self.stdout.write(tail)
+
+    def _spill(self) -> None:
+        """Move the cases held to the spool, comma-separated as the ``cases`` array has them."""
+        if self.held and self.spool is not None:
+            data = b",".join(self.held)
+            self.spool.write(b"," + data if self.spool.tell() else data)
+            self.held = []
 
 
 class _Sink:
