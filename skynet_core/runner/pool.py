@@ -42,6 +42,7 @@ class WorkerPool:
         self.refill = refill
         self._started = 0
         self._starting = 0  # spares being started now: take() waits for one rather than starting its own
+        self._waiting = 0  # callers of take() waiting for them
         self._ready: list[Worker] = []
         self._wanted = threading.Condition()
         self._closed = False
@@ -50,21 +51,27 @@ class WorkerPool:
 
     def take(self) -> Worker:
         """A started worker of this pool's isolation; the caller closes it when done."""
+        deadline = time.monotonic() + SPARE_WAIT_S
         with self._wanted:
             worker = None
-            while worker is None and (self._ready or self._starting):
-                if not self._ready:
-                    # A spare is on its way: it is ready sooner than a child started now, and on a machine of
-                    # few cores two children starting at once each start slower.
-                    self._wanted.wait(SPARE_WAIT_S)
-                    if not self._ready:
-                        break
+            while worker is None:
+                if self._ready:
+                    candidate = self._ready.pop()
+                    if candidate.alive and not candidate.stale:
+                        worker = candidate
+                    else:
+                        candidate.close()
                     continue
-                candidate = self._ready.pop()
-                if candidate.alive and not candidate.stale:
-                    worker = candidate
+                # A spare on its way that no other caller waits for is ready sooner than a child started now
+                # (and on a machine of few cores two children starting at once each start slower).
+                wait = deadline - time.monotonic()
+                if self._starting <= self._waiting or wait <= 0:
                     break
-                candidate.close()
+                self._waiting += 1
+                try:
+                    self._wanted.wait(wait)
+                finally:
+                    self._waiting -= 1
             self._wanted.notify_all()
         return worker if worker is not None else Worker(self.isolation, self.limits)
 
