@@ -177,7 +177,6 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
     bounds, numbers = array("q"), array("q")
     ids: list[str] = []
     plain = bytearray()
-    seen: set[str] = set()
     named: list[str | None] = []
     start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     number = 0
@@ -197,15 +196,12 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
                 case_id, split = usual or _checked(path.name, number, obj)
             except (orjson.JSONDecodeError, DatasetError):
                 return None
-            case_id = case_id or str(number)
-            if case_id in seen:
-                return None
-            seen.add(case_id)
-            ids.append(case_id)
+            ids.append(case_id or str(number))  # duplicates are looked for once, at the end
             # Sent to the sandbox as it is when the payload built from it would say the same (no observation to
             # normalise) and it cannot nest deeper than the runner's encoder goes (counted loosely: every bracket).
-            sendable = (
-                usual is not None and data.count(b"[", start, end) + data.count(b"{", start, end) <= MAX_RAW_BRACKETS
+            sendable = usual is not None and (
+                end - start <= MAX_RAW_BRACKETS
+                or data.count(b"[", start, end) + data.count(b"{", start, end) <= MAX_RAW_BRACKETS
             )
             plain.append(1 if sendable else 0)
             named.append(split)
@@ -213,9 +209,8 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
             bounds.append(end)
             numbers.append(number)
         start = end + 1
-    if not ids:
+    if not ids or len(set(ids)) != len(ids):
         return None
-    del seen
     if any(split is not None for split in named):
         if any(split is None for split in named):
             return None
