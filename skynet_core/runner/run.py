@@ -267,11 +267,17 @@ class _Shard:
         emit: Callable[[int, CaseResult], None],
         worker: Worker | None = None,
         halt: threading.Event | None = None,
+        emit_many: Callable[[list[int], list[CaseResult]], None] | None = None,
     ) -> None:
         self.source, self.pool, self.timeout, self.llm = source, pool, timeout, llm
         self.cancel, self.emit = cancel, emit
+        self.emit_many = emit_many or self._emit_each
         self.worker = worker
         self.halt = halt
+
+    def _emit_each(self, indexes: list[int], results: list[CaseResult]) -> None:
+        for index, result in zip(indexes, results, strict=True):
+            self.emit(index, result)
 
     def _fresh(self) -> Worker:
         if self.worker is None:
@@ -294,10 +300,15 @@ class _Shard:
             worker = self._fresh()
             sent, answered = todo, 0
             try:
-                for reply in worker.run(_payloads(cases, sent), self.timeout, self.llm, self.cancel):
-                    index = sent[answered]
-                    self.emit(start + index, reply_to_result(cases[index], reply, self.source))
-                    answered += 1
+                for replies in worker.run_chunks(_payloads(cases, sent), self.timeout, self.llm, self.cancel):
+                    # The child's message, a few ms' worth of results, goes on in one step.
+                    indexes = sent[answered : answered + len(replies)]
+                    results = [
+                        reply_to_result(cases[index], reply, self.source)
+                        for index, reply in zip(indexes, replies, strict=True)
+                    ]
+                    self.emit_many([start + index for index in indexes], results)
+                    answered += len(replies)
                 todo = []
             except orjson.JSONEncodeError:
                 # Nothing was sent: a case the channel cannot carry fails alone, the others go again.
@@ -463,6 +474,20 @@ def score_cases(
             if busy[1] >= max(BUSY_MS, SLOW_CASE_MS * busy[0]):
                 start_helpers()
 
+    def emit_many(indexes: list[int], results: list[CaseResult]) -> None:
+        """``emit`` for each, under one lock."""
+        with lock:
+            for index, result in zip(indexes, results, strict=True):
+                ordered.put(index, result)
+        if on_result is not None:
+            for result in results:
+                on_result(result)
+        if not helpers:
+            busy[0] += len(results)
+            busy[1] += sum(result.duration_ms for result in results)
+            if busy[1] >= max(BUSY_MS, SLOW_CASE_MS * busy[0]):
+                start_helpers()
+
     workers = max(1, min(int(concurrency), len(cases) or 1))
     line_batch = getattr(cases, "line_batch", None)
     next_start = [0]
@@ -507,14 +532,16 @@ def score_cases(
                 return
             helpers.extend(
                 threading.Thread(
-                    target=drive, args=(_Shard(source, pool, timeout, llm, cancel, emit, halt=halt),), daemon=True
+                    target=drive,
+                    args=(_Shard(source, pool, timeout, llm, cancel, emit, halt=halt, emit_many=emit_many),),
+                    daemon=True,
                 )
                 for _ in range(workers - 1)
             )
         for thread in helpers:
             thread.start()
 
-    drive(_Shard(source, pool, timeout, llm, cancel, emit, worker, halt))
+    drive(_Shard(source, pool, timeout, llm, cancel, emit, worker, halt, emit_many))
     with lock:
         started = list(helpers)
     for thread in started:

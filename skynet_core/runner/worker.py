@@ -480,7 +480,19 @@ class Worker:
         llm: LlmHandler | None,
         cancel: threading.Event | None = None,
     ) -> Iterator[dict[str, Any]]:
-        """Yield one reply per case, in order; each call of score gets ``timeout`` seconds.
+        """Yield one reply per case, in order (:meth:`run_chunks`, one reply at a time)."""
+        for chunk in self.run_chunks(cases, timeout, llm, cancel):
+            yield from chunk
+
+    def run_chunks(
+        self,
+        cases: list[dict[str, Any]] | EncodedCases,
+        timeout: float,
+        llm: LlmHandler | None,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[list[dict[str, Any]]]:
+        """Yield the replies, in order, a list at a time as the child sent them (a few ms' worth: fewer steps
+        a case for the caller); each call of score gets ``timeout`` seconds.
 
         Raises CallTimeout, ChildDied or Cancelled; their ``index`` names the
         case that was running. Results the child had not sent yet are lost
@@ -550,8 +562,8 @@ class Worker:
                     calls = 0
                     # Only what this process measured: a "judge" the child sent is forged.
                     item["judge"], judge = judge, []
-                    self._unanswered += 1
-                    yield item
+                self._unanswered += len(items)
+                yield items
                 answered_at = time.monotonic()
         finally:
             self._call_timeout = None
