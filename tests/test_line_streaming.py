@@ -105,5 +105,12 @@ def test_a_reply_without_empty_fields_reads_as_one_with_them():
     full = {"status": "ok", "score": 0.5, "scores": {}, "feedback": "f", "extra": {}, "stdout": "", "duration_ms": 1.0}
     short = {"status": "ok", "score": 0.5, "feedback": "f", "duration_ms": 1.0}
     assert reply_to_result(case, short) == reply_to_result(case, full)
-    forged = {**short, "scores": None}  # present but not a dict: refused as before
-    assert reply_to_result(case, forged).status is CaseStatus.ERROR
+    for forged in (
+        {**short, "scores": None},  # present but not a dict: refused as before
+        {**short, "score": float("nan")},
+        {**short, "duration_ms": -1.0},
+        {**short, "duration_ms": 1e12},
+    ):
+        assert reply_to_result(case, forged).status is CaseStatus.ERROR, forged
+    long_feedback = {**short, "feedback": "x" * 100_000}  # over what a result keeps: cut, the whole kept aside
+    assert reply_to_result(case, long_feedback).feedback.endswith("more characters cut from this result)")

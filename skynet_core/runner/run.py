@@ -126,6 +126,24 @@ def where(file: str, line: int | None) -> str:
 def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | None = None) -> CaseResult:
     """Turn the child's (untrusted) reply into a CaseResult, refusing anything off-shape."""
     # Built in one call on the ok path: this runs once per case, and a million cases notice every step.
+    # The usual reply first: a float score and a short feedback, nothing else (the checks below, unrolled).
+    score, duration, feedback = reply.get("score"), reply.get("duration_ms"), reply.get("feedback")
+    if (
+        type(score) is float
+        and type(duration) is float
+        and type(feedback) is str
+        and reply.get("status") == "ok"
+        and not reply.get("judge")
+        and "scores" not in reply
+        and "extra" not in reply
+        and "stdout" not in reply
+        and math.isfinite(score)
+        and 0.0 <= duration <= MAX_DURATION_MS
+        and len(feedback) <= SIDE_KEEP_BYTES // 4
+    ):
+        return CaseResult(
+            id=case.id, split=case.split, candidate=case.candidate, score=score, feedback=feedback, duration_ms=duration
+        )
     duration = _finite(reply.get("duration_ms"))
     honest = duration is not None and 0.0 <= duration <= MAX_DURATION_MS  # else forged on the channel
     duration_ms = duration if duration is not None and honest else 0.0
