@@ -32,9 +32,6 @@ class WorkerPool:
         spares: int = 2,
         refill: bool = True,
     ) -> None:
-        self.isolation, self.isolation_reason = (
-            (isolation, "chosen by the caller") if isolation is not None else sandbox.detect_isolation()
-        )
         self.limits = limits or sandbox.Limits()
         self.spares = spares
         # Without ``refill``, only the first ``spares`` are started (a command line's one run needs one child,
@@ -46,8 +43,23 @@ class WorkerPool:
         self._ready: list[Worker] = []
         self._wanted = threading.Condition()
         self._closed = False
+        # Probing bubblewrap takes as long as starting a child: where full isolation may work, the first spare
+        # starts with it while the probe runs (kept only when the probe says full isolation works).
+        self._early = isolation is None and spares > 0 and sandbox.full_may_work()
+        self._detected = threading.Event()
+        if self._early:
+            self._started = self._starting = 1
         self._spawner = threading.Thread(target=self._keep_spares, daemon=True, name="skynet-spares")
-        self._spawner.start()
+        if self._early:
+            self._spawner.start()
+        try:
+            self.isolation, self.isolation_reason = (
+                (isolation, "chosen by the caller") if isolation is not None else sandbox.detect_isolation()
+            )
+        finally:
+            self._detected.set()
+        if not self._early:
+            self._spawner.start()
 
     def take(self) -> Worker:
         """A started worker of this pool's isolation; the caller closes it when done."""
@@ -75,7 +87,34 @@ class WorkerPool:
             self._wanted.notify_all()
         return worker if worker is not None else Worker(self.isolation, self.limits)
 
+    def _start_early(self) -> None:
+        """The first spare, started with full isolation before the probe's verdict (see __init__)."""
+        worker: Worker | None = None
+        try:
+            worker = Worker(Isolation.FULL, self.limits)
+            self._detected.wait()
+            if self.isolation is not Isolation.FULL:
+                raise RuntimeError("full isolation does not work here")
+            worker.wait_ready()
+        except Exception:  # noqa: BLE001  (the usual loop starts the spare instead)
+            if worker is not None:
+                worker.close()
+            with self._wanted:
+                self._starting -= 1
+                self._started -= 1
+                self._wanted.notify_all()
+            return
+        with self._wanted:
+            self._starting -= 1
+            self._wanted.notify_all()
+            if self._closed:
+                worker.close()
+                return
+            self._ready.append(worker)
+
     def _keep_spares(self) -> None:
+        if self._early:
+            self._start_early()
         while True:
             with self._wanted:
                 # This thread lives until the pool closes, even when it starts no more: bubblewrap's
