@@ -13,14 +13,16 @@ The machine is shared: read ratios rather than absolutes.
 
 ``--first-call``: instead, how soon a command line ``check`` of the judge
 metric (3 cases) makes its first model call, from the process's start (median
-of ``--repeats``), next to how long importing litellm takes in a fresh Python
-(the floor: the CLI imports it in the background from its start, overlapping
-with reading the data and starting the sandbox).
+of ``--repeats``), next to how long importing litellm takes in a fresh Python,
+plainly and as ``skynet_core.llm`` does it, with the garbage collector off (the
+floor: the CLI imports it in the background from its start, overlapping with
+reading the data and starting the sandbox).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import statistics
@@ -44,6 +46,11 @@ TARGET_RATIO = 1.5
 IMPORT_LITELLM = (
     "import os, time; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'; t = time.perf_counter(); "
     "import litellm; print(time.perf_counter() - t)"
+)
+# As skynet_core.llm imports it: with the garbage collector off meanwhile.
+IMPORT_LITELLM_NO_GC = (
+    "import gc, os, time; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'; t = time.perf_counter(); "
+    "gc.disable(); import litellm; gc.freeze(); gc.enable(); print(time.perf_counter() - t)"
 )
 JUDGE = """
 from skynet import llm
@@ -73,7 +80,7 @@ def timed_run(pool: WorkerPool, cases: list[Case], concurrency: int, handler: An
 
 def first_call(repeats: int) -> None:
     """Seconds from starting ``python -m skynet_core check`` to the judge's first request, and to the exit."""
-    firsts, walls, imports = [], [], []
+    firsts, walls, imports, imports_no_gc = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(usage=(60, 12)) as server:
         metric, data = Path(tmp) / "judge.py", Path(tmp) / "cases.jsonl"
         metric.write_text(JUDGE)
@@ -119,6 +126,10 @@ def first_call(repeats: int) -> None:
             firsts.append(first)
             done = subprocess.run([sys.executable, "-c", IMPORT_LITELLM], capture_output=True, text=True, check=True)
             imports.append(float(done.stdout))
+            done = subprocess.run(
+                [sys.executable, "-c", IMPORT_LITELLM_NO_GC], capture_output=True, text=True, check=True
+            )
+            imports_no_gc.append(float(done.stdout))
     print(f"CLI check of a judge metric on 3 cases, median of {repeats} (load average {os.getloadavg()[0]:.1f}):")
     print(
         f"  first model call after        {statistics.median(firsts):6.2f} s   (runs: "
@@ -127,6 +138,7 @@ def first_call(repeats: int) -> None:
     )
     print(f"  whole check                   {statistics.median(walls):6.2f} s")
     print(f"  importing litellm alone       {statistics.median(imports):6.2f} s   (a fresh Python, for comparison)")
+    print(f"  ... with the collector off    {statistics.median(imports_no_gc):6.2f} s   (as skynet_core.llm does)")
 
 
 def main() -> None:
@@ -138,6 +150,7 @@ def main() -> None:
     parser.add_argument("--first-call", action="store_true", help="time the CLI's first model call instead")
     args = parser.parse_args()
     if args.first_call:
+        compileall.compile_dir(ROOT / "skynet_core", quiet=1)  # as bench_cli: bytecode as a user has it
         first_call(args.repeats)
         return
     latency_s = args.latency_ms / 1000.0

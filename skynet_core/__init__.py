@@ -2,14 +2,54 @@
 
 Pages, the CLI and tests import from here. Nothing in this package imports
 streamlit. Heavier parts (``reward``, ``tradeoffs``, ``charts``, ``feedback``,
-``export``) are imported from their modules so that the CLI starts fast.
+``export``) are imported from their modules, and the names below only when
+first used, so that the CLI starts fast.
 """
 
-from .cases import Case, Observation
-from .contract import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S, check_metric, validate_timeout
-from .datasets import Dataset, DatasetError, Role, load_dataset, load_example, sample_for_check
-from .results import CaseResult, CaseStatus, CheckReport, Isolation, JudgeUsage, Stage, StageName, StageStatus
-from .runner import LoadFailure, ScoreRun, WorkerPool, default_pool, detect_isolation, score_cases
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .cases import Case, Observation
+    from .contract import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S, check_metric, validate_timeout
+    from .datasets import Dataset, DatasetError, Role, load_dataset, load_example, sample_for_check
+    from .results import CaseResult, CaseStatus, CheckReport, Isolation, JudgeUsage, Stage, StageName, StageStatus
+    from .runner import LoadFailure, ScoreRun, WorkerPool, default_pool, detect_isolation, score_cases
+
+# Where each public name lives. They are imported on first use (PEP 562), so that ``python -m skynet_core``
+# pays only for what its command needs (the command line's ``score`` starts in a few hundredths of a second).
+_HOMES = {
+    **dict.fromkeys(("Case", "Observation"), "cases"),
+    **dict.fromkeys(
+        ("DEFAULT_TIMEOUT_S", "MAX_TIMEOUT_S", "MIN_TIMEOUT_S", "check_metric", "validate_timeout"), "contract"
+    ),
+    **dict.fromkeys(
+        ("Dataset", "DatasetError", "Role", "load_dataset", "load_example", "sample_for_check"), "datasets"
+    ),
+    **dict.fromkeys(
+        ("CaseResult", "CaseStatus", "CheckReport", "Isolation", "JudgeUsage", "Stage", "StageName", "StageStatus"),
+        "results",
+    ),
+    **dict.fromkeys(
+        ("LoadFailure", "ScoreRun", "WorkerPool", "default_pool", "detect_isolation", "score_cases"), "runner"
+    ),
+}
+
+
+def __getattr__(name: str) -> object:
+    import importlib
+
+    home = _HOMES.get(name)
+    if home is None:
+        try:  # a submodule not imported yet (``skynet_core.reward`` after ``import skynet_core``)
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",

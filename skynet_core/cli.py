@@ -40,13 +40,11 @@ from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
 from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset, read_case_lines, roles_from_json
 from .display import terminal_text
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
-from .judge import judge_summary_of
 from .llm import MetricLlm, machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
 from .paths import output_problem, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
-from .runner.cluster import ClusterError, ray_scorer
-from .runner.pool import default_pool
+from .runner.pool import start_one_child
 from .runner.watchdog import MEMORY_LIMIT_MODE
 from .runner.worker import Cancelled
 
@@ -54,6 +52,7 @@ if TYPE_CHECKING:
     from .export import ResultsWriter
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+SPOOL_BATCH = 512  # cases' JSON written to the spool at once (one write each costs more than encoding it)
 SPOOL_IN_MEMORY = 8 << 20  # --json holds up to this much of the cases' JSON in memory, the rest in a temporary file
 MARKS = {StageStatus.PASSED: "✓", StageStatus.FAILED: "✗", StageStatus.SKIPPED: "-", StageStatus.NOT_RUN: "·"}
 # The words of the text report for the statuses (JSON keeps the status values themselves).
@@ -261,7 +260,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     if args.command == "export":
         return _run_export(args, stdout, stderr)
     # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
-    threading.Thread(target=default_pool, daemon=True, name="skynet-pool-start").start()
+    threading.Thread(target=start_one_child, daemon=True, name="skynet-pool-start").start()
     if args.max_calls is not None and not 1 <= args.max_calls <= 10_000:
         print(_("error: --max-calls must be from 1 to 10000, not {value}").format(value=args.max_calls), file=stderr)
         return EXIT_USAGE
@@ -346,7 +345,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         )
     except Cancelled:
         report = None  # the sink stopped the run: its write failed, reported below
-    except ClusterError as exc:
+    except _cluster_errors(args.ray) as exc:
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE
     finally:
@@ -364,6 +363,16 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     assert report is not None
     output.finish(report)
     return EXIT_OK if report.ok and report.tally.total == len(cases) else EXIT_FAILED
+
+
+def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
+    """What a run on a cluster raises for a cluster that cannot be used (nothing without ``--ray``: the cluster
+    module is imported only for it)."""
+    if not ray_address:
+        return ()
+    from .runner.cluster import ClusterError
+
+    return (ClusterError,)
 
 
 def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
@@ -418,6 +427,7 @@ class ReportOutput:
         self.mode = "lines" if args.json_lines else "json" if args.json else "text"
         self.trace = bool(getattr(args, "trace", False))  # each case's llm() calls under llm_calls
         self.spool: IO[bytes] | None = None
+        self.held: list[bytes] = []  # the cases' JSON not in the spool yet: it takes them SPOOL_BATCH at a time
         self.cases = 0
         if self.mode == "json":
             self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
@@ -431,12 +441,15 @@ class ReportOutput:
         if self.mode == "lines":
             self.stdout.write((encoded or result.to_json_bytes(self.trace)).decode() + "\n")
         elif self.spool is not None:
-            encoded = encoded or result.to_json_bytes(self.trace)
-            self.spool.write(b"," + encoded if self.cases else encoded)
+            self.held.append(encoded or result.to_json_bytes(self.trace))
+            if len(self.held) >= SPOOL_BATCH:
+                self._spill()
         self.cases += 1
 
     def finish(self, report: CheckReport) -> None:
         args = self.args
+        from .judge import judge_summary_of
+
         judge = judge_summary_of(report.tally).to_json() if args.command == "score" else None
         if self.mode == "text":
             self.stdout.write(
@@ -465,6 +478,7 @@ class ReportOutput:
             self.stdout.write(orjson.dumps(head).decode() + "\n")
             return
         assert self.spool is not None
+        self._spill()
         self.stdout.write(orjson.dumps(head)[:-1].decode() + ',"cases":[')
         self.spool.seek(0)
         while chunk := self.spool.read(SPOOL_IN_MEMORY):
@@ -472,6 +486,13 @@ class ReportOutput:
         self.spool.close()
         tail = "]" + (',"judge":' + orjson.dumps(judge).decode() if judge is not None else "") + "}\n"
         self.stdout.write(tail)
+
+    def _spill(self) -> None:
+        """Move the cases held to the spool, comma-separated as the ``cases`` array has them."""
+        if self.held and self.spool is not None:
+            data = b",".join(self.held)
+            self.spool.write(b"," + data if self.spool.tell() else data)
+            self.held = []
 
 
 class _Sink:
@@ -527,7 +548,11 @@ def _score(
                 bar.update(1)
 
     try:
-        scorer = ray_scorer(ray_address) if ray_address else None  # Ray itself is imported only then
+        scorer = None
+        if ray_address:  # Ray itself, and the cluster module, are imported only then
+            from .runner.cluster import ray_scorer
+
+            scorer = ray_scorer(ray_address)
         return check_metric(
             source,
             cases,
@@ -592,6 +617,8 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
                     "{scored} of {total} case scored", "{scored} of {total} cases scored", tally.total
                 ).format(scored=tally.scored, total=tally.total)
             lines.append(f"  {summary}")
+            from .judge import judge_summary_of
+
             judge = judge_summary_of(tally)
             if judge.used:
                 lines.append(f"  {judge.describe()}")

@@ -314,15 +314,23 @@ def _litellm() -> Any:
         if _loaded is None:
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
             os.environ.setdefault("LITELLM_LOG", "ERROR")
-            import litellm
+            # Its import creates some 350,000 long-lived objects (and under 2,000 garbage ones): the collections
+            # their allocation triggers, each scanning the growing heap again, are a quarter of the import's time
+            # (2.7 s against 2.0 s here), so the collector is off meanwhile. Then they are moved out of its sight,
+            # uncollected (a collection would hold the GIL for 0.2 s before the first call): every later full
+            # collection would scan them again (Streamlit collects after each script run, many times a second
+            # while a page polls a job).
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                import litellm
+            finally:
+                gc.freeze()
+                if collecting:
+                    gc.enable()
 
             litellm.telemetry = False
             litellm.suppress_debug_info = True
-            # Its import leaves some 350,000 long-lived objects that every full collection would scan again,
-            # holding the GIL for a quarter of a second (Streamlit collects after each script run, many times a
-            # second while a page polls a job): move them out of the collector's sight.
-            gc.collect()
-            gc.freeze()
             _loaded = litellm
         return _loaded
 

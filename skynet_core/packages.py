@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import importlib.machinery
-import importlib.metadata
 import os
 import shlex
 import sys
@@ -217,6 +216,8 @@ def _studio_paths() -> list[str]:
 def _versions(paths: tuple[str, ...], stamp: tuple[float, ...]) -> dict[str, tuple[str, str]]:
     """Top-level module -> (distribution name, version) for the distributions installed under ``paths``
     (``stamp``, the folders' modification times, renews the cache after an install)."""
+    import importlib.metadata  # here: the runner imports this module, and the command line should start fast
+
     found: dict[str, tuple[str, str]] = {}
     for dist in importlib.metadata.distributions(path=list(paths)):
         name = dist.metadata["Name"] or ""

@@ -28,6 +28,7 @@ from .files import _check_file, _jsonl_row, _name_value, _observation
 from .model import DatasetError
 from .splits import assign_splits
 
+MAX_RAW_BRACKETS = 200  # orjson encodes at most 255 levels; a line with more brackets than this is encoded anew
 _UNMEASURED = Observation()  # frozen, so one serves every case without an observation
 
 
@@ -39,10 +40,20 @@ class CaseLines(Sequence[Case]):
     """
 
     def __init__(
-        self, path: Path, data: bytes, bounds: array, numbers: array, splits: bytearray, split_names: list[str]
+        self,
+        path: Path,
+        data: bytes,
+        bounds: array,
+        numbers: array,
+        splits: bytearray,
+        split_names: list[str],
+        ids: list[str] | None = None,
+        plain: bytearray | None = None,
     ) -> None:
         self.path, self.data = path, data
         self.bounds, self.numbers, self.splits, self.split_names = bounds, numbers, splits, split_names
+        # Each case's id, and whether its line is of the usual shape (see _usual), for line_batch.
+        self.ids, self.plain = ids, plain
         self._view = memoryview(data)
 
     def __len__(self) -> int:
@@ -86,6 +97,23 @@ class CaseLines(Sequence[Case]):
             observation=_observation(observation, "", text_ok=False) if observation else _UNMEASURED,
         )
 
+    def line_batch(self, start: int, end: int) -> list[LineCase]:
+        """Cases ``start`` to ``end`` as the runner sends them: a line of the usual shape goes to the
+        sandbox as the file has it, without being parsed again here (see :class:`LineCase`)."""
+        ids, plain, view, bounds = self.ids, self.plain, self._view, self.bounds
+        if ids is None or plain is None:
+            return [LineCase(case.id, case.split, None, case) for case in self[start:end]]
+        names, splits = self.split_names, self.splits
+        batch = []
+        for position in range(start, min(end, len(self))):
+            if plain[position]:
+                line = view[bounds[2 * position] : bounds[2 * position + 1]]
+                batch.append(LineCase(ids[position], names[splits[position]], line, None))
+            else:
+                case = self._case(position)
+                batch.append(LineCase(case.id, case.split, None, case))
+        return batch
+
     def in_split(self, name: str) -> CaseLines:
         """The cases of one split, still compact."""
         if name not in self.split_names:
@@ -95,6 +123,7 @@ class CaseLines(Sequence[Case]):
         bounds = array("q")
         for position in keep:
             bounds.extend(self.bounds[2 * position : 2 * position + 2])
+        ids, plain = self.ids, self.plain
         return CaseLines(
             self.path,
             self.data,
@@ -102,6 +131,8 @@ class CaseLines(Sequence[Case]):
             array("q", (self.numbers[p] for p in keep)),
             bytearray(code for _ in keep),
             self.split_names,
+            [ids[p] for p in keep] if ids is not None else None,
+            bytearray(plain[p] for p in keep) if plain is not None else None,
         )
 
     def split_counts(self) -> dict[str, int]:
@@ -145,7 +176,7 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
     view = memoryview(data)
     bounds, numbers = array("q"), array("q")
     ids: list[str] = []
-    seen: set[str] = set()
+    plain = bytearray()
     named: list[str | None] = []
     start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     number = 0
@@ -161,22 +192,25 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
                 obj = orjson.loads(view[start:end])
                 if type(obj) is not dict or "candidate" in obj:
                     return None
-                case_id, split = _usual(obj) or _checked(path.name, number, obj)
+                usual = _usual(obj)
+                case_id, split = usual or _checked(path.name, number, obj)
             except (orjson.JSONDecodeError, DatasetError):
                 return None
-            case_id = case_id or str(number)
-            if case_id in seen:
-                return None
-            seen.add(case_id)
-            ids.append(case_id)
+            ids.append(case_id or str(number))  # duplicates are looked for once, at the end
+            # Sent to the sandbox as it is when the payload built from it would say the same (no observation to
+            # normalise) and it cannot nest deeper than the runner's encoder goes (counted loosely: every bracket).
+            sendable = usual is not None and (
+                end - start <= MAX_RAW_BRACKETS
+                or data.count(b"[", start, end) + data.count(b"{", start, end) <= MAX_RAW_BRACKETS
+            )
+            plain.append(1 if sendable else 0)
             named.append(split)
             bounds.append(start)
             bounds.append(end)
             numbers.append(number)
         start = end + 1
-    if not ids:
+    if not ids or len(set(ids)) != len(ids):
         return None
-    del seen
     if any(split is not None for split in named):
         if any(split is None for split in named):
             return None
@@ -189,4 +223,30 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
     if len(split_names) > 255:
         return None
     splits = bytearray(codes[split] for split in named if split is not None)  # none is None by now
-    return CaseLines(path, data, bounds, numbers, splits, split_names)
+    return CaseLines(path, data, bounds, numbers, splits, split_names, ids, plain)
+
+
+class LineCase:
+    """One case of a :class:`CaseLines` batch, as the runner needs it: the id and split its result
+    carries, and what the sandbox is sent. ``line``: the file's line (a JSON object with ``input``,
+    ``output`` and maybe ``expected``, which is all the sandbox reads of it), for a line of the usual
+    shape; else ``case``, the :class:`Case` built from the line."""
+
+    __slots__ = ("id", "split", "candidate", "line", "case")
+
+    def __init__(self, case_id: str, split: str, line: memoryview | None, case: Case | None) -> None:
+        self.id, self.split, self.candidate, self.line, self.case = case_id, split, "", line, case
+
+    def call_payload(self) -> dict[str, Any]:
+        """The payload as :meth:`Case.call_payload` gives it (for a line sent as it is: parsed again)."""
+        if self.case is not None:
+            return self.case.call_payload()
+        obj = orjson.loads(self.line) if self.line is not None else {}
+        return Case(id=self.id, input=obj["input"], output=obj["output"], expected=obj.get("expected")).call_payload()
+
+    def payload_json(self) -> bytes | memoryview:
+        """The payload as JSON: the line itself, or the built case's payload encoded (which raises
+        orjson.JSONEncodeError for a case the channel cannot carry)."""
+        if self.line is not None:
+            return self.line
+        return orjson.dumps(self.call_payload())

@@ -24,13 +24,11 @@ Ray is optional: it is imported only when this module's functions are called.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import socket
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -294,6 +292,8 @@ class _Relay:
     takes them and calls the driver's own ``LlmHandler`` (which alone holds the key)."""
 
     def __init__(self, ray: Any, llm: LlmHandler) -> None:
+        from concurrent.futures import ThreadPoolExecutor  # here: the command line imports this module on every run
+
         self.ray, self.llm = ray, llm
         self.actor = ray.remote(num_cpus=0, max_concurrency=1000)(_LlmQueue).remote()
         self._stop = threading.Event()
@@ -328,11 +328,15 @@ class _LlmQueue:
     """The relay actor: node-side calls wait here until the driver answers them."""
 
     def __init__(self) -> None:
+        import asyncio  # here, not at the top: asyncio takes longer to import than the command line's `score` runs
+
         self._asked: asyncio.Queue[tuple[int, LlmRequest]] = asyncio.Queue()
         self._answers: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._next = 0
 
     async def ask(self, request: LlmRequest) -> dict[str, Any]:
+        import asyncio
+
         call_id, self._next = self._next, self._next + 1
         answer = asyncio.get_running_loop().create_future()
         self._answers[call_id] = answer
@@ -343,6 +347,8 @@ class _LlmQueue:
             self._answers.pop(call_id, None)
 
     async def take(self, wait_s: float) -> list[tuple[int, LlmRequest]]:
+        import asyncio
+
         try:
             asked = [await asyncio.wait_for(self._asked.get(), wait_s)]
         except TimeoutError:

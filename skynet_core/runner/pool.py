@@ -14,6 +14,8 @@ from ..results import Isolation
 from . import sandbox
 from .worker import Worker
 
+SPARE_WAIT_S = 30.0  # the longest take() waits for a spare being started (a child's start allows as long)
+
 
 class WorkerPool:
     """Hands out fresh workers and keeps ``spares`` more started in the background.
@@ -24,46 +26,120 @@ class WorkerPool:
     """
 
     def __init__(
-        self, isolation: Isolation | None = None, limits: sandbox.Limits | None = None, spares: int = 2
+        self,
+        isolation: Isolation | None = None,
+        limits: sandbox.Limits | None = None,
+        spares: int = 2,
+        refill: bool = True,
     ) -> None:
-        self.isolation, self.isolation_reason = (
-            (isolation, "chosen by the caller") if isolation is not None else sandbox.detect_isolation()
-        )
         self.limits = limits or sandbox.Limits()
         self.spares = spares
+        # Without ``refill``, only the first ``spares`` are started (a command line's one run needs one child,
+        # and every sandbox started beside it takes a core from the run).
+        self.refill = refill
+        self._started = 0
+        self._starting = 0  # spares being started now: take() waits for one rather than starting its own
+        self._waiting = 0  # callers of take() waiting for them
         self._ready: list[Worker] = []
         self._wanted = threading.Condition()
         self._closed = False
+        # Probing bubblewrap takes as long as starting a child: where full isolation may work, the first spare
+        # starts with it while the probe runs (kept only when the probe says full isolation works).
+        self._early = isolation is None and spares > 0 and sandbox.full_may_work()
+        self._detected = threading.Event()
+        if self._early:
+            self._started = self._starting = 1
         self._spawner = threading.Thread(target=self._keep_spares, daemon=True, name="skynet-spares")
-        self._spawner.start()
+        if self._early:
+            self._spawner.start()
+        try:
+            self.isolation, self.isolation_reason = (
+                (isolation, "chosen by the caller") if isolation is not None else sandbox.detect_isolation()
+            )
+        finally:
+            self._detected.set()
+        if not self._early:
+            self._spawner.start()
 
     def take(self) -> Worker:
         """A started worker of this pool's isolation; the caller closes it when done."""
+        deadline = time.monotonic() + SPARE_WAIT_S
         with self._wanted:
             worker = None
-            while self._ready:
-                candidate = self._ready.pop()
-                if candidate.alive and not candidate.stale:
-                    worker = candidate
+            while worker is None:
+                if self._ready:
+                    candidate = self._ready.pop()
+                    if candidate.alive and not candidate.stale:
+                        worker = candidate
+                    else:
+                        candidate.close()
+                    continue
+                # A spare on its way that no other caller waits for is ready sooner than a child started now
+                # (and on a machine of few cores two children starting at once each start slower).
+                wait = deadline - time.monotonic()
+                if self._starting <= self._waiting or wait <= 0:
                     break
-                candidate.close()
-            self._wanted.notify()
+                self._waiting += 1
+                try:
+                    self._wanted.wait(wait)
+                finally:
+                    self._waiting -= 1
+            self._wanted.notify_all()
         return worker if worker is not None else Worker(self.isolation, self.limits)
 
+    def _start_early(self) -> None:
+        """The first spare, started with full isolation before the probe's verdict (see __init__)."""
+        worker: Worker | None = None
+        try:
+            worker = Worker(Isolation.FULL, self.limits)
+            self._detected.wait()
+            if self.isolation is not Isolation.FULL:
+                raise RuntimeError("full isolation does not work here")
+            worker.wait_ready()
+        except Exception:  # noqa: BLE001  (the usual loop starts the spare instead)
+            if worker is not None:
+                worker.close()
+            with self._wanted:
+                self._starting -= 1
+                self._started -= 1
+                self._wanted.notify_all()
+            return
+        with self._wanted:
+            self._starting -= 1
+            self._wanted.notify_all()
+            if self._closed:
+                worker.close()
+                return
+            self._ready.append(worker)
+
     def _keep_spares(self) -> None:
+        if self._early:
+            self._start_early()
         while True:
             with self._wanted:
-                while not self._closed and len(self._ready) >= self.spares:
+                # This thread lives until the pool closes, even when it starts no more: bubblewrap's
+                # --die-with-parent kills the sandboxes it started when it ends.
+                while not self._closed and (
+                    len(self._ready) >= self.spares or (not self.refill and self._started >= self.spares)
+                ):
                     self._wanted.wait()
                 if self._closed:
                     return
+                self._started += 1
+                self._starting += 1
             try:
                 worker = Worker(self.isolation, self.limits)
                 worker.wait_ready()
             except Exception:  # noqa: BLE001  (a spare that fails to start is retried after a pause)
+                with self._wanted:
+                    self._starting -= 1
+                    self._started -= 1
+                    self._wanted.notify_all()
                 time.sleep(1.0)
                 continue
             with self._wanted:
+                self._starting -= 1
+                self._wanted.notify_all()
                 if self._closed:
                     worker.close()
                     return
@@ -82,11 +158,18 @@ _default: WorkerPool | None = None
 _default_lock = threading.Lock()
 
 
-def default_pool() -> WorkerPool:
-    """The process-wide pool (created on first use, closed at exit)."""
+def default_pool(spares: int = 2, refill: bool = True) -> WorkerPool:
+    """The process-wide pool (created on first use, closed at exit); ``spares`` and ``refill`` (see
+    :class:`WorkerPool`) apply when this call creates it."""
     global _default
     with _default_lock:
         if _default is None:
-            _default = WorkerPool()
+            _default = WorkerPool(spares=spares, refill=refill)
             atexit.register(_default.close)
         return _default
+
+
+def start_one_child() -> None:
+    """For a command line's one run: the process-wide pool, starting one child and no more (called in a
+    thread at the start, so the sandbox starts while the data is read)."""
+    default_pool(spares=1, refill=False)

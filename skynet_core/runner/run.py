@@ -19,12 +19,12 @@ import orjson
 from ..cases import Case
 from ..i18n import _
 from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
-from ..overflow import bound_side_information
+from ..overflow import SIDE_KEEP_BYTES, bound_side_information
 from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage, RunTally
 from ..trace import LlmCall, bounded
 from .pool import WorkerPool, default_pool
-from .worker import CallTimeout, Cancelled, ChildDied, LlmHandler, Worker
+from .worker import CallTimeout, Cancelled, ChildDied, EncodedCases, LlmHandler, Worker
 
 MAX_BATCH_CASES = 1024
 GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
@@ -39,6 +39,7 @@ BUSY_MS = 20.0
 MAX_DURATION_MS = 3_600_000.0  # an honest call ends within the 600 s timeout; beyond an hour is forged
 
 ResultCallback = Callable[[CaseResult], None]
+_ABSENT: Any = object()  # a key the child's reply leaves out
 
 
 @dataclass
@@ -138,6 +139,24 @@ def where(file: str, line: int | None) -> str:
 def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | None = None) -> CaseResult:
     """Turn the child's (untrusted) reply into a CaseResult, refusing anything off-shape."""
     # Built in one call on the ok path: this runs once per case, and a million cases notice every step.
+    # The usual reply first: a float score and a short feedback, nothing else (the checks below, unrolled).
+    score, duration, feedback = reply.get("score"), reply.get("duration_ms"), reply.get("feedback")
+    if (
+        type(score) is float
+        and type(duration) is float
+        and type(feedback) is str
+        and reply.get("status") == "ok"
+        and not reply.get("judge")
+        and "scores" not in reply
+        and "extra" not in reply
+        and "stdout" not in reply
+        and math.isfinite(score)
+        and 0.0 <= duration <= MAX_DURATION_MS
+        and len(feedback) <= SIDE_KEEP_BYTES // 4
+    ):
+        return CaseResult(
+            id=case.id, split=case.split, candidate=case.candidate, score=score, feedback=feedback, duration_ms=duration
+        )
     duration = _finite(reply.get("duration_ms"))
     honest = duration is not None and 0.0 <= duration <= MAX_DURATION_MS  # else forged on the channel
     duration_ms = duration if duration is not None and honest else 0.0
@@ -148,9 +167,14 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
     status = reply.get("status")
     if status == "ok":
         score = _finite(reply.get("score"))
-        scores = reply.get("scores")
+        # The child leaves out empty named scores and side information (fewer bytes to parse, case after case).
+        scores = reply.get("scores", _ABSENT)
+        if scores is _ABSENT:
+            scores = {}
         feedback = reply.get("feedback")
-        extra = reply.get("extra")
+        extra = reply.get("extra", _ABSENT)
+        if extra is _ABSENT:
+            extra = {}
         if (
             honest
             and score is not None
@@ -159,21 +183,21 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
             and type(extra) is dict
             and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))
         ):
-            return bound_side_information(
-                CaseResult(
-                    id=case.id,
-                    split=case.split,
-                    candidate=case.candidate,
-                    score=score,
-                    scores={key: float(value) for key, value in scores.items()} if scores else {},
-                    feedback=feedback,
-                    extra=extra,
-                    duration_ms=duration_ms,
-                    stdout=stdout,
-                    judge=judge,
-                    _llm_calls=traced,
-                )
+            result = CaseResult(
+                id=case.id,
+                split=case.split,
+                candidate=case.candidate,
+                score=score,
+                scores={key: float(value) for key, value in scores.items()} if scores else {},
+                feedback=feedback,
+                extra=extra,
+                duration_ms=duration_ms,
+                stdout=stdout,
+                judge=judge,
+                _llm_calls=traced,
             )
+            # A short feedback and no other side information is within the size kept (a character is at most 4 bytes).
+            return result if not extra and len(feedback) <= SIDE_KEEP_BYTES // 4 else bound_side_information(result)
         return CaseResult(
             id=case.id,
             split=case.split,
@@ -282,11 +306,17 @@ class _Shard:
         emit: Callable[[int, CaseResult], None],
         worker: Worker | None = None,
         halt: threading.Event | None = None,
+        emit_many: Callable[[list[int], list[CaseResult]], None] | None = None,
     ) -> None:
         self.source, self.pool, self.timeout, self.llm = source, pool, timeout, llm
         self.cancel, self.emit = cancel, emit
+        self.emit_many = emit_many or self._emit_each
         self.worker = worker
         self.halt = halt
+
+    def _emit_each(self, indexes: list[int], results: list[CaseResult]) -> None:
+        for index, result in zip(indexes, results, strict=True):
+            self.emit(index, result)
 
     def _fresh(self) -> Worker:
         if self.worker is None:
@@ -309,10 +339,15 @@ class _Shard:
             worker = self._fresh()
             sent, answered = todo, 0
             try:
-                for reply in worker.run([cases[i].call_payload() for i in sent], self.timeout, self.llm, self.cancel):
-                    index = sent[answered]
-                    self.emit(start + index, reply_to_result(cases[index], reply, self.source))
-                    answered += 1
+                for replies in worker.run_chunks(_payloads(cases, sent), self.timeout, self.llm, self.cancel):
+                    # The child's message, a few ms' worth of results, goes on in one step.
+                    indexes = sent[answered : answered + len(replies)]
+                    results = [
+                        reply_to_result(cases[index], reply, self.source)
+                        for index, reply in zip(indexes, replies, strict=True)
+                    ]
+                    self.emit_many([start + index for index in indexes], results)
+                    answered += len(replies)
                 todo = []
             except orjson.JSONEncodeError:
                 # Nothing was sent: a case the channel cannot carry fails alone, the others go again.
@@ -360,6 +395,15 @@ class _Shard:
             )
             return True
         return False
+
+
+def _payloads(cases: list[Case], sent: list[int]) -> list[dict[str, Any]] | EncodedCases:
+    """What the child is sent for the cases at ``sent``: a JSON Lines file's lines go as they are
+    (``payload_json``, see ``datasets.lines.LineCase``), other cases as their payloads."""
+    if sent and hasattr(cases[sent[0]], "payload_json"):
+        encoded: list[Any] = [cases[i].payload_json() for i in sent]  # type: ignore[attr-defined]
+        return EncodedCases(b"[" + b",".join(encoded) + b"]", len(sent))
+    return [cases[i].call_payload() for i in sent]
 
 
 def _place_from(message: str) -> tuple[str, int | None]:
@@ -467,7 +511,22 @@ def score_cases(
             if busy[1] >= max(BUSY_MS, SLOW_CASE_MS * busy[0]):
                 start_helpers()
 
+    def emit_many(indexes: list[int], results: list[CaseResult]) -> None:
+        """``emit`` for each, under one lock."""
+        with lock:
+            for index, result in zip(indexes, results, strict=True):
+                ordered.put(index, result)
+        if on_result is not None:
+            for result in results:
+                on_result(result)
+        if not helpers:
+            busy[0] += len(results)
+            busy[1] += sum(result.duration_ms for result in results)
+            if busy[1] >= max(BUSY_MS, SLOW_CASE_MS * busy[0]):
+                start_helpers()
+
     workers = max(1, min(int(concurrency), len(cases) or 1))
+    line_batch = getattr(cases, "line_batch", None)
     next_start = [0]
     cancelled = [False]
 
@@ -486,7 +545,8 @@ def score_cases(
                 ordered.waiting -= 1
             end = start + batch_size(len(cases) - start, workers)
             next_start[0] = end
-        return start, list(cases[start:end])
+        # A JSON Lines file's cases come as their lines, to be sent as they are (datasets.lines.LineCase).
+        return start, line_batch(start, end) if line_batch is not None else list(cases[start:end])
 
     def drive(shard: _Shard) -> None:
         try:
@@ -511,7 +571,7 @@ def score_cases(
                 threading.Thread(
                     # In the starter's context: the messages of the helper's cases follow its language.
                     target=contextvars.copy_context().run,
-                    args=(drive, _Shard(source, pool, timeout, llm, cancel, emit, halt=halt)),
+                    args=(drive, _Shard(source, pool, timeout, llm, cancel, emit, halt=halt, emit_many=emit_many)),
                     daemon=True,
                 )
                 for _helper in range(workers - 1)
@@ -519,7 +579,7 @@ def score_cases(
         for thread in helpers:
             thread.start()
 
-    drive(_Shard(source, pool, timeout, llm, cancel, emit, worker, halt))
+    drive(_Shard(source, pool, timeout, llm, cancel, emit, worker, halt, emit_many))
     with lock:
         started = list(helpers)
     for thread in started:

@@ -285,6 +285,15 @@ def apply_limits(limits: Limits, isolation: Isolation = Isolation.FULL) -> None:
     resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
 
 
+def full_may_work() -> bool:
+    """Whether :func:`detect_isolation` may find full isolation (its quick checks, without the probe)."""
+    return (
+        os.environ.get("SKYNET_ISOLATION", "").lower() != "reduced"
+        and sys.platform.startswith("linux")
+        and shutil.which("bwrap") is not None
+    )
+
+
 @functools.lru_cache(maxsize=1)
 def detect_isolation() -> tuple[Isolation, str]:
     """The isolation this machine gives, and why (a reason to show when it is reduced).

@@ -89,6 +89,19 @@ class LlmRequest:
 LlmHandler = Callable[[LlmRequest], dict[str, Any]]
 
 
+class EncodedCases:
+    """A batch of cases whose payloads are JSON already: ``data`` is the JSON array of them (a JSON Lines
+    file's lines sent as they are), ``count`` how many there are."""
+
+    __slots__ = ("count", "data")
+
+    def __init__(self, data: bytes, count: int) -> None:
+        self.data, self.count = data, count
+
+    def __len__(self) -> int:
+        return self.count
+
+
 class Worker:
     """A started child, ready to load one metric and score cases.
 
@@ -255,7 +268,10 @@ class Worker:
     # -- channel ---------------------------------------------------------
 
     def send(self, message: dict[str, Any], deadline: float, cancel: threading.Event | None = None) -> None:
-        data = memoryview(orjson.dumps(message) + b"\n")
+        self._send_line(orjson.dumps(message) + b"\n", deadline, cancel)
+
+    def _send_line(self, line: bytes, deadline: float, cancel: threading.Event | None) -> None:
+        data = memoryview(line)
         while data:
             self._check(deadline, cancel)
             try:
@@ -477,9 +493,25 @@ class Worker:
         return reply
 
     def run(
-        self, cases: list[dict[str, Any]], timeout: float, llm: LlmHandler | None, cancel: threading.Event | None = None
+        self,
+        cases: list[dict[str, Any]] | EncodedCases,
+        timeout: float,
+        llm: LlmHandler | None,
+        cancel: threading.Event | None = None,
     ) -> Iterator[dict[str, Any]]:
-        """Yield one reply per case, in order; each call of score gets ``timeout`` seconds.
+        """Yield one reply per case, in order (:meth:`run_chunks`, one reply at a time)."""
+        for chunk in self.run_chunks(cases, timeout, llm, cancel):
+            yield from chunk
+
+    def run_chunks(
+        self,
+        cases: list[dict[str, Any]] | EncodedCases,
+        timeout: float,
+        llm: LlmHandler | None,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[list[dict[str, Any]]]:
+        """Yield the replies, in order, a list at a time as the child sent them (a few ms' worth: fewer steps
+        a case for the caller); each call of score gets ``timeout`` seconds.
 
         Raises CallTimeout, ChildDied or Cancelled; their ``index`` names the
         case that was running. Results the child had not sent yet are lost
@@ -491,7 +523,10 @@ class Worker:
         # child sends, such as a model call, moves that bound.
         limit_s = timeout + ANSWER_SLACK_S
         self._set_idle()
-        self.send({"op": "cases", "cases": cases}, time.monotonic() + limit_s, cancel)
+        if isinstance(cases, EncodedCases):
+            self._send_line(b'{"op":"cases","cases":' + cases.data + b"}\n", time.monotonic() + limit_s, cancel)
+        else:
+            self.send({"op": "cases", "cases": cases}, time.monotonic() + limit_s, cancel)
         self._call_timeout = timeout
         answered_at = time.monotonic()
         judge: list[LlmCall] = []
@@ -545,8 +580,8 @@ class Worker:
                     calls = 0
                     # Only what this process traced: a "judge" the child sent is forged.
                     item["judge"], judge = judge, []
-                    self._unanswered += 1
-                    yield item
+                self._unanswered += len(items)
+                yield items
                 answered_at = time.monotonic()
         except (CallTimeout, ChildDied) as exc:
             exc.llm_calls = [*judge, *exc.llm_calls]  # for the failed case's result

@@ -287,7 +287,8 @@ class Metric:
 
     def call(self, index: int, case: dict[str, Any]) -> dict[str, Any]:
         _context.set_case(case.get("observation"))
-        args = (case["input"], case["output"], case["expected"])[: self.arity]
+        # A JSON Lines file's line may come as it is: without "expected" when the case has none.
+        args = (case["input"], case["output"], case.get("expected"))[: self.arity]
         result: dict[str, Any]
         with self.captured as captured:
             started = time.perf_counter()
@@ -301,10 +302,16 @@ class Metric:
                 result = _located({"status": "error", "error": describe_exception(exc), "detail": detail}, line, file)
                 if isinstance(exc, ModuleNotFoundError) and exc.name:
                     result["missing_module"] = exc.name
-        result["t"] = "result"
+        # Empty named scores, side information and printed text are left out: the parent reads them as empty.
+        if not result.get("scores", True):
+            del result["scores"]
+        if not result.get("extra", True):
+            del result["extra"]
         result["i"] = index
         result["duration_ms"] = duration * 1000.0
-        result["stdout"] = captured.value()
+        stdout = captured.value()
+        if stdout:
+            result["stdout"] = stdout
         return _fit(result)
 
 

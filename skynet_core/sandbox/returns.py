@@ -115,6 +115,20 @@ def check_return(value: Any) -> dict[str, Any]:
     ``{"status": "invalid", "error": message}``. ``extra`` holds the other
     side-information keys, which are allowed (Part B rule 3).
     """
+    # The usual return, (a float or int, {"feedback": text}), takes the short way: the same verdict as below.
+    if type(value) is tuple and len(value) == 2:
+        number, side = value
+        kind = type(number)
+        if (kind is float or kind is int) and type(side) is dict and len(side) == 1:
+            feedback = side.get("feedback")
+            if type(feedback) is str:
+                try:
+                    number = float(number)
+                except OverflowError:
+                    pass  # an int too large for a float: the long way says so
+                else:
+                    if math.isfinite(number):
+                        return {"status": "ok", "score": number, "scores": {}, "feedback": feedback, "extra": {}}
     problem = _pair_problem(value)
     if problem:
         return {"status": "invalid", "error": problem}

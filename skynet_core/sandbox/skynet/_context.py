@@ -18,7 +18,9 @@ class LlmError(RuntimeError):
 
 def set_case(observation: dict[str, Any] | None) -> None:
     global _observation
-    observation = observation or {}
+    if not observation:  # most cases: nothing measured (a fresh dict all the same: metric code may have changed it)
+        _observation = {"latency_ms": None, "cost_usd": None}
+        return
     _observation = {
         "latency_ms": _number_or_none(observation.get("latency_ms")),
         "cost_usd": _number_or_none(observation.get("cost_usd")),
