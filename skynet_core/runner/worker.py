@@ -567,9 +567,9 @@ class Worker:
                         "channel; print() instead of writing to inherited file descriptors",
                         self._unanswered,
                     )
-                for item in items:
+                for n, item in enumerate(items):
                     if ended is not None:  # a limit ended this case: whatever the metric returned, it failed
-                        item = {
+                        item = items[n] = {
                             "i": item["i"],
                             "status": "error",
                             "error": ended,

@@ -93,7 +93,7 @@ def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, app: str,
     page.get_by_role("option", name="Model as judge").click()
     expect(page.get_by_role("combobox", name="Start from an example")).to_have_value("Model as judge")
     wait_for_app_run(page)
-    page.get_by_role("button", name="Load example").click()
+    page.get_by_role("button", name="Load", exact=True).click()
     # The contract check of the judge example asks the local server: its verdict is the sampled cases' feedback.
     judged = page.get_by_test_id("stDataFrame").filter(has_text="PASS. The triage fits.")
     expect(judged.first).to_be_visible(timeout=60_000)

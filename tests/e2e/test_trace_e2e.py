@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -21,7 +22,8 @@ def open_row(page: Page, url: str, row: int, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 1400})
     page.goto(url)
     wait_for_app_run(page, timeout_ms=90_000)
-    grid = page.get_by_test_id("stDataFrame").filter(has_text="duration")
+    # The per-case table, by its duration column's header in either language.
+    grid = page.get_by_test_id("stDataFrame").filter(has_text=re.compile("duration|耗时"))
     expect(grid).to_be_visible(timeout=90_000)
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
