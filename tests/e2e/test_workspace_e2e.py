@@ -68,7 +68,7 @@ def test_two_tabs_typing_keep_both_texts_and_say_so(page: Page, server: str):
     expect(first.get_by_text("Two tabs edited metric.py at once")).to_be_visible()
     shot(first, "workspace-two-tabs-author")
     go_to(first, "History")
-    first.get_by_test_id("stSelectbox").first.click()
+    first.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()  # not the sidebar's language
     expect(first.get_by_role("option").filter(has_text="other tab's text").first).to_be_visible()
     shot(first, "workspace-two-tabs-history")
     second.close()
@@ -142,7 +142,7 @@ def start_endless_scoring(page: Page, url: str) -> None:
     type_metric(page, LOOPS)
     expect(page.get_by_text(re.compile(r"Checking…"))).to_be_visible()  # the check of the endless loop started
     page.get_by_role("button", name="Score all cases").click()
-    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^score · "))).to_be_visible()
+    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^scoring · "))).to_be_visible()
 
 
 def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(browser, server: str):
@@ -153,10 +153,10 @@ def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(browser, serv
     open_author(page, server)
     jobs = page.get_by_test_id("stSidebar")
     expect(jobs.get_by_text("Running jobs")).to_be_visible()
-    expect(jobs.get_by_text(re.compile(r"^score · \d+ of 72 · started"))).to_be_visible()
+    expect(jobs.get_by_text(re.compile(r"^scoring · \d+ of 72 · started"))).to_be_visible()
     shot(page, "workspace-running-jobs")
     jobs.get_by_role("button", name="Cancel").first.click()
-    expect(jobs.get_by_text(re.compile(r"^score · "))).to_have_count(0, timeout=30_000)
+    expect(jobs.get_by_text(re.compile(r"^scoring · "))).to_have_count(0, timeout=30_000)
     set_timeout(page, 60)
     type_metric(page, A)
     page.context.close()
@@ -209,6 +209,10 @@ def test_a_metric_folder_has_tabs_and_round_trips_through_a_zip(page: Page, serv
     with page.expect_download() as download:
         page.get_by_role("button", name="Download (.zip)", exact=True).click()
     assert MetricSource.from_zip(download.value.path().read_bytes()) == folder
-    page.get_by_role("button", name="Load", exact=True).click()  # back to a single file for the other tests
+    # Back to a single file for the other tests: the exact-match example.
+    page.get_by_test_id("stSelectbox").filter(has_text="Start from an example").click()
+    page.get_by_role("option", name="Exact match").click()
+    wait_for_app_run(page)
+    page.get_by_role("button", name="Load", exact=True).click()
     wait_for_app_run(page)
     expect(page.get_by_role("button", name="Download", exact=True)).to_be_visible()
