@@ -15,6 +15,10 @@ pytestmark = pytest.mark.e2e
 
 A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'metric A'}\n"
 B = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'metric B'}\n"
+# The two-tab test's texts say what no earlier test left on the page, so a check that shows them proves
+# the tab's text was written (an earlier test ends with B as the draft, and its check on screen).
+FIRST_TAB = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'typed in the first tab'}\n"
+SECOND_TAB = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'typed in the second tab'}\n"
 
 
 def go_to(page: Page, title: str) -> None:
@@ -57,14 +61,14 @@ def test_two_tabs_typing_keep_both_texts_and_say_so(page: Page, server: str):
     for tab in (first, second):
         expect(tab.get_by_text(PASSES)).to_be_visible(timeout=20_000)  # both tabs have drawn their check
         wait_for_app_run(tab)
-    type_metric(first, A)
-    check_shows(first, "metric A")
-    type_metric(second, B)
-    check_shows(second, "metric B")
+    type_metric(first, FIRST_TAB)
+    check_shows(first, "typed in the first tab")
+    type_metric(second, SECOND_TAB)
+    check_shows(second, "typed in the second tab")
     first.reload()
     open_author(first, server)
     # The second tab's text is the draft; the first tab's text is a version, and the page says so.
-    assert wait_for_editor_text(first, lambda text: text == B) == B
+    assert wait_for_editor_text(first, lambda text: text == SECOND_TAB) == SECOND_TAB
     expect(first.get_by_text("Two tabs edited metric.py at once")).to_be_visible()
     shot(first, "workspace-two-tabs-author")
     go_to(first, "History")
