@@ -389,22 +389,12 @@ def test_a_saved_choice_outside_the_data_roots_is_not_loaded(
 # Words that are data, not language: the bundled example's name, its candidates, ids and columns.
 DATA_WORDS = {"support", "tickets", "example", "fast", "small", "balanced", "large", "careful", "ticket"}
 DATA_WORDS |= {"lines", "mb"}  # the format's name (JSON Lines) and the unit
-# English that comes from modules other branches translate (the lead empties this at merge).
-PENDING_OTHER_BRANCH: set[str] = set()
-
-
-def left_english(at: AppTest, allowed: set[str]) -> list[tuple[str, str]]:
-    return [
-        (word, text)
-        for word, text in english_words(at, allowed=allowed, where="main")
-        if word not in PENDING_OTHER_BRANCH
-    ]
 
 
 def test_the_data_page_reads_in_chinese(data_dir: Path, plain_csv: Path) -> None:
     at = render(str(Path(PAGE).parents[1] / "app.py"), "pages/data.py")
     assert at.title[0].value == "数据"
-    assert left_english(at, DATA_WORDS) == []
+    assert english_words(at, allowed=DATA_WORDS, where="main") == []
 
     # A file opened: the preview, the role editor, its problems, the splits note. (AppTest formats a radio's
     # choices in the test's own thread: it runs in the page's language too.)
@@ -421,5 +411,5 @@ def test_the_data_page_reads_in_chinese(data_dir: Path, plain_csv: Path) -> None
     columns = {"column", "role", "field", "example", "index"}
     columns |= {"key", "ask", "truth", "said", "question", "billing", "shipping"}
     words = DATA_WORDS | columns | set(re.findall(r"[A-Za-z]+", roots))
-    left = left_english(at, words)
+    left = english_words(at, allowed=words, where="main")
     assert left == []

@@ -263,19 +263,6 @@ def test_an_old_connection_error_goes_when_the_model_or_timeout_changes(data_dir
     assert not at.error and not at.exception
 
 
-# English left by modules other branches translate (the lead empties this at merge): the API-base key rule
-# (skynet_core/llm.py) and the sandbox's isolation reason (skynet_core/runner).
-PENDING_OTHER_BRANCH: set[str] = set()
-
-
-def pending(text: str) -> bool:
-    import studio
-    from skynet_core.llm import API_BASE_KEY_RULE
-
-    sources = {"API_BASE_KEY_RULE": API_BASE_KEY_RULE, "isolation_reason": studio.pool().isolation_reason}
-    return any(sources[name][:60] in plain(text) for name in PENDING_OTHER_BRANCH)
-
-
 def test_the_settings_page_reads_in_chinese(data_dir, server) -> None:
     from tests.i18n_scan import english_words, render
 
@@ -283,5 +270,4 @@ def test_the_settings_page_reads_in_chinese(data_dir, server) -> None:
     assert at.title[0].value == "设置"
     names = {"skynet_metric_model", "skynet_metric_api_base", "skynet_reflection_model", "skynet_reflection_api_base"}
     names |= {"head", "host", "usd", "key", "variable", "value", "token", "off"}  # a placeholder's name, units, terms
-    left = [(word, text) for word, text in english_words(at, allowed=names, where="main") if not pending(text)]
-    assert left == []
+    assert english_words(at, allowed=names, where="main") == []

@@ -343,9 +343,6 @@ def test_a_vs_b_names_each_winner_and_the_cases_that_change_rank(data_dir: Path)
     assert metric_value(at, "Winner under A") == "balanced"
 
 
-# studio.stale_banner's sentence ("… match the current metric.py, dataset, candidate, split and model."): studio.py is
-# translated on the i18n branch.
-PENDING_OTHER_BRANCH: set[str] = set()
 # User data (the example's candidate names), units and a statistic's name, and "index" from the JSON of a
 # dataframe's column_config, which i18n_scan reads as text.
 ALLOWED_HERE = {"fast", "small", "balanced", "large", "careful", "ms", "usd", "kendall", "tau", "index"}
@@ -357,5 +354,5 @@ def test_the_page_reads_in_chinese(data_dir: Path) -> None:
     assert not at.exception, at.exception
     score_candidates(at, "当前权重下的胜出者")
     set_weights(at, 0.76, 0.2, 0.04)
-    left = english_words(at, allowed=ALLOWED_HERE | PENDING_OTHER_BRANCH, where="main")
+    left = english_words(at, allowed=ALLOWED_HERE, where="main")
     assert left == []
