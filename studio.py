@@ -457,23 +457,25 @@ def running_jobs() -> None:
         for job in current:
             started = datetime.fromtimestamp(job.started_wall)
             kind = _(JOB_KINDS[job.kind]) if job.kind in JOB_KINDS else job.kind
-            st.caption(
-                _("{kind} · {done} of {total} · started {time}").format(
-                    kind=kind,
-                    done=format_number(job.done),
-                    total=format_number(job.total),
-                    time=format_datetime(started, "HH:mm:ss"),
+            # One container per job, so its caption and its Cancel button stay together (and can be found so).
+            with st.container(key=f"studio.jobs.job.{job.id}"):
+                st.caption(
+                    _("{kind} · {done} of {total} · started {time}").format(
+                        kind=kind,
+                        done=format_number(job.done),
+                        total=format_number(job.total),
+                        time=format_datetime(started, "HH:mm:ss"),
+                    )
                 )
-            )
-            st.button(
-                _("Cancel"),
-                key=f"studio.jobs.cancel.{job.id}",
-                on_click=board.cancel,
-                args=(job.id,),
-                icon=":material/stop_circle:",
-                type="tertiary",
-                help=_("Cancel this job: {kind}").format(kind=kind),
-            )
+                st.button(
+                    _("Cancel"),
+                    key=f"studio.jobs.cancel.{job.id}",
+                    on_click=board.cancel,
+                    args=(job.id,),
+                    icon=":material/stop_circle:",
+                    type="tertiary",
+                    help=_("Cancel this job: {kind}").format(kind=kind),
+                )
 
     panel()
 
