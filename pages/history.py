@@ -131,7 +131,7 @@ actions = st.container(horizontal=True)  # buttons as wide as their labels, neve
 if actions.button(_("Compare scores"), type="primary", disabled=not diff):
     start_comparison(old, new)
 if old_label != _(CURRENT) and actions.button(_("Restore A into the editor")):
-    studio.replace_metric_source(old, f"restoring {old_label.split(' ', 1)[0]}")
+    studio.replace_metric_source(old, _("restoring {version}").format(version=old_label.split(" ", 1)[0]))
     st.toast(_("Version A is now the draft; the text it replaced was saved as a version."))
     st.rerun()
 

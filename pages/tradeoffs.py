@@ -47,7 +47,7 @@ def write_spec(base: dict[str, Any]) -> None:
             ).format(line=line, problem=exc),
         )
         return
-    version = studio.replace_metric_source(new, "Reward trade-offs wrote REWARD_SPEC")
+    version = studio.replace_metric_source(new, _("Reward trade-offs wrote REWARD_SPEC"))
     S["tradeoffs.write_result"] = (
         "ok",
         _(

@@ -22,8 +22,9 @@ from .store import Version, VersionKind
 LABEL_NAME_CHARS = 48
 """Most characters of a version's name in its label; the rest becomes "…"."""
 # A time the studio wrote into a version's name ("before … (19:28:49)", "autosave 19:28:49",
-# "other tab's text, replaced at 19:28:49"): the label shows the version's time once, itself.
-_NAME_TIME = re.compile(r"\s*(?:\(\s*|\bat\s+)?\d{1,2}:\d{2}(?::\d{2})?\s*\)?\s*$")
+# "other tab's text, replaced at 19:28:49", or their Chinese with full-width brackets): the label shows the
+# version's time once, itself.
+_NAME_TIME = re.compile(r"\s*(?:[(（]\s*|\bat\s+)?\d{1,2}:\d{2}(?::\d{2})?\s*[)）]?\s*$")
 
 
 def short_name(version: Version) -> str:

@@ -270,7 +270,10 @@ class Workspace:
         while not written:
             # Whatever another writer stored meanwhile is kept before the typed text replaces it.
             kept = self.store.save_version(
-                f"other tab's text, replaced at {_clock()}", stored.metric, self.name, VersionKind.KEPT
+                _("other tab's text, replaced at {time}").format(time=_clock()),
+                stored.metric,
+                self.name,
+                VersionKind.KEPT,
             )
             written, stored = self.store.write_draft(metric, stored.revision, self.name)
         assert kept is not None
@@ -285,7 +288,8 @@ class Workspace:
         current = self.draft()
         kept = None
         if keep and current.revision and current.metric != metric and current.source.strip():
-            kept = self.store.save_version(f"before {reason} ({_clock()})", current.metric, self.name, VersionKind.KEPT)
+            name = _("before {reason} ({time})").format(reason=reason, time=_clock())
+            kept = self.store.save_version(name, current.metric, self.name, VersionKind.KEPT)
         return DraftWrite(self.store.write_draft(metric, None, self.name)[1], kept)
 
     def save_version(self, name: str, metric: str | MetricSource | None = None) -> SavedVersion:
@@ -316,7 +320,7 @@ class Workspace:
             return
         latest = self.store.latest_version(self.name)
         if latest is None or latest.folder != metric:
-            self.store.save_version(f"autosave {_clock()}", metric, self.name, VersionKind.AUTO)
+            self.store.save_version(_("autosave {time}").format(time=_clock()), metric, self.name, VersionKind.AUTO)
 
     def _key(self, key: str) -> str:
         return key if self.name == DEFAULT_WORKSPACE else f"{self.name}:{key}"

@@ -60,6 +60,25 @@ def test_replacing_the_draft_keeps_the_old_text_as_a_version_first(ws):
     assert ws.replace_draft(B, "again").kept is None  # nothing to keep: same text
 
 
+def test_the_names_the_studio_gives_versions_are_in_the_language_of_who_made_them(ws):
+    from skynet_core.history import short_name
+    from skynet_core.i18n import use_language
+
+    with use_language("zh_CN"):
+        ws.type_draft(A, 0)  # the first typing makes an autosave
+        ws.type_draft(B, 1)
+        conflict = ws.type_draft(C, 1)  # another tab, based on revision 1
+        replaced = ws.replace_draft(A, "上传 metric.py")
+        autosave = ws.versions()[-1]
+        assert autosave.kind is VersionKind.AUTO and autosave.name.startswith("自动保存 ")
+        assert conflict.kept.name.startswith("被替换的另一标签页文本（")
+        assert replaced.kept.name.startswith("上传 metric.py 之前（")
+        # Labels say the time once, themselves: the time written into the name goes, with its brackets.
+        assert short_name(conflict.kept) == f"#{conflict.kept.id} 被替换的另一标签页文本"
+        assert short_name(replaced.kept) == f"#{replaced.kept.id} 上传 metric.py 之前"
+    assert ws.type_draft(B, 1).kept.name.startswith("other tab's text, replaced at ")
+
+
 def test_save_version_never_duplicates_the_latest_version(ws):
     ws.type_draft(A, 0)
     first = ws.save_version("mine")

@@ -99,18 +99,9 @@ class WorkerPool:
         except Exception:  # noqa: BLE001  (the usual loop starts the spare instead)
             if worker is not None:
                 worker.close()
-            with self._wanted:
-                self._starting -= 1
-                self._started -= 1
-                self._wanted.notify_all()
+            self._spare_failed()
             return
-        with self._wanted:
-            self._starting -= 1
-            self._wanted.notify_all()
-            if self._closed:
-                worker.close()
-                return
-            self._ready.append(worker)
+        self._spare_started(worker)
 
     def _keep_spares(self) -> None:
         if self._early:
@@ -131,19 +122,29 @@ class WorkerPool:
                 worker = Worker(self.isolation, self.limits)
                 worker.wait_ready()
             except Exception:  # noqa: BLE001  (a spare that fails to start is retried after a pause)
-                with self._wanted:
-                    self._starting -= 1
-                    self._started -= 1
-                    self._wanted.notify_all()
+                self._spare_failed()
                 time.sleep(1.0)
                 continue
-            with self._wanted:
-                self._starting -= 1
-                self._wanted.notify_all()
-                if self._closed:
-                    worker.close()
-                    return
-                self._ready.append(worker)
+            if not self._spare_started(worker):
+                return
+
+    def _spare_failed(self) -> None:
+        """A spare did not start: it no longer counts as started or starting."""
+        with self._wanted:
+            self._starting -= 1
+            self._started -= 1
+            self._wanted.notify_all()
+
+    def _spare_started(self, worker: Worker) -> bool:
+        """Hand a started spare to the pool; ``False`` (and the spare closed) when the pool closed meanwhile."""
+        with self._wanted:
+            self._starting -= 1
+            self._wanted.notify_all()
+            if self._closed:
+                worker.close()
+                return False
+            self._ready.append(worker)
+            return True
 
     def close(self) -> None:
         with self._wanted:
