@@ -182,3 +182,11 @@ def test_the_cli_reports_a_malformed_case_file_in_chinese(tmp_path: Path) -> Non
     err = io.StringIO()
     run(["check", str(metric), "--data", str(data), "--lang", "en"], stdout=io.StringIO(), stderr=err)
     assert "empty.csv has column names but no rows" in err.getvalue()
+
+
+def test_reflection_without_scored_cases_says_so_in_chinese() -> None:
+    from skynet_core.engines.reflection import reflection_step
+
+    with use_language("zh_CN"), pytest.raises(ValueError) as caught:
+        reflection_step("Answer the ticket.", [], [], None)  # type: ignore[arg-type]
+    assert str(caught.value) == "没有可供反思的已评分用例。请先用指标为数据集评分。"
