@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 
 from skynet_core.cases import Observation
-from skynet_core.i18n import _
+from skynet_core.i18n import _, language
 from skynet_core.paths import special_file
 
 from .model import (
@@ -417,8 +418,24 @@ def _name_value(value: Any, what: str, where: str) -> str | None:
     )
 
 
+def place(file: str, unit: str, number: int) -> str:
+    """Where a line or row of ``file`` is, for messages ("cases.jsonl, line 3"; ``unit`` is line or row).
+
+    Every loaded case gets one, so the sentence is translated once per file and language, not per case.
+    """
+    head, tail = _place_parts(file, unit, language())
+    return f"{head}{number}{tail}"
+
+
+@functools.lru_cache(maxsize=64)
+def _place_parts(file: str, unit: str, _language: str) -> tuple[str, str]:
+    text = _("{file}, line {line}") if unit == "line" else _("{file}, row {row}")
+    head, _sep, tail = text.format(file=file, line="\x00", row="\x00").partition("\x00")
+    return head, tail
+
+
 def _jsonl_row(file: str, number: int, obj: dict[str, Any]) -> _Row:
-    where = _("{file}, line {line}").format(file=file, line=number)
+    where = place(file, "line", number)
     if "input" not in obj:
         raise DatasetError(
             _(

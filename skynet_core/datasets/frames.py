@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from skynet_core.cases import Case, Observation
 from skynet_core.i18n import _
 
-from .files import _check_width, _describe, _file_label, _measurement, _name_value, _observation, _parse_json
+from .files import _check_width, _describe, _file_label, _measurement, _name_value, _observation, _parse_json, place
 from .model import _MEASUREMENTS, Dataset, DatasetError, Role, _Row
 from .roles import infer_roles
 from .splits import assign_splits
@@ -356,9 +356,7 @@ def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], 
             raise
     return _Row(
         number=number,
-        where=(_("{file}, line {line}") if unit == "line" else _("{file}, row {row}")).format(
-            file=file, line=number, row=number
-        ),
+        where=place(file, unit, number),
         input=objects[Role.INPUT],
         output=objects[Role.OUTPUT] or output,
         expected=objects[Role.EXPECTED] if has_expected else None,
