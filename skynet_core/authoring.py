@@ -17,7 +17,7 @@ import orjson
 
 from .cases import Case
 from .contract import SAMPLE_SIZE
-from .i18n import N_
+from .i18n import N_, _
 from .pysource import parse as parse_source
 from .results import CaseResult
 
@@ -115,16 +115,18 @@ def parse_case(case_id: str, input_text: str, output_text: str, expected_text: s
             raise CaseJsonError(name, str(exc)) from None
 
     if not input_text.strip():
-        raise CaseJsonError("input", "empty")
+        raise CaseJsonError("input", _("empty"))
     value = load("input", input_text)
     if not isinstance(value, dict):
-        raise CaseJsonError("input", f"a JSON object is needed, not {type(value).__name__}")
+        raise CaseJsonError("input", _("a JSON object is needed, not {type}").format(type=type(value).__name__))
     if not output_text.strip():
-        raise CaseJsonError("output", "empty")
+        raise CaseJsonError("output", _("empty"))
     output = load("output", output_text)
     expected = load("expected", expected_text) if expected_text.strip() else None
     if expected is not None and not isinstance(expected, dict):
-        raise CaseJsonError("expected", f"a JSON object or null is needed, not {type(expected).__name__}")
+        raise CaseJsonError(
+            "expected", _("a JSON object or null is needed, not {type}").format(type=type(expected).__name__)
+        )
     return Case(str(case_id or "typed-case"), value, output, expected, split)
 
 

@@ -286,7 +286,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
             if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
                 raise UsageError(_("--out {path}: use a .csv, .jsonl or .parquet file name").format(path=args.out))
             if args.out and (problem := output_problem(args.out)):
-                raise UsageError(f"--out {args.out}: {problem}")
+                raise UsageError(_("--out {path}: {problem}").format(path=args.out, problem=problem))
         source = _read_metric(
             args.metric,
             (

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
+from skynet_core.i18n import _
+
 MAIN_FILE = "metric.py"
 MAX_FILES = 64
 MAX_TOTAL_BYTES = 4_000_000
@@ -45,12 +47,20 @@ def check_name(name: str) -> str:
     """Return ``name`` as a clean relative POSIX path, or raise MetricSourceError saying why not."""
     path = PurePosixPath(name.replace("\\", "/"))
     if not name or path.is_absolute() or any(part in ("", ".", "..") for part in path.parts):
-        raise MetricSourceError(f"{name!r} is not a file name inside the metric folder. Use a name like helpers.py.")
+        raise MetricSourceError(
+            _("{name!r} is not a file name inside the metric folder. Use a name like helpers.py.").format(name=name)
+        )
     if any(part.startswith(".") for part in path.parts):
-        raise MetricSourceError(f"{name!r} is hidden. Give the file a name that does not start with a dot.")
+        raise MetricSourceError(
+            _("{name!r} is hidden. Give the file a name that does not start with a dot.").format(name=name)
+        )
     if path.suffix.lower() not in DATA_SUFFIXES:
         allowed = ", ".join(DATA_SUFFIXES)
-        raise MetricSourceError(f"{name!r} is not a kind of file a metric folder holds. Allowed: {allowed}.")
+        raise MetricSourceError(
+            _("{name!r} is not a kind of file a metric folder holds. Allowed: {allowed}.").format(
+                name=name, allowed=allowed
+            )
+        )
     return str(path)
 
 
@@ -64,14 +74,20 @@ class MetricSource:
     def __post_init__(self) -> None:
         clean = {check_name(name): text for name, text in self.files.items()}
         if MAIN_FILE not in clean:
-            raise MetricSourceError("The metric folder has no metric.py. Add metric.py with a function score.")
+            raise MetricSourceError(_("The metric folder has no metric.py. Add metric.py with a function score."))
         if len(clean) > MAX_FILES:
-            raise MetricSourceError(f"The metric folder has {len(clean)} files; at most {MAX_FILES} are allowed.")
+            raise MetricSourceError(
+                _("The metric folder has {count} files; at most {limit} are allowed.").format(
+                    count=len(clean), limit=MAX_FILES
+                )
+            )
         total = sum(len(text.encode("utf-8", "surrogatepass")) for text in clean.values())
         if total > MAX_TOTAL_BYTES:
             raise MetricSourceError(
-                f"The metric folder holds {total:,} bytes; at most {MAX_TOTAL_BYTES:,} are allowed. "
-                "Keep large data out of the metric folder."
+                _(
+                    "The metric folder holds {total:,} bytes; at most {limit:,} are allowed. "
+                    "Keep large data out of the metric folder."
+                ).format(total=total, limit=MAX_TOTAL_BYTES)
             )
         ordered = dict(sorted(clean.items(), key=lambda item: (item[0] != MAIN_FILE, item[0])))
         object.__setattr__(self, "files", MappingProxyType(ordered))
@@ -99,14 +115,16 @@ class MetricSource:
 
     def without_file(self, name: str) -> MetricSource:
         if name == MAIN_FILE:
-            raise MetricSourceError("metric.py cannot be removed: it defines score.")
+            raise MetricSourceError(_("metric.py cannot be removed: it defines score."))
         return MetricSource({key: value for key, value in self.files.items() if key != name})
 
     def renamed(self, old: str, new: str) -> MetricSource:
         if old == MAIN_FILE:
-            raise MetricSourceError("metric.py cannot be renamed: Skynet looks for score in metric.py.")
+            raise MetricSourceError(_("metric.py cannot be renamed: Skynet looks for score in metric.py."))
         if check_name(new) in self.files:
-            raise MetricSourceError(f"{new} already exists in the metric folder. Choose another name.")
+            raise MetricSourceError(
+                _("{name} already exists in the metric folder. Choose another name.").format(name=new)
+            )
         return MetricSource({(new if key == old else key): value for key, value in self.files.items()})
 
     def __eq__(self, other: object) -> bool:
@@ -146,8 +164,10 @@ class MetricSource:
                 seen += 1
                 if seen > MAX_WALK_ENTRIES:
                     raise MetricSourceError(
-                        f"{folder} holds more than {MAX_WALK_ENTRIES} entries; "
-                        "put metric.py and its helper files in a folder of their own."
+                        _(
+                            "{folder} holds more than {limit} entries; "
+                            "put metric.py and its helper files in a folder of their own."
+                        ).format(folder=folder, limit=MAX_WALK_ENTRIES)
                     )
                 item = Path(root) / name
                 rel = (relative / name).as_posix()
@@ -161,8 +181,10 @@ class MetricSource:
                 files[rel] = _read_text(item)
                 if len(files) > MAX_FILES:
                     raise MetricSourceError(
-                        f"{folder} holds more than {MAX_FILES} Python and data files; "
-                        "put metric.py and its helper files in a folder of their own."
+                        _(
+                            "{folder} holds more than {limit} Python and data files; "
+                            "put metric.py and its helper files in a folder of their own."
+                        ).format(folder=folder, limit=MAX_FILES)
                     )
         return cls(files)
 
@@ -184,15 +206,21 @@ class MetricSource:
             archive = zipfile.ZipFile(io.BytesIO(data))
         except zipfile.BadZipFile:
             raise MetricSourceError(
-                "The upload is not a zip archive. Upload metric.py or a .zip of the folder."
+                _("The upload is not a zip archive. Upload metric.py or a .zip of the folder.")
             ) from None
         with archive:
             members = [info for info in archive.infolist() if not info.is_dir()]
             members = [m for m in members if "__pycache__" not in m.filename and "__MACOSX" not in m.filename]
             if len(members) > MAX_FILES:
-                raise MetricSourceError(f"The archive has {len(members)} files; at most {MAX_FILES} are allowed.")
+                raise MetricSourceError(
+                    _("The archive has {count} files; at most {limit} are allowed.").format(
+                        count=len(members), limit=MAX_FILES
+                    )
+                )
             if sum(m.file_size for m in members) > MAX_TOTAL_BYTES:
-                raise MetricSourceError(f"The archive unpacks to more than {MAX_TOTAL_BYTES:,} bytes.")
+                raise MetricSourceError(
+                    _("The archive unpacks to more than {limit:,} bytes.").format(limit=MAX_TOTAL_BYTES)
+                )
             names = [m.filename for m in members]
             tops = {PurePosixPath(name).parts[0] for name in names}
             strip = len(tops) == 1 and MAIN_FILE not in names and all("/" in name for name in names)
@@ -202,7 +230,7 @@ class MetricSource:
                 try:
                     files[name] = archive.read(member).decode("utf-8")
                 except UnicodeDecodeError:
-                    raise MetricSourceError(f"{name} in the archive is not UTF-8 text.") from None
+                    raise MetricSourceError(_("{name} in the archive is not UTF-8 text.").format(name=name)) from None
         return cls(files)
 
 
@@ -222,15 +250,29 @@ def _regular_size(path: Path, required: bool = False) -> int | None:
         if not required:
             return None
         if isinstance(exc, FileNotFoundError):
-            raise MetricSourceError(f"{path}: no such file. Give metric.py or the folder that holds it.") from None
-        raise MetricSourceError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+            raise MetricSourceError(
+                _("{path}: no such file. Give metric.py or the folder that holds it.").format(path=path)
+            ) from None
+        raise MetricSourceError(
+            _("Cannot read {path}: {reason}.").format(path=path, reason=exc.strerror or exc)
+        ) from None
     if stat.S_ISREG(info.st_mode):
         if required and info.st_size > MAX_TOTAL_BYTES:
-            raise MetricSourceError(f"{path} is {info.st_size:,} bytes; a metric is at most {MAX_TOTAL_BYTES:,}.")
+            raise MetricSourceError(
+                _("{path} is {size:,} bytes; a metric is at most {limit:,}.").format(
+                    path=path, size=info.st_size, limit=MAX_TOTAL_BYTES
+                )
+            )
         return info.st_size
     if required:
-        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe, socket or device)"
-        raise MetricSourceError(f"{path} is {kind}. Give metric.py or the folder that holds it.")
+        message = (
+            _("{path} is a folder. Give metric.py or the folder that holds it.")
+            if stat.S_ISDIR(info.st_mode)
+            else _(
+                "{path} is not a regular file (a pipe, socket or device). Give metric.py or the folder that holds it."
+            )
+        )
+        raise MetricSourceError(message.format(path=path))
     return None
 
 
@@ -238,9 +280,11 @@ def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise MetricSourceError(f"{path} is not UTF-8 text. Save it as UTF-8.") from None
+        raise MetricSourceError(_("{path} is not UTF-8 text. Save it as UTF-8.").format(path=path)) from None
     except OSError as exc:
-        raise MetricSourceError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+        raise MetricSourceError(
+            _("Cannot read {path}: {reason}.").format(path=path, reason=exc.strerror or exc)
+        ) from None
 
 
 def write_files(files: Mapping[str, str], folder: str | Path) -> Path:

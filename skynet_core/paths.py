@@ -8,16 +8,19 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from skynet_core.i18n import N_, _
+
 _KINDS = (
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISFIFO, N_("a named pipe (FIFO)")),
+    (stat.S_ISCHR, N_("a character device")),
+    (stat.S_ISBLK, N_("a block device")),
+    (stat.S_ISSOCK, N_("a socket")),
 )
 
 
 def special_file(path: str | Path) -> str | None:
-    """What ``path`` is when it is neither a regular file nor a folder (``"a named pipe (FIFO)"``, …), else None.
+    """What ``path`` is when it is neither a regular file nor a folder (``"a named pipe (FIFO)"``, …, in the
+    current language, for messages), else None.
 
     Reading a FIFO waits forever for a writer and a device such as ``/dev/zero`` never ends; a
     caller refuses such a path before opening it. Symbolic links are followed; a path that
@@ -27,7 +30,7 @@ def special_file(path: str | Path) -> str | None:
         mode = os.stat(path).st_mode
     except OSError:
         return None
-    return next((kind for test, kind in _KINDS if test(mode)), None)
+    return next((_(kind) for test, kind in _KINDS if test(mode)), None)
 
 
 def output_problem(path: str | Path) -> str | None:
@@ -35,15 +38,15 @@ def output_problem(path: str | Path) -> str | None:
     path = Path(path)
     folder = path.parent
     if path.is_dir():
-        return f"{path} is a folder; give a file name inside it"
+        return _("{path} is a folder; give a file name inside it").format(path=path)
     if kind := special_file(path):
-        return f"{path} is {kind}, not a file; give a regular file name"
+        return _("{path} is {kind}, not a file; give a regular file name").format(path=path, kind=kind)
     if not folder.exists():
-        return f"the folder {folder} does not exist; create it first or write somewhere else"
+        return _("the folder {folder} does not exist; create it first or write somewhere else").format(folder=folder)
     if not folder.is_dir():
-        return f"{folder} is not a folder; write somewhere else"
+        return _("{folder} is not a folder; write somewhere else").format(folder=folder)
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        return f"{path} is not writable by this user; write somewhere else"
+        return _("{path} is not writable by this user; write somewhere else").format(path=path)
     return None
 
 
@@ -83,7 +86,9 @@ def server_path(typed: str, env: Mapping[str, str] | None = None) -> Path:
     if not any(resolved == root or resolved.is_relative_to(root) for root in roots):
         shown = ", ".join(str(root) for root in roots)
         raise PathRefused(
-            f"{typed.strip()} is outside the folders the studio may read ({shown}). Upload the file, put it in one "
-            f"of them, or add its folder to {DATA_ROOTS_ENV} in the server's environment (then restart it)."
+            _(
+                "{path} is outside the folders the studio may read ({roots}). Upload the file, put it in one "
+                "of them, or add its folder to {variable} in the server's environment (then restart it)."
+            ).format(path=typed.strip(), roots=shown, variable=DATA_ROOTS_ENV)
         )
     return resolved

@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 import threading
 
+from skynet_core.i18n import _
+
 _lock = threading.Lock()
 
 
@@ -35,7 +37,9 @@ def parse(source: str) -> ast.Module:
     # The deepest nesting is almost always on the longest line (a long chain of operators or brackets).
     longest = max(range(len(lines)), key=lambda index: len(lines[index])) + 1
     raise SourceTooDeep(
-        "an expression or block is nested too deeply for the server to read (more than about 1,000 levels, "
-        "e.g. a very long chain of +); split it into smaller expressions",
+        _(
+            "an expression or block is nested too deeply for the server to read (more than about 1,000 levels, "
+            "e.g. a very long chain of +); split it into smaller expressions"
+        ),
         ("metric.py", longest, 1, None),
     )

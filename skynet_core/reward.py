@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from skynet_core.i18n import _
 from skynet_core.pysource import parse as parse_source
 from skynet_core.reward_spec import nested_spec_assignment, spec_assignment
 from skynet_core.sandbox.skynet._reward import (
@@ -144,11 +145,15 @@ def replace_reward_spec(source: str, spec: Mapping[str, Any]) -> str:
         tree = parse_source(source)
     except SyntaxError as exc:
         raise MetricSourceError(
-            f"metric.py does not parse (line {exc.lineno}: {exc.msg}); fix it before writing REWARD_SPEC.",
+            _("metric.py does not parse (line {line}: {error}); fix it before writing REWARD_SPEC.").format(
+                line=exc.lineno, error=exc.msg
+            ),
             exc.lineno,
         ) from None
     except ValueError as exc:
-        raise MetricSourceError(f"metric.py cannot be parsed ({exc}); fix it before writing REWARD_SPEC.") from None
+        raise MetricSourceError(
+            _("metric.py cannot be parsed ({error}); fix it before writing REWARD_SPEC.").format(error=exc)
+        ) from None
     newline = match.group() if (match := re.search(r"\r\n|\r|\n", source)) else "\n"
     starts = _line_starts(source)
     in_force = spec_assignment(tree)
@@ -161,8 +166,10 @@ def replace_reward_spec(source: str, spec: Mapping[str, Any]) -> str:
     nested = nested_spec_assignment(tree)
     if nested is not None:
         raise MetricSourceError(
-            f"REWARD_SPEC is assigned inside a block at line {nested.lineno}; move it to the top level of "
-            "metric.py so it can be rewritten.",
+            _(
+                "REWARD_SPEC is assigned inside a block at line {line}; move it to the top level of "
+                "metric.py so it can be rewritten."
+            ).format(line=nested.lineno),
             nested.lineno,
         )
     return _insert(source, starts, _header_end(tree), spec_to_source(spec, newline), newline)
@@ -182,23 +189,29 @@ def _accuracy_part(acc: np.ndarray, ref: float | None) -> np.ndarray:
     missing = np.flatnonzero(np.isnan(acc))
     if missing.size:
         raise ValueError(
-            f"accuracy of case {missing[0]} (0-based) is missing (NaN); leave out cases whose metric failed."
+            _("accuracy of case {index} (0-based) is missing (NaN); leave out cases whose metric failed.").format(
+                index=missing[0]
+            )
         )
     if ref is None:
         outside = np.flatnonzero((acc < 0) | (acc > 1))
         if outside.size:
             index = outside[0]
             raise ValueError(
-                f"accuracy of case {index} (0-based) is {float(acc[index])!r}, outside [0, 1]; without an accuracy "
-                "reference accuracy is a score between 0 and 1."
+                _(
+                    "accuracy of case {index} (0-based) is {value!r}, outside [0, 1]; without an accuracy "
+                    "reference accuracy is a score between 0 and 1."
+                ).format(index=index, value=float(acc[index]))
             )
         return acc
     negative = np.flatnonzero(acc < 0)
     if negative.size:
         index = negative[0]
         raise ValueError(
-            f"accuracy of case {index} (0-based) is {float(acc[index])!r}, a negative error; with an accuracy "
-            "reference, accuracy is an error of 0 or more."
+            _(
+                "accuracy of case {index} (0-based) is {value!r}, a negative error; with an accuracy "
+                "reference, accuracy is an error of 0 or more."
+            ).format(index=index, value=float(acc[index]))
         )
     return ref / (ref + acc)
 

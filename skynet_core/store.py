@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from .i18n import _
 from .metric_source import MetricSource
 
 DATA_DIR_ENV = "SKYNET_DATA_DIR"
@@ -82,7 +83,9 @@ def open_database(directory: str | Path | None, schema: str) -> tuple[Path, Path
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OSError(
-            f"cannot create the data directory {folder} ({exc.strerror}); set {DATA_DIR_ENV} to a writable directory"
+            _("cannot create the data directory {folder} ({reason}); set {variable} to a writable directory").format(
+                folder=folder, reason=exc.strerror, variable=DATA_DIR_ENV
+            )
         ) from None
     path = folder / DB_NAME
     with connect(path) as db:

@@ -135,7 +135,7 @@ class Stability:
 def summarize(candidates: Sequence[CandidateData], spec: Any) -> CandidateSummary:
     """Means, mean rewards and the Pareto front of ``candidates`` under ``spec`` (a dict or NormalizedSpec)."""
     if not candidates:
-        raise ValueError("There are no candidates to compare; load a dataset with at least one candidate.")
+        raise ValueError(_("There are no candidates to compare; load a dataset with at least one candidate."))
     norm = validate_reward_spec(spec)
     weights = weight_vector(norm.weights)
     mean_parts = np.array(
@@ -204,9 +204,13 @@ def winner_map(summary: CandidateSummary, step: float = 0.02) -> WinnerMap:
     """
     off = [PARTS[i] for i in range(3) if np.isnan(summary.mean_parts[:, i]).any()]
     if off:
-        raise ValueError(
-            f"The weight map gives every part some weight, so it needs a {' and a '.join(off)} reference; set one."
+        labels = [_(PART_LABELS[part]) for part in off]
+        message = (
+            _("The weight map gives every part some weight, so it needs a {part} reference; set one.")
+            if len(labels) == 1
+            else _("The weight map gives every part some weight, so it needs references for {parts}; set them.")
         )
+        raise ValueError(message.format(part=labels[0], parts=_(", ").join(labels)))
     weights = simplex_grid(step)
     rewards = mean_rewards(summary.mean_parts, weights)
     return WinnerMap(

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skynet_core.cases import Case
+from skynet_core.i18n import _
 
 from .files import _describe, _file_label, read_table
-from .frames import _check_roles, _final_roles, _frame_rows
+from .frames import _check_roles, _final_roles, _frame_rows, _pair
 from .model import Dataset, DatasetError, Role, _Row
 from .roles import roles_from_json, roles_to_json
 
@@ -39,12 +40,16 @@ class CandidateFile:
     @classmethod
     def from_json(cls, value: Any) -> CandidateFile:
         if not isinstance(value, dict) or not isinstance(value.get("path"), str):
-            raise DatasetError(f'A candidate file is written as {{"name": ..., "path": ...}}, not {_describe(value)}.')
+            raise DatasetError(
+                _('A candidate file is written as {{"name": ..., "path": ...}}, not {value}.').format(
+                    value=_describe(value)
+                )
+            )
         roles = value.get("roles")
         return cls(
             name=str(value.get("name") or ""),
             path=value["path"],
-            roles=roles_from_json(roles, f"the roles of {value['path']}") if roles else None,
+            roles=roles_from_json(roles, _("the roles of {path}").format(path=value["path"])) if roles else None,
         )
 
 
@@ -78,10 +83,12 @@ def join_candidates(
         name = extra.name.strip()
         file = _file_label(extra.path)
         if not name:
-            raise DatasetError(f"{file}: name the candidate whose outputs this file holds.")
+            raise DatasetError(_("{file}: name the candidate whose outputs this file holds.").format(file=file))
         if name in candidates:
             raise DatasetError(
-                f"{file}: the candidate name {name!r} is already used. Give each candidate its own name."
+                _("{file}: the candidate name {name!r} is already used. Give each candidate its own name.").format(
+                    file=file, name=name
+                )
             )
         cases.extend(_candidate_cases(extra, name, reference, roles, main_file))
         candidates.append(name)
@@ -114,27 +121,34 @@ def _candidate_cases(
     for row in rows:
         if row.id is None:
             raise DatasetError(
-                f"{row.where} has no id. Every row of a candidate file needs the id of the case it answers.",
+                _("{where} has no id. Every row of a candidate file needs the id of the case it answers.").format(
+                    where=row.where
+                ),
                 line=row.number,
             )
         if row.id in seen:
             raise DatasetError(
-                f"{file}: id {row.id!r} appears twice ({unit}s {seen[row.id].number} and {row.number}). A candidate "
-                "file has one row per case.",
+                _("{file}: id {id!r} appears twice ({where}). A candidate file has one row per case.").format(
+                    file=file, id=row.id, where=_pair(unit, seen[row.id].number, row.number)
+                ),
                 line=row.number,
             )
         if row.id not in reference:
             raise DatasetError(
-                f"{row.where}: id {row.id!r} is not a case of {main_file}. Every candidate needs the same case ids: "
-                f"remove the row, or check that this file's ids are the ones {main_file} uses.",
+                _(
+                    "{where}: id {id!r} is not a case of {main}. Every candidate needs the same case ids: "
+                    "remove the row, or check that this file's ids are the ones {main} uses."
+                ).format(where=row.where, id=row.id, main=main_file),
                 line=row.number,
             )
         seen[row.id] = row
     missing = next((case_id for case_id in reference if case_id not in seen), None)
     if missing is not None:
         raise DatasetError(
-            f"{file} has no row for case {missing!r} of {main_file} (candidate {name!r}: {len(seen)} of "
-            f"{len(reference)} cases). Every candidate needs the same case ids: add the missing cases."
+            _(
+                "{file} has no row for case {id!r} of {main} (candidate {name!r}: {seen} of "
+                "{total} cases). Every candidate needs the same case ids: add the missing cases."
+            ).format(file=file, id=missing, main=main_file, name=name, seen=len(seen), total=len(reference))
         )
 
     cases = []
@@ -143,14 +157,18 @@ def _candidate_cases(
         for part, role in (("input", Role.INPUT), ("expected", Role.EXPECTED)):
             if role in has and getattr(row, part) != getattr(ref, part):
                 raise DatasetError(
-                    f"{row.where}: case {ref.id!r} has a different {part} than in {main_file}. The candidates must "
-                    "answer the same cases: check that the ids match the right rows.",
+                    _(
+                        "{where}: case {id!r} has a different {part} than in {main}. The candidates must "
+                        "answer the same cases: check that the ids match the right rows."
+                    ).format(where=row.where, id=ref.id, part=part, main=main_file),
                     line=row.number,
                 )
         if Role.SPLIT in has and row.split != ref.split:
             raise DatasetError(
-                f"{row.where}: case {ref.id!r} is in split {row.split!r} here but {ref.split!r} in {main_file}. Give "
-                "each case one split, or drop the split column from the candidate file.",
+                _(
+                    "{where}: case {id!r} is in split {split!r} here but {reference_split!r} in {main}. Give "
+                    "each case one split, or drop the split column from the candidate file."
+                ).format(where=row.where, id=ref.id, split=row.split, reference_split=ref.split, main=main_file),
                 line=row.number,
             )
         cases.append(replace(ref, output=row.output, observation=row.observation, candidate=name))

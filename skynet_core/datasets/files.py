@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 
 from skynet_core.cases import Observation
-from skynet_core.i18n import _
+from skynet_core.i18n import _, language
 from skynet_core.paths import special_file
 
 from .model import (
@@ -253,19 +254,19 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, numbers.Number):
-        return f"the number {value}"
+        return _("the number {value}").format(value=value)
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "..."
-        return f"the text {shown!r}"
+        return _("the text {text!r}").format(text=shown)
     if isinstance(value, (list, tuple)):
-        return "a list"
+        return _("a list")
     if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
+        return _("an object")
+    return _("a {type}").format(type=type(value).__name__)
 
 
 def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not allowed in JSON; write null or a number")
+    raise ValueError(_("{name} is not allowed in JSON; write null or a number").format(name=name))
 
 
 def _parse_json(text: str) -> Any:
@@ -284,7 +285,7 @@ class TooDeep(ValueError):
     """JSON nested deeper than the parsers go (orjson stops at 1,024 levels, the standard parser near 1,000)."""
 
     def __str__(self) -> str:
-        return "it is nested more than 1,000 levels deep"
+        return _("it is nested more than 1,000 levels deep")
 
 
 def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -300,8 +301,10 @@ def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
             value = _parse_json(line)
         except TooDeep:
             raise DatasetError(
-                f"{path.name}, line {number} is nested more than 1,000 levels deep, too deep to read. Flatten that "
-                "case, or store its deep part as a JSON string.",
+                _(
+                    "{name}, line {line} is nested more than 1,000 levels deep, too deep to read. Flatten that "
+                    "case, or store its deep part as a JSON string."
+                ).format(name=path.name, line=number),
                 line=number,
             ) from None
         except ValueError as exc:
@@ -366,13 +369,17 @@ def _measurement(value: Any, what: str, where: str, *, text_ok: bool) -> float |
     meaning, example = _MEASUREMENTS[what.rpartition(".")[2]]
     if number is None:
         raise DatasetError(
-            f"{where}: {what} is {_describe(value)}, not a number. Write {meaning} as a number (e.g. {example}), "
-            "or leave it empty (null) when it was not measured."
+            _(
+                "{where}: {what} is {value}, not a number. Write {meaning} as a number (e.g. {example}), "
+                "or leave it empty (null) when it was not measured."
+            ).format(where=where, what=what, value=_describe(value), meaning=_(meaning), example=example)
         )
     if not math.isfinite(number) or number < 0:
         raise DatasetError(
-            f"{where}: {what} is {number}. Write {meaning} as a finite number of 0 or more, or leave it empty "
-            "(null) when it was not measured."
+            _(
+                "{where}: {what} is {number}. Write {meaning} as a finite number of 0 or more, or leave it empty "
+                "(null) when it was not measured."
+            ).format(where=where, what=what, number=number, meaning=_(meaning))
         )
     return number
 
@@ -382,8 +389,10 @@ def _observation(value: Any, where: str, *, text_ok: bool) -> Observation:
         return Observation()
     if not isinstance(value, dict):
         raise DatasetError(
-            f'{where}: observation is {_describe(value)}, not an object. Write it as {{"latency_ms": 850, '
-            '"cost_usd": 0.002}, using null for a value that was not measured.'
+            _(
+                '{where}: observation is {value}, not an object. Write it as {{"latency_ms": 850, '
+                '"cost_usd": 0.002}}, using null for a value that was not measured.'
+            ).format(where=where, value=_describe(value))
         )
     return Observation(
         latency_ms=_measurement(value.get("latency_ms"), "observation.latency_ms", where, text_ok=text_ok),
@@ -402,11 +411,31 @@ def _name_value(value: Any, what: str, where: str) -> str | None:
         return str(int(value))
     if isinstance(value, str):
         return value.strip() or None
-    raise DatasetError(f"{where}: {what} is {_describe(value)}. Write the {what} as text or a whole number.")
+    raise DatasetError(
+        _("{where}: {what} is {value}. Write the {what} as text or a whole number.").format(
+            where=where, what=what, value=_describe(value)
+        )
+    )
+
+
+def place(file: str, unit: str, number: int) -> str:
+    """Where a line or row of ``file`` is, for messages ("cases.jsonl, line 3"; ``unit`` is line or row).
+
+    Every loaded case gets one, so the sentence is translated once per file and language, not per case.
+    """
+    head, tail = _place_parts(file, unit, language())
+    return f"{head}{number}{tail}"
+
+
+@functools.lru_cache(maxsize=64)
+def _place_parts(file: str, unit: str, _language: str) -> tuple[str, str]:
+    text = _("{file}, line {line}") if unit == "line" else _("{file}, row {row}")
+    head, _sep, tail = text.format(file=file, line="\x00", row="\x00").partition("\x00")
+    return head, tail
 
 
 def _jsonl_row(file: str, number: int, obj: dict[str, Any]) -> _Row:
-    where = _("{file}, line {line}").format(file=file, line=number)
+    where = place(file, "line", number)
     if "input" not in obj:
         raise DatasetError(
             _(
@@ -478,8 +507,10 @@ def _flatten_jsonl(file: str, objects: list[tuple[int, dict[str, Any]]]) -> pd.D
 def _check_width(file: str, count: int) -> None:
     if count > MAX_COLUMNS:
         raise DatasetError(
-            f"{file} has {count:,} columns; at most {MAX_COLUMNS:,} are supported. Keep only the columns the metric "
-            "needs (input.*, expected.*, output, observation.*, id, split, candidate) and load it again."
+            _(
+                "{file} has {count:,} columns; at most {limit:,} are supported. Keep only the columns the metric "
+                "needs (input.*, expected.*, output, observation.*, id, split, candidate) and load it again."
+            ).format(file=file, count=count, limit=MAX_COLUMNS)
         )
 
 
@@ -491,15 +522,19 @@ def _read_csv(path: Path) -> pd.DataFrame:
         header = next(csv.reader(io.StringIO(text)))
     except (csv.Error, StopIteration) as exc:
         raise DatasetError(
-            f"{path.name} has no readable header row ({exc}). Put the column names on the first line."
+            _("{name} has no readable header row ({error}). Put the column names on the first line.").format(
+                name=path.name, error=exc
+            )
         ) from exc
     _check_width(path.name, len(header))
     seen: dict[str, int] = {}
     for position, column in enumerate(header, start=1):
         if column in seen:
             raise DatasetError(
-                f"{path.name}: the column name {column!r} appears twice (columns {seen[column]} and {position}). "
-                "Rename one so every column name is unique.",
+                _(
+                    "{name}: the column name {column!r} appears twice (columns {first} and {second}). "
+                    "Rename one so every column name is unique."
+                ).format(name=path.name, column=column, first=seen[column], second=position),
                 column=column,
             )
         seen[column] = position
@@ -509,8 +544,10 @@ def _read_csv(path: Path) -> pd.DataFrame:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False, nrows=limit + 1)
     except (pd.errors.ParserError, csv.Error) as exc:
         raise DatasetError(
-            f"{path.name} could not be read as CSV ({exc}). Check that every row has as many fields as the header "
-            "and that every quote is closed."
+            _(
+                "{name} could not be read as CSV ({error}). Check that every row has as many fields as the header "
+                "and that every quote is closed."
+            ).format(name=path.name, error=exc)
         ) from exc
     if len(frame) > limit:
         raise _too_many_rows(path.name, limit)
@@ -531,8 +568,10 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         if isinstance(exc, DatasetError):
             raise
         raise DatasetError(
-            f"{path.name} could not be read as Parquet ({exc}). Check that it is a Parquet file, or save the cases "
-            "as CSV or JSON Lines."
+            _(
+                "{name} could not be read as Parquet ({error}). Check that it is a Parquet file, or save the cases "
+                "as CSV or JSON Lines."
+            ).format(name=path.name, error=exc)
         ) from exc
     frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
     return frame
@@ -585,5 +624,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         frame = _read_parquet(path)
     _check_width(path.name, len(frame.columns))
     if frame.empty:
-        raise DatasetError(f"{path.name} has column names but no rows. Add one row per case and load it again.")
+        raise DatasetError(
+            _("{file} has column names but no rows. Add one row per case and load it again.").format(file=path.name)
+        )
     return frame

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from skynet_core.cases import Case, Observation
 from skynet_core.i18n import _
 
-from .files import _check_width, _describe, _file_label, _measurement, _name_value, _observation, _parse_json
+from .files import _check_width, _describe, _file_label, _measurement, _name_value, _observation, _parse_json, place
 from .model import _MEASUREMENTS, Dataset, DatasetError, Role, _Row
 from .roles import infer_roles
 from .splits import assign_splits
@@ -156,6 +156,18 @@ def _check_roles(
         )
 
 
+def _at(unit: str, number: int) -> str:
+    """Where in the file a line or row is, for messages: "line 3" / "row 3"."""
+    return (_("line {number}") if unit == "line" else _("row {number}")).format(number=number)
+
+
+def _pair(unit: str, first: int, second: int) -> str:
+    """Two lines or rows, for messages: "lines 1 and 3" / "rows 1 and 3"."""
+    return (_("lines {first} and {second}") if unit == "line" else _("rows {first} and {second}")).format(
+        first=first, second=second
+    )
+
+
 def _object_part(target: dict[str, Any], value: Any, role: Role, field: str, where: str) -> None:
     """Put one cell into the input, expected or output object being built."""
     if field:
@@ -165,9 +177,11 @@ def _object_part(target: dict[str, Any], value: Any, role: Role, field: str, whe
         return
     if not isinstance(value, dict):
         raise DatasetError(
-            f"{where}: the column holds the whole {role.value} but this cell is {_describe(value)}, not an object. "
-            f'Write a JSON object such as {{"question": "..."}}, or give the column a field name (name it '
-            f"{role.value}.<field>)."
+            _(
+                "{where}: the column holds the whole {role} but this cell is {value}, not an object. "
+                'Write a JSON object such as {{"question": "..."}}, or give the column a field name (name it '
+                "{role}.<field>)."
+            ).format(where=where, role=role.value, value=_describe(value))
         )
     target.update(value)
 
@@ -208,8 +222,14 @@ def _final_roles(
     unknown = [column for column in given if column not in columns]
     if unknown:
         raise DatasetError(
-            f"{file} has no column {unknown[0]!r}, but a role was given for it. Choose roles only for the columns "
-            f"shown: {', '.join(map(str, columns[:10]))}{', ...' if len(columns) > 10 else ''}.",
+            _(
+                "{file} has no column {column!r}, but a role was given for it. Choose roles only for the columns "
+                "shown: {columns}."
+            ).format(
+                file=file,
+                column=unknown[0],
+                columns=", ".join(map(str, columns[:10])) + (", ..." if len(columns) > 10 else ""),
+            ),
             column=str(unknown[0]),
         )
     final = infer_roles(columns)
@@ -270,9 +290,18 @@ def _check_measurement_kinds(file: str, unit: str, column: str, cells: Iterable[
         if len(first) == 2:
             (one, one_value), (two, two_value) = sorted(first.values(), key=lambda item: item[0])
             raise DatasetError(
-                f"{file}: the measurement column {column!r} mixes numbers and text ({unit} {one} has "
-                f"{_describe(one_value)}, {unit} {two} has {_describe(two_value)}). Write every value as a number, "
-                "leaving it empty (null) when it was not measured.",
+                _(
+                    "{file}: the measurement column {column!r} mixes numbers and text ({one} has {one_value}, "
+                    "{two} has {two_value}). Write every value as a number, leaving it empty (null) when it was "
+                    "not measured."
+                ).format(
+                    file=file,
+                    column=column,
+                    one=_at(unit, one),
+                    one_value=_describe(one_value),
+                    two=_at(unit, two),
+                    two_value=_describe(two_value),
+                ),
                 line=two,
                 column=column,
             )
@@ -291,7 +320,10 @@ def _column_plan(file: str, unit: str, column: Any, role: Role, field: str) -> t
         kind = _WHOLE_OUTPUT
     else:
         kind = _PART
-    return column, role, field, kind, role.value, f"{file}, column {str(column)!r}, {unit} "
+    # The cell's place, translated once per column: the row number goes where the \x00 is.
+    place = _("{file}, column {column!r}, line {line}") if unit == "line" else _("{file}, column {column!r}, row {row}")
+    head, _sep, tail = place.format(file=file, column=str(column), line="\x00", row="\x00").partition("\x00")
+    return column, role, field, kind, role.value, (head, tail)
 
 
 def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], values: tuple[Any, ...]) -> _Row:
@@ -301,8 +333,8 @@ def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], 
     names: dict[Role, str | None] = {Role.ID: None, Role.SPLIT: None, Role.CANDIDATE: None}
     output: Any = None
     has_expected = False
-    for (column, role, field, kind, what, prefix), value in zip(plans, values, strict=True):
-        where = prefix + str(number)
+    for (column, role, field, kind, what, (head, tail)), value in zip(plans, values, strict=True):
+        where = head + str(number) + tail
         try:
             if kind == _NAME:
                 names[role] = _name_value(value, what, where)
@@ -324,7 +356,7 @@ def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], 
             raise
     return _Row(
         number=number,
-        where=f"{file}, {unit} {number}",
+        where=place(file, unit, number),
         input=objects[Role.INPUT],
         output=objects[Role.OUTPUT] or output,
         expected=objects[Role.EXPECTED] if has_expected else None,
@@ -341,7 +373,11 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
     if with_candidate and len(with_candidate) < len(rows):
         row = next(row for row in rows if row.candidate is None)
         raise DatasetError(
-            f"{row.where} has no candidate, but other {unit}s do. Give every {unit} a candidate, or none.",
+            (
+                _("{where} has no candidate, but other lines do. Give every line a candidate, or none.")
+                if unit == "line"
+                else _("{where} has no candidate, but other rows do. Give every row a candidate, or none.")
+            ).format(where=row.where),
             line=row.number,
         )
     positions: dict[str, int] = {}
@@ -353,10 +389,16 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         case_id = row.id or str(positions[candidate] if with_candidate else row.number)
         earlier = first_seen.get((candidate, case_id))
         if earlier is not None:
-            whose = f" for candidate {candidate!r}" if candidate else ""
+            where = _pair(unit, earlier.number, row.number)
             raise DatasetError(
-                f"{file}: id {case_id!r} appears twice{whose} ({unit}s {earlier.number} and {row.number}). Give every "
-                "case its own id.",
+                (
+                    _(
+                        "{file}: id {id!r} appears twice for candidate {candidate!r} ({where}). "
+                        "Give every case its own id."
+                    )
+                    if candidate
+                    else _("{file}: id {id!r} appears twice ({where}). Give every case its own id.")
+                ).format(file=file, id=case_id, candidate=candidate, where=where),
                 line=row.number,
             )
         first_seen[candidate, case_id] = row
@@ -375,9 +417,11 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
             assert odd_id is not None
             found = (reference_rows if missing is not None else own)[odd_id]
             raise DatasetError(
-                f"{file}: candidate {lacking!r} has no case with id {odd_id!r}, which candidate {having!r} has "
-                f"({unit} {found.number}). Every candidate needs the same case ids: add the missing case, or give "
-                "the cases an id column so they line up by id rather than by order.",
+                _(
+                    "{file}: candidate {lacking!r} has no case with id {id!r}, which candidate {having!r} has "
+                    "({where}). Every candidate needs the same case ids: add the missing case, or give "
+                    "the cases an id column so they line up by id rather than by order."
+                ).format(file=file, lacking=lacking, id=odd_id, having=having, where=_at(unit, found.number)),
                 line=found.number,
             )
         for case_id, row in own.items():
@@ -385,9 +429,19 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
             for part in ("input", "expected"):
                 if getattr(row, part) != getattr(ref, part):
                     raise DatasetError(
-                        f"{file}: case {case_id!r} has a different {part} for candidate {candidate!r} ({unit} "
-                        f"{row.number}) than for {reference!r} ({unit} {ref.number}). The candidates must answer the "
-                        "same cases: check that ids match the right rows.",
+                        _(
+                            "{file}: case {id!r} has a different {part} for candidate {candidate!r} ({where}) than "
+                            "for {reference!r} ({reference_where}). The candidates must answer the "
+                            "same cases: check that ids match the right rows."
+                        ).format(
+                            file=file,
+                            id=case_id,
+                            part=part,
+                            candidate=candidate,
+                            where=_at(unit, row.number),
+                            reference=reference,
+                            reference_where=_at(unit, ref.number),
+                        ),
                         line=row.number,
                     )
 
@@ -396,16 +450,34 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         without = next((row for row in rows if row.split is None), None)
         if without is not None:
             raise DatasetError(
-                f"{without.where} has no split, but other {unit}s do. Give every {unit} a split (train, val or "
-                "test), or remove all splits to let the planner assign them.",
+                (
+                    _(
+                        "{where} has no split, but other lines do. Give every line a split (train, val or "
+                        "test), or remove all splits to let the planner assign them."
+                    )
+                    if unit == "line"
+                    else _(
+                        "{where} has no split, but other rows do. Give every row a split (train, val or "
+                        "test), or remove all splits to let the planner assign them."
+                    )
+                ).format(where=without.where),
                 line=without.number,
             )
         for row, case_id in zip(rows, ids, strict=True):
             ref = reference_rows[case_id]
             if row.split != ref.split:
                 raise DatasetError(
-                    f"{file}: case {case_id!r} is in split {row.split!r} at {unit} {row.number} but "
-                    f"{ref.split!r} at {unit} {ref.number}. Give each case id one split for all candidates.",
+                    _(
+                        "{file}: case {id!r} is in split {split!r} at {where} but {reference_split!r} at "
+                        "{reference_where}. Give each case id one split for all candidates."
+                    ).format(
+                        file=file,
+                        id=case_id,
+                        split=row.split,
+                        where=_at(unit, row.number),
+                        reference_split=ref.split,
+                        reference_where=_at(unit, ref.number),
+                    ),
                     line=row.number,
                 )
         splits = {case_id: row.split or "" for row, case_id in zip(rows, ids, strict=True)}

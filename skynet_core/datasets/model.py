@@ -8,12 +8,17 @@ from pathlib import Path
 from typing import Any
 
 from skynet_core.cases import Case, Observation
+from skynet_core.i18n import N_
 
 EXAMPLE_PATH = Path(__file__).parents[1] / "examples" / "tickets.jsonl"
 
 SPLITS = ("train", "val", "test")
 
-_MEASUREMENTS = {"latency_ms": ("the latency in milliseconds", "850"), "cost_usd": ("the cost in US dollars", "0.002")}
+# The measurement's meaning is marked for the extractor and translated where a message shows it.
+_MEASUREMENTS = {
+    "latency_ms": (N_("the latency in milliseconds"), "850"),
+    "cost_usd": (N_("the cost in US dollars"), "0.002"),
+}
 
 
 class DatasetError(ValueError):

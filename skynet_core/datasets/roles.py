@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from skynet_core.i18n import _
+
 from .files import _describe
 from .model import _MEASUREMENTS, DatasetError, Role
 
@@ -75,30 +77,38 @@ def roles_to_json(roles: dict[str, tuple[Role, str]]) -> dict[str, list[str]]:
     return {str(column): [Role(role).value, str(field)] for column, (role, field) in roles.items()}
 
 
-def roles_from_json(value: Any, source: str = "The roles") -> dict[str, tuple[Role, str]]:
+def roles_from_json(value: Any, source: str | None = None) -> dict[str, tuple[Role, str]]:
     """Roles from JSON: ``{column: [role, field]}``, ``{column: [role]}`` or ``{column: role}``.
 
     ``source`` starts the messages (e.g. the roles file's name). Raises
     :class:`DatasetError` naming the column and the role names that exist.
     """
+    source = source if source is not None else _("The roles")
     example = '{"question": ["input", "question"], "gold": ["expected", "label"], "answer": ["output", ""]}'
     if not isinstance(value, dict):
-        raise DatasetError(f"{source} must map each column to [role, field], e.g. {example}; not {_describe(value)}.")
+        raise DatasetError(
+            _("{source} must map each column to [role, field], e.g. {example}; not {value}.").format(
+                source=source, example=example, value=_describe(value)
+            )
+        )
     roles: dict[str, tuple[Role, str]] = {}
     for column, entry in value.items():
         parts = [entry] if isinstance(entry, str) else entry
         if not isinstance(parts, list) or not 1 <= len(parts) <= 2 or not all(isinstance(p, str) for p in parts):
             raise DatasetError(
-                f"{source}: the role of column {column!r} is {_describe(entry)}. Write it as [role, field], e.g. "
-                '["input", "question"] or ["output", ""].',
+                _(
+                    "{source}: the role of column {column!r} is {value}. Write it as [role, field], e.g. "
+                    '["input", "question"] or ["output", ""].'
+                ).format(source=source, column=column, value=_describe(entry)),
                 column=str(column),
             )
         try:
             role = Role(parts[0].strip().lower())
         except ValueError:
             raise DatasetError(
-                f"{source}: column {column!r} has the role {parts[0]!r}, which does not exist. Use one of "
-                f"{', '.join(role.value for role in Role)}.",
+                _(
+                    "{source}: column {column!r} has the role {role!r}, which does not exist. Use one of {roles}."
+                ).format(source=source, column=column, role=parts[0], roles=", ".join(role.value for role in Role)),
                 column=str(column),
             ) from None
         roles[str(column)] = (role, parts[1].strip() if len(parts) == 2 else "")

@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from ..cases import Case
+from ..i18n import _
 from ..metric_source import MetricSource, write_files
 from ..packages import package_report
 from .dspy_metric import DspyFields
@@ -79,8 +80,10 @@ def export_for_engine(
         raise ExportError(f"{engine!r} is not an engine Skynet exports for; choose gepa or dspy.")
     if engine == "dspy" and not cases and fields is None:
         raise ExportError(
-            "DSPy needs the dataset to know the input and expected field names: "
-            "give the cases (--data on the command line)."
+            _(
+                "DSPy needs the dataset to know the input and expected field names: "
+                "give the cases (--data on the command line)."
+            )
         )
     source = MetricSource.of(metric)
     files: dict[str, str] = {f"metric/{name}": text for name, text in source.files.items()}
@@ -171,7 +174,7 @@ def _relative_imports(path: Path) -> list[Path]:
         if not isinstance(node, ast.ImportFrom) or node.level == 0:
             continue
         base = path.parent
-        for _ in range(node.level - 1):
+        for _level in range(node.level - 1):
             base = base.parent
         parts = node.module.split(".") if node.module else []
         stem = base.joinpath(*parts)

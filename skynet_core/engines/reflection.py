@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..cases import Case
+from ..i18n import _
 from ..llm import LlmError, ModelSettings, explain_error
 from ..results import CaseResult
 from .gepa_adapter import reflective_dataset, side_info
@@ -113,10 +114,10 @@ def reflection_step(
 ) -> ReflectionStep:
     """Build the reflection prompt for the lowest-scoring cases and, with a reflection model, ask it once."""
     if not instruction.strip():
-        raise ValueError("Give the text being optimized (the instruction or prompt) to reflect on.")
+        raise ValueError(_("Give the text being optimized (the instruction or prompt) to reflect on."))
     picked = pick_minibatch(cases, results, size)
     if not picked:
-        raise ValueError("No scored cases to reflect on. Score the dataset with the metric first.")
+        raise ValueError(_("No scored cases to reflect on. Score the dataset with the metric first."))
     prompt = reflection_prompt(instruction, picked)
     ids = tuple(case.id for case, _ in picked)
     config = settings.reflection

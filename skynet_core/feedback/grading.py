@@ -91,9 +91,9 @@ def _grade_value(raw: Any) -> int:
     try:
         value = float(raw)
     except (TypeError, ValueError):
-        raise ValueError(f"the grade {raw!r} is not a number") from None
+        raise ValueError(_("the grade {grade!r} is not a number").format(grade=raw)) from None
     if not 1.0 <= value <= 5.0:
-        raise ValueError(f"the grade {value:g} is outside 1 to 5")
+        raise ValueError(_("the grade {grade:g} is outside 1 to 5").format(grade=value))
     return int(math.floor(value + 0.5))
 
 
@@ -148,7 +148,7 @@ def parse_grade(text: str) -> tuple[int, str]:
     digits = {match.group(1) for match in _LONE_DIGIT.finditer(text)}
     if len(digits) == 1:
         return int(digits.pop()), _reason(lines[0] if lines else "")
-    raise ValueError(f"the reply has no grade from 1 to 5: {_show(text.strip(), 80)}")
+    raise ValueError(_("the reply has no grade from 1 to 5: {reply}").format(reply=_show(text.strip(), 80)))
 
 
 def grade_feedback(

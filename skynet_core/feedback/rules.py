@@ -70,11 +70,19 @@ class Thresholds:
         for item in fields(self):
             value = getattr(self, item.name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"Threshold {item.name} must be a number, not {value!r}.")
+                raise ValueError(
+                    _("Threshold {name} must be a number, not {value!r}.").format(name=item.name, value=value)
+                )
             if item.name in self.FRACTIONS and not 0.0 <= value <= 1.0:
-                raise ValueError(f"Threshold {item.name} is a fraction between 0 and 1; {value!r} is outside it.")
+                raise ValueError(
+                    _("Threshold {name} is a fraction between 0 and 1; {value!r} is outside it.").format(
+                        name=item.name, value=value
+                    )
+                )
             if value < 0:
-                raise ValueError(f"Threshold {item.name} cannot be negative; {value!r} was given.")
+                raise ValueError(
+                    _("Threshold {name} cannot be negative; {value!r} was given.").format(name=item.name, value=value)
+                )
 
 
 @dataclass(frozen=True)

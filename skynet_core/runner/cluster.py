@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from .. import i18n  # i18n._: this module keeps `_` for values it ignores
 from ..cases import Case
 from ..i18n import SOURCE_LANGUAGE, language, use_language
 from ..metric_source import MetricSource
@@ -190,13 +191,17 @@ def _take(
         data = orjson.loads(ray.get(ref))
         results = [CaseResult.from_json(item) for item in data["results"]]
         if [result.id for result in results] != [case.id for case in cases]:
-            raise ValueError(f"the batch sent back {len(results)} results for {len(cases)} cases")
+            raise ValueError(
+                i18n._("the batch sent back {results} results for {cases} cases").format(
+                    results=len(results), cases=len(cases)
+                )
+            )
     except Exception as exc:  # noqa: BLE001  (a lost batch fails its cases; the rest of the run goes on)
         reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        error = (
-            f"this case's batch could not run on the Ray cluster ({type(exc).__name__}: {reason}); "
+        error = i18n._(
+            "this case's batch could not run on the Ray cluster ({error}: {reason}); "
             "check the cluster's nodes with `ray status` and score again"
-        )
+        ).format(error=type(exc).__name__, reason=reason)
         return [failed_result(case, CaseStatus.ERROR, error) for case in cases], None, None
     batch = BatchRun(start=start, count=len(results), node=str(data["node"]), isolation=Isolation(data["isolation"]))
     failure = data.get("load_error")
@@ -231,7 +236,9 @@ def _import_ray() -> Any:
         import ray
     except ImportError:
         raise ClusterError(
-            f"Scoring on a Ray cluster needs the ray package, which is not installed: {INSTALL_HINT}"
+            i18n._("Scoring on a Ray cluster needs the ray package, which is not installed: {hint}").format(
+                hint=INSTALL_HINT
+            )
         ) from None
     return ray
 
@@ -260,8 +267,10 @@ def _connect(address: str) -> Any:
             )
         except Exception as exc:  # noqa: BLE001  (Ray raises several kinds for an unreachable cluster)
             raise ClusterError(
-                f"cannot connect to the Ray cluster at {address}: {exc}. Start one with "
-                "`ray start --head` (see the README) or give the address of a running head node"
+                i18n._(
+                    "cannot connect to the Ray cluster at {address}: {error}. Start one with "
+                    "`ray start --head` (see the README) or give the address of a running head node"
+                ).format(address=address, error=exc)
             ) from None
         _connected[:] = [address]
         return ray
@@ -271,8 +280,10 @@ def _probe(address: str) -> None:
     """Fail at once when nothing listens at ``address`` (Ray itself retries for minutes)."""
     if address.startswith("ray://"):
         raise ClusterError(
-            f"{address} is a Ray Client address, which needs ray[client]; give the head node's host:port "
-            "instead (its GCS port, 6379 unless `ray start --head --port` chose another)"
+            i18n._(
+                "{address} is a Ray Client address, which needs ray[client]; give the head node's host:port "
+                "instead (its GCS port, 6379 unless `ray start --head --port` chose another)"
+            ).format(address=address)
         )
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
@@ -282,8 +293,10 @@ def _probe(address: str) -> None:
             pass
     except OSError as exc:
         raise ClusterError(
-            f"no Ray cluster answers at {address} ({exc.strerror or exc}). Start one with `ray start --head` "
-            "(see the README) or give the host:port of a running head node"
+            i18n._(
+                "no Ray cluster answers at {address} ({reason}). Start one with `ray start --head` "
+                "(see the README) or give the host:port of a running head node"
+            ).format(address=address, reason=exc.strerror or exc)
         ) from None
 
 

@@ -193,7 +193,7 @@ class Worker:
         if self._ready is None:
             message = self.receive(time.monotonic() + timeout, None)
             if message.get("t") != "ready":
-                raise ChildDied("the sandbox child sent an unexpected first message")
+                raise ChildDied(i18n._("the sandbox child sent an unexpected first message"))
             self._ready = message
 
     @property
@@ -295,14 +295,18 @@ class Worker:
             message = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             raise ChildDied(
-                "the metric wrote something that is not the runner's JSON onto the runner's private "
-                "channel; print() instead of writing to inherited file descriptors",
+                i18n._(
+                    "the metric wrote something that is not the runner's JSON onto the runner's private "
+                    "channel; print() instead of writing to inherited file descriptors"
+                ),
                 self.running_index(),
             ) from exc
         if not isinstance(message, dict) or not isinstance(message.get("t"), str):
             raise ChildDied(
-                "the metric wrote an unexpected message onto the runner's private channel; "
-                "print() instead of writing to inherited file descriptors",
+                i18n._(
+                    "the metric wrote an unexpected message onto the runner's private channel; "
+                    "print() instead of writing to inherited file descriptors"
+                ),
                 self.running_index(),
             )
         return message
@@ -361,8 +365,10 @@ class Worker:
                 self._buffer = bytearray(rest)
             if len(self._buffer) > MAX_LINE_BYTES:
                 raise ChildDied(
-                    f"the metric's process sent a reply over {MAX_LINE_BYTES >> 20} MiB; "
-                    "return less (feedback and side information are capped at 1 MB)",
+                    i18n._(
+                        "the metric's process sent a reply over {size} MiB; "
+                        "return less (feedback and side information are capped at 1 MB)"
+                    ).format(size=MAX_LINE_BYTES >> 20),
                     self.running_index(),
                 )
 
@@ -489,7 +495,7 @@ class Worker:
         self.send(request, deadline, cancel)
         reply = self.receive(deadline, cancel)
         if reply.get("t") != "loaded":
-            raise ChildDied("the metric's process answered the load with an unexpected message")
+            raise ChildDied(i18n._("the metric's process answered the load with an unexpected message"))
         return reply
 
     def run(
@@ -552,7 +558,8 @@ class Worker:
                 items = message.get("items") if kind == "results" else None
                 if not isinstance(items, list):
                     raise ChildDied(
-                        "the metric wrote an unexpected message onto the runner's private channel", self.running_index()
+                        i18n._("the metric wrote an unexpected message onto the runner's private channel"),
+                        self.running_index(),
                     )
                 # The whole line is checked before any item is taken: a forged line (extra, missing or
                 # out-of-order items) fails the case the child was on, never the run.
@@ -563,8 +570,10 @@ class Worker:
                     or any(type(item) is not dict or item.get("i") != first + n for n, item in enumerate(items))
                 ):
                     raise ChildDied(
-                        "the metric wrote a malformed results message onto the runner's private "
-                        "channel; print() instead of writing to inherited file descriptors",
+                        i18n._(
+                            "the metric wrote a malformed results message onto the runner's private "
+                            "channel; print() instead of writing to inherited file descriptors"
+                        ),
                         self._unanswered,
                     )
                 for n, item in enumerate(items):
