@@ -180,3 +180,11 @@ def test_a_slow_import_is_bounded_by_the_timeout(pool, timeout):
     assert time.monotonic() - started < timeout + 3
     assert run.load_error is not None
     assert "loading metric.py did not finish within 1 s, stuck at metric.py line 2" in run.load_error.message
+
+
+def test_metric_code_runs_at_a_lower_priority_than_the_studio(pool):
+    # A spinning metric must not starve the server's pages: its process runs niced.
+    source = "import os\n\ndef score(input, output, expected=None):\n    return 1.0, {'feedback': str(os.nice(0))}\n"
+    run = score_cases(source, numbered(1), timeout=10, pool=pool)
+    assert run.by_status == {"ok": 1}, run.results[0].error
+    assert int(run.results[0].feedback) >= max(10, os.nice(0))
