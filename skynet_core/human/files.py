@@ -53,16 +53,22 @@ def read_labels(path: str | Path, *, dataset: str, rater: str) -> list[HumanScor
             continue
         key = (score.case_id, score.candidate, score.rater)
         if key in found:
-            raise LabelError(
+            message = (
                 _(
-                    "{file}, lines {first} and {second}: case {id!r} has two scores by {rater!r}{candidate}. Keep one."
-                ).format(
+                    "{file}, lines {first} and {second}: case {id!r} has two scores by {rater!r} for candidate "
+                    "{candidate!r}. Keep one."
+                )
+                if score.candidate
+                else _("{file}, lines {first} and {second}: case {id!r} has two scores by {rater!r}. Keep one.")
+            )
+            raise LabelError(
+                message.format(
                     file=file,
                     first=found[key],
                     second=line,
                     id=score.case_id,
                     rater=score.rater,
-                    candidate=_(" for candidate {name!r}").format(name=score.candidate) if score.candidate else "",
+                    candidate=score.candidate,
                 ),
                 line=line,
             )
