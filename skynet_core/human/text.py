@@ -85,6 +85,23 @@ def few_cases_warning(agreement: Agreement) -> str | None:
     ).format(n=agreement.n, few=FEW_CASES)
 
 
+def agreement_summary(agreement: Agreement) -> str:
+    """One line for beside a run's mean score: "Agreement with 48 human scores: Spearman ρ 0.81 [0.74, 0.87],
+    Cohen's κ 0.61 [0.42, 0.77], 3 false passes"."""
+    return ngettext(
+        "Agreement with {n} human score: {spearman} {rho}, {kappa} {kappa_value}, {false_passes} false passes",
+        "Agreement with {n} human scores: {spearman} {rho}, {kappa} {kappa_value}, {false_passes} false passes",
+        agreement.n,
+    ).format(
+        n=agreement.n,
+        spearman=figure_label("spearman"),
+        rho=estimate_text(agreement.spearman, 2),
+        kappa=figure_label("kappa"),
+        kappa_value=estimate_text(agreement.kappa, 2),
+        false_passes=agreement.confusion.fp,
+    )
+
+
 def agreement_lines(agreement: Agreement, shown: int = 10) -> list[str]:
     """The report as text lines (the command line prints them after the cases)."""
     confusion = agreement.confusion

@@ -74,6 +74,26 @@ class RunAgreements:
         return {int(run_id): Agreement.from_record(orjson.loads(text)) for run_id, text in rows}
 
 
+def agreement_with(
+    scores: HumanScores,
+    dataset: str,
+    candidate: str,
+    results: Iterable[CaseResult],
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    rater: str | None = None,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> Agreement | None:
+    """The agreement of one candidate's ``results`` on ``dataset`` (its ``Dataset.source``) with the human scores
+    kept for it now (``rater``'s alone, or every rater's mean), or ``None`` when there are none: what the Author
+    page's "Score all" summary and the Feedback review report show."""
+    humans = scores.values(dataset, candidate, rater)
+    if not humans:
+        return None
+    return measure_agreement(pair_results(results, humans), threshold=threshold, resamples=resamples, seed=seed)
+
+
 def run_agreement(
     run: SavedRun,
     scores: HumanScores,
@@ -83,12 +103,11 @@ def run_agreement(
     resamples: int = RESAMPLES,
     seed: int = SEED,
 ) -> Agreement | None:
-    """A saved run's agreement with the human scores of its dataset and candidate as they are now
-    (``rater``'s alone, or every rater's mean), or ``None`` when there are none."""
-    humans = scores.values(run.key.dataset, run.key.candidate, rater)
-    if not humans:
-        return None
-    return measure_agreement(pair_results(run.results, humans), threshold=threshold, resamples=resamples, seed=seed)
+    """A saved run's agreement with the human scores of its dataset and candidate as they are now, or ``None``."""
+    return agreement_with(
+        scores, run.key.dataset, run.key.candidate, run.results,
+        threshold=threshold, rater=rater, resamples=resamples, seed=seed,
+    )  # fmt: skip
 
 
 def record_run_agreement(

@@ -1,4 +1,5 @@
-"""The agreement figures against scipy and scikit-learn: random data, heavy ties, constant scores, n = 2, missing labels."""
+"""The agreement figures against scipy and scikit-learn: random data, heavy ties, constant scores, n = 2 and
+missing labels."""
 
 from __future__ import annotations
 
@@ -57,7 +58,9 @@ def sklearn_reference(score, human, threshold):
     }
 
 
-@pytest.mark.parametrize(("n", "seed", "ties", "threshold"), [(200, 1, False, 0.5), (150, 2, True, 0.5), (60, 3, True, 0.75)])
+@pytest.mark.parametrize(
+    ("n", "seed", "ties", "threshold"), [(200, 1, False, 0.5), (150, 2, True, 0.5), (60, 3, True, 0.75)]
+)
 def test_every_figure_equals_scipy_and_sklearn(n, seed, ties, threshold):
     score, human = random_data(n, seed, ties)
     report = measure_agreement(pairing_of(score, human), threshold=threshold)

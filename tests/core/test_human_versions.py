@@ -84,7 +84,9 @@ def test_the_scatter_puts_case_ids_in_customdata_and_jitters_only_ties():
     humans = {"a": 1.0, "b": 1.0, "c": 1.0, "d": 0.0, "<b>x</b>": 0.0}
     pairing = pair_results(report_cases, humans)
     figure = agreement_scatter(pairing, 0.5)
-    points = {row[0]: (x, y) for trace in figure.data for row, x, y in zip(trace.customdata, trace.x, trace.y)}
+    points = {
+        row[0]: (x, y) for trace in figure.data for row, x, y in zip(trace.customdata, trace.x, trace.y, strict=True)
+    }
     assert set(points) == set(humans)
     assert points["c"] == (0.3, 1.0) and points["d"] == (0.1, 0.0)  # alone at their place: shown exactly
     assert points["a"] != points["b"] and points["a"] != (0.9, 1.0)  # tied: spread apart, near their place
