@@ -8,7 +8,8 @@ an :class:`~.estimate.Estimate` with that reason instead of a NaN.
 The 1,000 resamples of the intervals are computed a block at a time, every resample at once
 (1,000 labelled cases take a few tenths of a second, see the README):
 
-- Pearson r: ``scipy.stats.pearsonr`` along the rows of the resampled scores;
+- Pearson r: the centred sums of each row of the resampled scores (``scipy.stats.pearsonr`` along the
+  rows gives the same, with a p-value per row that would triple the time);
 - Spearman ρ: the same on ``scipy.stats.rankdata`` of each row (average ranks for ties), which is
   Spearman's definition and scipy's ``spearmanr``;
 - Kendall τ-b: ``kendalltau`` has no batch axis (a loop of 1,000 calls takes over a second), so
@@ -21,7 +22,6 @@ The 1,000 resamples of the intervals are computed a block at a time, every resam
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -184,13 +184,18 @@ def _constant_rows(codes: Codes) -> npt.NDArray[np.bool_]:
 
 
 def _pearson_rows(x: Floats, y: Floats) -> Floats:
-    """scipy's Pearson r of each row of ``x`` with the same row of ``y``; NaN for a constant row."""
-    from scipy import stats
+    """Pearson's r of each row of ``x`` with the same row of ``y`` (centred sums; the caller marks constant rows).
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a constant resample: scipy says so and gives NaN, which is what we keep
-        result: Floats = np.asarray(stats.pearsonr(x, y, axis=1).statistic, dtype=float)
-    return result
+    scipy's ``pearsonr(x, y, axis=1)`` gives the same values (the tests check it) but also computes a p-value
+    for each row, which took three quarters of this figure's time.
+    """
+    dx = x - x.mean(axis=1, keepdims=True)
+    dy = y - y.mean(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result: Floats = np.einsum("ij,ij->i", dx, dy) / np.sqrt(
+            np.einsum("ij,ij->i", dx, dx) * np.einsum("ij,ij->i", dy, dy)
+        )
+    return np.clip(result, -1.0, 1.0)
 
 
 def _ranks(codes: Codes) -> Floats:

@@ -19,7 +19,7 @@ from skynet_core.human import (
     measure_agreement,
     pair_results,
 )
-from skynet_core.human.statistics import _codes, _constant_rows, _kendall_rows, _ranks, _spearman_rows
+from skynet_core.human.statistics import _codes, _constant_rows, _kendall_rows, _pearson_rows, _ranks, _spearman_rows
 from skynet_core.results import CaseResult, CaseStatus
 
 
@@ -93,13 +93,15 @@ def test_intervals_are_scipy_bootstraps_percentile_intervals_with_the_same_seed(
         assert (estimate.low, estimate.high) == pytest.approx((found.low, found.high), abs=1e-12), name
 
 
-def test_each_resamples_rho_and_tau_b_equal_scipys_on_that_resample():
+def test_each_resamples_r_rho_and_tau_b_equal_scipys_on_that_resample():
     score, human = random_data(80, 5, ties=True)
     draws = np.random.default_rng(0).integers(0, 80, (40, 80))
     codes_x, codes_y = _codes(score), _codes(human)
     cy = codes_y[draws]
     rho = _spearman_rows(codes_x[draws], _constant_rows(cy), _ranks(cy))
     tau = _kendall_rows(draws, score, human, codes_x, codes_y)
+    r = _pearson_rows(score[draws], human[draws])
+    assert r == pytest.approx(stats.pearsonr(score[draws], human[draws], axis=1).statistic, abs=1e-12)
     for row in range(40):
         x, y = score[draws[row]], human[draws[row]]
         assert rho[row] == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
