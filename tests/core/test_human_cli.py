@@ -198,3 +198,17 @@ def test_labels_for_another_candidate_are_left_out(tmp_path):
     large = json.loads(cli(*args, "--candidate", "large").stdout)["agreement"]
     assert (small["n"], small["unlabelled"]) == (2, 2)
     assert (large["n"], large["unlabelled"]) == (3, 1)
+
+
+def test_chinese_text_and_messages_keep_the_json_keys(files, report):
+    done = score(files, "--labels", str(files["csv"]), "--lang", "zh_CN", "--min-kappa", "0.99")
+    assert done.returncode == 1
+    assert "与人工评分的一致性（18 个已标注且已评分、2 个未标注、1 个标注不在数据中）" in done.stdout
+    assert "误判通过 2（指标判通过，人工判不通过）" in done.stdout
+    assert "一致性门槛未通过：Cohen's κ 为" in done.stderr
+    bad = files["folder"] / "bad-zh.csv"
+    bad.write_text("id,human\nc1,maybe\n")
+    refused = score(files, "--labels", str(bad), "--lang", "zh_CN")
+    assert refused.returncode == 2 and "bad-zh.csv，第 2 行：人工评分为 'maybe'" in refused.stderr
+    data = json.loads(score(files, "--labels", str(files["csv"]), "--json", "--lang", "zh_CN").stdout)
+    assert data["agreement"] == report["agreement"]
