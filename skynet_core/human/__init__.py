@@ -28,7 +28,15 @@ if TYPE_CHECKING:
     from .charts import agreement_scatter, confusion_figure, confusion_table
     from .estimate import Estimate, Undefined
     from .files import labels_csv, labels_jsonl, read_labels, write_labels
-    from .human_score import FAIL_VALUE, PASS_VALUE, HumanScore, LabelError, human_values, parse_human_value
+    from .human_score import (
+        FAIL_VALUE,
+        PASS_VALUE,
+        HumanScore,
+        LabelError,
+        human_values,
+        parse_human_value,
+        scores_from_cases,
+    )
     from .interrater import RaterAgreement, RaterDisagreement, rater_agreement
     from .order import LabelOrder, Progress, labelling_order, progress, step
     from .pairing import LabelledCase, Pairing, PairingBuilder, pair_results
@@ -79,7 +87,16 @@ _HOMES = {
     **dict.fromkeys(("Estimate", "Undefined"), "estimate"),
     **dict.fromkeys(("labels_csv", "labels_jsonl", "read_labels", "write_labels"), "files"),
     **dict.fromkeys(
-        ("FAIL_VALUE", "PASS_VALUE", "HumanScore", "LabelError", "human_values", "parse_human_value"), "human_score"
+        (
+            "FAIL_VALUE",
+            "PASS_VALUE",
+            "HumanScore",
+            "LabelError",
+            "human_values",
+            "parse_human_value",
+            "scores_from_cases",
+        ),
+        "human_score",
     ),
     **dict.fromkeys(("RaterAgreement", "RaterDisagreement", "rater_agreement"), "interrater"),
     **dict.fromkeys(("LabelOrder", "Progress", "labelling_order", "progress", "step"), "order"),
@@ -214,6 +231,7 @@ __all__ = [
     "RuleAgreement",
     "rules_against_marks",
     "rules_table",
+    "scores_from_cases",
     "run_agreement",
     "RunAgreements",
     "ScaleKind",

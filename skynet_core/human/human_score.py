@@ -6,9 +6,12 @@ import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skynet_core.i18n import _
+
+if TYPE_CHECKING:
+    from skynet_core.cases import Case
 
 PASS_VALUE = 1.0
 """A pass, on the metric's scale (the issue's rule: pass/fail is kept as 1/0)."""
@@ -95,6 +98,12 @@ def _bad_value(value: Any) -> str:
         "the human score is {value}, which is neither a number nor pass/fail; write a finite number on the "
         "metric's scale (such as 0.8), or pass or fail"
     ).format(value=shown)
+
+
+def scores_from_cases(cases: Iterable[Case], dataset: str, rater: str) -> list[HumanScore]:
+    """The human scores a data file carries (its ``human`` column, :attr:`Case.human`), as ``rater``'s scores of
+    ``dataset``: to show beside the stored ones, or to keep with :meth:`.HumanScores.set_many`."""
+    return [HumanScore(dataset, case.id, case.candidate, case.human, rater) for case in cases if case.human is not None]
 
 
 def human_values(scores: Iterable[HumanScore], candidate: str, rater: str | None = None) -> dict[str, float]:

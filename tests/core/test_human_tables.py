@@ -103,3 +103,16 @@ def test_an_undefined_estimate_reads_as_its_reason():
     assert estimate_text(found.spearman) == "undefined: the metric gave every labelled case the same score"
     with use_language("zh_CN"):
         assert estimate_text(found.spearman) == "无定义：指标给所有已标注用例的分数都相同"
+
+
+def test_every_public_name_of_the_package_resolves_and_the_cli_loads_no_scipy():
+    import subprocess
+    import sys
+
+    import skynet_core.human as human
+
+    assert sorted(human.__all__) == sorted(human._HOMES)
+    assert all(getattr(human, name) is not None for name in human.__all__)
+    probe = "import sys, skynet_core.cli; print('scipy' in sys.modules, 'plotly' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["False", "False"], done.stderr

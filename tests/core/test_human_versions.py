@@ -20,6 +20,7 @@ from skynet_core.human import (
     measure_agreement,
     pair_results,
     record_run_agreement,
+    scores_from_cases,
 )
 from skynet_core.human.report import Confusion
 from skynet_core.results import CaseResult
@@ -115,6 +116,8 @@ def test_a_human_column_is_guessed_and_carried_on_the_case(tmp_path):
     path.write_text("id,input.q,output,rating\nt1,hi,hello,0.8\nt2,yo,bye,fail\nt3,ok,ok,\n")
     cases = load_dataset(path).cases
     assert [case.human for case in cases] == [0.8, 0.0, None]
+    kept = scores_from_cases(cases, "cases.csv", "data file")
+    assert [(s.case_id, s.value, s.rater) for s in kept] == [("t1", 0.8, "data file"), ("t2", 0.0, "data file")]
     path.write_text("id,input.q,output,rating\nt1,hi,hello,great\n")
     with pytest.raises(DatasetError, match=r"cases.csv, column 'rating', row 1: the human score is 'great'"):
         load_dataset(path)
