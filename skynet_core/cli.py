@@ -39,6 +39,7 @@ from .cases import Case
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
 from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset, read_case_lines, roles_from_json
 from .display import terminal_text
+from .human import cli as human_cli
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
@@ -202,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
                 default=None,
                 help=_("score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)"),
             )
+            human_cli.add_arguments(sub)
     _add_export_parser(commands)
     return parser
 
@@ -296,6 +298,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
             ),
         )
         cases, split_counts = _read_cases(args)
+        labels = human_cli.from_args(args)  # --labels: read before any case runs; a bad label is exit 2
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
@@ -327,7 +330,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     except OSError as exc:
         print(_("error: cannot write {path}: {error}").format(path=args.out, error=exc.strerror), file=stderr)
         return EXIT_USAGE
-    output = ReportOutput(args, stdout)
+    output = ReportOutput(args, stdout, labels)
     concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
     sink = _Sink(output, out)
     report: CheckReport | None = None
@@ -362,7 +365,10 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         return EXIT_USAGE
     assert report is not None
     output.finish(report)
-    return EXIT_OK if report.ok and report.tally.total == len(cases) else EXIT_FAILED
+    gates = labels.failed_gates() if labels is not None else []
+    for failed in gates:
+        print(_("error: {message}").format(message=failed), file=stderr)
+    return EXIT_OK if report.ok and report.tally.total == len(cases) and not gates else EXIT_FAILED
 
 
 def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
@@ -422,8 +428,9 @@ class ReportOutput:
     people at the end (:func:`format_report`).
     """
 
-    def __init__(self, args: argparse.Namespace, stdout: TextIO) -> None:
+    def __init__(self, args: argparse.Namespace, stdout: TextIO, labels: human_cli.LabelStep | None = None) -> None:
         self.args, self.stdout = args, stdout
+        self.labels = labels  # --labels: the agreement with human scores, added to the report
         self.mode = "lines" if args.json_lines else "json" if args.json else "text"
         self.trace = bool(getattr(args, "trace", False))  # each case's llm() calls under llm_calls
         self.spool: IO[bytes] | None = None
@@ -444,6 +451,8 @@ class ReportOutput:
             self.held.append(encoded or result.to_json_bytes(self.trace))
             if len(self.held) >= SPOOL_BATCH:
                 self._spill()
+        if self.labels is not None:
+            self.labels.add(result)
         self.cases += 1
 
     def finish(self, report: CheckReport) -> None:
@@ -457,6 +466,8 @@ class ReportOutput:
                     report, args.command, Path(args.metric).name, args.out if args.command == "score" else None
                 )
             )
+            if self.labels is not None:
+                self.stdout.write(self.labels.text())
             return
         # memory_limit: how the sandbox's memory limit is enforced, next to the isolation level
         head: dict[str, Any] = {
@@ -475,6 +486,8 @@ class ReportOutput:
             }
             if judge is not None:
                 head["judge"] = judge
+            if self.labels is not None:
+                head["agreement"] = self.labels.to_json()
             self.stdout.write(orjson.dumps(head).decode() + "\n")
             return
         assert self.spool is not None
@@ -484,7 +497,10 @@ class ReportOutput:
         while chunk := self.spool.read(SPOOL_IN_MEMORY):
             self.stdout.write(chunk.decode())
         self.spool.close()
-        tail = "]" + (',"judge":' + orjson.dumps(judge).decode() if judge is not None else "") + "}\n"
+        tail = "]" + (',"judge":' + orjson.dumps(judge).decode() if judge is not None else "")
+        if self.labels is not None:
+            tail += ',"agreement":' + orjson.dumps(self.labels.to_json()).decode()
+        tail += "}\n"
         self.stdout.write(tail)
 
     def _spill(self) -> None:

@@ -171,5 +171,5 @@ def _candidate_cases(
                 ).format(where=row.where, id=ref.id, split=row.split, reference_split=ref.split, main=main_file),
                 line=row.number,
             )
-        cases.append(replace(ref, output=row.output, observation=row.observation, candidate=name))
+        cases.append(replace(ref, output=row.output, observation=row.observation, candidate=name, human=row.human))
     return cases

@@ -418,6 +418,16 @@ def _name_value(value: Any, what: str, where: str) -> str | None:
     )
 
 
+def _human_value(value: Any, where: str) -> float | None:
+    """A human score cell: a number on the metric's scale, pass (1) or fail (0); ``None`` when empty."""
+    from skynet_core.human.human_score import parse_human_value
+
+    try:
+        return parse_human_value(value)
+    except ValueError as exc:
+        raise DatasetError(f"{where}: {exc}") from None
+
+
 def place(file: str, unit: str, number: int) -> str:
     """Where a line or row of ``file`` is, for messages ("cases.jsonl, line 3"; ``unit`` is line or row).
 
@@ -475,6 +485,7 @@ def _jsonl_row(file: str, number: int, obj: dict[str, Any]) -> _Row:
         id=_name_value(obj.get("id"), "id", where),
         split=_name_value(obj.get("split"), "split", where),
         candidate=_name_value(obj.get("candidate"), "candidate", where),
+        human=_human_value(obj.get("human"), where),
     )
 
 

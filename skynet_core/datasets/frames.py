@@ -12,7 +12,17 @@ from typing import TYPE_CHECKING, Any
 from skynet_core.cases import Case, Observation
 from skynet_core.i18n import _
 
-from .files import _check_width, _describe, _file_label, _measurement, _name_value, _observation, _parse_json, place
+from .files import (
+    _check_width,
+    _describe,
+    _file_label,
+    _human_value,
+    _measurement,
+    _name_value,
+    _observation,
+    _parse_json,
+    place,
+)
 from .model import _MEASUREMENTS, Dataset, DatasetError, Role, _Row
 from .roles import infer_roles
 from .splits import assign_splits
@@ -104,7 +114,7 @@ def _check_roles(
                     column=column,
                 )
             targets[role, field] = column
-    for role in (Role.ID, Role.SPLIT, Role.CANDIDATE):
+    for role in (Role.ID, Role.SPLIT, Role.CANDIDATE, Role.HUMAN):
         if len(by_role.get(role, [])) > 1:
             first, second = by_role[role][:2]
             raise DatasetError(
@@ -307,7 +317,7 @@ def _check_measurement_kinds(file: str, unit: str, column: str, cells: Iterable[
             )
 
 
-_NAME, _MEASUREMENT, _OBSERVATION, _WHOLE_OUTPUT, _PART = range(5)
+_NAME, _MEASUREMENT, _OBSERVATION, _WHOLE_OUTPUT, _PART, _HUMAN = range(6)
 
 
 def _column_plan(file: str, unit: str, column: Any, role: Role, field: str) -> tuple[Any, ...]:
@@ -318,6 +328,8 @@ def _column_plan(file: str, unit: str, column: Any, role: Role, field: str) -> t
         kind = _MEASUREMENT if field else _OBSERVATION
     elif role is Role.OUTPUT and not field:
         kind = _WHOLE_OUTPUT
+    elif role is Role.HUMAN:
+        kind = _HUMAN
     else:
         kind = _PART
     # The cell's place, translated once per column: the row number goes where the \x00 is.
@@ -332,6 +344,7 @@ def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], 
     measured: dict[str, float | None] = {}
     names: dict[Role, str | None] = {Role.ID: None, Role.SPLIT: None, Role.CANDIDATE: None}
     output: Any = None
+    human: float | None = None
     has_expected = False
     for (column, role, field, kind, what, (head, tail)), value in zip(plans, values, strict=True):
         where = head + str(number) + tail
@@ -348,6 +361,8 @@ def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], 
                 )
             elif kind == _WHOLE_OUTPUT:
                 output = value
+            elif kind == _HUMAN:
+                human = _human_value(value, where)
             else:
                 _object_part(objects[role], value, role, field, where)
                 has_expected = has_expected or (role is Role.EXPECTED and value is not None)
@@ -364,6 +379,7 @@ def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], 
         id=names[Role.ID],
         split=names[Role.SPLIT],
         candidate=names[Role.CANDIDATE],
+        human=human,
     )
 
 
@@ -493,6 +509,7 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
             split=splits[case_id],
             observation=row.observation,
             candidate=row.candidate or "",
+            human=row.human,
         )
         for row, case_id in zip(rows, ids, strict=True)
     ]

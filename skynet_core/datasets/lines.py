@@ -148,7 +148,7 @@ def _usual(obj: dict[str, Any]) -> tuple[str | None, str | None] | None:
     expected = obj.get("expected")
     if type(obj.get("input")) is not dict or "output" not in obj or not (expected is None or type(expected) is dict):
         return None
-    if obj.get("observation") is not None:
+    if obj.get("observation") is not None or obj.get("human") is not None:  # checked by the reader of record
         return None
     raw_id, split = obj.get("id"), obj.get("split")
     if not (raw_id is None or type(raw_id) is str) or not (split is None or type(split) is str):

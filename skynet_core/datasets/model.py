@@ -46,6 +46,7 @@ class Role(StrEnum):
     CANDIDATE = "candidate"
     SPLIT = "split"
     ID = "id"
+    HUMAN = "human"
     IGNORED = "ignored"
 
 
@@ -109,3 +110,4 @@ class _Row:
     id: str | None
     split: str | None
     candidate: str | None
+    human: float | None = None

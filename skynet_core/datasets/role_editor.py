@@ -28,6 +28,7 @@ ROLE_CHOICES: dict[str, tuple[Role, str | None]] = {
     N_("candidate"): (Role.CANDIDATE, ""),
     N_("split"): (Role.SPLIT, ""),
     N_("id"): (Role.ID, ""),
+    N_("human"): (Role.HUMAN, ""),
     N_("ignored"): (Role.IGNORED, ""),
 }
 EXAMPLE_CHARS = 60

@@ -21,7 +21,9 @@ NAME_GUESSES: dict[Role, tuple[str, ...]] = {
     Role.INPUT: ("question", "prompt", "query", "instruction"),
     Role.EXPECTED: ("answer", "label", "target", "gold", "reference", "ground_truth", "expected_answer"),
     Role.OUTPUT: ("response", "completion", "prediction", "generation", "model_output"),
+    Role.HUMAN: ("human_score", "human_rating", "human_label", "rating", "gold_score"),
 }
+_WHOLE = (Role.OUTPUT, Role.HUMAN)  # a name guess that holds a whole value, in one column
 
 
 def _normal_name(name: str) -> str:
@@ -36,14 +38,15 @@ def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
     ``expected``, ``output`` and ``observation`` alone give the role with field
     ``""`` (the whole value). ``observation.latency_ms`` and ``observation.cost_usd``
     are measurements; other ``observation.*`` columns are ignored, as are extra
-    keys of a JSON Lines observation. ``id``, ``split`` and ``candidate`` go by
-    name. Prefixes and names match case-insensitively and around spaces; field
+    keys of a JSON Lines observation. ``id``, ``split``, ``candidate`` and ``human``
+    (a person's score of the output) go by name. Prefixes and names match case-insensitively and around spaces; field
     names keep their case.
 
     Then common names without a prefix (:data:`NAME_GUESSES`): ``question``,
     ``prompt``... are an input field, ``answer``, ``label``, ``gold``... an expected
     field (field name: the column's name), and the first of ``response``,
-    ``completion``, ``prediction``... the whole output; each only when no column
+    ``completion``, ``prediction``... the whole output, the first of ``human_score``,
+    ``rating``, ``gold_score``... the human score; each only when no column
     has that role by its prefix. Everything else is ignored.
     """
     roles: dict[str, tuple[Role, str]] = {}
@@ -53,7 +56,7 @@ def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
         prefix = prefix.strip().lower()
         field = rest.strip()
         role = Role.IGNORED
-        if not dot and prefix in ("id", "split", "candidate", "input", "expected", "output", "observation"):
+        if not dot and prefix in ("id", "split", "candidate", "input", "expected", "output", "observation", "human"):
             role = Role(prefix)
         elif dot and field and prefix in ("input", "expected", "output"):
             role = Role(prefix)
@@ -66,9 +69,9 @@ def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
             continue
         for column in columns:
             if roles[column][0] is Role.IGNORED and _normal_name(str(column)) in names:
-                roles[column] = (role, "" if role is Role.OUTPUT else str(column).strip())
-                if role is Role.OUTPUT:
-                    break  # one column holds the whole output
+                roles[column] = (role, "" if role in _WHOLE else str(column).strip())
+                if role in _WHOLE:
+                    break  # one column holds the whole output (or the human score)
     return roles
 
 
