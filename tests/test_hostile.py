@@ -775,7 +775,7 @@ def test_closing_every_fd_fails_the_case(pool):
                     pass
             return 1.0, {"feedback": "closed everything"}
     """)
-    assert_failed(score_one(pool, source), CaseStatus.ERROR, "the metric's process exited")
+    assert_failed(score_one(pool, source), CaseStatus.ERROR, "closed or replaced the runner's channel")
 
 
 def test_reading_stdin_gets_nothing_and_does_not_block(pool):
