@@ -22,6 +22,7 @@ from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_na
 from ..overflow import SIDE_KEEP_BYTES, bound_side_information
 from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage, RunTally
+from ..sandbox.returns import MAX_NAMED_SCORES
 from ..trace import LlmCall, bounded
 from .pool import WorkerPool, default_pool
 from .worker import CallTimeout, Cancelled, ChildDied, EncodedCases, LlmHandler, Worker
@@ -181,6 +182,7 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
             and type(feedback) is str
             and type(scores) is dict
             and type(extra) is dict
+            and len(scores) <= MAX_NAMED_SCORES
             and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))
         ):
             result = CaseResult(

@@ -76,7 +76,8 @@ def over_limit_message(usage: Usage, limit: int) -> str:
     """What a call stopped for memory says (in the current language: the worker's caller formats it)."""
     return _(
         "the metric's processes together held {usage}, over the sandbox's {limit} GiB memory limit, so they "
-        "were stopped; use less memory (fewer or smaller processes, shared-memory files and files in /tmp)"
+        "were stopped; use less memory (fewer or smaller processes, shared-memory files and segments, files in "
+        "/tmp and data left waiting in sockets)"
     ).format(usage=usage.describe(), limit=f"{limit / (1 << 30):g}")
 
 
