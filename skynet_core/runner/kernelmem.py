@@ -24,6 +24,7 @@ import contextlib
 import functools
 import os
 import socket
+import struct
 from collections.abc import Iterator
 
 from . import sockdiag
@@ -77,7 +78,7 @@ class KernelMeter:
             return 0  # the one socket in use is ours
         try:
             held, listed = sockdiag.queued_bytes(diag)
-        except OSError:
+        except (OSError, struct.error):
             self._diag.pop(link).close()  # a dump cut short leaves its rest in the socket: start afresh
             return 0
         closed_but_queued = max(0, listed_in_all - 1 - listed)
@@ -201,5 +202,5 @@ def _held_socket_bytes(pids: list[int]) -> int:
     try:
         with contextlib.closing(sockdiag.open_diag()) as diag:
             return sockdiag.queued_bytes(diag, inodes)[0]
-    except OSError:
+    except (OSError, struct.error):
         return 0
