@@ -34,9 +34,10 @@ from ..metric_source import MetricSource
 from ..packages import existing_packages_dir
 from ..redact import redact
 from ..results import Isolation
+from ..sandbox.launcher import kill_below, running
 from ..trace import CASE_TIMEOUT, NO_ANSWER, NOT_AVAILABLE, LlmCall, from_reply
 from . import sandbox
-from .watchdog import tree, watchdog
+from .watchdog import watchdog
 
 MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest replies at 1 MiB
 STDERR_KEEP = 64 * 1024
@@ -246,7 +247,7 @@ class Worker:
         # A launcher without one is a subreaper: what is below it is killed first, or it would be
         # reparented out of reach when the launcher dies.
         if self.isolation is Isolation.REDUCED and not _has_pid_namespace(self.process.pid):
-            _kill_below(self.process.pid)
+            kill_below(self.process.pid)
         for sig_target in (lambda: os.killpg(self.process.pid, signal.SIGKILL), lambda: self.process.kill()):
             try:
                 sig_target()
@@ -260,7 +261,7 @@ class Worker:
             pass
         # The sandbox's PID-1 reaper exits only after every process in the sandbox has.
         deadline = time.monotonic() + 2.0
-        while reaper is not None and _alive(reaper) and time.monotonic() < deadline:
+        while reaper is not None and running(reaper) and time.monotonic() < deadline:
             time.sleep(0.002)
         for fd in (self._reply_read, self._err_read, self._req_write):
             try:
@@ -697,29 +698,6 @@ def _has_pid_namespace(pid: int) -> bool:
         return os.readlink(f"/proc/{pid}/ns/pid_for_children") != os.readlink(f"/proc/{pid}/ns/pid")
     except OSError:
         return True  # gone: so is what it started in one; else nothing is left to find
-
-
-def _kill_below(root: int, rounds: int = 50) -> None:
-    """SIGKILL every process below ``root`` until none is left (a killed process forks no more)."""
-    for _ in range(rounds):
-        below = [pid for pid in tree(root)[1:] if _alive(pid)]
-        if not below:
-            return
-        for pid in below:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        time.sleep(0.002)
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` is running (not gone, not a zombie)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rpartition(")")[2].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def _widen_pipe(fd: int) -> None:

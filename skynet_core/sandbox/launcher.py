@@ -23,7 +23,6 @@ after signal N (as bubblewrap reports it).
 
 from __future__ import annotations
 
-import ctypes
 import os
 import select
 import signal
@@ -36,6 +35,8 @@ KILL_ROUNDS = 100
 
 
 def _prctl(option: int, value: int) -> None:
+    import ctypes  # here, not with the module: the runner imports it for kill_below
+
     ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
 
 
@@ -100,7 +101,8 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _running(pid: int) -> bool:
+def running(pid: int) -> bool:
+    """Whether ``pid`` is running (not gone, not a zombie)."""
     try:
         with open(f"/proc/{pid}/stat") as handle:
             return handle.read().rpartition(")")[2].split()[0] != "Z"
@@ -108,30 +110,32 @@ def _running(pid: int) -> bool:
         return False
 
 
-def _descendants() -> list[int]:
-    """Every process below this one that has not exited yet."""
-    found, todo = [], _children(os.getpid())
+def descendants(root: int) -> list[int]:
+    """Every process below ``root`` that has not exited yet."""
+    found, todo = [], _children(root)
     while todo:
         pid = todo.pop()
-        if _running(pid):
+        if running(pid):
             found.append(pid)
             todo += _children(pid)
     return found
 
 
-def _kill_everything_below() -> None:
-    """SIGKILL every process below this one until none is left (a process cannot fork once killed, so
-    each round finds fewer), reaping them as they go."""
+def kill_below(root: int) -> None:
+    """SIGKILL every process below ``root`` until none is left (a process cannot fork once killed, so each
+    round finds fewer); ``root`` reaps its children meanwhile when it is this process. The runner calls it
+    too (it imports this module), for a launcher without a PID namespace, before killing the launcher."""
     for _ in range(KILL_ROUNDS):
-        below = _descendants()
+        below = descendants(root)
         if not below:
             return
         for pid in below:
             try:
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
+            except (ProcessLookupError, PermissionError):
                 pass
-        _reap_orphans()
+        if root == os.getpid():
+            _reap_orphans()
         time.sleep(0.001)  # the killed take a moment to exit
 
 
@@ -181,7 +185,7 @@ def main(argv: list[str]) -> None:
                 pass
         except BlockingIOError:
             pass
-    _kill_everything_below()
+    kill_below(os.getpid())
     os._exit(_status_code(status))
 
 
