@@ -43,6 +43,7 @@ from .human import cli as human_cli
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
+from .overflow import nothing_kept_on_disk
 from .paths import output_problem, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
 from .runner.pool import start_one_child
@@ -251,7 +252,8 @@ def _candidate_file(text: str) -> CandidateFile:
 def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run the command line in its language (``--lang``, else the environment's); returns the exit status."""
     argv = sys.argv[1:] if argv is None else argv
-    with use_language(cli_language(argv)):
+    # Whole side information is kept on disk only for the app's download: the command line writes what it keeps.
+    with use_language(cli_language(argv)), nothing_kept_on_disk():
         return _run(argv, stdout, stderr)
 
 

@@ -1,6 +1,8 @@
 """Case results as a table: for the Author page's grid, the CLI's `--out`, and exports.
 
-One row per case; one ``score.<name>`` column per named score seen in the run.
+One row per case; one ``score.<name>`` column per named score seen in the run, for the first
+:data:`MAX_SCORE_COLUMNS` names; a run with more (names that differ from case to case) keeps the
+rest of each case's named scores as one JSON object in the :data:`OTHER_SCORES` column.
 
 Files are written as the results come (:func:`open_results`), so a run of a
 million cases never holds them: JSONL goes straight to the file; CSV and
@@ -32,6 +34,8 @@ NUMBER_COLUMNS = ("score", "judge_cost_usd")  # and every score.<name>
 PARQUET_ROWS = 65536  # rows per Parquet row group: bounded memory while writing
 SPOOL_IN_MEMORY = 8 << 20  # a spool stays in memory up to this size, then moves to a temporary file
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+MAX_SCORE_COLUMNS = 256  # as many as a case may return (the contract's cap): a table never gets wider
+OTHER_SCORES = "other_scores"  # not "score.<name>": no named score can take its place
 
 
 def safe_csv_cell(value: Any) -> Any:
@@ -46,21 +50,45 @@ def safe_csv_cell(value: Any) -> Any:
     return value
 
 
-def score_names(results: Iterable[CaseResult]) -> list[str]:
-    """Named scores in the order they first appear."""
-    names: dict[str, None] = {}
-    for result in results:
+class ScoreNames:
+    """The named scores that get a column: the first :data:`MAX_SCORE_COLUMNS` seen, in that order, and
+    whether any other was seen (then the table has an :data:`OTHER_SCORES` column too)."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, None] = {}
+        self.more = False
+
+    def add(self, result: CaseResult) -> None:
         for name in result.scores:
-            names.setdefault(name, None)
-    return list(names)
+            if name not in self.names:
+                if len(self.names) < MAX_SCORE_COLUMNS:
+                    self.names[name] = None
+                else:
+                    self.more = True
+
+    def columns(self) -> list[str]:
+        return columns_for(list(self.names), self.more)
+
+    @classmethod
+    def of(cls, results: Iterable[CaseResult]) -> ScoreNames:
+        seen = cls()
+        for result in results:
+            seen.add(result)
+        return seen
 
 
-def columns_for(names: list[str]) -> list[str]:
-    return BASE_COLUMNS + [f"score.{name}" for name in names] + TAIL_COLUMNS
+def score_names(results: Iterable[CaseResult]) -> list[str]:
+    """Named scores in the order they first appear (the first :data:`MAX_SCORE_COLUMNS`)."""
+    return list(ScoreNames.of(results).names)
 
 
-def result_row(result: CaseResult, names: list[str]) -> dict[str, Any]:
-    """One case's row; a named score the case did not report is ``None``."""
+def columns_for(names: list[str], more: bool = False) -> list[str]:
+    return BASE_COLUMNS + [f"score.{name}" for name in names] + ([OTHER_SCORES] if more else []) + TAIL_COLUMNS
+
+
+def result_row(result: CaseResult, names: list[str], more: bool = False) -> dict[str, Any]:
+    """One case's row; a named score the case did not report is ``None``. With ``more``, the named scores
+    not in ``names`` go to :data:`OTHER_SCORES` as a JSON object (empty when there are none)."""
     row: dict[str, Any] = {
         "id": result.id,
         "split": result.split,
@@ -70,6 +98,9 @@ def result_row(result: CaseResult, names: list[str]) -> dict[str, Any]:
     }
     for name in names:
         row[f"score.{name}"] = result.scores.get(name)
+    if more:
+        other = {name: value for name, value in result.scores.items() if f"score.{name}" not in row}
+        row[OTHER_SCORES] = orjson.dumps(other).decode() if other else ""
     row.update(
         {
             "feedback": result.feedback,
@@ -89,9 +120,9 @@ def results_frame(results: list[CaseResult]) -> pd.DataFrame:
     """The per-case table. Missing named scores are NaN (the case did not report them)."""
     import pandas as pd
 
-    names = score_names(results)
-    columns = columns_for(names)
-    frame = pd.DataFrame([result_row(result, names) for result in results], columns=columns)
+    seen = ScoreNames.of(results)
+    names = list(seen.names)
+    frame = pd.DataFrame([result_row(result, names, seen.more) for result in results], columns=seen.columns())
     for column in ["score", *[f"score.{name}" for name in names], "judge_cost_usd"]:
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
     return frame
@@ -144,26 +175,25 @@ class _TableWriter(ResultsWriter):
         super().__init__(path)
         path.open("wb").close()  # fail now, not after the run, when the file cannot be written
         self._spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
-        self._names: dict[str, None] = {}
+        self._names = ScoreNames()
         self._closed = False
 
     def write(self, result: CaseResult, encoded: bytes | None = None) -> None:
         self._spool.write((encoded or result.to_json_bytes()) + b"\n")
-        for name in result.scores:
-            self._names.setdefault(name, None)
+        self._names.add(result)
         self.count += 1
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        names = list(self._names)
+        names = list(self._names.names)
         self._spool.seek(0)
         for line in self._spool:
-            yield result_row(CaseResult.from_json(orjson.loads(line)), names)
+            yield result_row(CaseResult.from_json(orjson.loads(line)), names, self._names.more)
 
     def close(self) -> Path:
         if not self._closed:
             self._closed = True
             try:
-                self.finish(columns_for(list(self._names)))
+                self.finish(self._names.columns())
             finally:
                 self._spool.close()
         return self.path

@@ -39,6 +39,7 @@ from .. import i18n  # i18n._: this module keeps `_` for values it ignores
 from ..cases import Case
 from ..i18n import SOURCE_LANGUAGE, language, use_language
 from ..metric_source import MetricSource
+from ..overflow import nothing_kept_on_disk
 from ..results import CaseResult, CaseStatus, Isolation, RunTally
 from .pool import default_pool
 from .run import LoadFailure, ResultCallback, ScoreRun, batch_size, failed_result, score_cases
@@ -391,7 +392,8 @@ def score_batch_json(files: dict[str, str], cases: list[Case], timeout: float, l
     What a Ray task runs on its node; also callable without Ray, which tests use.
     """
     pool = default_pool()
-    run = score_cases(MetricSource(files), cases, timeout=timeout, llm=llm, pool=pool)
+    with nothing_kept_on_disk():  # a file on this node would be out of the driver's reach
+        run = score_cases(MetricSource(files), cases, timeout=timeout, llm=llm, pool=pool)
     failure = run.load_error
     return orjson.dumps(
         {
