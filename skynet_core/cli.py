@@ -221,6 +221,13 @@ def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
         raise UsageError(str(exc)) from None
 
 
+def _metric_files(path: str, source: MetricSource) -> list[Path]:
+    """The files on disk that ``source`` was read from (``path`` is metric.py or its folder)."""
+    given = Path(path)
+    folder = given if given.is_dir() else given.parent
+    return [given if not given.is_dir() else folder / "metric.py", *(folder / name for name in source.files)]
+
+
 def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
     if kind := special_file(path):
         raise UsageError(_("--roles {path} is {kind}, not a file; give a JSON file").format(path=path, kind=kind))
@@ -668,16 +675,17 @@ def _add_export_parser(commands: Any) -> None:
 def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .engines.export import export_for_engine
     from .engines.reflection import dataset_instruction
-    from .metric_source import MetricSource
 
+    inputs = tuple(item for item in (args.data, args.roles) if item)
     try:
-        source = MetricSource.from_path(args.metric)
+        source = _read_metric(args.metric, inputs)
         cases, instruction = [], args.instruction
         if args.data:
             dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None)
             cases = dataset.for_candidate(dataset.candidates[0])
             instruction = instruction or dataset_instruction(dataset)
-        folder = export_for_engine(source, args.engine, cases, instruction=instruction).write_to(args.out)
+        exported = export_for_engine(source, args.engine, cases, instruction=instruction)
+        folder = exported.write_to(args.out, inputs=(*inputs, *_metric_files(args.metric, source)))
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE

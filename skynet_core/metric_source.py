@@ -37,6 +37,7 @@ MAX_DATA_FILE_BYTES = 1_000_000
 MAX_DEPTH = 3
 MAX_WALK_ENTRIES = 2000
 SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env"})
+EXPORT_MARKER = ".skynet-export.json"  # a folder an export wrote (engines/export.py): its copy is not the metric's
 
 
 class MetricSourceError(ValueError):
@@ -159,6 +160,7 @@ class MetricSource:
                 and not name.startswith(".")
                 and name not in SKIPPED_DIRS
                 and not (Path(root) / name / "pyvenv.cfg").exists()
+                and not (Path(root) / name / EXPORT_MARKER).exists()
             )
             for name in sorted(names):
                 seen += 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import io
+import os
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ import orjson
 
 from ..cases import Case
 from ..i18n import _
-from ..metric_source import MetricSource, write_files
+from ..metric_source import EXPORT_MARKER, MetricSource
 from ..packages import package_report
 from .dspy_metric import DspyFields
 
@@ -39,6 +40,11 @@ VENDOR_TREES = ("sandbox",)
 VENDORED_INIT = (
     '"""A vendored part of Skynet Metric Studio\'s skynet_core: what runs a metric sandboxed for engines."""\n'
 )
+# Every exported folder holds this file: a folder with it was written by an export, so another export may write
+# its files again; any other folder that is not empty is the user's, and an export refuses to write into it.
+MARKER = EXPORT_MARKER
+MARKER_TEXT = '{"written_by": "Skynet Metric Studio export"}\n'
+SHOWN_CLASHES = 8
 
 
 class ExportError(ValueError):
@@ -52,8 +58,20 @@ class EngineExport:
     engine: str
     files: Mapping[str, str]
 
-    def write_to(self, folder: str | Path) -> Path:
-        return write_files(self.files, folder)
+    def write_to(self, folder: str | Path, *, inputs: Sequence[str | Path] = ()) -> Path:
+        """Write the files into ``folder`` and return it; nothing the user owns is replaced.
+
+        ``folder`` must be new, empty, or written by an export before (it holds :data:`MARKER`);
+        ``inputs`` (the data file, the metric's files) must not be among the files written. Each
+        file is written to a temporary name and renamed, so a link in the folder is replaced, never
+        followed. Raises :class:`ExportError` naming the files it would replace, before writing any.
+        """
+        folder = Path(folder)
+        _check_target(folder, self.files, inputs)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in self.files.items():
+            _replace(folder, name, text)
+        return folder
 
     def to_zip(self, top: str | None = None) -> bytes:
         top = top or f"skynet-{self.engine}"
@@ -104,7 +122,83 @@ def export_for_engine(
         (Path(__file__).parent / "templates" / "README.md").read_text(encoding="utf-8").replace("{engine}", engine)
     )
     files.update(vendored_files())
+    files[MARKER] = MARKER_TEXT
     return EngineExport(engine, files)
+
+
+def _check_target(folder: Path, files: Mapping[str, str], inputs: Sequence[str | Path]) -> None:
+    """Refuse to write ``files`` into ``folder`` when that would replace a file the user owns or reads from."""
+    if folder.exists() and not folder.is_dir():
+        raise ExportError(_("{folder} is a file, not a folder; give a new or empty folder.").format(folder=folder))
+    present = sorted(entry.name for entry in folder.iterdir()) if folder.exists() else []
+    if not present or _is_marker(folder / MARKER):
+        targets = {_identity(folder / name): name for name in files}
+        for item in inputs:
+            name = targets.get(_identity(Path(item)))
+            if name is not None:
+                raise ExportError(
+                    _(
+                        "The export would write {name} over {path}, which it reads; export into another folder, or "
+                        "move {path} out of {folder} first."
+                    ).format(name=name, path=item, folder=folder)
+                )
+        return
+    clashes = [name for name in files if os.path.lexists(folder / name)]
+    # A file where the export puts a folder (``metric``) is replaced too.
+    tops = {name.split("/")[0] for name in files}
+    clashes += [top for top in present if top in tops and not (folder / top).is_dir()]
+    if clashes:
+        raise ExportError(
+            _(
+                "{folder} is not empty and was not written by an export: exporting into it would replace {files}. "
+                "Export into a new or empty folder."
+            ).format(folder=folder, files=_some(clashes))
+        )
+    raise ExportError(
+        _(
+            "{folder} is not empty and was not written by an export (it holds {files}). Export into a new or empty "
+            "folder."
+        ).format(folder=folder, files=_some(present))
+    )
+
+
+def _some(names: list[str]) -> str:
+    return ", ".join(names[:SHOWN_CLASHES]) + (", …" if len(names) > SHOWN_CLASHES else "")
+
+
+def _identity(path: Path) -> tuple[int, int] | Path:
+    """What makes two paths the same file: its device and inode when it exists, else its resolved path."""
+    try:
+        info = path.stat()
+    except (OSError, ValueError):
+        return path.absolute()
+    return info.st_dev, info.st_ino
+
+
+def _is_marker(path: Path) -> bool:
+    try:
+        return path.is_file() and not path.is_symlink() and "Skynet Metric Studio export" in path.read_text()[:200]
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _replace(folder: Path, name: str, text: str) -> None:
+    """Write ``folder/name`` through a temporary file renamed over it; its folder must lie inside ``folder``."""
+    target = folder / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.resolve().is_relative_to(folder.resolve()):
+        raise ExportError(
+            _("{path} leads outside {folder} (a link); remove the link or export into a new folder.").format(
+                path=target.parent, folder=folder
+            )
+        )
+    partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def cases_jsonl(cases: Sequence[Case]) -> str:
