@@ -25,6 +25,7 @@ problem (unreadable data, bad arguments).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import threading
@@ -41,8 +42,9 @@ from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset
 from .display import terminal_text
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
+from .metric_needs import string_literals
 from .metric_source import MetricSource, MetricSourceError
-from .paths import output_problem, special_file
+from .paths import output_problem, same_file_as, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
 from .runner.pool import start_one_child
 from .runner.watchdog import MEMORY_LIMIT_MODE
@@ -221,6 +223,28 @@ def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
         raise UsageError(str(exc)) from None
 
 
+def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: str, source: MetricSource) -> None:
+    """Refuse an ``--out`` that is the same file as an input (``inputs``: path to its option), or a file of
+    the metric: one that came along with it, or one its code names (``open("labels.jsonl")``)."""
+    if same := same_file_as(out, inputs):
+        raise UsageError(
+            _(
+                "--out {path} is the same file as {option} {input}, which this run reads; write the results to "
+                "another file."
+            ).format(path=out, option=inputs[str(same)], input=same)
+        )
+    files = _metric_files(metric, source)
+    folder = files[0].parent
+    relative = os.path.relpath(os.path.abspath(out), os.path.abspath(folder))
+    named = any(relative in string_literals(text) for name, text in source.files.items() if name.endswith(".py"))
+    if (same := same_file_as(out, files)) or named:
+        raise UsageError(
+            _(
+                "--out {path} is the same file as {input}, a file of the metric; write the results to another file."
+            ).format(path=out, input=same or folder / relative)
+        )
+
+
 def _metric_files(path: str, source: MetricSource) -> list[Path]:
     """The files on disk that ``source`` was read from (``path`` is metric.py or its folder)."""
     given = Path(path)
@@ -294,14 +318,16 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
                 raise UsageError(_("--out {path}: use a .csv, .jsonl or .parquet file name").format(path=args.out))
             if args.out and (problem := output_problem(args.out)):
                 raise UsageError(_("--out {path}: {problem}").format(path=args.out, problem=problem))
-        source = _read_metric(
-            args.metric,
-            (
-                args.data,
-                *(text.partition("=")[2] for text in args.candidate_file),
-                *((args.roles,) if args.roles else ()),
-            ),
-        )
+        inputs = {
+            args.data: "--data",
+            **{text.partition("=")[2]: "--candidate-file" for text in args.candidate_file},
+            **({args.roles: "--roles"} if args.roles else {}),
+        }
+        # The run's own output is not a metric file, even when an old one lies beside metric.py.
+        written = (args.out,) if args.command == "score" and args.out else ()
+        source = _read_metric(args.metric, (*inputs, *written))
+        if written:
+            _refuse_out_over_inputs(args.out, inputs, args.metric, source)
         cases, split_counts = _read_cases(args)
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
@@ -356,11 +382,14 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE
     finally:
-        if out is not None:
-            try:
-                out.close()
-            except OSError as exc:
-                sink.failed = sink.failed or exc
+        # Only a run that ended puts --out in place; an interrupted one leaves the old file as it was.
+        if out is not None and (report is None or sink.failed is not None):
+            out.discard()
+    if out is not None and sink.failed is None:
+        try:
+            out.close()
+        except OSError as exc:
+            sink.failed = exc
     if sink.failed is not None:
         print(
             _("error: cannot write {path}: {error}").format(path=args.out, error=sink.failed.strerror or sink.failed),

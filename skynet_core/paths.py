@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from skynet_core.i18n import N_, _
@@ -48,6 +48,22 @@ def output_problem(path: str | Path) -> str | None:
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         return _("{path} is not writable by this user; write somewhere else").format(path=path)
     return None
+
+
+def file_identity(path: str | Path) -> tuple[int, int] | Path:
+    """What makes two paths the same file: its device and inode when it exists (so a hard link or another
+    spelling of the path is the same file), else its absolute path with ``..`` resolved."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return Path(os.path.abspath(path))
+    return info.st_dev, info.st_ino
+
+
+def same_file_as(path: str | Path, others: Iterable[str | Path]) -> str | Path | None:
+    """The first of ``others`` that is the same file as ``path`` (see :func:`file_identity`), or None."""
+    identity = file_identity(path)
+    return next((other for other in others if file_identity(other) == identity), None)
 
 
 DATA_ROOTS_ENV = "SKYNET_DATA_ROOTS"

@@ -26,6 +26,7 @@ from ..cases import Case
 from ..i18n import _
 from ..metric_source import EXPORT_MARKER, MetricSource
 from ..packages import package_report
+from ..paths import file_identity
 from .dspy_metric import DspyFields
 
 ENGINES = ("gepa", "dspy")
@@ -132,9 +133,9 @@ def _check_target(folder: Path, files: Mapping[str, str], inputs: Sequence[str |
         raise ExportError(_("{folder} is a file, not a folder; give a new or empty folder.").format(folder=folder))
     present = sorted(entry.name for entry in folder.iterdir()) if folder.exists() else []
     if not present or _is_marker(folder / MARKER):
-        targets = {_identity(folder / name): name for name in files}
+        targets = {file_identity(folder / name): name for name in files}
         for item in inputs:
-            name = targets.get(_identity(Path(item)))
+            name = targets.get(file_identity(item))
             if name is not None:
                 raise ExportError(
                     _(
@@ -164,15 +165,6 @@ def _check_target(folder: Path, files: Mapping[str, str], inputs: Sequence[str |
 
 def _some(names: list[str]) -> str:
     return ", ".join(names[:SHOWN_CLASHES]) + (", …" if len(names) > SHOWN_CLASHES else "")
-
-
-def _identity(path: Path) -> tuple[int, int] | Path:
-    """What makes two paths the same file: its device and inode when it exists, else its resolved path."""
-    try:
-        info = path.stat()
-    except (OSError, ValueError):
-        return path.absolute()
-    return info.st_dev, info.st_ino
 
 
 def _is_marker(path: Path) -> bool:
