@@ -42,6 +42,7 @@ from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset
 from .display import terminal_text
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
+from .metric_folder import FolderRead, read_metric_folder
 from .metric_needs import string_literals
 from .metric_source import MetricSource, MetricSourceError
 from .paths import output_problem, same_file_as, special_file
@@ -208,9 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
+def _read_metric(path: str, inputs: tuple[str, ...] = (), stderr: TextIO | None = None) -> FolderRead:
     """The metric folder at ``path`` (metric.py or its folder); ``inputs``, the data files given
-    with it, never come along as metric files."""
+    with it, never come along as metric files. Notes on files left out go to ``stderr``."""
     if kind := special_file(path):
         raise UsageError(
             _("{path} is {kind}, not a metric file or folder; give the path of metric.py or its folder").format(
@@ -218,12 +219,15 @@ def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
             )
         )
     try:
-        return MetricSource.from_path(path, exclude=inputs)
+        read = read_metric_folder(path, exclude=inputs)
     except MetricSourceError as exc:
         raise UsageError(str(exc)) from None
+    for note in read.notes:
+        print(_("note: {text}").format(text=_terminal_lines(note)), file=stderr or sys.stderr)
+    return read
 
 
-def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: str, source: MetricSource) -> None:
+def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: FolderRead) -> None:
     """Refuse an ``--out`` that is the same file as an input (``inputs``: path to its option), or a file of
     the metric: one that came along with it, or one its code names (``open("labels.jsonl")``)."""
     if same := same_file_as(out, inputs):
@@ -233,23 +237,14 @@ def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: str, sourc
                 "another file."
             ).format(path=out, option=inputs[str(same)], input=same)
         )
-    files = _metric_files(metric, source)
-    folder = files[0].parent
-    relative = os.path.relpath(os.path.abspath(out), os.path.abspath(folder))
-    named = any(relative in string_literals(text) for name, text in source.files.items() if name.endswith(".py"))
-    if (same := same_file_as(out, files)) or named:
+    relative = os.path.relpath(os.path.abspath(out), os.path.abspath(metric.folder))
+    named = any(relative in string_literals(text) for name, text in metric.source.files.items() if name.endswith(".py"))
+    if (same := same_file_as(out, metric.paths())) or named:
         raise UsageError(
             _(
                 "--out {path} is the same file as {input}, a file of the metric; write the results to another file."
-            ).format(path=out, input=same or folder / relative)
+            ).format(path=out, input=same or metric.folder / relative)
         )
-
-
-def _metric_files(path: str, source: MetricSource) -> list[Path]:
-    """The files on disk that ``source`` was read from (``path`` is metric.py or its folder)."""
-    given = Path(path)
-    folder = given if given.is_dir() else given.parent
-    return [given if not given.is_dir() else folder / "metric.py", *(folder / name for name in source.files)]
 
 
 def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
@@ -325,9 +320,10 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         }
         # The run's own output is not a metric file, even when an old one lies beside metric.py.
         written = (args.out,) if args.command == "score" and args.out else ()
-        source = _read_metric(args.metric, (*inputs, *written))
+        metric = _read_metric(args.metric, (*inputs, *written), stderr)
+        source = metric.source
         if written:
-            _refuse_out_over_inputs(args.out, inputs, args.metric, source)
+            _refuse_out_over_inputs(args.out, inputs, metric)
         cases, split_counts = _read_cases(args)
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
@@ -707,14 +703,15 @@ def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
 
     inputs = tuple(item for item in (args.data, args.roles) if item)
     try:
-        source = _read_metric(args.metric, inputs)
+        metric = _read_metric(args.metric, inputs, stderr)
+        source = metric.source
         cases, instruction = [], args.instruction
         if args.data:
             dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None)
             cases = dataset.for_candidate(dataset.candidates[0])
             instruction = instruction or dataset_instruction(dataset)
         exported = export_for_engine(source, args.engine, cases, instruction=instruction)
-        folder = exported.write_to(args.out, inputs=(*inputs, *_metric_files(args.metric, source)))
+        folder = exported.write_to(args.out, inputs=(*inputs, *metric.paths()))
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE

@@ -28,13 +28,39 @@ def special_file(path: str | Path) -> str | None:
     """
     try:
         mode = os.stat(path).st_mode
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the path (path_problem says so)
         return None
     return next((_(kind) for test, kind in _KINDS if test(mode)), None)
 
 
+MAX_NAME_BYTES = 255  # a file or folder name, on every common Linux file system
+MAX_PATH_BYTES = 4096
+
+
+def path_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot name a file at all, for people (a NUL character, a name or path too long for the
+    file system), or None. Checked before the path is used: the system's own errors (``ValueError: embedded
+    null byte``, ``OSError: [Errno 36] File name too long``) would otherwise escape as tracebacks."""
+    text = os.fspath(path)
+    if "\0" in text:
+        return _("the path holds a NUL character, which no file name can; check how it was typed or pasted")
+    encoded = os.fsencode(text)
+    longest = max((len(part) for part in encoded.split(b"/")), default=0)
+    if longest > MAX_NAME_BYTES:
+        return _("a name in the path is {size} bytes long, but a file system allows at most {limit}").format(
+            size=longest, limit=MAX_NAME_BYTES
+        )
+    if len(encoded) > MAX_PATH_BYTES:
+        return _("the path is {size} bytes long, but a file system allows at most {limit}").format(
+            size=len(encoded), limit=MAX_PATH_BYTES
+        )
+    return None
+
+
 def output_problem(path: str | Path) -> str | None:
     """Why a new file cannot be written at ``path``, for people, or None when it can (checked before the work)."""
+    if problem := path_problem(path):
+        return problem
     path = Path(path)
     folder = path.parent
     if path.is_dir():

@@ -15,6 +15,7 @@ import ast
 import importlib.metadata
 import io
 import os
+import re
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ VENDORED_INIT = (
 MARKER = EXPORT_MARKER
 MARKER_TEXT = '{"written_by": "Skynet Metric Studio export"}\n'
 SHOWN_CLASHES = 8
+_PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")  # PEP 508's name, with re.fullmatch
 
 
 class ExportError(ValueError):
@@ -203,29 +205,54 @@ def cases_jsonl(cases: Sequence[Case]) -> str:
 
 
 def requirements(source: MetricSource, engine: str) -> str:
-    """requirements.txt: the engine, the runner's packages, and the third-party packages the metric imports."""
+    """requirements.txt: the engine, the runner's packages, and the third-party packages the metric imports.
+
+    People run ``pip install -r`` on it outside any sandbox, so every line is either a requirement
+    built from a checked name and version (:func:`requirement`) or a comment holding only an import
+    name and a checked distribution name; a name from the metric folder or an installed package's
+    metadata that is not a valid requirement is left out, never written.
+    """
     lines = ["# The engine (the version Skynet's adapters are tested with).", *ENGINE_PINS[engine]]
     lines += ["# What the vendored runner and the model calls need.", *(_pin(name) for name in RUNTIME_PACKAGES)]
     report = package_report(source)
+    found = [requirement(status.distribution, status.version) for status in report if status.found]
+    missing = [
+        f"# {status.module} is imported by metric/ but not installed here (install {status.distribution})"
+        for status in report
+        if not status.found and _is_module(status.module) and requirement(status.distribution, None)
+    ]
     if report:
         lines.append("# What metric/ imports.")
-        lines += [
-            f"{status.distribution}=={status.version}" if status.version else _pin(status.distribution)
-            for status in report
-            if status.found
-        ]
-        lines += [
-            f"# {status.module}: imported by metric/{status.file} line {status.line}, but not installed here "
-            f"(install {status.distribution})"
-            for status in report
-            if not status.found
-        ]
+        lines += [line for line in found if line is not None]
+        lines += missing
+    if None in found or len(missing) < sum(not status.found for status in report):
+        lines.append("# A package metric/ imports has a name that is not a valid requirement; it was left out.")
     return "\n".join(lines) + "\n"
+
+
+def requirement(distribution: str, version: str | None) -> str | None:
+    """``name==version`` (or ``name``) when ``distribution`` is a valid project name and ``version`` a valid
+    version (PEP 508, PEP 440), else None."""
+    from packaging.version import InvalidVersion, Version
+
+    if not _PROJECT_NAME.fullmatch(distribution):
+        return None
+    if version is None:
+        return distribution
+    try:
+        Version(version)
+    except InvalidVersion:
+        return None
+    return f"{distribution}=={version}" if version.isascii() and version.strip() == version else None
+
+
+def _is_module(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
 
 
 def _pin(distribution: str) -> str:
     try:
-        return f"{distribution}=={importlib.metadata.version(distribution)}"
+        return requirement(distribution, importlib.metadata.version(distribution)) or distribution
     except importlib.metadata.PackageNotFoundError:
         return distribution
 
