@@ -56,3 +56,26 @@ def test_the_echoed_key_is_in_no_feedback_or_result(server, pool):
     assert result.ok and "[redacted]" in result.feedback
     text = result.to_json_bytes(True).decode()
     assert SESSION_KEY not in text and ENV_KEY not in text and "sk-unknown" not in text
+
+
+BIG_PROMPT = """
+from skynet import llm, LlmError
+
+def score(input, output, expected=None):
+    try:
+        llm("Judge this.", input="x" * 3_000_000)
+    except LlmError as exc:
+        return 0.0, {"feedback": str(exc)}
+    return 1.0, {"feedback": "sent"}
+"""
+
+
+def test_a_prompt_over_the_cap_fails_with_its_own_message_and_is_not_sent(server, pool):
+    run = score_cases(
+        BIG_PROMPT, [Case(id="a", input={"q": "1"}, output="x")], llm=make_handler(settings(server)), pool=pool
+    )
+    result = run.results[0]
+    assert result.ok, result.error
+    assert "the prompt given to llm() is 3.0 MB" in result.feedback and "at most 1 MB" in result.feedback
+    assert "side information" not in result.feedback and "reply" not in result.feedback
+    assert server.requests == []
