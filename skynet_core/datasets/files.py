@@ -271,14 +271,45 @@ def _reject_constant(name: str) -> None:
 
 def _parse_json(text: str) -> Any:
     """Parse with orjson for speed; on failure, the standard parser gives the message people read
-    (and accepts what orjson refuses but JSON allows, such as integers beyond 64 bits)."""
+    (and accepts what orjson refuses but JSON allows, such as integers beyond 64 bits). A lone
+    surrogate escape (``"\\ud800"``), which the standard parser lets through as text no file or
+    terminal can hold, raises :class:`LoneSurrogate`."""
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         try:
-            return json.loads(text, parse_constant=_reject_constant)
+            value = json.loads(text, parse_constant=_reject_constant)
         except RecursionError:
             raise TooDeep() from None
+        if _holds_surrogate(value):
+            raise LoneSurrogate() from None
+        return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Whether a parsed JSON value has a lone surrogate in any string or key (iteratively: it may be deep)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+class LoneSurrogate(ValueError):
+    """A JSON string escapes half of a UTF-16 surrogate pair (``"\\ud800"``): not a character."""
+
+    def __str__(self) -> str:
+        return _("it holds a lone surrogate escape such as \\ud800, half of a UTF-16 pair and not a character")
 
 
 class TooDeep(ValueError):
@@ -304,6 +335,15 @@ def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 _(
                     "{name}, line {line} is nested more than 1,000 levels deep, too deep to read. Flatten that "
                     "case, or store its deep part as a JSON string."
+                ).format(name=path.name, line=number),
+                line=number,
+            ) from None
+        except LoneSurrogate:
+            raise DatasetError(
+                _(
+                    "{name}, line {line} holds a lone surrogate escape such as \\ud800: half of a UTF-16 pair, "
+                    "not a character. Fix what wrote that line (the text was cut inside an emoji or a rare "
+                    "character), or remove the escape."
                 ).format(name=path.name, line=number),
                 line=number,
             ) from None
