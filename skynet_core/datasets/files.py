@@ -641,7 +641,77 @@ def _parquet_frame(path: Path) -> pd.DataFrame:
                 raise _too_big_decoded(path.name, bytes_limit)
             batches.append(batch)
         table = pa.Table.from_batches(batches, schema=parquet.schema_arrow)
-    return table.to_pandas()
+    return _json_ready(path.name, table).to_pandas()
+
+
+def _json_ready(file: str, table: Any) -> Any:
+    """The Parquet table with every column something a case (JSON) can carry, checked when the file is read.
+
+    Binary columns of UTF-8 text become text; decimals become numbers when a float holds them exactly
+    (precision up to 15 digits), else text with every digit. Bytes that are not text, durations and
+    intervals (also inside lists and structs) are refused, naming the column: they would otherwise
+    reach the sandbox as values JSON cannot encode and be blamed on the metric.
+    """
+    import pyarrow as pa
+
+    for index, field in enumerate(table.schema):
+        kind = field.type
+        target = None
+        if _is_binary(kind):
+            target = pa.large_string() if pa.types.is_large_binary(kind) else pa.string()
+        elif pa.types.is_decimal(kind):
+            target = pa.float64() if kind.precision <= 15 else pa.string()
+        elif problem := _unsupported(kind):
+            raise _column_refused(file, field.name, problem, kind)
+        if target is not None:
+            try:
+                column = table.column(index).cast(target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                raise _column_refused(file, field.name, "binary", kind) from None
+            table = table.set_column(index, field.name, column)
+    return table
+
+
+def _is_binary(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(
+        pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+        or pa.types.is_fixed_size_binary(kind)
+        or pa.types.is_binary_view(kind)
+    )
+
+
+def _unsupported(kind: Any) -> str | None:
+    """``"binary"`` or ``"duration"`` when ``kind`` holds bytes, durations or intervals at any depth, else None."""
+    import pyarrow as pa
+
+    if _is_binary(kind):
+        return "binary"
+    if pa.types.is_duration(kind) or pa.types.is_interval(kind):
+        return "duration"
+    if pa.types.is_dictionary(kind):
+        return _unsupported(kind.value_type)
+    for child in range(getattr(kind, "num_fields", 0)):
+        if problem := _unsupported(kind.field(child).type):
+            return problem
+    return None
+
+
+def _column_refused(file: str, column: str, problem: str, kind: Any) -> DatasetError:
+    message = (
+        _(
+            "{file}: column {column!r} holds binary data ({type}) that is not UTF-8 text, and a case is JSON, which "
+            "cannot carry bytes. Store it as text (e.g. base64), or leave the column out of the file."
+        )
+        if problem == "binary"
+        else _(
+            "{file}: column {column!r} holds durations ({type}), and a case is JSON, which has none. Store them as "
+            "numbers with the unit in the column name (e.g. latency_ms), or as text."
+        )
+    )
+    return DatasetError(message.format(file=file, column=column, type=kind), column=column)
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

@@ -41,7 +41,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, decimal.Decimal):
-        return float(value)
+        # A float holds 15 significant digits exactly; beyond that the digits are kept as text, not rounded.
+        return float(value) if len(value.as_tuple().digits) <= 15 else str(value)
     return value
 
 
