@@ -45,7 +45,7 @@ from .llm import MetricLlm, machine_settings, make_handler
 from .metric_folder import FolderRead, read_metric_folder
 from .metric_needs import string_literals
 from .metric_source import MetricSource, MetricSourceError
-from .paths import output_problem, same_file_as, special_file
+from .paths import output_problem, path_problem, same_file_as, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
 from .runner.pool import start_one_child
 from .runner.watchdog import MEMORY_LIMIT_MODE
@@ -248,6 +248,8 @@ def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: FolderRead
 
 
 def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
+    if problem := path_problem(path):
+        raise UsageError(_("--roles {path}: {problem}").format(path=path, problem=problem))
     if kind := special_file(path):
         raise UsageError(_("--roles {path} is {kind}, not a file; give a JSON file").format(path=path, kind=kind))
     try:

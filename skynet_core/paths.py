@@ -122,6 +122,8 @@ def server_path(typed: str, env: Mapping[str, str] | None = None) -> Path:
     The server may be able to read far more than its visitors should (``/root/creds.json``,
     ``../../etc/shadow``): a path typed in the browser reaches only the configured roots.
     """
+    if problem := path_problem(typed.strip()):
+        raise PathRefused(_("{path}: {problem}").format(path=typed.strip()[:200], problem=problem))
     roots = data_roots(env)
     path = Path(typed.strip()).expanduser()
     resolved = (path if path.is_absolute() else roots[0] / path).resolve()

@@ -20,7 +20,7 @@ import orjson
 
 from skynet_core.cases import Observation
 from skynet_core.i18n import _, language
-from skynet_core.paths import special_file
+from skynet_core.paths import path_problem, special_file
 
 from .model import (
     _MEASUREMENTS,
@@ -88,6 +88,7 @@ _SUFFIXES = (*_JSONL_SUFFIXES, ".csv", ".parquet")
 _NUMBER_TEXT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _UNSAFE_NAME = re.compile(r"[^\w.\- ()+]")
 _CHUNK_BYTES = 1 << 20
+MAX_UPLOAD_NAME_CHARS = 60  # of an upload's name and of its extension; UTF-8 takes up to 4 bytes a character
 
 
 def _file_label(source: str | Path) -> str:
@@ -108,7 +109,10 @@ def _suffix(path: Path) -> str:
 
 
 def refuse_folder(path: Path) -> None:
-    """Refuse a folder given where a case file belongs, naming the case files inside it to choose from."""
+    """Refuse a path that cannot name a file (:func:`~skynet_core.paths.path_problem`), or a folder given where a
+    case file belongs, naming the case files inside it to choose from."""
+    if problem := path_problem(path):
+        raise DatasetError(_("{path}: {problem}").format(path=path, problem=problem))
     try:
         if not path.is_dir():
             return
@@ -132,6 +136,8 @@ def refuse_folder(path: Path) -> None:
 
 def _check_file(path: Path) -> int:
     """The file's size, after checking it exists, is a file and is under the limit."""
+    if problem := path_problem(path):
+        raise DatasetError(_("{path}: {problem}").format(path=path, problem=problem))
     if not path.exists():
         raise DatasetError(
             _("{name} was not found at {path}. Check the path, or upload the file again.").format(
@@ -177,6 +183,8 @@ def save_upload(name: str, data: BinaryIO, directory: str | Path) -> Path:
     extension, an empty file or one over :data:`MAX_FILE_BYTES`.
     """
     safe = _UNSAFE_NAME.sub("_", Path(name.replace("\\", "/")).name).strip(" .") or "upload"
+    stem, suffix = os.path.splitext(safe)
+    safe = stem[:MAX_UPLOAD_NAME_CHARS] + suffix[:MAX_UPLOAD_NAME_CHARS]  # a file system takes 255 bytes a name
     _suffix(Path(safe))
     data.seek(0, io.SEEK_END)
     size = data.tell()
