@@ -28,6 +28,7 @@ from ..i18n import _
 from ..metric_source import EXPORT_MARKER, MetricSource
 from ..packages import package_report
 from ..paths import file_identity
+from ..pysource import parse as parse_source
 from .dspy_metric import DspyFields
 
 ENGINES = ("gepa", "dspy")
@@ -281,7 +282,7 @@ def vendored_files() -> dict[str, str]:
 def _relative_imports(path: Path) -> list[Path]:
     """The package files a module imports at load time (imports inside functions or under ``TYPE_CHECKING`` are
     what the module uses optionally, so they are left out)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_source(path.read_text(encoding="utf-8"))
     targets = []
     for node in tree.body:
         if not isinstance(node, ast.ImportFrom) or node.level == 0:
