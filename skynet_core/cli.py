@@ -326,7 +326,9 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         source = metric.source
         if written:
             _refuse_out_over_inputs(args.out, inputs, metric)
-        cases, split_counts = _read_cases(args)
+        cases, split_counts, warnings = _read_cases(args)
+        for warning in warnings:
+            print(_("warning: {text}").format(text=_terminal_lines(warning)), file=stderr)
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
@@ -409,8 +411,8 @@ def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
     return (ClusterError,)
 
 
-def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
-    """The cases to check or score, and how to count them by split (for a message).
+def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]], list[str]]:
+    """The cases to check or score, how to count them by split (for a message), and the data's warnings.
 
     ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
     so that a million of them fit in memory; everything else is a loaded dataset.
@@ -418,7 +420,7 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     plain = args.command == "score" and not args.roles and not args.candidate_file and args.candidate in (None, "")
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
-        return lines, lines.split_counts
+        return lines, lines.split_counts, lines.warnings
     dataset = load_dataset(
         args.data,
         roles=_read_roles(args.roles) if args.roles else None,
@@ -433,7 +435,7 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
                 candidates=", ".join(repr(name) for name in dataset.candidates),
             )
         )
-    return dataset.for_candidate(candidate), dataset.split_counts
+    return dataset.for_candidate(candidate), dataset.split_counts, dataset.warnings
 
 
 def open_out(path: str | None) -> ResultsWriter | None:
