@@ -8,7 +8,7 @@ so the user fixes them while setting the roles instead of after pressing the but
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from skynet_core.i18n import _, ngettext
 
@@ -68,7 +68,7 @@ def preview_warnings(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]] | N
         return []
     ids = _id_texts(frame[id_columns[0]])
     unit = "line" if frame.index.name == "line" else "row"
-    return warning_of(file, nfc_twins((text, _at(unit, int(str(number)))) for number, text in ids.items() if text))
+    return warning_of(file, nfc_twins((text, _at(unit, cast(int, number))) for number, text in ids.items() if text))
 
 
 def repeated_ids(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]], file: str) -> str | None:
