@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
+from .display import escape_controls, terminal_text
 from .results import CaseResult
 
 if TYPE_CHECKING:
@@ -36,15 +37,25 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_csv_cell(value: Any) -> Any:
-    """A CSV cell a spreadsheet shows as text: a string that starts like a formula gets a leading ``'``.
+    """A CSV cell a spreadsheet shows as text: a string that starts like a formula gets a leading ``'``, and its
+    control and invisible characters are escaped as the terminal shows them (``\\e``, ``\\x07``, ``\\u200b``),
+    line breaks and tabs kept (CSV quotes them).
 
     Feedback, case ids and candidates come from metric code and data files; a cell such as
-    ``=HYPERLINK(...)`` would otherwise run as a formula when the CSV is opened. Every CSV the
-    studio writes passes its cells through here; other values are returned unchanged.
+    ``=HYPERLINK(...)`` would otherwise run as a formula when the CSV is opened, and an escape
+    sequence would run when it is printed in a terminal. Every CSV the studio writes passes its
+    cells through here; other values are returned unchanged.
     """
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    if not isinstance(value, str):
+        return value
+    if not value.isascii() or not value.isprintable():
+        value = escape_controls(value, keep="\n\t")
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
+
+
+def safe_csv_header(name: str) -> str:
+    """A column name for a CSV header: one line, every control character escaped, never a formula."""
+    return str(safe_csv_cell(terminal_text(name)))
 
 
 def score_names(results: Iterable[CaseResult]) -> list[str]:
@@ -216,7 +227,7 @@ class CsvWriter(_TableWriter):
     def write_table(self, columns: list[str]) -> None:
         with self.partial.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow([csv_cell(column) for column in columns])  # named-score keys come from metric code
+            writer.writerow([safe_csv_header(column) for column in columns])  # named-score keys come from metric code
             for row in self.rows():
                 writer.writerow([csv_cell(row[column]) for column in columns])
 
