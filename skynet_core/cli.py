@@ -309,6 +309,13 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     try:
         timeout = validate_timeout(args.timeout)
         if args.command == "score":
+            if args.ray is not None and not args.ray.strip():
+                raise UsageError(
+                    _(
+                        "--ray needs the address of the cluster's head, e.g. --ray 127.0.0.1:6379 (leave it out to "
+                        "score on this machine)"
+                    )
+                )
             if args.concurrency is not None and not 1 <= args.concurrency <= 64:
                 raise UsageError(_("--concurrency must be from 1 to 64, not {value}").format(value=args.concurrency))
             if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
