@@ -38,7 +38,7 @@ ENGINE_PINS = {"gepa": ["gepa==0.1.4"], "dspy": ["dspy==3.4.1", "gepa==0.1.4"]}
 RUNTIME_PACKAGES = ("litellm", "orjson")
 DEFAULT_INSTRUCTION = "Answer the task given in the input."
 PACKAGE = Path(__file__).resolve().parents[1]
-VENDOR_ROOTS = ("engines/__init__.py", "runner/__init__.py")
+VENDOR_ROOTS = ("engines/__init__.py", "runner/__init__.py", "metric_folder.py")  # MetricSource.from_path reads with it
 VENDOR_TREES = ("sandbox",)
 VENDORED_INIT = (
     '"""A vendored part of Skynet Metric Studio\'s skynet_core: what runs a metric sandboxed for engines."""\n'
