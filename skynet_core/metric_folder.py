@@ -95,6 +95,7 @@ class _Reader:
         self.folder, self.excluded = folder, excluded
         self.notes: list[str] = []
         self.texts: dict[str, str | None] = {}  # the needed files read so far (None: left out)
+        self.seen = 0  # entries the walk has looked at
 
     def take_all(self) -> dict[str, str]:
         """Every file that may come along, as long as they fit; raises :class:`_Busy` when they do not.
@@ -170,17 +171,8 @@ class _Reader:
 
     def _walk(self) -> Iterator[str]:
         """The names of the folder's files that may come along, top level first, then one folder down."""
-        seen = 0
         folders: list[str] = []
-        for entry, name in self._entries(""):
-            seen += 1
-            if seen > MAX_WALK_ENTRIES:
-                raise _Busy(
-                    _(
-                        "{folder} holds more than {limit} entries; "
-                        "put metric.py and its helper files in a folder of their own."
-                    ).format(folder=self.folder, limit=MAX_WALK_ENTRIES)
-                )
+        for entry, name in self._entries("", counted=True):
             if entry.is_dir(follow_symlinks=False):
                 if self._is_folder(name):
                     folders.append(name)
@@ -191,25 +183,28 @@ class _Reader:
             elif self._may_come(name):
                 yield name
         for sub in folders:
-            for entry, name in self._entries(sub):
-                seen += 1
-                if seen > MAX_WALK_ENTRIES:
-                    raise _Busy(
-                        _(
-                            "{folder} holds more than {limit} entries; "
-                            "put metric.py and its helper files in a folder of their own."
-                        ).format(folder=self.folder, limit=MAX_WALK_ENTRIES)
-                    )
+            for entry, name in self._entries(sub, counted=True):
                 if not entry.is_dir(follow_symlinks=False) and self._may_come(name):
                     yield name
 
-    def _entries(self, sub: str) -> Iterator[tuple[os.DirEntry[str], str]]:
+    def _entries(self, sub: str, counted: bool = False) -> Iterator[tuple[os.DirEntry[str], str]]:
+        """The entries of the folder ``sub`` (``""``: the top) that are not hidden, with their relative names;
+        ``counted`` entries count towards :data:`MAX_WALK_ENTRIES`, past which the folder is busy."""
         try:
             with os.scandir(self.folder / sub) as entries:
                 found = sorted(entries, key=lambda entry: entry.name)
         except OSError:
             return
         for entry in found:
+            if counted:
+                self.seen += 1
+                if self.seen > MAX_WALK_ENTRIES:
+                    raise _Busy(
+                        _(
+                            "{folder} holds more than {limit} entries; "
+                            "put metric.py and its helper files in a folder of their own."
+                        ).format(folder=self.folder, limit=MAX_WALK_ENTRIES)
+                    )
             if not entry.name.startswith("."):
                 yield entry, f"{sub}/{entry.name}" if sub else entry.name
 

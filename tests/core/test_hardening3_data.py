@@ -3,22 +3,16 @@ when it is read, naming the line or column, never a traceback later."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
+from hardening3_cli import cli
 
-from skynet_core.cli import EXIT_USAGE, run
+from skynet_core.cli import EXIT_USAGE
 from skynet_core.datasets import DatasetError, load_dataset, read_table
 
 METRIC = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": str(input)}\n'
 GOOD = '{"id": "a", "input": {"q": "1"}, "output": "x"}\n'
-
-
-def cli(*args: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(args), stdout=out, stderr=err)
-    return code, out.getvalue() + err.getvalue()
 
 
 @pytest.mark.parametrize(

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from skynet_core.cli import EXIT_OK, EXIT_USAGE, run
+from hardening3_cli import cli
+
+from skynet_core.cli import EXIT_OK, EXIT_USAGE
 
 METRIC = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
 CASES = '{"id": "a", "input": {"q": "1"}, "output": "x", "expected": {"label": "x"}}\n'
-
-
-def cli(*args: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(args), stdout=out, stderr=err)
-    return code, out.getvalue() + err.getvalue()
 
 
 def project(tmp_path: Path) -> Path:

@@ -3,23 +3,17 @@ folders a killed server leaves behind."""
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hardening3_cli import cli_streams as cli
 
-from skynet_core.cli import EXIT_OK, EXIT_USAGE, run
+from skynet_core.cli import EXIT_OK, EXIT_USAGE
 
 METRIC = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
 CASE = '{"id": "a", "input": {"q": "1"}, "output": "x"}\n'
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(args), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -3,25 +3,19 @@ interrupted write never leaves a half-written file over an old one."""
 
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
 
 import pytest
+from hardening3_cli import cli
 
-from skynet_core.cli import EXIT_OK, EXIT_USAGE, run
+from skynet_core.cli import EXIT_OK, EXIT_USAGE
 from skynet_core.export import open_results
 from skynet_core.results import CaseResult, CaseStatus
 
 METRIC = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
 CASES = "".join(f'{{"id": "{n}", "input": {{"q": "1"}}, "output": "x", "expected": {{"a": 1}}}}\n' for n in "abc")
 CSV = "id,input.q,output,expected.a\na,1,x,1\nb,2,y,2\n"
-
-
-def cli(*args: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(args), stdout=out, stderr=err)
-    return code, out.getvalue() + err.getvalue()
 
 
 @pytest.fixture

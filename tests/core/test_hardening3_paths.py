@@ -7,19 +7,14 @@ import io
 from pathlib import Path
 
 import pytest
+from hardening3_cli import cli
 
-from skynet_core.cli import EXIT_USAGE, run
+from skynet_core.cli import EXIT_USAGE
 from skynet_core.datasets import DatasetError, load_dataset, read_table
 from skynet_core.paths import PathRefused, output_problem, server_path
 
 METRIC = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
 LONG = "x" * 300
-
-
-def cli(*args: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(args), stdout=out, stderr=err)
-    return code, out.getvalue() + err.getvalue()
 
 
 @pytest.fixture

@@ -9,8 +9,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hardening3_cli import cli
 
-from skynet_core.cli import EXIT_USAGE, run
+from skynet_core.cli import EXIT_USAGE
 from skynet_core.metric_source import MetricSource, MetricSourceError
 
 LEAKY = (
@@ -19,12 +20,6 @@ LEAKY = (
     "    return 1.0, {'feedback': Path('notes.txt').read_text()[:2000]}\n"
 )
 CASE = '{"id": "a", "input": {"q": "1"}, "output": "x"}\n'
-
-
-def cli(*args: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(args), stdout=out, stderr=err)
-    return code, out.getvalue() + err.getvalue()
 
 
 @pytest.fixture
