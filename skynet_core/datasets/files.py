@@ -649,7 +649,8 @@ def _parquet_frame(path: Path) -> pd.DataFrame:
                 raise _too_big_decoded(path.name, bytes_limit)
             batches.append(batch)
         table = pa.Table.from_batches(batches, schema=parquet.schema_arrow)
-    return _json_ready(path.name, table).to_pandas()
+    frame: pd.DataFrame = _json_ready(path.name, table).to_pandas()
+    return frame
 
 
 def _json_ready(file: str, table: Any) -> Any:
