@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import stat
+import struct
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -39,6 +40,9 @@ _UNREADABLE = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, Ru
 
 def read_zip(data: bytes) -> MetricSource:
     """The metric folder in the zip archive ``data``; raises :class:`MetricSourceError` saying what is wrong."""
+    declared = _declared_entries(data)
+    if declared > MAX_MEMBERS:  # before zipfile builds an object for each of them
+        raise _too_many(declared)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
@@ -48,11 +52,7 @@ def read_zip(data: bytes) -> MetricSource:
     with archive:
         infos = archive.infolist()
         if len(infos) > MAX_MEMBERS:
-            raise MetricSourceError(
-                _("The archive lists {count:,} entries; a metric folder's archive has at most {limit:,}.").format(
-                    count=len(infos), limit=MAX_MEMBERS
-                )
-            )
+            raise _too_many(len(infos))
         members = _members(infos)
         if MAIN_FILE not in members:
             return MetricSource({})  # raises: the folder has no metric.py
@@ -67,6 +67,27 @@ def read_zip(data: bytes) -> MetricSource:
                     ).format(files=MAX_FILES, limit=MAX_TOTAL_BYTES, taken=", ".join(chosen[:20]))
                 )
         return MetricSource({name: _text(archive, members[name], name) for name in chosen})
+
+
+def _too_many(count: int) -> MetricSourceError:
+    return MetricSourceError(
+        _("The archive lists {count:,} entries; a metric folder's archive has at most {limit:,}.").format(
+            count=count, limit=MAX_MEMBERS
+        )
+    )
+
+
+def _declared_entries(data: bytes) -> int:
+    """How many entries the archive's end record says it holds (0 when there is no record to read)."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 65_557))
+    if end < 0 or end + 12 > len(data):
+        return 0
+    (count,) = struct.unpack_from("<H", data, end + 10)
+    if count == 0xFFFF:  # a ZIP64 archive keeps the real count in its own end record
+        end64 = data.rfind(b"PK\x06\x06", 0, end)
+        if end64 >= 0 and end64 + 40 <= len(data):
+            (count,) = struct.unpack_from("<Q", data, end64 + 32)
+    return int(count)
 
 
 def _members(infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:

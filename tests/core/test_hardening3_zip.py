@@ -74,6 +74,7 @@ def test_not_a_zip_at_all_says_so():
         ),
     ],
 )
+@pytest.mark.filterwarnings("ignore:Duplicate name")  # zipfile's own, when the test writes metric.py twice
 def test_a_zip_that_cannot_be_a_folder_is_refused_before_it_becomes_the_draft(files, words):
     with pytest.raises(MetricSourceError, match=words):
         MetricSource.from_zip(archive(files))
@@ -87,3 +88,11 @@ def test_the_refusals_reach_the_upload_handler_as_the_error_it_shows():
         except MetricSourceError:
             continue
         raise AssertionError(f"{kind}: accepted")
+
+
+def test_an_archive_declaring_a_huge_number_of_entries_is_refused_before_they_are_read():
+    data = bytearray(archive([("metric.py", SCORE)]))
+    end = data.rfind(b"PK\x05\x06")
+    struct.pack_into("<HH", data, end + 8, 60_000, 60_000)
+    with pytest.raises(MetricSourceError, match="60,000 entries"):
+        MetricSource.from_zip(bytes(data))
