@@ -12,7 +12,7 @@ import streamlit as st
 
 import studio
 from skynet_core.datasets import DatasetError, Role, infer_roles, roles_to_json
-from skynet_core.datasets.preview import DatasetDraft, preview_problems
+from skynet_core.datasets.preview import DatasetDraft, preview_problems, preview_warnings
 from skynet_core.datasets.role_editor import ROLE_CHOICES, cell_text, changed_roles, editor_rows
 from skynet_core.i18n import _, format_number, language, ngettext
 from skynet_core.paths import data_roots
@@ -103,6 +103,8 @@ def draw_draft(
     problems = problems_of(draft.path, frame, chosen)
     for problem in problems:
         st.warning(studio.md(problem), icon=":material/warning:")
+    for note in preview_warnings(frame, chosen, draft.path):
+        st.info(studio.md(note), icon=":material/info:")
     has_candidate_column = any(
         role is Role.CANDIDATE for role, _field in {**infer_roles(list(frame.columns)), **(chosen or {})}.values()
     )

@@ -25,6 +25,7 @@ problem (unreadable data, bad arguments).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import threading
@@ -42,9 +43,11 @@ from .display import terminal_text
 from .human import cli as human_cli
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
+from .metric_folder import FolderRead, read_metric_folder
+from .metric_needs import string_literals
 from .metric_source import MetricSource, MetricSourceError
 from .overflow import nothing_kept_on_disk
-from .paths import output_problem, special_file
+from .paths import output_problem, path_problem, same_file_as, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
 from .runner.pool import start_one_child
 from .runner.watchdog import MEMORY_LIMIT_MODE
@@ -209,9 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
+def _read_metric(path: str, inputs: tuple[str, ...] = (), stderr: TextIO | None = None) -> FolderRead:
     """The metric folder at ``path`` (metric.py or its folder); ``inputs``, the data files given
-    with it, never come along as metric files."""
+    with it, never come along as metric files. Notes on files left out go to ``stderr``."""
     if kind := special_file(path):
         raise UsageError(
             _("{path} is {kind}, not a metric file or folder; give the path of metric.py or its folder").format(
@@ -219,12 +222,37 @@ def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
             )
         )
     try:
-        return MetricSource.from_path(path, exclude=inputs)
+        read = read_metric_folder(path, exclude=inputs)
     except MetricSourceError as exc:
         raise UsageError(str(exc)) from None
+    for note in read.notes:
+        print(_("note: {text}").format(text=_terminal_lines(note)), file=stderr or sys.stderr)
+    return read
+
+
+def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: FolderRead) -> None:
+    """Refuse an ``--out`` that is the same file as an input (``inputs``: path to its option), or a file of
+    the metric: one that came along with it, or one its code names (``open("labels.jsonl")``)."""
+    if same := same_file_as(out, inputs):
+        raise UsageError(
+            _(
+                "--out {path} is the same file as {option} {input}, which this run reads; write the results to "
+                "another file."
+            ).format(path=out, option=inputs[str(same)], input=same)
+        )
+    relative = os.path.relpath(os.path.abspath(out), os.path.abspath(metric.folder))
+    named = any(relative in string_literals(text) for name, text in metric.source.files.items() if name.endswith(".py"))
+    if (same := same_file_as(out, metric.paths())) or named:
+        raise UsageError(
+            _(
+                "--out {path} is the same file as {input}, a file of the metric; write the results to another file."
+            ).format(path=out, input=same or metric.folder / relative)
+        )
 
 
 def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
+    if problem := path_problem(path):
+        raise UsageError(_("--roles {path}: {problem}").format(path=path, problem=problem))
     if kind := special_file(path):
         raise UsageError(_("--roles {path} is {kind}, not a file; give a JSON file").format(path=path, kind=kind))
     try:
@@ -285,21 +313,33 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     try:
         timeout = validate_timeout(args.timeout)
         if args.command == "score":
+            if args.ray is not None and not args.ray.strip():
+                raise UsageError(
+                    _(
+                        "--ray needs the address of the cluster's head, e.g. --ray 127.0.0.1:6379 (leave it out to "
+                        "score on this machine)"
+                    )
+                )
             if args.concurrency is not None and not 1 <= args.concurrency <= 64:
                 raise UsageError(_("--concurrency must be from 1 to 64, not {value}").format(value=args.concurrency))
             if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
                 raise UsageError(_("--out {path}: use a .csv, .jsonl or .parquet file name").format(path=args.out))
             if args.out and (problem := output_problem(args.out)):
                 raise UsageError(_("--out {path}: {problem}").format(path=args.out, problem=problem))
-        source = _read_metric(
-            args.metric,
-            (
-                args.data,
-                *(text.partition("=")[2] for text in args.candidate_file),
-                *((args.roles,) if args.roles else ()),
-            ),
-        )
-        cases, split_counts = _read_cases(args)
+        inputs = {
+            args.data: "--data",
+            **{text.partition("=")[2]: "--candidate-file" for text in args.candidate_file},
+            **({args.roles: "--roles"} if args.roles else {}),
+        }
+        # The run's own output is not a metric file, even when an old one lies beside metric.py.
+        written = (args.out,) if args.command == "score" and args.out else ()
+        metric = _read_metric(args.metric, (*inputs, *written), stderr)
+        source = metric.source
+        if written:
+            _refuse_out_over_inputs(args.out, inputs, metric)
+        cases, split_counts, warnings = _read_cases(args)
+        for warning in warnings:
+            print(_("warning: {text}").format(text=_terminal_lines(warning)), file=stderr)
         labels = human_cli.from_args(args)  # --labels: read before any case runs; a bad label is exit 2
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
@@ -354,11 +394,14 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE
     finally:
-        if out is not None:
-            try:
-                out.close()
-            except OSError as exc:
-                sink.failed = sink.failed or exc
+        # Only a run that ended puts --out in place; an interrupted one leaves the old file as it was.
+        if out is not None and (report is None or sink.failed is not None):
+            out.discard()
+    if out is not None and sink.failed is None:
+        try:
+            out.close()
+        except OSError as exc:
+            sink.failed = exc
     if sink.failed is not None:
         print(
             _("error: cannot write {path}: {error}").format(path=args.out, error=sink.failed.strerror or sink.failed),
@@ -383,8 +426,8 @@ def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
     return (ClusterError,)
 
 
-def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
-    """The cases to check or score, and how to count them by split (for a message).
+def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]], list[str]]:
+    """The cases to check or score, how to count them by split (for a message), and the data's warnings.
 
     ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
     so that a million of them fit in memory; everything else is a loaded dataset.
@@ -392,7 +435,7 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     plain = args.command == "score" and not args.roles and not args.candidate_file and args.candidate in (None, "")
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
-        return lines, lines.split_counts
+        return lines, lines.split_counts, lines.warnings
     dataset = load_dataset(
         args.data,
         roles=_read_roles(args.roles) if args.roles else None,
@@ -407,7 +450,7 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
                 candidates=", ".join(repr(name) for name in dataset.candidates),
             )
         )
-    return dataset.for_candidate(candidate), dataset.split_counts
+    return dataset.for_candidate(candidate), dataset.split_counts, dataset.warnings
 
 
 def open_out(path: str | None) -> ResultsWriter | None:
@@ -686,16 +729,18 @@ def _add_export_parser(commands: Any) -> None:
 def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .engines.export import export_for_engine
     from .engines.reflection import dataset_instruction
-    from .metric_source import MetricSource
 
+    inputs = tuple(item for item in (args.data, args.roles) if item)
     try:
-        source = MetricSource.from_path(args.metric)
+        metric = _read_metric(args.metric, inputs, stderr)
+        source = metric.source
         cases, instruction = [], args.instruction
         if args.data:
             dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None)
             cases = dataset.for_candidate(dataset.candidates[0])
             instruction = instruction or dataset_instruction(dataset)
-        folder = export_for_engine(source, args.engine, cases, instruction=instruction).write_to(args.out)
+        exported = export_for_engine(source, args.engine, cases, instruction=instruction)
+        folder = exported.write_to(args.out, inputs=(*inputs, *metric.paths()))
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE

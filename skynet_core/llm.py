@@ -692,7 +692,9 @@ class MetricLlm:
             cost_usd=reply.cost_usd,
             retries=reply.attempts - 1,
         )
-        return {"text": reply.text, "usage": reply.usage(), "call": call}
+        # The answer crosses to the metric, and from it to feedback, --out and the database: an endpoint that
+        # echoes the request's Authorization header (or any key) must not hand the key to metric code.
+        return {"text": redact(reply.text, self._keys), "usage": reply.usage(), "call": call}
 
     def _model(self) -> str:
         chosen = self.settings.effective()

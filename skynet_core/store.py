@@ -131,7 +131,7 @@ def _files_json(metric: MetricSource) -> str | None:
 
 
 def _metric(source: str, files: str | None) -> MetricSource:
-    return MetricSource(orjson.loads(files)) if files else MetricSource.of(source)
+    return MetricSource.from_stored(orjson.loads(files)) if files else MetricSource.of(source)
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def test_export_lists_the_engine_the_runner_and_what_the_metric_imports() -> Non
     )
     text = requirements(source, "dspy")
     assert "dspy==3.4.1" in text and "litellm==" in text and "numpy==" in text and "orjson==" in text
-    assert "# nosuchpkg: imported by metric/metric.py line 4" in text
+    assert "# nosuchpkg is imported by metric/ but not installed here (install nosuchpkg)" in text
 
 
 def test_export_refuses_an_unknown_engine_with_the_choices() -> None:

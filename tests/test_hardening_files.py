@@ -22,13 +22,13 @@ FORMULAS = [
     "-2+3",
     "@SUM(A1)",
     "\tx",
-    "\rx",
 ]
 
 
 def test_cells_that_start_like_a_formula_get_a_quote():
     for text in FORMULAS:
         assert safe_csv_cell(text) == "'" + text
+    assert safe_csv_cell("\rx") == "\\rx"  # a carriage return is escaped (issue 21), so it starts nothing
     assert safe_csv_cell("fine =1") == "fine =1"
     assert safe_csv_cell(-0.5) == -0.5
     assert safe_csv_cell(None) is None

@@ -98,6 +98,7 @@ def join_candidates(
         candidates=candidates,
         source=base.source,
         splits_from_column=base.splits_from_column,
+        warnings=base.warnings,
     )
 
 

@@ -26,6 +26,7 @@ from .files import (
 from .model import _MEASUREMENTS, Dataset, DatasetError, Role, _Row
 from .roles import infer_roles
 from .splits import assign_splits
+from .twins import nfc_twins, warning_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,7 +52,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, decimal.Decimal):
-        return float(value)
+        # A float holds 15 significant digits exactly; beyond that the digits are kept as text, not rounded.
+        return float(value) if len(value.as_tuple().digits) <= 15 else str(value)
     return value
 
 
@@ -404,6 +406,15 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         positions[candidate] = positions.get(candidate, 0) + 1
         case_id = row.id or str(positions[candidate] if with_candidate else row.number)
         earlier = first_seen.get((candidate, case_id))
+        if earlier is not None and (row.id is None or earlier.id is None):
+            unnamed, named = (row, earlier) if row.id is None else (earlier, row)
+            raise DatasetError(
+                _(
+                    "{file}: {missing} has no id, so it is numbered {id!r} by its place in the file, but {given} "
+                    "gives {id!r} as its id. Give every case an id, or none."
+                ).format(file=file, missing=_at(unit, unnamed.number), id=case_id, given=_at(unit, named.number)),
+                line=unnamed.number,
+            )
         if earlier is not None:
             where = _pair(unit, earlier.number, row.number)
             raise DatasetError(
@@ -513,4 +524,12 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         )
         for row, case_id in zip(rows, ids, strict=True)
     ]
-    return Dataset(name=name, cases=cases, candidates=candidates, source=source, splits_from_column=from_column)
+    twins = nfc_twins((case_id, _at(unit, row.number)) for case_id, row in reference_rows.items())
+    return Dataset(
+        name=name,
+        cases=cases,
+        candidates=candidates,
+        source=source,
+        splits_from_column=from_column,
+        warnings=warning_of(file, twins),
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -59,7 +59,8 @@ class Dataset:
     candidate column. All candidates have the same case ids, and a case id has the
     same split (and input and expected) for every candidate. ``source`` is the
     file's path, or ``"example"`` for the bundled example. ``splits_from_column``
-    is true when a ``split`` column gave the splits instead of the planner.
+    is true when a ``split`` column gave the splits instead of the planner. ``warnings`` are sentences for
+    people about what loaded but may not be what was meant (ids that differ only in Unicode form).
     """
 
     name: str
@@ -67,6 +68,7 @@ class Dataset:
     candidates: list[str]
     source: str
     splits_from_column: bool = False
+    warnings: list[str] = field(default_factory=list)  # for people: what loads but may not be meant (NFC twin ids)
 
     def for_candidate(self, candidate: str) -> list[Case]:
         """The cases of one candidate, in file order. Raises ``ValueError`` for an unknown name."""

@@ -19,7 +19,6 @@ import signal
 import stat
 import struct
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +34,7 @@ from ..packages import existing_packages_dir
 from ..redact import redact
 from ..results import Isolation
 from ..sandbox.launcher import kill_below, running
+from ..tempdirs import make_metric_root
 from ..trace import CASE_TIMEOUT, NO_ANSWER, NOT_AVAILABLE, LlmCall, from_reply
 from . import sandbox
 from .watchdog import watchdog
@@ -130,7 +130,7 @@ class Worker:
         self._progress = mmap.mmap(progress_fd, 16)
         self._set_idle()
         # The temp dir is private (0700); the folder in it is readable by the sandbox's own uid.
-        self._metric_root = tempfile.mkdtemp(prefix="skynet-metric-")
+        self._metric_root = make_metric_root()  # named for this process; stale ones of dead servers removed
         _live_roots.add(self._metric_root)
         self.metric_host_dir = os.path.join(self._metric_root, "metric")
         os.mkdir(self.metric_host_dir)

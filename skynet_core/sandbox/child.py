@@ -51,6 +51,7 @@ except ImportError:  # the reduced sandbox may lack it; json is slower but equiv
 METRIC_FILE = "metric.py"
 METRIC_DIR = sys.argv[5].rstrip("/")
 MAX_REPLY_BYTES = 1 << 20
+MAX_PROMPT_BYTES = 1_000_000  # one llm() call's instructions and input, as sent over the channel
 MAX_FEEDBACK_CHARS = 256 * 1024
 PRINT_HEAD = PRINT_TAIL = 4000
 MAX_DETAIL_CHARS = 8000
@@ -172,10 +173,22 @@ class Channel:
         return json.loads(line)
 
     def llm(self, request: dict[str, Any]) -> dict[str, Any]:
+        texts = (request.get("instructions") or "", request.get("input") or "")
+        # Counted in characters first: encoding a 50 MB prompt only to refuse it would cost as much again.
+        data = b"" if sum(map(len, texts)) > MAX_PROMPT_BYTES else encode({"t": "llm", **request})
+        if not data or len(data) > MAX_PROMPT_BYTES:
+            size = max(len(data), sum(len(text.encode("utf-8", "surrogatepass")) for text in texts))
+            return {
+                "error": _(
+                    "the prompt given to llm() is {size:.1f} MB (instructions and input together); at most "
+                    "{limit:.0f} MB is sent to the model: send only what it needs to judge (e.g. the part of the "
+                    "output in question)"
+                ).format(size=size / 1e6, limit=MAX_PROMPT_BYTES / 1e6)
+            }
         with self.lock:
             self.guard()  # with nothing pending, the running case is the one to blame
             self.flush()  # results before this call must not wait behind the model's answer
-            self.send({"t": "llm", **request})
+            self.write(data + b"\n")
             reply = self.receive()
         if reply is None:
             raise SystemExit(0)
