@@ -195,3 +195,23 @@ def test_a_proposal_that_ties_is_kept_and_one_that_scores_lower_is_not(pool) -> 
     rounds = lower.runs_of(Arm.FEEDBACK)[0].rounds
     assert [(r.before, r.after, r.accepted) for r in rounds] == [(1.0, 0.0, False)] * 2
     assert lower.arms[Arm.FEEDBACK].instructions == (complete,)
+
+
+def test_a_metric_that_scores_nothing_stops_the_run_before_any_reflection(pool) -> None:
+    broken = "def score(input, output, expected=None):\n    return float(output), {'feedback': 'x'}\n"
+    with world.server() as server:
+        planned = experiment(pool, server.url, UpliftConfig(world.START, rounds=1, seeds=1))
+        result = run_uplift(
+            Experiment(SandboxedMetric(broken, pool=pool), planned.split, planned.config, planned.models)
+        )
+        seen = world.requests_by_model(server)
+    assert result.outcome is Outcome.METRIC_FAILED and seen["reflect"] == 0
+    assert "ValueError" in result.error and "contract check" in result.message()
+
+
+def test_a_minibatch_of_one_runs_without_the_shuffled_arm(pool) -> None:
+    with world.server() as server:
+        config = UpliftConfig(world.START, rounds=2, seeds=1, minibatch=1, arms=(Arm.FEEDBACK, Arm.SCORE_ONLY))
+        result = run_uplift(experiment(pool, server.url, config))
+    assert result.complete and list(result.arms) == [Arm.FEEDBACK, Arm.SCORE_ONLY]
+    assert all(len(r.case_ids) == 1 for run in result.runs for r in run.rounds)

@@ -117,7 +117,10 @@ class _Loop:
         outcome, error = Outcome.COMPLETE, ""
         try:
             self.begin(None, None)
-            start = self.evaluate(self.config.instruction, self.split.val).mean
+            measured = self.evaluate(self.config.instruction, self.split.val)
+            if not any(verdict.ok for verdict in measured.verdicts):
+                raise Stopped(Outcome.METRIC_FAILED, measured.verdicts[0].feedback)
+            start = measured.mean
             self.done += 1
             for seed in range(self.config.seeds):
                 runs.extend(self.seed_runs(seed))  # every arm of the seed, or none
@@ -165,7 +168,8 @@ class _Loop:
         batch = [train[i] for i in minibatch(draw("minibatch", config.seed, seed, index), config.minibatch, len(train))]
         ids = tuple(example["id"] for example in batch)
         parents = self.evaluate.many([(current, batch) for current in currents])
-        order = derangement(draw("derangement", config.seed, seed, index), len(batch))
+        shuffled = Arm.SHUFFLED in arms
+        order = derangement(draw("derangement", config.seed, seed, index), len(batch)) if shuffled else None
         prompts = []
         for arm, current, parent in zip(arms, currents, parents, strict=True):
             shown = treated(arm, parent.verdicts, order)

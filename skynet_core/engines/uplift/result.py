@@ -118,12 +118,14 @@ class ArmResult:
 
 
 class Outcome(StrEnum):
-    """How a run ended."""
+    """How a run ended: every seed finished, the budget was reached, it was cancelled, a model call failed, or
+    the metric scored none of the validation cases of the given instruction (``metric_failed``)."""
 
     COMPLETE = "complete"
     BUDGET = "budget"
     CANCELLED = "cancelled"
     FAILED = "failed"
+    METRIC_FAILED = "metric_failed"
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,8 @@ class UpliftResult:
     ``start`` is the given instruction's mean on the validation cases (``None`` only when the run stopped
     before measuring it); ``runs`` the finished seeds' runs, every arm of a seed or none; ``calls`` and
     ``cost_usd`` what was spent, finished seeds or not (``unpriced`` names models whose calls had no known
-    price and so count as free); ``outcome`` how it ended and ``error`` the failure's message when it failed.
+    price and so count as free); ``outcome`` how it ended and ``error`` the failure's message when it failed
+    (a model call's, or the metric's when it scored none of the validation cases of the given instruction).
     ``models`` names the task and reflection models, ``train_ids`` and ``val_ids`` the cases used.
     """
 
@@ -237,4 +240,9 @@ class UpliftResult:
             )
         if self.outcome is Outcome.CANCELLED:
             return _("The run was cancelled; {kept}.").format(kept=kept)
+        if self.outcome is Outcome.METRIC_FAILED:
+            return _(
+                "The metric scored none of the validation cases, so there is nothing to measure ({error}). Run the "
+                "contract check on it and on outputs like the task model's, fix it, and run again."
+            ).format(error=self.error)
         return _("The run stopped because a model call failed ({error}); {kept}.").format(error=self.error, kept=kept)
