@@ -70,10 +70,11 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Run the ``uplift`` command; returns the exit status."""
-    from ...llm import LlmError
+    from ...llm import LlmError, warm_up
     from .loop import run_uplift
     from .plan import plan_uplift
 
+    warm_up()  # litellm (seconds to import) loads while the data and the metric are read
     try:
         experiment = _experiment(args)
         plan = plan_uplift(experiment)
