@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import orjson
 
 from ...display import terminal_text
-from ...i18n import _, format_number
+from ...i18n import _, format_number, ngettext
 from .config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS
 
 if TYPE_CHECKING:
@@ -189,7 +189,11 @@ def format_result(result: UpliftResult) -> str:
     lines = []
     if result.start is not None:
         lines.append(
-            _("Start: {score} on {count} validation cases ({where}).").format(
+            ngettext(
+                "Start: {score} on {count} validation case ({where}).",
+                "Start: {score} on {count} validation cases ({where}).",
+                len(result.val_ids),
+            ).format(
                 score=format_number(result.start, 3),
                 count=len(result.val_ids),
                 where=_("the dataset's val split") if result.split_from_dataset else _("a seeded half of the cases"),
@@ -206,11 +210,14 @@ def format_result(result: UpliftResult) -> str:
         )
     )
     lines.append(result.verdict())
-    cost = _("cost ${cost}").format(cost=f"{result.cost_usd:,.4f}")
-    if result.unpriced:
-        cost += " " + _("(no price known for {models}: their calls count as free)").format(
-            models=", ".join(result.unpriced)
+    spent = f"{result.cost_usd:,.4f}"
+    cost = (
+        _("cost ${cost} (no price known for {models}: their calls count as free)").format(
+            cost=spent, models=", ".join(result.unpriced)
         )
+        if result.unpriced
+        else _("cost ${cost}").format(cost=spent)
+    )
     lines.append(
         _("Calls: {task} task, {reflection} reflection; {cost}.").format(
             task=format_number(result.calls.task), reflection=format_number(result.calls.reflection), cost=cost

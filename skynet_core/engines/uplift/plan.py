@@ -76,8 +76,8 @@ class UpliftPlan:
         config = self.config
         lines = [
             _(
-                "Planned: at most {task} task calls and {reflection} reflection calls ({seeds} seeds × {arms} arms × "
-                "{rounds} rounds, minibatch {minibatch}, {val} validation cases)."
+                "Planned: at most {task} task calls and {reflection} reflection calls (seeds {seeds} × arms {arms} × "
+                "rounds {rounds}, minibatch {minibatch}, validation cases {val})."
             ).format(
                 task=format_number(self.task.calls),
                 reflection=format_number(self.reflection.calls),
