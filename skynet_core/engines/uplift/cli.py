@@ -70,11 +70,10 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Run the ``uplift`` command; returns the exit status."""
-    from ...llm import LlmError, warm_up
+    from ...llm import LlmError
     from .loop import run_uplift
     from .plan import plan_uplift
 
-    warm_up()  # litellm (seconds to import) loads while the data and the metric are read
     try:
         experiment = _experiment(args)
         plan = plan_uplift(experiment)
@@ -135,7 +134,7 @@ class _ProgressBar:
 def _experiment(args: argparse.Namespace) -> Experiment:
     """The experiment the arguments describe; raises ``ValueError`` (or ``LlmError``, ``OSError``) for people."""
     from ...datasets import DatasetError, load_dataset
-    from ...llm import machine_settings, make_handler
+    from ...llm import machine_settings, make_handler, warm_up
     from ...metric_source import MetricSource, MetricSourceError
     from ..sandboxed import SandboxedMetric
     from ..task import litellm_kwargs, model_from_env
@@ -157,6 +156,7 @@ def _experiment(args: argparse.Namespace) -> Experiment:
                 "OPENAI_API_KEY)"
             ).format(names=names)
         )
+    warm_up()  # litellm (seconds to import) loads while the instruction, the metric and the data are read
     instruction = args.instruction
     if args.instruction_file is not None:
         try:
