@@ -209,6 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
             )
             human_cli.add_arguments(sub)
     _add_export_parser(commands)
+    from .engines.uplift.cli import add_parser as add_uplift_parser
+
+    add_uplift_parser(commands)
     return parser
 
 
@@ -291,6 +294,10 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     args = build_parser().parse_args(argv)
     if args.command == "export":
         return _run_export(args, stdout, stderr)
+    if args.command == "uplift":
+        from .engines.uplift.cli import run as run_uplift
+
+        return run_uplift(args, stdout, stderr)
     # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
     threading.Thread(target=start_one_child, daemon=True, name="skynet-pool-start").start()
     if args.max_calls is not None and not 1 <= args.max_calls <= 10_000:
