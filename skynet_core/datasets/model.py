@@ -59,6 +59,9 @@ class Dataset:
     same split (and input and expected) for every candidate. ``source`` is the
     file's path, or ``"example"`` for the bundled example. ``splits_from_column``
     is true when a ``split`` column gave the splits instead of the planner.
+    ``identity`` is the digest of every file it was built from, by content, and of
+    the roles and candidate names it was read with (``""``: not known; see
+    :mod:`skynet_core.datasets.identity`).
     """
 
     name: str
@@ -66,6 +69,7 @@ class Dataset:
     candidates: list[str]
     source: str
     splits_from_column: bool = False
+    identity: str = ""
 
     def for_candidate(self, candidate: str) -> list[Case]:
         """The cases of one candidate, in file order. Raises ``ValueError`` for an unknown name."""
