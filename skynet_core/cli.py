@@ -15,7 +15,11 @@ the number of cases.
 ``--roles FILE.json`` gives column roles as the Data page does (``{column: [role,
 field]}``), and ``--candidate-file NAME=FILE`` adds a candidate from a file of its
 own, joined to CASES by id (repeatable); the main file's candidate is then named
-after the file.
+after the file. A table with one output column per candidate (``out_small``,
+``out_large``) gives those columns the role ``candidate_output`` with the candidate's
+name as the field (``candidate_latency_ms``, ``candidate_cost_usd`` for its
+measurements); a roles file with sections, ``{"main": {...}, "candidate_files":
+{NAME: {...}}}``, also gives each candidate file's columns their roles.
 
 Exit status: 0 when the contract holds (check) or every case scored (score);
 1 when the metric breaks the contract or a case errs; 2 for a usage or input
@@ -25,6 +29,7 @@ problem (unreadable data, bad arguments).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 import threading
@@ -37,7 +42,15 @@ import orjson
 
 from .cases import Case
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
-from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset, read_case_lines, roles_from_json
+from .datasets import (
+    CandidateFile,
+    CaseLines,
+    DatasetError,
+    RolesFile,
+    load_dataset,
+    read_case_lines,
+    roles_file_from_json,
+)
 from .display import terminal_text
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
@@ -221,7 +234,7 @@ def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
         raise UsageError(str(exc)) from None
 
 
-def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
+def _read_roles(path: str) -> RolesFile:
     if kind := special_file(path):
         raise UsageError(_("--roles {path} is {kind}, not a file; give a JSON file").format(path=path, kind=kind))
     try:
@@ -234,7 +247,21 @@ def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         raise UsageError(_("--roles {path}: not valid JSON ({error})").format(path=path, error=exc)) from None
-    return roles_from_json(value, f"--roles {path}")
+    return roles_file_from_json(value, f"--roles {path}")
+
+
+def _candidate_files(texts: list[str], roles: RolesFile) -> list[CandidateFile]:
+    """The ``--candidate-file`` arguments, each with its roles from the roles file's ``candidate_files``."""
+    files = [_candidate_file(text) for text in texts]
+    unknown = sorted(set(roles.candidate_files) - {item.name for item in files})
+    if unknown:
+        raise UsageError(
+            _(
+                "the roles file gives roles for candidate file {name}, but no --candidate-file is named so; "
+                "name it NAME=FILE with that name"
+            ).format(name=repr(unknown[0]))
+        )
+    return [dataclasses.replace(item, roles=roles.candidate_files.get(item.name)) for item in files]
 
 
 def _candidate_file(text: str) -> CandidateFile:
@@ -385,11 +412,8 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
         return lines, lines.split_counts
-    dataset = load_dataset(
-        args.data,
-        roles=_read_roles(args.roles) if args.roles else None,
-        candidate_files=[_candidate_file(text) for text in args.candidate_file],
-    )
+    roles = _read_roles(args.roles) if args.roles else RolesFile()
+    dataset = load_dataset(args.data, roles=roles.main, candidate_files=_candidate_files(args.candidate_file, roles))
     candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
     if candidate not in dataset.candidates:
         raise UsageError(
@@ -674,7 +698,7 @@ def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         source = MetricSource.from_path(args.metric)
         cases, instruction = [], args.instruction
         if args.data:
-            dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None)
+            dataset = load_dataset(args.data, roles=_read_roles(args.roles).main if args.roles else None)
             cases = dataset.for_candidate(dataset.candidates[0])
             instruction = instruction or dataset_instruction(dataset)
         folder = export_for_engine(source, args.engine, cases, instruction=instruction).write_to(args.out)

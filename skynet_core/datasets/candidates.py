@@ -11,8 +11,9 @@ from skynet_core.cases import Case
 from skynet_core.i18n import _
 
 from .files import _describe, _file_label, read_table
-from .frames import _check_roles, _final_roles, _frame_rows, _pair
+from .frames import _check_roles, _final_roles, _frame_rows, _pair, _per_candidate_rows
 from .model import Dataset, DatasetError, Role, _Row
+from .per_candidate import candidate_columns, shared_roles
 from .roles import roles_from_json, roles_to_json
 
 if TYPE_CHECKING:
@@ -115,7 +116,10 @@ def _candidate_cases(
     final = _final_roles(file, columns, {**inherited, **(extra.roles or {})})
     _check_roles(file, columns, final, joined_to=main_file)
     has = {role for role, _ in final.values()}
-    rows, unit = _frame_rows(frame, final, extra.path)
+    rows, unit = _frame_rows(frame, shared_roles(final), extra.path)
+    rows = _per_candidate_rows(
+        frame, rows, candidate_columns(file, columns, final, joined_to=main_file), extra.path, unit
+    )
 
     seen: dict[str, _Row] = {}
     for row in rows:

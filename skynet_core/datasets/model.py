@@ -37,7 +37,13 @@ class DatasetError(ValueError):
 
 
 class Role(StrEnum):
-    """What a column means. ``IGNORED`` columns are shown but not passed to the metric."""
+    """What a column means. ``IGNORED`` columns are shown but not passed to the metric.
+
+    The ``CANDIDATE_*`` roles are for a table with one output column per candidate (an A/B
+    export such as ``out_small, out_large``): the field is the candidate's name, and the
+    column holds that candidate's whole output, measured latency (ms) or cost (USD). See
+    :mod:`skynet_core.datasets.per_candidate`.
+    """
 
     INPUT = "input"
     EXPECTED = "expected"
@@ -47,6 +53,9 @@ class Role(StrEnum):
     SPLIT = "split"
     ID = "id"
     IGNORED = "ignored"
+    CANDIDATE_OUTPUT = "candidate_output"
+    CANDIDATE_LATENCY = "candidate_latency_ms"
+    CANDIDATE_COST = "candidate_cost_usd"
 
 
 @dataclass
