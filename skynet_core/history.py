@@ -78,10 +78,17 @@ class Comparison:
     only_new: int
 
 
-def compare_runs(old: list[CaseResult], new: list[CaseResult], *, tolerance: float = 1e-9) -> Comparison:
-    """Pair the two runs' results by (candidate, id) and measure what changed."""
-    old_by_key = {(result.candidate, result.id): result for result in old}
-    new_by_key = {(result.candidate, result.id): result for result in new}
+def compare_runs(
+    old: list[CaseResult], new: list[CaseResult], *, tolerance: float = 1e-9, by_id: bool = False
+) -> Comparison:
+    """Pair the two runs' results by (candidate, id), or by id alone with ``by_id`` (two candidates' runs on the
+    same cases), and measure what changed."""
+
+    def paired_by(result: CaseResult) -> tuple[str, str]:
+        return ("", result.id) if by_id else (result.candidate, result.id)
+
+    old_by_key = {paired_by(result): result for result in old}
+    new_by_key = {paired_by(result): result for result in new}
     rows = []
     for key, after in new_by_key.items():
         before = old_by_key.get(key)
