@@ -264,6 +264,11 @@ def _candidate_files(texts: list[str], roles: RolesFile) -> list[CandidateFile]:
     return [dataclasses.replace(item, roles=roles.candidate_files.get(item.name)) for item in files]
 
 
+def _metric_name(path: str) -> str:
+    """What the check's messages call the metric: the file given (``metric_bug.py``), or metric.py in a folder."""
+    return Path(path).name if not Path(path).is_dir() else "metric.py"
+
+
 def _candidate_file(text: str) -> CandidateFile:
     name, equals, path = text.partition("=")
     if not equals or not name.strip() or not path.strip():
@@ -328,7 +333,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         return EXIT_USAGE
 
     if args.command == "check":
-        checked = check_metric(source, cases, timeout=timeout, llm=llm)
+        checked = check_metric(source, cases, timeout=timeout, llm=llm, name=_metric_name(args.metric))
         output = ReportOutput(args, stdout)
         for result in checked.cases:
             output.case(result)
@@ -369,6 +374,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
             show_progress=not (args.json or args.json_lines) and stderr.isatty(),
             stderr=stderr,
             ray_address=args.ray,
+            name=_metric_name(args.metric),
         )
     except Cancelled:
         report = None  # the sink stopped the run: its write failed, reported below
@@ -556,6 +562,7 @@ def _score(
     show_progress: bool,
     stderr: TextIO,
     ray_address: str | None = None,
+    name: str = "metric.py",
 ) -> CheckReport:
     bar = None
     if show_progress:
@@ -590,6 +597,7 @@ def _score(
             in_order=sink,
             keep=False,
             scorer=scorer,
+            name=name,
         )
     finally:
         if bar is not None:
