@@ -16,7 +16,9 @@ columns where it has none). The rules (:func:`candidate_columns`):
   the output of the candidate the file was added as.
 
 :func:`guess_candidate_columns` reads the roles from common names (``out_small``, ``latency_large_ms``,
-``small_cost``), and :func:`candidate_warnings` flags candidates that are the same answers twice.
+``small_cost``; in a candidate file, the columns named for its own candidate:
+:func:`guess_own_columns`), and :func:`candidate_warnings` flags candidates that are the same
+answers twice.
 """
 
 from __future__ import annotations
@@ -99,6 +101,21 @@ def guess_candidate_columns(columns: Sequence[str]) -> dict[str, tuple[Role, str
             if str(column) not in guessed and name is not None and name.lower() in by_lower:
                 guessed[str(column)] = (role, by_lower[name.lower()])
     return guessed
+
+
+def guess_own_columns(columns: Sequence[str], candidate: str) -> dict[str, tuple[Role, str]]:
+    """The per-candidate roles of a candidate file's columns named for its own candidate: added as ``large``, a
+    file's ``out_large``, ``latency_large_ms`` and ``cost_large_usd`` are that candidate's output, latency and
+    cost. Empty when no output column is so named."""
+    wanted = candidate.strip().lower()
+    guessed: dict[str, tuple[Role, str]] = {}
+    for role in PER_CANDIDATE_ROLES:
+        for column in columns:
+            name = _guess(column, role)
+            if str(column) not in guessed and name is not None and name.lower() == wanted:
+                guessed[str(column)] = (role, candidate.strip())
+                break
+    return guessed if any(role is Role.CANDIDATE_OUTPUT for role, _name in guessed.values()) else {}
 
 
 def _guess(column: str, role: Role) -> str | None:

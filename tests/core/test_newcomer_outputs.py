@@ -72,8 +72,8 @@ def test_the_roles_file_names_per_candidate_outputs(tmp_path: Path) -> None:
 
 def test_a_candidate_file_with_its_own_column_names_is_accepted_once_roles_are_given(tmp_path: Path) -> None:
     main, large = reviews_csv(tmp_path), large_csv(tmp_path)
-    with pytest.raises(DatasetError, match="output"):
-        load_dataset(main, candidate_files=[CandidateFile("large", str(large))])
+    with pytest.raises(DatasetError, match="--roles"):  # added under another name: nothing says out_large is its
+        load_dataset(main, candidate_files=[CandidateFile("big", str(large))])
     given = {
         "out_large": (Role.CANDIDATE_OUTPUT, "large"),
         "latency_large_ms": (Role.CANDIDATE_LATENCY, "large"),
@@ -106,6 +106,14 @@ def test_a_candidate_file_with_its_own_column_names_is_accepted_once_roles_are_g
 def test_per_candidate_roles_that_cannot_make_cases_are_refused(tmp_path: Path, roles: dict, words: str) -> None:
     with pytest.raises(DatasetError, match=words):
         load_dataset(ab_csv(tmp_path), roles={**TEXT_ROLE, **roles_from_json(roles)})
+
+
+def test_a_candidate_files_columns_named_for_its_candidate_need_no_roles(tmp_path: Path) -> None:
+    main, large = reviews_csv(tmp_path), large_csv(tmp_path)
+    data = load_dataset(main, candidate_files=[CandidateFile("large", str(large))], main_candidate="small")
+    case = data.for_candidate("large")[0]
+    assert case.output == review_rows()[0]["out_large"]
+    assert case.observation.latency_ms == 910.0 and case.observation.cost_usd == 0.0021
 
 
 def test_a_candidate_file_holds_one_candidate(tmp_path: Path) -> None:
