@@ -80,3 +80,21 @@ LABEL_METRIC = (
     "        return 1.0, {'feedback': 'Correct.'}\n"
     "    return 0.0, {'feedback': f'Expected {want!r}, got {output!r}.'}\n"
 )
+
+# Line 12 reads expected["label"], which some cases lack: the check's three sampled cases never meet them.
+KEY_ERROR_METRIC = '''"""A metric with a bug the check's three cases do not meet."""
+
+
+def helper(text):
+    return text.strip().lower()
+
+
+def score(input, output, expected=None):
+    if expected is None:
+        return 0.5, {"feedback": "No expected value."}
+    got = helper(output)
+    want = expected["label"]
+    if got == want:
+        return 1.0, {"feedback": "Correct."}
+    return 0.0, {"feedback": f"Expected {want!r}, got {got!r}."}
+'''

@@ -180,33 +180,29 @@ def test_the_cli_roles_file_gives_a_candidate_files_roles(tmp_path: Path) -> Non
     metric = tmp_path / "metric.py"
     metric.write_text(LABEL_METRIC)
     roles = tmp_path / "roles.json"
-    roles.write_text(json.dumps({"candidate_files": {"large": {"out_large": ["output", ""]}}}))
-    code, out, err = cli(
-        "score",
-        str(metric),
-        "--data",
-        str(reviews_csv(tmp_path)),
-        "--candidate-file",
-        f"large={large_csv(tmp_path)}",
-        "--roles",
-        str(roles),
-        "--candidate",
-        "large",
-        "--json",
-    )
+
+    def score_big(sections: dict) -> tuple[int, str, str]:
+        # Added as "big", nothing in large.csv's column names says which column is its output: the roles file does.
+        roles.write_text(json.dumps({"candidate_files": sections}))
+        data, big = str(reviews_csv(tmp_path)), f"big={large_csv(tmp_path)}"
+        return cli(
+            "score",
+            str(metric),
+            "--data",
+            data,
+            "--candidate-file",
+            big,
+            "--roles",
+            str(roles),
+            "--candidate",
+            "big",
+            "--json",
+        )
+
+    code, out, err = score_big({"big": {"out_large": ["output", ""]}})
     assert code == EXIT_OK, err
     assert all(case["score"] == 1.0 for case in json.loads(out)["cases"])
-    roles.write_text(json.dumps({"candidate_files": {"huge": {"out_large": ["output", ""]}}}))
-    code, _out, err = cli(
-        "check",
-        str(metric),
-        "--data",
-        str(reviews_csv(tmp_path)),
-        "--candidate-file",
-        f"large={large_csv(tmp_path)}",
-        "--roles",
-        str(roles),
-    )
+    code, _out, err = score_big({"huge": {"out_large": ["output", ""]}})
     assert code == EXIT_USAGE
     assert "huge" in err and "--candidate-file" in err
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from newcomer_data import KEY_ERROR_METRIC
+
 from skynet_core.authoring import ScoredResults, contract_verdict
 from skynet_core.cases import Case
 from skynet_core.contract import check_metric
@@ -12,23 +14,6 @@ from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.runner import score_cases
 
-# Line 12 reads expected["label"], which 11 of the 40 cases lack.
-METRIC = '''"""A metric with a bug the check's three cases do not meet."""
-
-
-def helper(text):
-    return text.strip().lower()
-
-
-def score(input, output, expected=None):
-    if expected is None:
-        return 0.5, {"feedback": "No expected value."}
-    got = helper(output)
-    want = expected["label"]
-    if got == want:
-        return 1.0, {"feedback": "Correct."}
-    return 0.0, {"feedback": f"Expected {want!r}, got {got!r}."}
-'''
 CURRENT = Provenance("digest", "/data/reviews.csv", "reviews", "small", None, "models", "", "identity")
 
 
@@ -48,9 +33,9 @@ def reviews() -> list[Case]:
 
 def test_the_check_passes_but_score_all_finds_the_failing_line(pool) -> None:
     cases = reviews()
-    report = check_metric(METRIC, cases, pool=pool)
+    report = check_metric(KEY_ERROR_METRIC, cases, pool=pool)
     assert report.ok  # the three sampled cases all have a label
-    run = score_cases(METRIC, cases, pool=pool)
+    run = score_cases(KEY_ERROR_METRIC, cases, pool=pool)
     verdict = contract_verdict(report, CURRENT, ScoredResults(CURRENT, run.results))
     assert not verdict.ok
     assert verdict.line == 12 and verdict.file == "metric.py"

@@ -25,30 +25,13 @@ from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.runs import RunKey, metric_hash
 from skynet_core.workspace import Workspace
-from tests.core.newcomer_data import large_csv, review_rows, reviews_csv, write_csv
+from tests.core.newcomer_data import KEY_ERROR_METRIC, large_csv, review_rows, reviews_csv, write_csv
 from tests.e2e.conftest import start_server, stop_server, wait_for_app_run
 
 pytestmark = pytest.mark.e2e
 
 EDITOR = 'iframe[title="code_editor.code_editor"]'
 REWARD_METRIC = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
-# Line 12 reads expected["label"], which 11 of the 40 reviews lack.
-KEY_ERROR_METRIC = '''"""A metric with a bug the check's three cases do not meet."""
-
-
-def helper(text):
-    return text.strip().lower()
-
-
-def score(input, output, expected=None):
-    if expected is None:
-        return 0.5, {"feedback": "No expected value."}
-    got = helper(output)
-    want = expected["label"]
-    if got == want:
-        return 1.0, {"feedback": "Correct."}
-    return 0.0, {"feedback": f"Expected {want!r}, got {got!r}."}
-'''
 PAGE_PART = "issue 23 item {item}: page part after the redesign"
 
 
