@@ -47,6 +47,7 @@ from .datasets import (
     CaseLines,
     DatasetError,
     RolesFile,
+    candidate_warnings,
     load_dataset,
     read_case_lines,
     roles_file_from_json,
@@ -327,7 +328,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
                 *((args.roles,) if args.roles else ()),
             ),
         )
-        cases, split_counts = _read_cases(args)
+        cases, split_counts = _read_cases(args, stderr)
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
@@ -408,8 +409,9 @@ def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
     return (ClusterError,)
 
 
-def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
-    """The cases to check or score, and how to count them by split (for a message).
+def _read_cases(args: argparse.Namespace, stderr: TextIO) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
+    """The cases to check or score, and how to count them by split (for a message). Candidates that answer
+    every case identically (the same file given twice) are warned about on ``stderr``.
 
     ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
     so that a million of them fit in memory; everything else is a loaded dataset.
@@ -420,6 +422,8 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
         return lines, lines.split_counts
     roles = _read_roles(args.roles) if args.roles else RolesFile()
     dataset = load_dataset(args.data, roles=roles.main, candidate_files=_candidate_files(args.candidate_file, roles))
+    for warning in candidate_warnings(dataset):
+        print(_("warning: {text}").format(text=warning), file=stderr)
     candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
     if candidate not in dataset.candidates:
         raise UsageError(

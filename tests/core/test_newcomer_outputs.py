@@ -220,3 +220,12 @@ def test_the_missing_role_messages_say_how_on_the_command_line(tmp_path: Path) -
     with pytest.raises(DatasetError) as caught:
         load_dataset(path)
     assert "--roles" in str(caught.value)
+
+
+def test_the_cli_warns_when_a_candidate_file_repeats_the_main_file(tmp_path: Path) -> None:
+    metric = tmp_path / "metric.py"
+    metric.write_text(LABEL_METRIC)
+    main = reviews_csv(tmp_path)
+    code, _out, err = cli("check", str(metric), "--data", str(main), "--candidate-file", f"large={main}")
+    assert code == EXIT_OK
+    assert "warning: Candidates 'reviews' and 'large' have identical outputs on every case" in err
