@@ -53,7 +53,7 @@ from .datasets import (
     roles_file_from_json,
 )
 from .display import terminal_text
-from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
+from .i18n import LANGUAGES, N_, _, format_cost, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
 from .paths import output_problem, special_file
@@ -579,7 +579,7 @@ def _score(
         if bar is not None:
             with lock:
                 if llm.spent_usd:
-                    bar.set_postfix_str(_("llm() spent ${cost:,.4f}").format(cost=llm.spent_usd), refresh=False)
+                    bar.set_postfix_str(_("llm() spent {cost}").format(cost=format_cost(llm.spent_usd)), refresh=False)
                 bar.update(1)
 
     try:
