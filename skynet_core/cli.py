@@ -328,7 +328,9 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
                 *((args.roles,) if args.roles else ()),
             ),
         )
-        cases, split_counts = _read_cases(args, stderr)
+        cases, split_counts, warnings = _read_cases(args)
+        for warning in warnings:
+            print(_("warning: {text}").format(text=_terminal_lines(warning)), file=stderr)
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
@@ -409,9 +411,9 @@ def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
     return (ClusterError,)
 
 
-def _read_cases(args: argparse.Namespace, stderr: TextIO) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
-    """The cases to check or score, and how to count them by split (for a message). Candidates that answer
-    every case identically (the same file given twice) are warned about on ``stderr``.
+def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]], list[str]]:
+    """The cases to check or score, how to count them by split (for a message), and the data's warnings
+    (candidates that answer every case identically: the same file given twice).
 
     ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
     so that a million of them fit in memory; everything else is a loaded dataset.
@@ -419,11 +421,9 @@ def _read_cases(args: argparse.Namespace, stderr: TextIO) -> tuple[Sequence[Case
     plain = args.command == "score" and not args.roles and not args.candidate_file and args.candidate in (None, "")
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
-        return lines, lines.split_counts
+        return lines, lines.split_counts, []
     roles = _read_roles(args.roles) if args.roles else RolesFile()
     dataset = load_dataset(args.data, roles=roles.main, candidate_files=_candidate_files(args.candidate_file, roles))
-    for warning in candidate_warnings(dataset):
-        print(_("warning: {text}").format(text=warning), file=stderr)
     candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
     if candidate not in dataset.candidates:
         raise UsageError(
@@ -433,7 +433,7 @@ def _read_cases(args: argparse.Namespace, stderr: TextIO) -> tuple[Sequence[Case
                 candidates=", ".join(repr(name) for name in dataset.candidates),
             )
         )
-    return dataset.for_candidate(candidate), dataset.split_counts
+    return dataset.for_candidate(candidate), dataset.split_counts, candidate_warnings(dataset)
 
 
 def open_out(path: str | None) -> ResultsWriter | None:
