@@ -15,7 +15,11 @@ the number of cases.
 ``--roles FILE.json`` gives column roles as the Data page does (``{column: [role,
 field]}``), and ``--candidate-file NAME=FILE`` adds a candidate from a file of its
 own, joined to CASES by id (repeatable); the main file's candidate is then named
-after the file.
+after the file. A table with one output column per candidate (``out_small``,
+``out_large``) gives those columns the role ``candidate_output`` with the candidate's
+name as the field (``candidate_latency_ms``, ``candidate_cost_usd`` for its
+measurements); a roles file with sections, ``{"main": {...}, "candidate_files":
+{NAME: {...}}}``, also gives each candidate file's columns their roles.
 
 Exit status: 0 when the contract holds (check) or every case scored (score);
 1 when the metric breaks the contract or a case errs; 2 for a usage or input
@@ -25,6 +29,7 @@ problem (unreadable data, bad arguments).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import tempfile
@@ -38,10 +43,19 @@ import orjson
 
 from .cases import Case
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
-from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset, read_case_lines, roles_from_json
+from .datasets import (
+    CandidateFile,
+    CaseLines,
+    DatasetError,
+    RolesFile,
+    candidate_warnings,
+    load_dataset,
+    read_case_lines,
+    roles_file_from_json,
+)
 from .display import terminal_text
 from .human import cli as human_cli
-from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
+from .i18n import LANGUAGES, N_, _, format_cost, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
 from .metric_folder import FolderRead, read_metric_folder
 from .metric_needs import string_literals
@@ -253,7 +267,7 @@ def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: FolderRead
         )
 
 
-def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
+def _read_roles(path: str) -> RolesFile:
     if problem := path_problem(path):
         raise UsageError(_("--roles {path}: {problem}").format(path=path, problem=problem))
     if kind := special_file(path):
@@ -268,7 +282,26 @@ def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         raise UsageError(_("--roles {path}: not valid JSON ({error})").format(path=path, error=exc)) from None
-    return roles_from_json(value, f"--roles {path}")
+    return roles_file_from_json(value, f"--roles {path}")
+
+
+def _candidate_files(texts: list[str], roles: RolesFile) -> list[CandidateFile]:
+    """The ``--candidate-file`` arguments, each with its roles from the roles file's ``candidate_files``."""
+    files = [_candidate_file(text) for text in texts]
+    unknown = sorted(set(roles.candidate_files) - {item.name for item in files})
+    if unknown:
+        raise UsageError(
+            _(
+                "the roles file gives roles for candidate file {name}, but no --candidate-file is named so; "
+                "name it NAME=FILE with that name"
+            ).format(name=repr(unknown[0]))
+        )
+    return [dataclasses.replace(item, roles=roles.candidate_files.get(item.name)) for item in files]
+
+
+def _metric_name(path: str) -> str:
+    """What the check's messages call the metric: the file given (``metric_bug.py``), or metric.py in a folder."""
+    return Path(path).name if not Path(path).is_dir() else "metric.py"
 
 
 def _candidate_file(text: str) -> CandidateFile:
@@ -353,7 +386,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         return EXIT_USAGE
 
     if args.command == "check":
-        checked = check_metric(source, cases, timeout=timeout, llm=llm)
+        checked = check_metric(source, cases, timeout=timeout, llm=llm, name=_metric_name(args.metric))
         output = ReportOutput(args, stdout)
         for result in checked.cases:
             output.case(result)
@@ -394,6 +427,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
             show_progress=not (args.json or args.json_lines) and stderr.isatty(),
             stderr=stderr,
             ray_address=args.ray,
+            name=_metric_name(args.metric),
         )
     except Cancelled:
         report = None  # the sink stopped the run: its write failed, reported below
@@ -434,7 +468,8 @@ def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
 
 
 def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]], list[str]]:
-    """The cases to check or score, how to count them by split (for a message), and the data's warnings.
+    """The cases to check or score, how to count them by split (for a message), and the data's warnings
+    (ids that differ only in Unicode form; candidates that answer every case identically: the same file given twice).
 
     ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
     so that a million of them fit in memory; everything else is a loaded dataset.
@@ -443,11 +478,8 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
         return lines, lines.split_counts, lines.warnings
-    dataset = load_dataset(
-        args.data,
-        roles=_read_roles(args.roles) if args.roles else None,
-        candidate_files=[_candidate_file(text) for text in args.candidate_file],
-    )
+    roles = _read_roles(args.roles) if args.roles else RolesFile()
+    dataset = load_dataset(args.data, roles=roles.main, candidate_files=_candidate_files(args.candidate_file, roles))
     candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
     if candidate not in dataset.candidates:
         raise UsageError(
@@ -457,7 +489,7 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
                 candidates=", ".join(repr(name) for name in dataset.candidates),
             )
         )
-    return dataset.for_candidate(candidate), dataset.split_counts, dataset.warnings
+    return dataset.for_candidate(candidate), dataset.split_counts, [*dataset.warnings, *candidate_warnings(dataset)]
 
 
 def open_out(path: str | None) -> ResultsWriter | None:
@@ -600,6 +632,7 @@ def _score(
     show_progress: bool,
     stderr: TextIO,
     ray_address: str | None = None,
+    name: str = "metric.py",
 ) -> CheckReport:
     bar = None
     if show_progress:
@@ -612,7 +645,7 @@ def _score(
         if bar is not None:
             with lock:
                 if llm.spent_usd:
-                    bar.set_postfix_str(_("llm() spent ${cost:,.4f}").format(cost=llm.spent_usd), refresh=False)
+                    bar.set_postfix_str(_("llm() spent {cost}").format(cost=format_cost(llm.spent_usd)), refresh=False)
                 bar.update(1)
 
     try:
@@ -634,6 +667,7 @@ def _score(
             in_order=sink,
             keep=False,
             scorer=scorer,
+            name=name,
         )
     finally:
         if bar is not None:
@@ -743,7 +777,7 @@ def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         source = metric.source
         cases, instruction = [], args.instruction
         if args.data:
-            dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None)
+            dataset = load_dataset(args.data, roles=_read_roles(args.roles).main if args.roles else None)
             cases = dataset.for_candidate(dataset.candidates[0])
             instruction = instruction or dataset_instruction(dataset)
         exported = export_for_engine(source, args.engine, cases, instruction=instruction)

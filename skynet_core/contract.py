@@ -89,6 +89,7 @@ def check_metric(
     in_order: ResultCallback | None = None,
     keep: bool = True,
     scorer: Callable[..., ScoreRun] | None = None,
+    name: str = MAIN_FILE,
 ) -> CheckReport:
     """Run the contract check of the metric ``source`` (metric.py's text, or a metric folder)
     on a sample of ``cases``.
@@ -100,6 +101,7 @@ def check_metric(
     ``tally`` sums them up either way.
     ``scorer`` scores the cases elsewhere once the stages before passed here, with
     ``score_cases``'s contract (``runner.cluster.ray_scorer`` scores on a Ray cluster).
+    ``name`` is what the messages call metric.py (the command line names the file it was given).
     Raises ``Cancelled`` when ``cancel`` is set during the run; the caller
     asked for that and has a newer check coming.
     """
@@ -118,7 +120,9 @@ def check_metric(
             message = exc.message if not exc.detail else f"{exc.message}\n{exc.detail}"
             stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.FAILED, message, line=exc.line, file=exc.file)
             return _report(stages, started, pool)
-        stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.PASSED, _("metric.py compiles and imports"))
+        stages[StageName.LOAD] = Stage(
+            StageName.LOAD, StageStatus.PASSED, _("{file} compiles and imports").format(file=name)
+        )
 
         signature = loaded.get("signature") or {}
         if not signature.get("ok"):
@@ -143,7 +147,7 @@ def check_metric(
         spec = loaded.get("reward_spec")
         if spec is None:
             stages[StageName.REWARD_SPEC] = Stage(
-                StageName.REWARD_SPEC, StageStatus.SKIPPED, _("metric.py defines no REWARD_SPEC")
+                StageName.REWARD_SPEC, StageStatus.SKIPPED, _("{file} defines no REWARD_SPEC").format(file=name)
             )
         elif not spec.get("ok"):
             stages[StageName.REWARD_SPEC] = Stage(

@@ -456,6 +456,7 @@ class Workspace:
             in_use.split,
             settings_fingerprint(model, base, settings.temperature),
             model,
+            in_use.data.identity,
         )
 
     # --- use cases: check, score, compare ------------------------------------------------------

@@ -152,7 +152,8 @@ SKIPPED_FIELDS = {
 _CODE = re.compile(r"```.*?```|`[^`]*`|<style>.*?</style>", re.S)
 _NOISE = re.compile(
     r":material/[a-z_]+:|:[a-z]+(?=\[)|https?://\S+|[\w./-]+\.(?:py|json|jsonl|csv|parquet|zip|txt|po|mo)\b|"
-    r"\b[A-Z]+-\d+\b|\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b|\b\w*\d\w*\b|<[^>]+>|\{[^}]*\}",
+    r"\b[A-Z]+-\d+\b|\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b|\b\w*\d\w*\b|<[^>]+>|\{[^}]*\}|"
+    r"(?<![\w-])--[a-z][a-z0-9-]*",  # a command-line option (--roles) is code
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
 

@@ -135,7 +135,8 @@ def test_preview_says_what_is_missing_before_use_and_keeps_the_role_choices(data
     open_file(at, plain_csv)
     assert warnings(at) == [
         "cases.csv has no input column. Name input columns with the input. prefix (e.g. "
-        "input.question), or give a column the input role."
+        "input.question), or give a column the input role (on the Data page, or with --roles FILE.json on the "
+        "command line)."
     ]
     assert button(at, "Use this dataset").disabled  # loading would refuse it: fix first
 

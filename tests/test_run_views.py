@@ -102,7 +102,7 @@ def test_the_run_frame_has_inputs_outputs_expected_and_one_column_per_named_scor
     frame = run_frame(run, run_cases(run, lambda source: None)[0])
     assert list(frame.columns) == [
         "id", "status", "score", "score.label", "feedback", "error",
-        "input", "output", "expected", "split", "candidate", "duration_ms",
+        "input", "output", "expected", "split", "candidate", "latency_ms", "cost_usd", "duration_ms", "judge_cost_usd",
     ]  # fmt: skip
     assert frame.loc[1, "input"] == {"question": "refund?"} and frame.loc[1, "expected"] == {"label": "refund"}
     assert pd.isna(frame.loc[2, "score"]) and frame.loc[2, "error"] == "KeyError: 'label'"

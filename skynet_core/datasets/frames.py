@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
 import math
@@ -24,6 +25,7 @@ from .files import (
     place,
 )
 from .model import _MEASUREMENTS, Dataset, DatasetError, Role, _Row
+from .per_candidate import CandidateColumns, candidate_columns, shared_roles
 from .roles import infer_roles
 from .splits import assign_splits
 from .twins import nfc_twins, warning_of
@@ -145,15 +147,18 @@ def _check_roles(
         raise DatasetError(
             _(
                 "{file} has no input column. Name input columns with the input. prefix (e.g. input.question), or give "
-                "a column the input role."
+                "a column the input role (on the Data page, or with --roles FILE.json on the command line)."
             ).format(file=file)
         )
+    if any(item.output for item in candidate_columns(file, columns, roles, joined_to=joined_to)):
+        return  # one output column per candidate: checked there
     outputs = by_role.get(Role.OUTPUT, [])
     if not outputs:
         raise DatasetError(
             _(
                 "{file} has no output column. Add a column named output (or output.<field> for an object output), or "
-                "give a column the output role."
+                "give a column the output role (on the Data page, or with --roles FILE.json on the command line; "
+                "one “output of a candidate” column per candidate when each has its own)."
             ).format(file=file)
         )
     whole = [column for column in outputs if not roles[column][1]]
@@ -222,7 +227,8 @@ def cases_from_frame(
         )
     final = _final_roles(file, columns, roles)
     _check_roles(file, columns, final)
-    rows, unit = _frame_rows(df, final, source)
+    rows, unit = _frame_rows(df, shared_roles(final), source)
+    rows = _per_candidate_rows(df, rows, candidate_columns(file, columns, final), source, unit)
     return _dataset(rows, name=name or Path(str(source)).stem or file, source=str(source), file=file, unit=unit)
 
 
@@ -282,6 +288,63 @@ def _frame_rows(df: pd.DataFrame, final: dict[str, tuple[Role, str]], source: st
             exc.line = number
             raise
     return rows, unit
+
+
+def _per_candidate_rows(
+    df: pd.DataFrame, rows: list[_Row], per: list[CandidateColumns], source: str, unit: str
+) -> list[_Row]:
+    """Each row once per candidate of a table with one output column per candidate (see
+    :mod:`~skynet_core.datasets.per_candidate`), candidate by candidate; ``rows`` as they are without one.
+
+    A candidate's case has the row's input, expected, id and split, its own output column's cell, and its
+    own latency and cost where it has those columns (the row's shared observation otherwise). A candidate
+    named ``""`` is a candidate file's own: only its cells are set, not its name.
+    """
+    if not per:
+        return rows
+    file = _file_label(source)
+    is_csv = Path(str(source)).suffix.lower() == ".csv"
+    numbers = [row.number for row in rows]
+    expanded: list[_Row] = []
+    for item in per:
+        outputs = _cells(df, item.output, is_csv) if item.output else [row.output for row in rows]
+        latencies = _measurements(df, item.latency_ms, "latency_ms", file, unit, numbers, is_csv)
+        costs = _measurements(df, item.cost_usd, "cost_usd", file, unit, numbers, is_csv)
+        for row, output, latency, cost in zip(rows, outputs, latencies, costs, strict=True):
+            observation = Observation(
+                latency if item.latency_ms else row.observation.latency_ms,
+                cost if item.cost_usd else row.observation.cost_usd,
+            )
+            expanded.append(
+                dataclasses.replace(row, output=output, observation=observation, candidate=item.name or row.candidate)
+            )
+    return expanded
+
+
+def _cells(df: pd.DataFrame, column: str, is_csv: bool) -> list[Any]:
+    """A column's cells as plain Python (a CSV cell is the text written, as a whole output's is)."""
+    values = df[column].tolist()
+    return values if is_csv else [value if type(value) is str else _plain(value) for value in values]
+
+
+def _measurements(
+    df: pd.DataFrame, column: str | None, what: str, file: str, unit: str, numbers: list[int], is_csv: bool
+) -> list[float | None]:
+    """A per-candidate latency or cost column's numbers (``None`` where not measured); all ``None`` without one."""
+    if column is None:
+        return [None] * len(numbers)
+    values = _cells(df, column, is_csv)
+    if not is_csv:
+        _check_measurement_kinds(file, unit, column, zip(numbers, values, strict=True))
+    head, tail = _column_plan(file, unit, column, Role.OBSERVATION, what)[5]
+    found = []
+    for number, value in zip(numbers, values, strict=True):
+        try:
+            found.append(_measurement(value, f"observation.{what}", head + str(number) + tail, text_ok=True))
+        except DatasetError as exc:
+            exc.line, exc.column = number, column
+            raise
+    return found
 
 
 def _check_measurement_kinds(file: str, unit: str, column: str, cells: Iterable[tuple[int, Any]]) -> None:

@@ -37,7 +37,13 @@ class DatasetError(ValueError):
 
 
 class Role(StrEnum):
-    """What a column means. ``IGNORED`` columns are shown but not passed to the metric."""
+    """What a column means. ``IGNORED`` columns are shown but not passed to the metric.
+
+    The ``CANDIDATE_*`` roles are for a table with one output column per candidate (an A/B
+    export such as ``out_small, out_large``): the field is the candidate's name, and the
+    column holds that candidate's whole output, measured latency (ms) or cost (USD). See
+    :mod:`skynet_core.datasets.per_candidate`.
+    """
 
     INPUT = "input"
     EXPECTED = "expected"
@@ -48,6 +54,9 @@ class Role(StrEnum):
     ID = "id"
     HUMAN = "human"
     IGNORED = "ignored"
+    CANDIDATE_OUTPUT = "candidate_output"
+    CANDIDATE_LATENCY = "candidate_latency_ms"
+    CANDIDATE_COST = "candidate_cost_usd"
 
 
 @dataclass
@@ -61,6 +70,9 @@ class Dataset:
     file's path, or ``"example"`` for the bundled example. ``splits_from_column``
     is true when a ``split`` column gave the splits instead of the planner. ``warnings`` are sentences for
     people about what loaded but may not be what was meant (ids that differ only in Unicode form).
+    ``identity`` is the digest of every file it was built from, by content, and of
+    the roles and candidate names it was read with (``""``: not known; see
+    :mod:`skynet_core.datasets.identity`).
     """
 
     name: str
@@ -69,6 +81,7 @@ class Dataset:
     source: str
     splits_from_column: bool = False
     warnings: list[str] = field(default_factory=list)  # for people: what loads but may not be meant (NFC twin ids)
+    identity: str = ""
 
     def for_candidate(self, candidate: str) -> list[Case]:
         """The cases of one candidate, in file order. Raises ``ValueError`` for an unknown name."""
