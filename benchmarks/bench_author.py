@@ -25,10 +25,10 @@ from playwright.sync_api import Page, expect, sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 
 from skynet_core.store import Store  # noqa: E402
+from skynet_core.workspace import SETTING_DATASET_PATH  # noqa: E402
 
 sys.path.insert(0, str(ROOT))  # the app's own modules and the tests' helpers; skynet_core is installed
-from studio import SETTING_DATASET_PATH  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
 
 EDITOR = 'iframe[title="code_editor.code_editor"]'
 PASSES = "The metric meets the contract."
@@ -127,7 +127,9 @@ def main() -> None:
             )
             page.reload()
             expect(page.get_by_text(PASSES)).to_be_visible(timeout=30_000)
-            expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{args.cases} cases")
+            expect(page.get_by_test_id("stSidebar")).to_contain_text(
+                f"{args.cases:,} cases"
+            )  # grouped, as format_number writes it
             caption = page.get_by_text(re.compile(rf"Showing {args.cases} of {args.cases} scored cases"))
             cold, warm = [], []
             for _ in range(args.scores):

@@ -658,6 +658,19 @@ class Workspace:
         )
         return self.submit(slot, job, run, watcher)
 
+    def clear(self) -> None:
+        """Forget everything the studio keeps in the data directory: drafts, versions, settings, runs, marks and
+        uploads. A fresh data directory's state (the browser tests start each test from it). Running jobs are
+        left alone: they belong to the sessions that started them."""
+        import shutil
+
+        from .store import connect
+
+        with connect(self.store.path) as db:
+            for table in ("drafts", "versions", "settings", "scored_runs", "feedback_marks"):
+                db.execute(f"DELETE FROM {table}")  # noqa: S608  (a fixed list of our own tables)
+        shutil.rmtree(self.uploads_dir(), ignore_errors=True)
+
     def cases_of(self, source: str) -> list[Case] | None:
         """Every case of the dataset ``source`` (``"example"`` or the file in use) as it is now; ``None``
         when that dataset is not the one in use (its roles and candidate files are not known any more)."""

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[1] / "skynet_core"
+CORE = Path(__file__).resolve().parents[2] / "skynet_core"
 # Run only inside a metric's sandbox, with the sandbox's own import path.
 SANDBOX_ONLY = ("sandbox/child.py", "examples/metrics/")
 

@@ -5,26 +5,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import studio
+from skynet_core import workspace as ws
 from skynet_core.i18n import use_language
 from skynet_core.paths import DATA_ROOTS_ENV, data_roots
-from skynet_core.store import DATA_DIR_ENV, Store
+from skynet_core.store import Store
+from tests.app.harness import button, open_app
 from tests.i18n_scan import english_words, render
-
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "data.py")
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "data"
-    monkeypatch.setenv(DATA_DIR_ENV, str(directory))
-    monkeypatch.setenv(DATA_ROOTS_ENV, str(tmp_path))  # the tests' case files are next to the data directory
-    return directory
 
 
 @pytest.fixture
@@ -37,10 +27,7 @@ def plain_csv(tmp_path: Path) -> Path:
 
 
 def open_page() -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_app("data")
 
 
 def open_file(at: AppTest, path: Path | str) -> None:
@@ -49,10 +36,6 @@ def open_file(at: AppTest, path: Path | str) -> None:
     button(at, "Open this file").click()
     at.run()
     assert not at.exception, at.exception
-
-
-def button(at: AppTest, label: str) -> Any:
-    return next(item for item in at.button if item.label == label)
 
 
 def edit_roles(at: AppTest, rows: dict[int, dict[str, str]]) -> None:
@@ -74,7 +57,7 @@ def plain(markdown: str) -> str:
 
 
 def errors(at: AppTest) -> list[str]:
-    return [plain(item.value) for item in at.error]
+    return [plain(item.value) for item in at.main.error]
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -97,12 +80,12 @@ def test_file_with_roles_set_by_hand_is_used_and_its_splits_shown(data_dir: Path
     use_dataset(at)
 
     assert errors(at) == []
-    assert [item.value for item in at.success] == ["Using cases.csv: 40 cases × 1 candidate."]
+    assert [item.value for item in at.main.success] == ["Using cases.csv: 40 cases × 1 candidate."]
     assert metrics(at) == {"train": "32", "val": "8", "test": "0"}
-    assert any("Splits follow the Skynet planner: under 30 cases, all train" in item.value for item in at.caption)
+    assert any("Splits follow the Skynet planner: under 30 cases, all train" in item.value for item in at.main.caption)
     store = Store(data_dir)
-    assert store.get(studio.SETTING_DATASET_PATH) == str(plain_csv)
-    assert store.get(studio.SETTING_DATASET_ROLES) == {
+    assert store.get(ws.SETTING_DATASET_PATH) == str(plain_csv)
+    assert store.get(ws.SETTING_DATASET_ROLES) == {
         "key": ["id", ""],
         "ask": ["input", "ask"],
         "truth": ["expected", "label"],
@@ -121,13 +104,13 @@ def test_choice_and_roles_come_back_after_a_reload(data_dir: Path, plain_csv: Pa
 
     again = open_page()  # a new session on the same data directory: a reload, or a server restart
     assert again.radio(key="data.source").value == "file"
-    assert again.markdown[0].value.startswith("In use: **cases** · 40 cases")
+    assert again.main.markdown[0].value.startswith("In use: **cases** · 40 cases")
     assert again.data_editor[0].value["role"].tolist() == ["id", "input field", "expected field", "output"]
     assert metrics(again) == {"train": "32", "val": "8", "test": "0"}
 
 
 def warnings(at: AppTest) -> list[str]:
-    return [plain(item.value) for item in at.warning]
+    return [plain(item.value) for item in at.main.warning]
 
 
 def test_preview_says_what_is_missing_before_use_and_keeps_the_role_choices(data_dir: Path, plain_csv: Path) -> None:
@@ -145,7 +128,7 @@ def test_preview_says_what_is_missing_before_use_and_keeps_the_role_choices(data
     assert at.session_state[key]["edited_rows"] == {1: {"role": "input field"}}
     at.run()
     assert at.data_editor[0].key == key and at.session_state[key]["edited_rows"] == {1: {"role": "input field"}}
-    assert Store(data_dir).get(studio.SETTING_DATASET_PATH) is None  # the example stays in use
+    assert Store(data_dir).get(ws.SETTING_DATASET_PATH) is None  # the example stays in use
     edit_roles(at, {1: {"role": "input field"}, 3: {"role": "output"}})
     assert warnings(at) == [] and not button(at, "Use this dataset").disabled
 
@@ -169,7 +152,7 @@ def test_question_answer_label_columns_get_a_role_guess(data_dir: Path, tmp_path
     assert editor["field"].tolist() == ["question", "answer", "label", ""]
     assert warnings(at) == []
     use_dataset(at)
-    assert [item.value for item in at.success] == ["Using qa.csv: 1 case × 1 candidate."]
+    assert [item.value for item in at.main.success] == ["Using qa.csv: 1 case × 1 candidate."]
 
 
 def test_a_folder_path_says_it_is_a_folder_and_what_to_give(data_dir: Path, tmp_path: Path) -> None:
@@ -196,25 +179,25 @@ def test_a_refused_file_clears_the_previous_draft_and_shows_why(
 ) -> None:
     at = open_page()
     open_file(at, plain_csv)
-    assert at.data_editor and any(item.value == "#### cases.csv" for item in at.markdown)
+    assert at.data_editor and any(item.value == "#### cases.csv" for item in at.main.markdown)
     monkeypatch.delenv(DATA_ROOTS_ENV)
     open_file(at, tmp_path / "elsewhere.csv")  # refused: outside the data roots
     assert len(errors(at)) == 1 and "is outside the folders the studio may read" in errors(at)[0]
-    assert not at.data_editor and not any(item.value == "#### cases.csv" for item in at.markdown)
+    assert not at.data_editor and not any(item.value == "#### cases.csv" for item in at.main.markdown)
 
 
 def test_splits_say_they_are_the_dataset_in_use_while_another_file_is_open(data_dir: Path, plain_csv: Path) -> None:
     at = open_page()
     open_file(at, plain_csv)
-    assert at.subheader[0].value == "Splits of the dataset in use · Support tickets (example)"
-    assert [plain(item.value) for item in at.info] == [
+    assert at.main.subheader[0].value == "Splits of the dataset in use · Support tickets (example)"
+    assert [plain(item.value) for item in at.main.info] == [
         "These are the splits of Support tickets (example), the dataset in use. cases.csv gets its own splits "
         "once “Use this dataset” loads it."
     ]
     edit_roles(at, SET_ROLES)
     use_dataset(at)
-    assert at.subheader[0].value == "Splits of the dataset in use · cases"
-    assert at.info == [] or all("These are the splits" not in item.value for item in at.info)
+    assert at.main.subheader[0].value == "Splits of the dataset in use · cases"
+    assert at.main.info == [] or all("These are the splits" not in item.value for item in at.main.info)
 
 
 @pytest.mark.parametrize(
@@ -246,7 +229,7 @@ def test_missing_path_says_it_was_not_found(data_dir: Path, tmp_path: Path) -> N
 
 def test_split_and_candidate_choices_are_stored_for_the_author_page(data_dir: Path) -> None:
     at = open_page()
-    assert at.markdown[0].value.startswith("In use: **Support tickets (example)** · 72 cases × 3 candidates")
+    assert at.main.markdown[0].value.startswith("In use: **Support tickets (example)** · 72 cases × 3 candidates")
     split = next(item for item in at.selectbox if item.label == "Split")
     assert split.options == ["all (72 cases)", "train (58 cases)", "val (14 cases)", "test (0 cases)"]
     split.set_value("val").run()
@@ -254,10 +237,12 @@ def test_split_and_candidate_choices_are_stored_for_the_author_page(data_dir: Pa
     candidate.set_value("large-careful").run()
     assert not at.exception
     store = Store(data_dir)
-    assert (store.get(studio.SETTING_SPLIT), store.get(studio.SETTING_CANDIDATE)) == ("val", "large-careful")
-    assert "The Author page scores 14 cases: candidate large-careful, split val." in [item.value for item in at.caption]
+    assert (store.get(ws.SETTING_SPLIT), store.get(ws.SETTING_CANDIDATE)) == ("val", "large-careful")
+    assert "The Author page scores 14 cases: candidate large-careful, split val." in [
+        item.value for item in at.main.caption
+    ]
     next(item for item in at.selectbox if item.label == "Split").set_value("all").run()
-    assert Store(data_dir).get(studio.SETTING_SPLIT) is None
+    assert Store(data_dir).get(ws.SETTING_SPLIT) is None
 
 
 def test_candidate_file_added_by_path_is_joined_and_can_be_chosen(data_dir: Path, tmp_path: Path) -> None:
@@ -279,13 +264,13 @@ def test_candidate_file_added_by_path_is_joined_and_can_be_chosen(data_dir: Path
     assert at.text_input(key=f"data.main.{at.session_state['data.gen']}").value == "small"
     at.text_input(key=f"data.main.{at.session_state['data.gen']}").input("fast")
     use_dataset(at)
-    assert errors(at) == [] and at.success[0].value == "Using small.jsonl: 3 cases × 2 candidates."
+    assert errors(at) == [] and at.main.success[0].value == "Using small.jsonl: 3 cases × 2 candidates."
     candidate = next(item for item in at.selectbox if item.label == "Candidate")
     assert candidate.options == ["fast", "large"]
     candidate.set_value("large").run()
     store = Store(data_dir)
-    assert store.get(studio.SETTING_CANDIDATE) == "large" and store.get(studio.SETTING_DATASET_MAIN_CANDIDATE) == "fast"
-    assert store.get(studio.SETTING_DATASET_CANDIDATE_FILES) == [{"name": "large", "path": str(large), "roles": None}]
+    assert store.get(ws.SETTING_CANDIDATE) == "large" and store.get(ws.SETTING_DATASET_MAIN_CANDIDATE) == "fast"
+    assert store.get(ws.SETTING_DATASET_CANDIDATE_FILES) == [{"name": "large", "path": str(large), "roles": None}]
 
 
 def test_candidate_file_that_does_not_line_up_is_an_error_on_use(data_dir: Path, tmp_path: Path) -> None:
@@ -304,7 +289,7 @@ def test_candidate_file_that_does_not_line_up_is_an_error_on_use(data_dir: Path,
         "other.csv has no row for case 'b' of small.csv (candidate 'other': 1 of 2 cases). Every "
         "candidate needs the same case ids: add the missing cases."
     ]
-    assert Store(data_dir).get(studio.SETTING_DATASET_PATH) is None
+    assert Store(data_dir).get(ws.SETTING_DATASET_PATH) is None
 
 
 def test_wide_file_says_which_columns_reach_the_metric(data_dir: Path, tmp_path: Path) -> None:
@@ -313,7 +298,7 @@ def test_wide_file_says_which_columns_reach_the_metric(data_dir: Path, tmp_path:
     path.write_text(",".join(header) + "\n" + ",".join(["x", "y", *["0"] * 150]) + "\n")
     at = open_page()
     open_file(at, path)
-    wide = [item.value for item in at.info if item.icon == ":material/view_column:"]
+    wide = [item.value for item in at.main.info if item.icon == ":material/view_column:"]
     assert len(wide) == 1 and wide[0].startswith("This file has 152 columns.")
     assert len(at.data_editor[0].value) == 152
     use_dataset(at)
@@ -332,7 +317,7 @@ def test_mixed_types_preview_as_written(data_dir: Path, tmp_path: Path) -> None:
     preview = at.dataframe[0].value
     assert preview["output"].tolist() == ['{"label": "x"}', "plain"]
     use_dataset(at)
-    assert errors(at) == [] and at.success[0].value == "Using mixed.jsonl: 2 cases × 1 candidate."
+    assert errors(at) == [] and at.main.success[0].value == "Using mixed.jsonl: 2 cases × 1 candidate."
 
 
 def test_example_can_be_chosen_again(data_dir: Path, plain_csv: Path) -> None:
@@ -343,15 +328,15 @@ def test_example_can_be_chosen_again(data_dir: Path, plain_csv: Path) -> None:
     at.radio(key="data.source").set_value("example").run()
     button(at, "Use the example").click()
     at.run()
-    assert Store(data_dir).get(studio.SETTING_DATASET_PATH) == studio.EXAMPLE_SOURCE
-    assert at.markdown[0].value.startswith("In use: **Support tickets (example)**")
+    assert Store(data_dir).get(ws.SETTING_DATASET_PATH) == ws.EXAMPLE_SOURCE
+    assert at.main.markdown[0].value.startswith("In use: **Support tickets (example)**")
 
 
 def test_stored_file_that_is_gone_falls_back_to_the_example_with_a_warning(data_dir: Path, tmp_path: Path) -> None:
-    Store(data_dir).set(studio.SETTING_DATASET_PATH, str(tmp_path / "gone.csv"))
+    Store(data_dir).set(ws.SETTING_DATASET_PATH, str(tmp_path / "gone.csv"))
     at = open_page()
-    assert len(at.warning) == 1 and "could not be read" in at.warning[0].value
-    assert at.markdown[0].value.startswith("In use: **Support tickets (example)**")
+    assert len(at.main.warning) == 1 and "could not be read" in at.main.warning[0].value
+    assert at.main.markdown[0].value.startswith("In use: **Support tickets (example)**")
 
 
 def test_a_path_outside_the_data_roots_is_refused_and_the_roots_are_named(
@@ -379,10 +364,10 @@ def test_a_saved_choice_outside_the_data_roots_is_not_loaded(
     monkeypatch.delenv("SKYNET_DATA_ROOTS")
     secret = tmp_path / "creds.jsonl"
     secret.write_text('{"input": {"token": "root-only"}, "output": "x"}\n')
-    Store(data_dir).set(studio.SETTING_DATASET_PATH, str(secret))
+    Store(data_dir).set(ws.SETTING_DATASET_PATH, str(secret))
     at = open_page()
-    assert len(at.warning) == 1 and "is outside the folders the studio may read" in plain(at.warning[0].value)
-    assert at.markdown[0].value.startswith("In use: **Support tickets (example)**")
+    assert len(at.main.warning) == 1 and "is outside the folders the studio may read" in plain(at.main.warning[0].value)
+    assert at.main.markdown[0].value.startswith("In use: **Support tickets (example)**")
     assert "root-only" not in str([item.value for item in at.dataframe])
 
 
@@ -392,7 +377,7 @@ DATA_WORDS |= {"lines", "mb"}  # the format's name (JSON Lines) and the unit
 
 
 def test_the_data_page_reads_in_chinese(data_dir: Path, plain_csv: Path) -> None:
-    at = render(str(Path(PAGE).parents[1] / "app.py"), "pages/data.py")
+    at = render("data")
     assert at.title[0].value == "数据"
     assert english_words(at, allowed=DATA_WORDS, where="main") == []
 
@@ -404,8 +389,8 @@ def test_the_data_page_reads_in_chinese(data_dir: Path, plain_csv: Path) -> None
         button(at, "打开此文件").click()
         at.run()
     assert not at.exception, at.exception
-    assert at.data_editor and at.warning
-    assert at.subheader[0].value.startswith("当前数据集的划分")
+    assert at.data_editor and at.main.warning
+    assert at.main.subheader[0].value.startswith("当前数据集的划分")
     roots = " ".join(str(root) for root in data_roots())  # the folders the studio may read, named in a help
     # The role editor's column ids (its config, not shown) and the file's own columns and values.
     columns = {"column", "role", "field", "example", "index"}

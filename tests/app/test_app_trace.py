@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from tests.app.harness import open_function
+
 TABLE_KEY = "t.table.tok." + str(hash(((), ())))  # panels.cases names its table by token and filters
 
 
@@ -60,10 +62,7 @@ def page() -> None:
 
 
 def open_row(row: int, language: str = "en") -> AppTest:
-    at = AppTest.from_function(page, default_timeout=30)
-    at.session_state["studio.language"] = language
-    at.run()
-    assert not at.exception, at.exception
+    at = open_function(page, language=language)
     at.session_state[TABLE_KEY] = {"selection": {"rows": [row], "columns": []}}
     at.run()
     assert not at.exception, at.exception
@@ -158,9 +157,7 @@ def judge_page() -> None:
 
 
 def test_the_judge_totals_count_calls_that_all_failed() -> None:
-    at = AppTest.from_function(judge_page, default_timeout=30)
-    at.run()
-    assert not at.exception, at.exception
+    at = open_function(judge_page)
     metrics = {metric.label: metric.value for metric in at.metric}
     assert metrics["Judge calls"] == "3" and metrics["Failed calls"] == "3"
     assert "Failed calls by kind: AuthenticationError 3" in at.caption[0].value

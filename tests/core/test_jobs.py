@@ -7,7 +7,7 @@ from skynet_core.jobs import Job, JobBoard, JobSlot
 from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, StageStatus
 from skynet_core.workspace import RunOptions, Workspace
-from tests.conftest import make_cases
+from tests.case_factory import make_cases
 
 GOOD = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'fine', 'scores': {'a': 0.5}}\n"
 HANGS = "def score(input, output, expected=None):\n    while True:\n        pass\n"

@@ -315,7 +315,7 @@ def cli_score(tmp_path, server: FakeOpenAI, *flags: str) -> list[dict]:
         [sys.executable, "-m", "skynet_core", "score", str(metric), "--data", str(data), "--json-lines", *flags],
         capture_output=True,
         text=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
         env=env,
         timeout=120,
     )

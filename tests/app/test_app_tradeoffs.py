@@ -4,53 +4,39 @@ from __future__ import annotations
 
 import difflib
 import json
-import time
 from pathlib import Path
 
 import pytest
-from i18n_scan import english_words, render
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.reward import replace_reward_spec
 from skynet_core.runs import RunStore
-from skynet_core.store import DATA_DIR_ENV, Store
+from skynet_core.store import Store
+from tests.app.harness import open_app, run_until
+from tests.i18n_scan import english_words, render
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/tradeoffs.py"
 REWARD_METRIC = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
 WINNER = "Winner at these weights"
 SCORING_DEADLINE_S = 90
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
-    return tmp_path
-
-
 def open_page(data_dir: Path, draft: str | None = REWARD_METRIC) -> AppTest:
     if draft is not None:
         Store(data_dir).save_draft(draft)
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_app("tradeoffs")
 
 
 def score_candidates(at: AppTest, winner_label: str = WINNER) -> None:
     """Press Score candidates and rerun until the background job's results are drawn."""
     at.button(key="tradeoffs.score").click().run()
-    deadline = time.monotonic() + SCORING_DEADLINE_S
-    while not any(metric.label == winner_label for metric in at.metric):
-        assert not at.exception, at.exception
-        assert not at.error, [error.value for error in at.error]
-        assert time.monotonic() < deadline, f"scoring did not finish within {SCORING_DEADLINE_S} s"
-        time.sleep(0.1)
-        at.run()
+
+    def drawn(at: AppTest) -> bool:
+        assert not at.main.error, [error.value for error in at.main.error]
+        return any(metric.label == winner_label for metric in at.metric)
+
+    run_until(at, drawn, SCORING_DEADLINE_S, what="the scored candidates")
 
 
 def winner(at: AppTest) -> str:
@@ -229,11 +215,8 @@ def test_rewards_after_moving_controls_equal_the_metrics_own_scores_once_written
     assert '"accuracy": {"reference": 0.5},' in Store(data_dir).draft()
     job = at.session_state["studio.jobs.tradeoffs"].job
     at.button(key="tradeoffs.score").click().run()
-    deadline = time.monotonic() + SCORING_DEADLINE_S
-    while at.session_state["studio.jobs.tradeoffs"].job is job or at.session_state["studio.jobs.tradeoffs"].job.running:
-        assert time.monotonic() < deadline, f"scoring did not finish within {SCORING_DEADLINE_S} s"
-        time.sleep(0.1)
-        at.run()
+    slot = "studio.jobs.tradeoffs"
+    run_until(at, lambda at: at.session_state[slot].job is not job and at.session_state[slot].job.finished)
     at.run()
     assert metric_mean_scores(at) == pytest.approx(predicted, abs=1e-12)
 
@@ -350,7 +333,7 @@ ALLOWED_HERE = {"fast", "small", "balanced", "large", "careful", "ms", "usd", "k
 
 def test_the_page_reads_in_chinese(data_dir: Path) -> None:
     Store(data_dir).save_draft(REWARD_METRIC)
-    at = render(APP, PAGE)
+    at = render("tradeoffs")
     assert not at.exception, at.exception
     score_candidates(at, "当前权重下的胜出者")
     set_weights(at, 0.76, 0.2, 0.04)

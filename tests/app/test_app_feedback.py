@@ -12,14 +12,13 @@ from skynet_core.datasets import load_dataset, load_example
 from skynet_core.feedback import MarkStore, MarkValue, Thresholds
 from skynet_core.feedback import view as fv
 from skynet_core.llm import NO_MODEL_MESSAGE, LlmReply, ModelSettings
-from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.results import CaseResult
 from skynet_core.runs import RunKey, RunStore
-from skynet_core.store import DATA_DIR_ENV, DB_NAME, Store
+from skynet_core.store import DB_NAME, Store
 from skynet_core.workspace import SETTING_DATASET_PATH
+from tests.app.harness import open_app
+from tests.case_factory import WEAK_EVERY, WRONG_METRIC, weak_every_third
 
-ROOT = Path(__file__).resolve().parents[1]
-SOURCE = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'Wrong.'}\n"
-WEAK_EVERY = 3
 # English left on the Feedback page (main area) that comes from files this branch does not own:
 # panels/reflection.py (the reflection step), skynet_core/llm.py (NO_MODEL_MESSAGE) and studio.py (the
 # stale-result banner). The i18n and author branches translate them; the lead empties this at merge.
@@ -33,68 +32,22 @@ USER_DATA_WORDS = set(
 )  # every third case gets the weak feedback "Wrong."
 
 
-def seeded_results() -> list[CaseResult]:
-    """Every third case scored 0 with "Wrong.", the others 1 with specific feedback, the last one errored."""
-    data = load_example()
-    cases = data.for_candidate(data.candidates[0])
-    results = []
-    for index, case in enumerate(cases):
-        if index == len(cases) - 1:
-            results.append(
-                CaseResult(
-                    id=case.id,
-                    split=case.split,
-                    status=CaseStatus.ERROR,
-                    error="KeyError: 'label'",
-                    candidate=case.candidate,
-                )
-            )
-        elif index % WEAK_EVERY == 0:
-            results.append(
-                CaseResult(id=case.id, split=case.split, score=0.0, feedback="Wrong.", candidate=case.candidate)
-            )
-        else:
-            label = (case.expected or {}).get("label", "none")
-            results.append(
-                CaseResult(
-                    id=case.id,
-                    split=case.split,
-                    score=1.0,
-                    feedback=f"Correct: the label is {label!r}.",
-                    candidate=case.candidate,
-                )
-            )
-    return results
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
-    for name in (
-        "SKYNET_METRIC_MODEL",
-        "SKYNET_REFLECTION_MODEL",
-        "SKYNET_METRIC_API_BASE",
-        "SKYNET_REFLECTION_API_BASE",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    Store(tmp_path).save_draft(SOURCE)
-    return tmp_path
+@pytest.fixture(autouse=True)
+def weak_draft(data_dir: Path) -> None:
+    """Every test starts with the weak metric as the draft."""
+    Store(data_dir).save_draft(WRONG_METRIC)
 
 
 @pytest.fixture
 def seeded(data_dir: Path) -> RunKey:
     data = load_example()
-    key = RunKey.of(data, data.candidates[0], None, SOURCE)
-    RunStore(data_dir).save(key, seeded_results(), metric_source=SOURCE)
+    key = RunKey.of(data, data.candidates[0], None, WRONG_METRIC)
+    RunStore(data_dir).save(key, weak_every_third(), metric_source=WRONG_METRIC)
     return key
 
 
 def open_page() -> AppTest:
-    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    app.switch_page("pages/feedback.py")
-    app.run()
-    assert not app.exception, app.exception
-    return app
+    return open_app("feedback")
 
 
 def metric(app: AppTest, label: str) -> str:
@@ -102,7 +55,7 @@ def metric(app: AppTest, label: str) -> str:
 
 
 def weak_count() -> int:
-    return len([index for index in range(len(seeded_results()) - 1) if index % WEAK_EVERY == 0])
+    return len([index for index in range(len(weak_every_third()) - 1) if index % WEAK_EVERY == 0])
 
 
 def show_box(app: AppTest):
@@ -127,10 +80,10 @@ def test_without_a_run_the_page_says_so_and_offers_to_score(data_dir: Path) -> N
 def test_counts_per_rule_and_the_flagged_table(seeded: RunKey) -> None:
     app = open_page()
     weak = weak_count()
-    assert metric(app, "Cases judged") == str(len(seeded_results()) - 1)
+    assert metric(app, "Cases judged") == str(len(weak_every_third()) - 1)
     assert metric(app, "Broke a rule") == str(weak)
     assert any(
-        f"{weak} of {len(seeded_results()) - 1} judged cases broke at least one rule" in item.value
+        f"{weak} of {len(weak_every_third()) - 1} judged cases broke at least one rule" in item.value
         for item in app.markdown
     )
     counts = app.table[0].value["Flagged"].to_dict()
@@ -171,7 +124,7 @@ def test_filtering_by_a_rule_with_no_flags_shows_an_empty_note(seeded: RunKey) -
     assert not app.dataframe or len(app.dataframe[0].value) == 0
     assert any("No case matches these filters" in caption.value for caption in app.caption)
     show_box(app).set_value("all").run()
-    assert len(app.dataframe[0].value) == len(seeded_results()) - 1
+    assert len(app.dataframe[0].value) == len(weak_every_third()) - 1
 
 
 def test_marking_feedback_weak_persists_and_shows_in_the_table(seeded: RunKey, data_dir: Path) -> None:
@@ -196,7 +149,7 @@ def test_marking_feedback_weak_persists_and_shows_in_the_table(seeded: RunKey, d
 
 
 def test_a_changed_metric_asks_for_a_new_run(seeded: RunKey, data_dir: Path) -> None:
-    Store(data_dir).save_draft(SOURCE + "# edited\n")
+    Store(data_dir).save_draft(WRONG_METRIC + "# edited\n")
     app = open_page()
     assert any("out of date: metric.py changed" in warning.value for warning in app.warning)
     assert app.button(key="feedback.score").label == "Score all cases now"
@@ -279,12 +232,12 @@ def test_the_show_box_shows_the_new_counts_after_a_rescore_and_keeps_the_choice(
     app = open_page()
     assert show_box(app).options[0] == f"Every flagged case ({weak_count()})"
     show_box(app).set_value("generic").run()
-    results = seeded_results()
+    results = weak_every_third()
     rescored = [
         CaseResult(id=r.id, split=r.split, score=0.0, feedback="Wrong.", candidate=r.candidate) if r.ok else r
         for r in results
     ]
-    RunStore(data_dir).save(seeded, rescored, metric_source=SOURCE)
+    RunStore(data_dir).save(seeded, rescored, metric_source=WRONG_METRIC)
     app.run()
     box = show_box(app)
     judged = len(results) - 1
@@ -312,7 +265,7 @@ def test_search_mark_and_score_filters_narrow_the_table(seeded: RunKey) -> None:
 
 
 def test_metric_py_is_written_in_lower_case_and_code_font(seeded: RunKey, data_dir: Path) -> None:
-    Store(data_dir).save_draft(SOURCE + "# edited\n")
+    Store(data_dir).save_draft(WRONG_METRIC + "# edited\n")
     app = open_page()
     everything = [item.value for kind in (app.markdown, app.caption, app.info, app.warning) for item in kind]
     assert not any("Metric.py" in text for text in everything)
@@ -320,9 +273,9 @@ def test_metric_py_is_written_in_lower_case_and_code_font(seeded: RunKey, data_d
 
 
 def test_the_page_in_chinese_has_no_english_left_in_the_main_area(seeded: RunKey) -> None:
-    from i18n_scan import english_words, render
+    from tests.i18n_scan import english_words, render
 
-    app = render(str(ROOT / "app.py"), "pages/feedback.py")
+    app = render("feedback")
     assert not app.exception, app.exception
     left = {word.lower() for word, _text in english_words(app, allowed=USER_DATA_WORDS, where="main")}
     assert left <= PENDING_OTHER_BRANCH, sorted(left - PENDING_OTHER_BRANCH)
@@ -344,14 +297,14 @@ def test_a_rubric_list_in_expected_is_not_reported_as_a_value_the_output_lacks(d
     path.write_text("".join(json.dumps(row) + "\n" for row in RUBRIC_ROWS), encoding="utf-8")
     Store(data_dir).set(SETTING_DATASET_PATH, str(path))
     data = load_dataset(str(path))
-    key = RunKey.of(data, data.candidates[0], None, SOURCE)
+    key = RunKey.of(data, data.candidates[0], None, WRONG_METRIC)
     results = [
         CaseResult(
             id=row["id"], split=case.split, score=1.0, feedback="Label billing is right; the reply names the order."
         )
         for row, case in zip(RUBRIC_ROWS, data.for_candidate(data.candidates[0]), strict=True)
     ]
-    RunStore(data_dir).save(key, results, metric_source=SOURCE)
+    RunStore(data_dir).save(key, results, metric_source=WRONG_METRIC)
     app = open_page()
     assert metric(app, "Cases judged") == str(len(RUBRIC_ROWS))
     notes = [item.value for item in (*app.warning, *app.info)]

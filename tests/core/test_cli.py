@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOOD = (
     "def score(input, output, expected=None):\n"
     "    if expected is None:\n"

@@ -31,7 +31,7 @@ from tests.fake_openai import FakeOpenAI
 from tests.ray_cluster import HOST, LocalRayCluster, Node, free_port
 
 TICKETS = METRICS_DIR.parent / "tickets.jsonl"
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SLOW = (
     "import time\n\ndef score(input, output, expected=None):\n    time.sleep({pause})\n"
     "    return float(input['n']), {{'feedback': 'slept'}}\n"

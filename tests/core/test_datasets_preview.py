@@ -12,7 +12,7 @@ import pytest
 from skynet_core.datasets import MAX_FILE_BYTES, DatasetError, Role, infer_roles, load_dataset, read_table
 from skynet_core.datasets.preview import preview_problems
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(

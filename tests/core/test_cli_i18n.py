@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from skynet_core.cli import cli_language, run
-from tests import test_cli
-from tests.test_cli import GOOD, ROOT, write_metric
+from tests.core import test_cli
+from tests.core.test_cli import GOOD, ROOT, write_metric
 
 data = test_cli.data  # the fixture: 12 cases
 

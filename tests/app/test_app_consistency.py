@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from skynet_core.store import Store
+from tests.app.harness import button, open_app, run_until
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 COIN = (
     "import random\n\ndef score(input, output, expected=None):\n"
     "    return float(random.random() < 0.5), {'feedback': 'A coin decided.'}\n"
@@ -18,27 +15,18 @@ COIN = (
 STEADY = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Always the same.'}\n"
 
 
-def run_consistency(tmp_path, monkeypatch, source: str) -> AppTest:
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
-    Store(tmp_path).save_draft(source)
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.run()
+def run_consistency(data_dir, source: str) -> AppTest:
+    Store(data_dir).save_draft(source)
+    at = open_app()
     at.number_input(key="author.consistency_cases").set_value(10)
     at.number_input(key="author.consistency_repeats").set_value(4)
-    next(button for button in at.button if button.label == "Judge each case again").click().run()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if any("flipped" in frame.value.columns for frame in at.dataframe):
-            break
-        time.sleep(0.2)
-        at.run()
-    assert not at.exception, at.exception
-    return at
+    button(at, "Judge each case again").click().run()
+    return run_until(at, lambda at: any("flipped" in frame.value.columns for frame in at.dataframe))
 
 
 @pytest.mark.parametrize(("source", "flips"), [(STEADY, False), (COIN, True)])
-def test_repeated_runs_show_each_cases_spread(tmp_path, monkeypatch, source, flips):
-    at = run_consistency(tmp_path, monkeypatch, source)
+def test_repeated_runs_show_each_cases_spread(data_dir, source, flips):
+    at = run_consistency(data_dir, source)
     table = next(frame.value for frame in at.dataframe if "flipped" in frame.value.columns)
     assert len(table) == 10
     assert set(table["runs"]) == {4}

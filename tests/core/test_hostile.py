@@ -51,7 +51,7 @@ def is_sandbox_uid(uid: int) -> bool:
 
 SLEEPER = "sleep 1000"
 HUGE_FILE = "/tmp/skynet-hostile-1gb.bin"
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 CASE = Case(id="case-1", input={"question": "What is 2+2?"}, output="4", expected={"label": "4"})
 GOOD_METRIC = """
@@ -1034,7 +1034,7 @@ def score(input, output, expected=None):
 def test_project_files_are_out_of_reach(pool, full_isolation):
     targets = [
         str(PROJECT_ROOT / name)
-        for name in ("README.md", "pyproject.toml", "skynet_core/contract.py", "tests/test_hostile.py")
+        for name in ("README.md", "pyproject.toml", "skynet_core/contract.py", "tests/core/test_hostile.py")
     ]
     result = score_one(pool, FILE_READER.replace("PATHS", repr(targets + [str(PROJECT_ROOT)])))
     assert result.status is CaseStatus.OK, result

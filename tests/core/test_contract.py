@@ -9,7 +9,7 @@ import pytest
 from skynet_core.contract import check_metric, validate_timeout
 from skynet_core.results import CaseStatus, StageName, StageStatus
 from skynet_core.sandbox.returns import check_return
-from tests.conftest import make_cases
+from tests.case_factory import make_cases
 
 
 def metric_returning(expression: str, imports: str = "") -> str:

@@ -14,7 +14,7 @@ from skynet_core.cli import EXIT_USAGE, run
 
 GOOD = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
 CASE_LINE = '{"id": "a", "input": {"q": "1"}, "output": "x"}\n'
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

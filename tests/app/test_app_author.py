@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,9 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 from skynet_core.datasets import load_example
 from skynet_core.examples import EXAMPLE_METRICS
-from skynet_core.store import Store
+from skynet_core.store import DATA_DIR_ENV, Store
+from tests.app.harness import APP, open_app, run_until
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SYNTAX_ERROR = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'\n"
 NEW_SCORE = (
     "def score(input, output, expected=None):\n"
@@ -25,22 +22,8 @@ LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch) -> AppTest:
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.run()
-    return at
-
-
-def run_until(at: AppTest, done: Callable[[AppTest], bool], timeout: float = 30.0) -> AppTest:
-    """Rerun the page until ``done`` holds: the check and scoring run in background threads."""
-    deadline = time.monotonic() + timeout
-    while not done(at):
-        assert time.monotonic() < deadline, "the page did not reach the expected state in time"
-        time.sleep(0.1)
-        at.run()
-    assert not at.exception, at.exception
-    return at
+def app() -> AppTest:
+    return open_app(check=False)
 
 
 def editor_key(at: AppTest) -> str:
@@ -55,7 +38,9 @@ def type_text(at: AppTest, text: str, kind: str = "change") -> AppTest:
 
 
 def draft_text(at: AppTest) -> str:
-    return Store(Path(os.environ["SKYNET_DATA_DIR"])).draft() or EXAMPLE_METRICS["Exact match"].read_text()
+    import os
+
+    return Store(Path(os.environ[DATA_DIR_ENV])).draft() or EXAMPLE_METRICS["Exact match"].read_text()
 
 
 def cases_table(at: AppTest):
@@ -99,7 +84,7 @@ def test_the_example_metric_passes_the_contract_on_first_open(app):
     assert len(sampled_table(app).columns) == 3
 
 
-def test_a_syntax_error_fails_load_with_its_line_and_later_stages_do_not_run(app, tmp_path):
+def test_a_syntax_error_fails_load_with_its_line_and_later_stages_do_not_run(app, data_dir):
     type_text(app, SYNTAX_ERROR)
     run_until(app, lambda at: "breaks the contract at **load**" in verdict(at))
     assert "metric.py line 2" in verdict(app)
@@ -132,12 +117,11 @@ def test_a_reward_spec_that_score_never_passes_to_reward_is_flagged_beside_the_c
     assert any("never calls reward()" in w for w in warnings), warnings
 
 
-def test_typed_text_is_saved_as_the_draft(app, tmp_path):
+def test_typed_text_is_saved_as_the_draft(app, data_dir):
     type_text(app, NEW_SCORE)
-    assert Store(tmp_path).draft() == NEW_SCORE
-    fresh = AppTest.from_file(APP, default_timeout=30)
-    fresh.run()
-    assert fresh.session_state["author.base"] == Store(tmp_path).draft_record().revision
+    assert Store(data_dir).draft() == NEW_SCORE
+    fresh = open_app(check=False)
+    assert fresh.session_state["author.base"] == Store(data_dir).draft_record().revision
 
 
 def test_score_all_fills_the_table_with_every_case(app):
@@ -167,7 +151,7 @@ def test_a_hanging_metric_times_out_with_a_clear_message(app):
     assert "case " in stages["metric return value"]  # the case that hung is named
 
 
-def test_loading_the_reward_example_draws_the_weights_and_keeps_the_old_text(app, tmp_path):
+def test_loading_the_reward_example_draws_the_weights_and_keeps_the_old_text(app, data_dir):
     type_text(app, NEW_SCORE)
     app.selectbox(key="author.example").select("Accuracy, speed and cost").run()
     app.button[0].click().run()
@@ -175,7 +159,7 @@ def test_loading_the_reward_example_draws_the_weights_and_keeps_the_old_text(app
     assert draft_text(app) == EXAMPLE_METRICS["Accuracy, speed and cost"].read_text()
     assert "passed" in stage_lines(app)["reward spec"]
     assert len(app.get("plotly_chart")) == 1
-    assert [v.source for v in Store(tmp_path).versions() if v.kind.value == "kept"] == [NEW_SCORE]
+    assert [v.source for v in Store(data_dir).versions() if v.kind.value == "kept"] == [NEW_SCORE]
 
 
 def test_cancel_stops_scoring_and_keeps_the_cases_done(app):
@@ -194,7 +178,7 @@ def test_cancel_stops_scoring_and_keeps_the_cases_done(app):
     assert len(cases_table(app)) < 72
 
 
-def test_litellm_is_not_imported_by_opening_the_app(tmp_path):
+def test_litellm_is_not_imported_by_opening_the_app(data_dir):
     # A fresh interpreter: other tests in this session may have imported litellm already.
     import os
     import subprocess
@@ -212,7 +196,7 @@ def test_litellm_is_not_imported_by_opening_the_app(tmp_path):
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "SKYNET_DATA_DIR": str(tmp_path)},
+        env={**os.environ, DATA_DIR_ENV: str(data_dir)},
         cwd=Path(APP).parent,
     )
     assert done.returncode == 0, done.stderr
@@ -232,29 +216,28 @@ def test_editor_events_set_the_text_and_ctrl_enter_checks_again(app):
     assert app.session_state["studio.jobs.check"].job.id != first  # Ctrl+Enter: checked again
 
 
-def test_a_new_session_shows_the_last_scored_run(app, tmp_path):
+def test_a_new_session_shows_the_last_scored_run(app, data_dir):
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
     run_until(app, lambda at: cases_table(at) is not None, timeout=60)
     scored = cases_table(app)
-    fresh = AppTest.from_file(APP, default_timeout=30)
-    fresh.run()
+    fresh = open_app(check=False)
     assert cases_table(fresh)["id"].tolist() == scored["id"].tolist()
     assert any("Results of the last run, scored" in c.value for c in fresh.caption)
     from skynet_core.runs import RunStore
 
-    runs = RunStore(tmp_path)
+    runs = RunStore(data_dir)
     assert runs.latest("example").id == 1  # the restored run was not saved a second time
     assert any("match the current metric.py" in c.value for c in fresh.caption)
 
 
-def test_results_say_they_are_stale_after_the_split_changes(app, tmp_path):
+def test_results_say_they_are_stale_after_the_split_changes(app, data_dir):
     from skynet_core.workspace import Workspace
 
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
     run_until(app, lambda at: cases_table(at) is not None, timeout=60)
-    Workspace(tmp_path).choose_cases(None, "val")
+    Workspace(data_dir).choose_cases(None, "val")
     app.run()
     stale = [w.value for w in app.warning if "out of date" in w.value]
     assert stale and "the split is now val" in stale[0]
@@ -263,45 +246,45 @@ def test_results_say_they_are_stale_after_the_split_changes(app, tmp_path):
     run_until(app, lambda at: cases_table(at) is not None and set(cases_table(at)["split"]) == {"val"}, timeout=60)
 
 
-def test_save_version_confirms_and_never_saves_the_same_text_twice(app, tmp_path):
+def test_save_version_confirms_and_never_saves_the_same_text_twice(app, data_dir):
     type_text(app, NEW_SCORE)
     app.text_input(key="author.version_name").input("half marks")
     app.button(key="author.save_version").click().run()
     assert any("Saved version" in t.value for t in app.toast)
     app.button(key="author.save_version").click().run()
     assert any("Nothing new to save" in t.value for t in app.toast)
-    assert [(v.name, v.source) for v in Store(tmp_path).versions()] == [("half marks", NEW_SCORE)]
+    assert [(v.name, v.source) for v in Store(data_dir).versions()] == [("half marks", NEW_SCORE)]
 
 
-def test_a_write_from_another_tab_is_shown_and_a_stale_write_keeps_both(app, tmp_path):
+def test_a_write_from_another_tab_is_shown_and_a_stale_write_keeps_both(app, data_dir):
     from skynet_core.workspace import Workspace
 
     type_text(app, NEW_SCORE)
-    other = Workspace(tmp_path)
+    other = Workspace(data_dir)
     other.type_draft(SYNTAX_ERROR, other.draft().revision)  # another tab typed
     type_text(app, LOOPS)  # this tab's editor had not seen it yet
     assert draft_text(app) == LOOPS
-    assert SYNTAX_ERROR in [v.source for v in Store(tmp_path).versions()]
+    assert SYNTAX_ERROR in [v.source for v in Store(data_dir).versions()]
     assert any("Another tab changed metric.py" in w.value for w in app.warning)
 
 
-def test_a_metric_folder_is_edited_file_by_file(app, tmp_path):
+def test_a_metric_folder_is_edited_file_by_file(app, data_dir):
     app.text_input(key="author.new_file").input("helpers.py")
     next(b for b in app.button if b.label == "Add the file").click().run()
     assert app.session_state["author.file"] == "helpers.py"
     assert any(b.label == "helpers.py" for b in app.button)  # the folder now shows its files as tabs
     type_text_file(app, "helpers.py", "LABEL = 'billing'\n")
-    draft = Store(tmp_path).draft_record()
+    draft = Store(data_dir).draft_record()
     assert dict(draft.metric.files) == {
         "metric.py": EXAMPLE_METRICS["Exact match"].read_text(),
         "helpers.py": "LABEL = 'billing'\n",
     }
     app.text_input(key="author.rename_to").input("labels.py")
     next(b for b in app.button if b.label == "Rename").click().run()
-    assert set(Store(tmp_path).draft_record().metric.files) == {"metric.py", "labels.py"}
+    assert set(Store(data_dir).draft_record().metric.files) == {"metric.py", "labels.py"}
     next(b for b in app.button if b.label == "Delete labels.py").click().run()
-    assert set(Store(tmp_path).draft_record().metric.files) == {"metric.py"}
-    assert any("labels.py" in v.folder.files for v in Store(tmp_path).versions())  # kept before the deletion
+    assert set(Store(data_dir).draft_record().metric.files) == {"metric.py"}
+    assert any("labels.py" in v.folder.files for v in Store(data_dir).versions())  # kept before the deletion
 
 
 def type_text_file(at: AppTest, file: str, text: str) -> AppTest:
@@ -329,7 +312,7 @@ def test_a_reflection_step_on_the_real_page_shows_the_prompt_without_a_model(app
     assert any("No reflection model is set" in c.value for c in app.caption)
 
 
-def test_score_all_on_a_ray_address_where_nothing_listens_shows_the_cluster_error(app, tmp_path):
+def test_score_all_on_a_ray_address_where_nothing_listens_shows_the_cluster_error(app, data_dir):
     pytest.importorskip("ray", reason="Ray is not installed (requirements-ray.txt)")
     import studio
 
@@ -381,13 +364,13 @@ def select_row(at: AppTest, row: int) -> AppTest:
     return at.run()
 
 
-def test_pinned_cases_are_what_the_check_runs_and_say_so(app, tmp_path):
+def test_pinned_cases_are_what_the_check_runs_and_say_so(app, data_dir):
     score_all(app)
     ids = cases_table(app)["id"].tolist()
     pin = ids[10]
     select_row(app, 10)
     app.button(key=f"author.pin.{pin}").click().run()
-    assert studio_ws(tmp_path).check_pins() == [pin]
+    assert studio_ws(data_dir).check_pins() == [pin]
     run_until(app, lambda at: "meets the contract" in verdict(at) and list(sampled_table(at).columns) == [pin])
     assert set(sampled_table(app).loc["why"]) == {"pinned"}
     assert any("1 of 1 pinned case" in m.value for m in app.markdown)
@@ -396,21 +379,21 @@ def test_pinned_cases_are_what_the_check_runs_and_say_so(app, tmp_path):
     assert set(sampled_table(app).loc["why"]) == {"sampled"}
 
 
-def test_a_pin_whose_case_vanished_is_named_and_the_sample_comes_back(app, tmp_path):
-    studio_ws(tmp_path).set_check_pins(["NO-SUCH-CASE"])
+def test_a_pin_whose_case_vanished_is_named_and_the_sample_comes_back(app, data_dir):
+    studio_ws(data_dir).set_check_pins(["NO-SUCH-CASE"])
     app.run()
     run_until(app, lambda at: "meets the contract" in verdict(at))
     assert any("NO-SUCH-CASE" in c.value and "left out" in c.value for c in app.caption)
     assert len(sampled_table(app).columns) == 3
 
 
-def studio_ws(tmp_path):
+def studio_ws(data_dir):
     from skynet_core.workspace import Workspace
 
-    return Workspace(tmp_path)
+    return Workspace(data_dir)
 
 
-def test_try_one_case_runs_in_the_sandbox_and_bad_json_names_the_field(app, tmp_path):
+def test_try_one_case_runs_in_the_sandbox_and_bad_json_names_the_field(app, data_dir):
     type_text(app, PRINTS)
     app.text_area(key="author.try.input").input('{"question": ').run()
     app.button(key="author.try.run").click().run()
@@ -425,7 +408,7 @@ def test_try_one_case_runs_in_the_sandbox_and_bad_json_names_the_field(app, tmp_
     assert app.session_state["studio.jobs.try"].job.kind == "try"  # a workspace job: the runner's sandbox
     app.text_input(key="author.try.id").input("my-1")
     app.button(key="author.try.save").click().run()
-    saved = tmp_path / "uploads" / "my-cases.jsonl"
+    saved = data_dir / "uploads" / "my-cases.jsonl"
     assert saved.exists() and '"id":"my-1"' in saved.read_text()
     assert any("my-cases.jsonl" in s.value for s in app.success)
 
@@ -440,19 +423,19 @@ def test_re_run_one_row_from_the_table(app):
     assert app.text_input(key="author.try.id").value == case_id
 
 
-def test_candidate_and_split_on_the_author_page_make_results_stale(app, tmp_path):
+def test_candidate_and_split_on_the_author_page_make_results_stale(app, data_dir):
     score_all(app)
     app.selectbox(key="author.split").select("val").run()
-    assert studio_ws(tmp_path).dataset_choice().split == "val"
+    assert studio_ws(data_dir).dataset_choice().split == "val"
     stale = [w.value for w in app.warning if "out of date" in w.value]
     assert stale and "the split is now val" in stale[0]
     app.session_state["author.split"] = "all"  # a label sent back by an earlier language's picker
     app.selectbox(key="author.split").select("").run()
-    assert studio_ws(tmp_path).dataset_choice().split is None and len(cases_table(app)) > 0
+    assert studio_ws(data_dir).dataset_choice().split is None and len(cases_table(app)) > 0
     if len(load_example().candidates) > 1:
         other = load_example().candidates[1]
         app.selectbox(key="author.candidate").select(other).run()
-        assert studio_ws(tmp_path).dataset_choice().candidate == other
+        assert studio_ws(data_dir).dataset_choice().candidate == other
 
 
 def test_an_erroring_metric_shows_the_failures_beside_the_mean_and_no_empty_histogram(app):
@@ -489,20 +472,19 @@ def test_the_example_picker_is_neutral_unless_the_editor_holds_an_example(app):
     assert app.selectbox(key="author.example").value == "Accuracy, speed and cost"  # a pick is kept until Load
 
 
-def test_ctrl_s_saves_a_named_version_once(app, tmp_path):
+def test_ctrl_s_saves_a_named_version_once(app, data_dir):
     type_text(app, NEW_SCORE)
     type_text(app, NEW_SCORE, "saved")  # what the editor's Save button (Ctrl+S) sends
     assert any("Saved version" in t.value for t in app.toast)
     type_text(app, NEW_SCORE, "saved")
     assert any("Nothing new to save" in t.value for t in app.toast)
-    assert [v.source for v in Store(tmp_path).versions() if v.kind.value == "named"] == [NEW_SCORE]
+    assert [v.source for v in Store(data_dir).versions() if v.kind.value == "named"] == [NEW_SCORE]
 
 
-def test_the_author_page_reads_in_chinese(tmp_path, monkeypatch):
-    from i18n_scan import english_words, render
+def test_the_author_page_reads_in_chinese():
+    from tests.i18n_scan import english_words, render
 
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
-    at = render(APP, None)
+    at = render()
     run_until(at, lambda a: len(a.success) + len(a.error) > 0)
     # The example dataset's name and candidate names are data.
     candidates = {"Support", "tickets", "example", "fast", "small", "balanced", "large", "careful"}

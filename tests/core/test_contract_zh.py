@@ -15,8 +15,8 @@ from skynet_core.cases import Observation
 from skynet_core.i18n import use_language
 from skynet_core.jobs import Job
 from skynet_core.results import StageName, StageStatus
-from tests.conftest import make_cases
-from tests.test_contract import check, metric_returning
+from tests.case_factory import make_cases
+from tests.core.test_contract import check, metric_returning
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from case_factory import make_cases
 
 from skynet_core import StageName, StageStatus, check_metric, score_cases
 from skynet_core.cases import Case
 from skynet_core.metric_source import MetricSource, MetricSourceError
 from skynet_core.results import CaseResult, Isolation
+from tests.case_factory import make_cases
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 METRIC = """import json
 from pathlib import Path
 

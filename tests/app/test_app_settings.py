@@ -11,24 +11,10 @@ from streamlit.testing.v1 import AppTest
 
 from skynet_core.llm import STORE_KEY, ModelConfig, load_settings
 from skynet_core.store import Store
+from tests.app.harness import open_app
 from tests.fake_openai import FakeOpenAI
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "settings.py")
 SECRET = "sk-typed-secret-0123456789WXYZ"
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
-    for name in (
-        "OPENAI_API_KEY",
-        "SKYNET_METRIC_MODEL",
-        "SKYNET_REFLECTION_MODEL",
-        "SKYNET_METRIC_API_BASE",
-        "SKYNET_REFLECTION_API_BASE",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
 
 
 @pytest.fixture
@@ -38,10 +24,7 @@ def server() -> Iterator[FakeOpenAI]:
 
 
 def open_page() -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_app("settings")
 
 
 def plain(markdown: str) -> str:
@@ -53,9 +36,10 @@ def texts(at: AppTest) -> str:
     """Everything the page shows as text, for asserting what a user can read."""
     parts = [
         element.value
-        for kind in ("markdown", "caption", "success", "error", "warning", "info", "toast")
-        for element in getattr(at, kind)
+        for kind in ("markdown", "caption", "success", "error", "warning", "info")
+        for element in getattr(at.main, kind)
     ]
+    parts += [toast.value for toast in at.toast]
     parts += [str(widget.value) for widget in at.text_input]
     return "\n".join(str(part) for part in parts)
 
@@ -68,8 +52,8 @@ def configure(at: AppTest, server: FakeOpenAI, model: str = "openai/gpt-4o-mini"
 
 def test_without_any_model_the_page_says_how_to_set_one(data_dir) -> None:
     at = open_page()
-    assert at.warning[0].value.startswith("No model answers metrics' `llm()` calls: give a metric model")
-    assert "SKYNET_METRIC_MODEL" in at.warning[0].value
+    assert at.main.warning[0].value.startswith("No model answers metrics' `llm()` calls: give a metric model")
+    assert "SKYNET_METRIC_MODEL" in at.main.warning[0].value
 
 
 def test_the_environment_gives_the_defaults(data_dir, monkeypatch) -> None:
@@ -78,7 +62,7 @@ def test_the_environment_gives_the_defaults(data_dir, monkeypatch) -> None:
     at = open_page()
     assert at.text_input(key="settings.reflection.model").value == "openai/gpt-4o"
     assert at.text_input(key="settings.metric.model").value == ""
-    assert "openai/gpt-4o" in at.success[0].value and "reflection model" in at.success[0].value
+    assert "openai/gpt-4o" in at.main.success[0].value and "reflection model" in at.main.success[0].value
 
 
 def test_settings_round_trip_through_the_store(data_dir, server) -> None:
@@ -100,7 +84,7 @@ def test_settings_round_trip_through_the_store(data_dir, server) -> None:
     assert saved.reflection == ModelConfig("openai/reflector", price_per_million=(0.5, 1.5))
     assert (saved.temperature, saved.request_timeout_s, saved.concurrency, saved.max_retries) == (0.3, 12.0, 4, 3)
     assert "Unsaved changes" not in texts(at)
-    assert "openai/gpt-4o-mini" in at.success[0].value and "the metric model" in at.success[0].value
+    assert "openai/gpt-4o-mini" in at.main.success[0].value and "the metric model" in at.main.success[0].value
 
     again = open_page()  # a new session reads what was saved
     assert again.text_input(key="settings.metric.api_base").value == server.url
@@ -128,7 +112,7 @@ def test_a_typed_key_is_masked_kept_in_the_session_and_never_written(data_dir, s
 
     at.button(key="settings.metric.test").click().run()
     assert server.requests[-1].authorization == f"Bearer {SECRET}"
-    assert "replied" in at.success[-1].value
+    assert "replied" in at.main.success[-1].value
 
     at.button(key="settings.metric.forget").click().run()
     assert at.session_state["studio.llm_keys"] == {}
@@ -138,7 +122,7 @@ def test_a_typed_key_is_masked_kept_in_the_session_and_never_written(data_dir, s
 def test_test_connection_shows_reply_latency_and_cost(data_dir, server) -> None:
     at = configure(open_page(), server)
     at.button(key="settings.metric.test").click().run()
-    message = at.success[-1].value
+    message = at.main.success[-1].value
     assert "replied “PASS. The triage fits.”" in message and " ms " in message and "cost $0.0000" in message
     assert server.requests[-1].system.startswith("This is a connection test")
 
@@ -155,7 +139,7 @@ def test_test_connection_shows_each_failure_clearly(data_dir, server, setup, exp
     setup(server)
     at = configure(open_page(), server)
     at.button(key="settings.metric.test").click().run()
-    assert expected in plain(at.error[-1].value)
+    assert expected in plain(at.main.error[-1].value)
 
 
 def test_test_connection_reports_an_unreachable_server_and_a_timeout(data_dir, server) -> None:
@@ -163,12 +147,12 @@ def test_test_connection_reports_an_unreachable_server_and_a_timeout(data_dir, s
     at.text_input(key="settings.metric.model").input("openai/judge")
     at.text_input(key="settings.metric.api_base").input("http://127.0.0.1:9/v1").run()
     at.button(key="settings.metric.test").click().run()
-    assert "could not reach http://127.0.0.1:9/v1" in plain(at.error[-1].value)
+    assert "could not reach http://127.0.0.1:9/v1" in plain(at.main.error[-1].value)
     server.latency_s = 2.5
     configure(at, server, "openai/judge")
     at.number_input(key="settings.timeout").set_value(1.0)
     at.button(key="settings.metric.test").click().run()
-    assert "did not answer within 1 s" in plain(at.error[-1].value)
+    assert "did not answer within 1 s" in plain(at.main.error[-1].value)
 
 
 def test_a_model_without_a_known_price_asks_for_one(data_dir, server) -> None:
@@ -194,23 +178,23 @@ def test_the_judge_example_shows_judge_cost_and_time(data_dir, server) -> None:
 
 def test_the_isolation_level_is_shown(data_dir) -> None:
     at = open_page()
-    assert any("full" in element.value or "reduced" in element.value for element in at.markdown)
+    assert any("full" in element.value or "reduced" in element.value for element in at.main.markdown)
 
 
 def test_a_connection_test_of_other_values_is_not_shown_after_the_model_changes(data_dir, server) -> None:
     at = configure(open_page(), server, "openai/first")
     at.button(key="settings.metric.test").click().run()
-    assert at.success or at.error
-    shown = len(at.success) + len(at.error)
+    assert at.main.success or at.main.error
+    shown = len(at.main.success) + len(at.main.error)
     at.text_input(key="settings.metric.model").input("openai/second").run()
-    assert len(at.success) + len(at.error) == shown - 1
+    assert len(at.main.success) + len(at.main.error) == shown - 1
 
 
 def test_call_cap_budget_and_ray_address_are_saved(data_dir: Path) -> None:
     at = open_page()
     from skynet_core.llm import API_BASE_KEY_RULE
 
-    assert API_BASE_KEY_RULE in [c.value for c in at.caption]
+    assert API_BASE_KEY_RULE in [c.value for c in at.main.caption]
     at.number_input(key="settings.max_calls").set_value(7)
     at.number_input(key="settings.budget").set_value(2.5)
     at.text_input(key="settings.ray_address").input("127.0.0.2:1")
@@ -236,11 +220,11 @@ def test_placeholders_read_as_examples_and_empty_means_not_set(data_dir) -> None
         assert at.text_input(key=f"settings.{role}.api_base").placeholder.startswith("e.g. http://")
         assert not at.text_input(key=f"settings.{role}.key").placeholder.startswith("sk-")
     assert at.text_input(key="settings.ray_address").placeholder.startswith("e.g. ")
-    notes = [item.value for item in at.caption if "Not set" in item.value]
+    notes = [item.value for item in at.main.caption if "Not set" in item.value]
     assert len(notes) == 2 and "no model answers metrics' `llm()` calls" in notes[0]
 
     at.text_input(key="settings.reflection.model").input("openai/gpt-4o").run()
-    notes = [item.value for item in at.caption if "Not set" in item.value]
+    notes = [item.value for item in at.main.caption if "Not set" in item.value]
     assert notes == [":material/info: Not set: metrics' `llm()` calls use the reflection model."]
     at.button(key="settings.save").click().run()
     saved = load_settings(Store(data_dir))
@@ -252,21 +236,21 @@ def test_an_old_connection_error_goes_when_the_model_or_timeout_changes(data_dir
     at.text_input(key="settings.metric.model").input("openai/judge")
     at.text_input(key="settings.metric.api_base").input("http://127.0.0.1:9/v1").run()
     at.button(key="settings.metric.test").click().run()
-    assert len(at.error) == 1 and "could not reach" in plain(at.error[0].value)
+    assert len(at.main.error) == 1 and "could not reach" in plain(at.main.error[0].value)
     at.text_input(key="settings.metric.model").input("openai/other").run()
-    assert not at.error  # the error was about other values
+    assert not at.main.error  # the error was about other values
     at.button(key="settings.metric.test").click().run()
-    assert len(at.error) == 1
+    assert len(at.main.error) == 1
     at.number_input(key="settings.timeout").set_value(5.0).run()
-    assert not at.error
+    assert not at.main.error
     at.button(key="settings.save").click().run()
-    assert not at.error and not at.exception
+    assert not at.main.error and not at.exception
 
 
 def test_the_settings_page_reads_in_chinese(data_dir, server) -> None:
     from tests.i18n_scan import english_words, render
 
-    at = render(str(Path(PAGE).parents[1] / "app.py"), "pages/settings.py")
+    at = render("settings")
     assert at.title[0].value == "设置"
     names = {"skynet_metric_model", "skynet_metric_api_base", "skynet_reflection_model", "skynet_reflection_api_base"}
     names |= {"head", "host", "usd", "key", "variable", "value", "token", "off"}  # a placeholder's name, units, terms

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import types
 
-from case_factory import make_cases
-
 from skynet_core import StageName, StageStatus, check_metric, score_cases
 from skynet_core.cases import Case
 from skynet_core.runner import WorkerPool
+from tests.case_factory import make_cases
 
 # The LiveBench-math pattern: the check runs in a child process with a Queue and a timeout; an
 # exception anywhere (such as PermissionError from multiprocessing.Queue) silently scores 0.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from i18n_scan import english_words, render
 from streamlit.testing.v1 import AppTest
 
 from skynet_core.cases import Case
@@ -14,8 +13,9 @@ from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.runs import RunKey, RunStore, metric_hash
 from skynet_core.store import Store
+from tests.app.harness import open_app
+from tests.i18n_scan import english_words, render
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SOURCE = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Right.'}\n"
 CASES = [
     Case("T-1", {"question": "refund?"}, {"label": "billing"}, {"label": "refund"}, "train"),
@@ -45,35 +45,27 @@ def results(first: float, second_status: CaseStatus = CaseStatus.OK) -> list[Cas
 
 
 @pytest.fixture
-def data_dir(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
-    Store(tmp_path).save_version("clear feedback", SOURCE)
-    runs = RunStore(tmp_path)
+def seeded(data_dir) -> Path:
+    """Two runs of the same dataset and metric.py, and that metric.py as a saved version."""
+    Store(data_dir).save_version("clear feedback", SOURCE)
+    runs = RunStore(data_dir)
     key = RunKey("/data/tickets.jsonl", "", None, metric_hash(SOURCE), "Tickets")
     made_by = Provenance("old-digest", "/data/tickets.jsonl", "Tickets", "", None)
     runs.save(key, results(0.0), metric_source=SOURCE, provenance=made_by, cases=CASES)
     runs.save(key, results(1.0, CaseStatus.ERROR), metric_source=SOURCE, provenance=made_by, cases=CASES)
-    return tmp_path
+    return data_dir
 
 
 def open_page(**state) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30)
-    for name, value in state.items():
-        at.session_state[name] = value
-    at.run()
-    at.switch_page("pages/runs.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_app("runs", state=state)
 
 
-def test_with_no_runs_the_page_says_how_to_make_one(tmp_path, monkeypatch):
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
+def test_with_no_runs_the_page_says_how_to_make_one():
     at = open_page()
-    assert "Score all cases" in at.info[0].value
+    assert "Score all cases" in at.main.info[0].value
 
 
-def test_the_list_shows_every_run_with_its_mean_statuses_and_whether_it_is_current(data_dir):
+def test_the_list_shows_every_run_with_its_mean_statuses_and_whether_it_is_current(seeded):
     at = open_page()
     runs = at.dataframe[0].value
     assert list(runs["run"]) == [2, 1]
@@ -82,7 +74,7 @@ def test_the_list_shows_every_run_with_its_mean_statuses_and_whether_it_is_curre
     assert runs["mean"].iloc[1] == pytest.approx(0.5)
 
 
-def test_opening_a_run_shows_its_cases_with_inputs_and_the_error_share(data_dir):
+def test_opening_a_run_shows_its_cases_with_inputs_and_the_error_share(seeded):
     at = open_page()
     at.selectbox(key="runs.open").set_value(1).run()
     table = at.dataframe[1].value
@@ -94,7 +86,7 @@ def test_opening_a_run_shows_its_cases_with_inputs_and_the_error_share(data_dir)
     assert any("out of date" in warning.value for warning in at.warning)  # the run's metric is not the draft
 
 
-def test_filters_on_one_run(data_dir):
+def test_filters_on_one_run(seeded):
     at = open_page()
     at.multiselect(key="runs.case.status").set_value(["error"]).run()
     assert list(at.dataframe[1].value["id"]) == ["T-2"]
@@ -115,20 +107,20 @@ def test_filters_on_one_run(data_dir):
     assert "Showing 2 of 3 cases" in [caption.value for caption in at.caption]
 
 
-def test_the_score_range_filter_on_one_run(data_dir):
+def test_the_score_range_filter_on_one_run(seeded):
     at = open_page()
     at.selectbox(key="runs.open").set_value(1).run()
     at.slider(key="runs.case.score").set_range(0.4, 0.6).run()
     assert list(at.dataframe[1].value["id"]) == ["T-2"]
 
 
-def test_a_run_offers_csv_jsonl_and_parquet_downloads(data_dir):
+def test_a_run_offers_csv_jsonl_and_parquet_downloads(seeded):
     at = open_page()
     labels = [element.proto.label for element in at.get("download_button")]
     assert labels == ["Download CSV", "Download JSONL", "Download Parquet"]
 
 
-def test_comparing_two_runs_case_by_case_sorted_by_change(data_dir):
+def test_comparing_two_runs_case_by_case_sorted_by_change(seeded):
     at = open_page()
     at.radio(key="runs.view").set_value("Compare two runs").run()
     assert not at.exception, at.exception
@@ -152,8 +144,8 @@ def left_in_english(at) -> list[tuple[str, str]]:
     return [(word, text) for word, text in found if not text.startswith('{"')]
 
 
-def test_the_runs_page_in_chinese_has_no_english_left_in_the_main_area(data_dir):
-    at = render(APP, "pages/runs.py")
+def test_the_runs_page_in_chinese_has_no_english_left_in_the_main_area(seeded):
+    at = render("runs")
     assert not at.exception, at.exception
     assert at.title[0].value == "运行"
     assert left_in_english(at) == []

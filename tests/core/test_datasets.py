@@ -676,7 +676,7 @@ def test_example_candidates_trade_accuracy_for_speed_and_cost() -> None:
 
 def _load_script(name: str) -> Any:
     """A script from scripts/ as a module (scripts are not a package)."""
-    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    path = Path(__file__).resolve().parents[2] / "scripts" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

@@ -13,7 +13,7 @@ import pytest
 
 from tests.engine_stub import HINT, METRIC, SEED, TICKETS, stub_server
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Using your metric with GEPA and DSPy"
 
 

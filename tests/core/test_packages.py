@@ -16,7 +16,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from case_factory import make_cases
 
 from skynet_core import StageName, StageStatus, check_metric
 from skynet_core.examples import EXAMPLE_METRICS
@@ -32,8 +31,9 @@ from skynet_core.packages import (
     third_party_imports,
 )
 from skynet_core.runner import WorkerPool
+from tests.case_factory import make_cases
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FUZZY = """import json
 from collections import Counter
 
@@ -222,23 +222,6 @@ def test_the_cli_check_prints_the_install_command(tmp_path):
 def test_the_bundled_examples_use_no_third_party_package(name):
     source = MetricSource.from_path(EXAMPLE_METRICS[name])
     assert third_party_imports(source) == []
-
-
-def test_the_packages_panel_shows_versions_and_the_command_for_the_missing(packages):
-    from streamlit.testing.v1 import AppTest
-
-    def app() -> None:
-        from panels.packages import draw_packages
-        from skynet_core.metric_source import MetricSource
-
-        draw_packages(MetricSource.of("import orjson\nimport rapidfuzz\n"))
-
-    at = AppTest.from_function(app).run(timeout=30)
-    assert not at.exception
-    table = at.dataframe[0].value
-    assert list(table["module"]) == ["orjson", "rapidfuzz"]
-    assert list(table["found in"]) == ["the studio's environment", "missing"]
-    assert at.code[0].value == install_command(["rapidfuzz"])
 
 
 def test_a_package_imported_inside_score_gets_the_same_hint(packages, fresh_pool):

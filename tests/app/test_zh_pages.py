@@ -1,40 +1,28 @@
 """Every page rendered in Simplified Chinese shows no English words (outside code, ids and user data).
 
 Each page as it first opens on the bundled example, sidebar included; each page's own test
-(tests/test_app_*.py) looks at its other states in Chinese.
+(tests/app/test_app_*.py) looks at its other states in Chinese.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 import pytest
-from i18n_scan import english_words, render
 
 from skynet_core.i18n import _, use_language
+from tests.app.harness import PAGES, ROOT
+from tests.i18n_scan import english_words, render
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-ROOT = Path(APP).parent
-PAGES = [
-    f"pages/{name}"
-    for name in ("author.py", "data.py", "feedback.py", "tradeoffs.py", "history.py", "settings.py", "runs.py")
-    if (ROOT / "pages" / name).exists()
-]
 # The bundled example's own words (its dataset and candidate names are user data).
 EXAMPLE_DATA = {"tickets", "example", "support", "fast", "small", "balanced", "large", "careful"}
 
 
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
-
-
 def test_the_sidebar_is_all_chinese():
-    at = render(APP)
+    at = render()
     assert not at.exception
     found = english_words(at, allowed=EXAMPLE_DATA, where="sidebar")
     assert not found, found
@@ -55,7 +43,7 @@ def test_the_menu_names_the_pages_in_chinese():
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_is_all_chinese(page):
-    at = render(APP, page)
+    at = render(page)
     assert not at.exception, at.exception
     found = english_words(at, allowed=EXAMPLE_DATA)
     assert not found, found

@@ -286,3 +286,21 @@ def test_a_saved_dataset_choice_outside_the_data_roots_is_not_read(ws: Workspace
     chosen = ws.dataset()
     assert chosen.problem is not None and "outside the folders" in chosen.problem
     assert chosen.data.source == "example"
+
+
+def test_clear_leaves_the_state_of_a_fresh_data_directory(ws, tmp_path):
+    from skynet_core.cases import Case
+    from skynet_core.results import CaseResult
+
+    ws.type_draft(A, 0)
+    ws.save_version("kept", B)
+    ws.choose_cases(None, "val")
+    made_by = ws.provenance(A)
+    ws.keep_run(MetricSource.of(A), [CaseResult(id="c1", score=1.0)], made_by)
+    ws.marks.set_mark("example", "hash", "c1", "useful")
+    ws.save_user_case(Case(id="mine", input={"q": 1}, output="x"))
+    ws.clear()
+    fresh = Workspace(tmp_path, env={})
+    assert (fresh.draft().revision, fresh.versions(), fresh.runs.list()) == (0, [], [])
+    assert fresh.dataset_choice().split is None and fresh.marks.marks_for("example", "hash") == {}
+    assert not ws.uploads_dir().exists()
