@@ -43,10 +43,11 @@ from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_lan
 from .llm import MetricLlm, machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
 from .paths import output_problem, special_file
-from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
+from .results import SHOWN_CASES, CaseResult, CheckReport, JobError, StageStatus
 from .runner.pool import start_one_child
 from .runner.watchdog import MEMORY_LIMIT_MODE
 from .runner.worker import Cancelled
+from .scoring import scorer_for
 
 if TYPE_CHECKING:
     from .export import ResultsWriter
@@ -345,7 +346,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         )
     except Cancelled:
         report = None  # the sink stopped the run: its write failed, reported below
-    except _cluster_errors(args.ray) as exc:
+    except JobError as exc:  # the scorer's place cannot score at all (the cluster): its message says what to do
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE
     finally:
@@ -363,16 +364,6 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     assert report is not None
     output.finish(report)
     return EXIT_OK if report.ok and report.tally.total == len(cases) else EXIT_FAILED
-
-
-def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
-    """What a run on a cluster raises for a cluster that cannot be used (nothing without ``--ray``: the cluster
-    module is imported only for it)."""
-    if not ray_address:
-        return ()
-    from .runner.cluster import ClusterError
-
-    return (ClusterError,)
 
 
 def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
@@ -548,11 +539,7 @@ def _score(
                 bar.update(1)
 
     try:
-        scorer = None
-        if ray_address:  # Ray itself, and the cluster module, are imported only then
-            from .runner.cluster import ray_scorer
-
-            scorer = ray_scorer(ray_address)
+        scorer = scorer_for(ray_address)  # Ray itself, and the cluster module, are imported only when it scores
         return check_metric(
             source,
             cases,

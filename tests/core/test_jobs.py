@@ -19,7 +19,7 @@ def test_job_reports_result_progress_and_partial_results():
             job.add_result(CaseResult(id=str(index)))
         return "finished"
 
-    job = Job(kind="test", total=4).start(target)
+    job = Job(kind="score", total=4).start(target)
     assert job.wait(5)
     assert (job.result, job.error, job.cancelled, job.done, job.progress) == ("finished", None, False, 4, 1.0)
     assert [result.id for result in job.partial] == ["0", "1", "2", "3"]
@@ -29,7 +29,7 @@ def test_job_error_is_kept_as_a_message_not_raised():
     def target(job: Job[None]) -> None:
         raise ValueError("the dataset has no cases")
 
-    job = Job(kind="test").start(target)
+    job = Job(kind="score").start(target)
     assert job.wait(5)
     assert job.result is None
     assert "ValueError: the dataset has no cases" in job.error

@@ -13,6 +13,7 @@ from skynet_core.metric_source import MetricSource
 from skynet_core.provenance import Provenance
 from skynet_core.reward_spec import reward_spec_in, reward_spec_line
 from skynet_core.store import VersionKind
+from skynet_core.scoring import LocalScorer, RayScorer
 from skynet_core.workspace import Workspace, example_metric
 
 A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'A'}\n"
@@ -88,7 +89,7 @@ def test_save_version_never_duplicates_the_latest_version(ws):
 
 
 def test_typing_makes_an_automatic_version_at_most_every_few_minutes(ws, monkeypatch):
-    import skynet_core.workspace as module
+    import skynet_core.workspace.draft as module
 
     revision = ws.type_draft(A, 0).draft.revision
     revision = ws.type_draft(B, revision).draft.revision
@@ -265,15 +266,15 @@ def test_a_scoring_job_reports_what_its_llm_calls_spent(ws: Workspace) -> None:
     job = ws.score(JobSlot(), ws.draft().metric, ws.dataset().cases[:2], options)
     job.wait(30)
     assert ws.llm_spent(job) == 0.25
-    assert ws.run_options().scorer is None  # no Ray address: scored on this machine
+    assert isinstance(ws.scorer(), LocalScorer)  # no Ray address: scored on this machine
 
 
 def test_a_ray_address_makes_scoring_go_through_a_cluster_scorer(ws: Workspace) -> None:
     ws.set_ray_address(" 127.0.0.2:1 ")
     assert ws.ray_address() == "127.0.0.2:1"
-    assert ws.run_options().scorer is not None
+    assert ws.scorer() == RayScorer("127.0.0.2:1")
     ws.set_ray_address("")
-    assert ws.run_options().scorer is None
+    assert isinstance(ws.scorer(), LocalScorer)
 
 
 def test_a_saved_dataset_choice_outside_the_data_roots_is_not_read(ws: Workspace, tmp_path, monkeypatch) -> None:
