@@ -333,7 +333,7 @@ class JobKind(StrEnum):
 _JOB_LABELS = {
     JobKind.CHECK: N_("contract check"),
     JobKind.SCORE: N_("scoring"),
-    JobKind.TRY: N_("the case"),
+    JobKind.TRY: N_("case try-out"),
     JobKind.CONSISTENCY: N_("judge consistency"),
     JobKind.COMPARE: N_("comparison"),
     JobKind.PROBES: N_("feedback probes"),

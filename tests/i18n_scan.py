@@ -148,6 +148,9 @@ SKIPPED_FIELDS = {
     "css_class",
     "styles",
     "autocomplete",
+    # A code element shows text as written: metric code, its feedback and prints, errors, commands (data).
+    "code_text",
+    "language",
 }
 _CODE = re.compile(r"```.*?```|`[^`]*`|<style>.*?</style>", re.S)
 _NOISE = re.compile(

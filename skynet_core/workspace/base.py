@@ -14,6 +14,7 @@ from ..feedback.marks import MarkStore
 from ..jobs import Job, JobBoard
 from ..runner import LlmHandler, WorkerPool, default_pool
 from ..runs import RunStore
+from ..scored_candidates import ScoredCandidates
 from ..store import DEFAULT_WORKSPACE, Store
 
 
@@ -40,6 +41,8 @@ class WorkspaceBase:
         self._lock = threading.Lock()
         self._datasets: OrderedDict[str, Dataset] = OrderedDict()
         self._handlers: weakref.WeakKeyDictionary[Job[Any], LlmHandler] = weakref.WeakKeyDictionary()
+        # The trade-offs' scores as read from the runs they come from, by those runs' ids (see records.py).
+        self._scored: OrderedDict[tuple[Any, ...], ScoredCandidates | None] = OrderedDict()
 
     @property
     def pool(self) -> WorkerPool:

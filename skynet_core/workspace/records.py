@@ -16,6 +16,7 @@ from .settings import SettingsPart
 from .values import DatasetInUse
 
 _TABLES = ("drafts", "versions", "settings", "scored_runs", "feedback_marks")
+SCORED_KEPT = 4
 
 
 class RecordsPart(SettingsPart):
@@ -51,11 +52,24 @@ class RecordsPart(SettingsPart):
         earlier text: the result's ``metric`` says which); ``None`` until each candidate has a run of one text
         on that split (see ``score_candidates``)."""
         data = in_use.data
-        newest = [self.runs.latest(data.source, name) for name in data.candidates]
-        current = from_saved_runs(newest, data, in_use.split, metric_key(source))
-        if current is not None or newest[0] is None:
-            return current
-        return from_saved_runs(newest, data, in_use.split, metric_key(newest[0].metric_source))
+        summaries = self.run_summaries()  # newest first, without results: cheap
+        ids = tuple(
+            next((run.id for run in summaries if run.key.dataset == data.source and run.key.candidate == name), None)
+            for name in data.candidates
+        )
+        key = (ids, data.source, len(data.cases), in_use.split, metric_key(source))
+        with self._lock:  # moving a weight re-weights these scores: they are read from the runs once
+            if key in self._scored:
+                return self._scored[key]
+        newest = [self.runs.get(run_id) if run_id is not None else None for run_id in ids]
+        scored = from_saved_runs(newest, data, in_use.split, key[-1])
+        if scored is None and newest[0] is not None:
+            scored = from_saved_runs(newest, data, in_use.split, metric_key(newest[0].metric_source))
+        with self._lock:
+            self._scored[key] = scored
+            while len(self._scored) > SCORED_KEPT:
+                self._scored.popitem(last=False)
+        return scored
 
     def marks_for(self, run: SavedRun) -> dict[str, Mark]:
         """People's marks on the feedback of ``run``'s cases, by case id."""

@@ -12,13 +12,14 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from .. import llm
 from ..cases import Case
 from ..contract import SAMPLE_SIZE
 from ..feedback import Grade, grade_feedback, probe_cases
 from ..i18n import language, use_language
 from ..jobs import Job, JobSlot
 from ..judge import Consistency, consistency_of, repeat_cases
-from ..llm import ModelSettings, complete
+from ..llm import ModelSettings
 from ..metric_source import MetricSource
 from ..provenance import Provenance
 from ..results import CaseResult, CheckReport, JobKind
@@ -229,7 +230,7 @@ class UseCasesPart(RecordsPart):
         chosen = language()  # the job writes its messages in the language of the session that started it
 
         def ask(instructions: str, text: str) -> str:
-            return complete(settings, instructions, text).text
+            return llm.complete(settings, instructions, text).text  # looked up at call time (tests replace it)
 
         def run(job: Job[list[Grade]]) -> list[Grade]:
             with use_language(chosen):

@@ -72,9 +72,15 @@ def open_function(
 
 
 def go_to(at: AppTest, page: str) -> AppTest:
-    """Open ``page`` in the running app (as a click in the sidebar's menu would) and run it."""
+    """Open ``page`` in the running app (as a click in the sidebar's menu would) and run it.
+
+    The pages are functions (``st.Page(page, url_path=...)``), which ``AppTest.switch_page`` cannot name (it
+    takes a file): the page is asked for by the hash ``st.navigation`` gives its URL path, as a browser's
+    request for ``/data`` does. The one place that knows this."""
+    from streamlit.util import calc_hash
+
     assert page in PAGES, f"no page {page!r}; the pages are {PAGES}"
-    at.switch_page(f"pages/{page}.py")
+    at._page_hash = calc_hash(page)
     return at.run()
 
 

@@ -16,7 +16,7 @@ def test_the_packages_panel_shows_versions_and_the_command_for_the_missing(
     monkeypatch.setenv(PACKAGES_ENV, str(tmp_path / "metric-packages"))
 
     def app() -> None:
-        from panels.packages import draw_packages
+        from pages.author.packages import draw_packages
         from skynet_core.metric_source import MetricSource
 
         draw_packages(MetricSource.of("import orjson\nimport rapidfuzz\n"))

@@ -13,11 +13,11 @@ def page() -> None:
     """A per-case table of two judged cases: one answered after a retry, one whose calls failed."""
     import streamlit as st
 
-    from panels.cases import cases_table
     from skynet_core.cases import Case
     from skynet_core.i18n import set_language
     from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
     from skynet_core.trace import LlmCall
+    from widgets.cases import cases_table
 
     set_language(st.session_state.get("studio.language", "en"))
     answered = LlmCall.make(
@@ -137,10 +137,10 @@ PENDING_OTHER_BRANCH: set[str] = set()
 
 def judge_page() -> None:
     """The judge's totals of three cases whose every llm() call failed."""
-    from panels.trace import judge_metrics
     from skynet_core.judge import judge_summary
     from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
     from skynet_core.trace import LlmCall
+    from widgets.trace import judge_metrics
 
     failed = LlmCall.make("Answer PASS or FAIL.", "x", None, error="rejected key", error_kind="AuthenticationError")
     results = [

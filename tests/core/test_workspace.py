@@ -12,8 +12,8 @@ from skynet_core.jobs import Job, JobBoard, JobSlot
 from skynet_core.metric_source import MetricSource
 from skynet_core.provenance import Provenance
 from skynet_core.reward_spec import reward_spec_in, reward_spec_line
-from skynet_core.store import VersionKind
 from skynet_core.scoring import LocalScorer, RayScorer
+from skynet_core.store import VersionKind
 from skynet_core.workspace import Workspace, example_metric
 
 A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'A'}\n"

@@ -111,7 +111,7 @@ def test_comparisons_consistency_and_probes_score_through_the_workspace_scorer(w
 
 
 def test_grading_feedback_is_a_listed_job_that_any_session_can_cancel(ws, monkeypatch):
-    import skynet_core.workspace.usecases as usecases
+    import skynet_core.llm as llm
 
     asked = threading.Event()
 
@@ -120,7 +120,7 @@ def test_grading_feedback_is_a_listed_job_that_any_session_can_cancel(ws, monkey
         threading.Event().wait(0.2)
         return type("Reply", (), {"text": "GRADE: 4\nREASON: names the fault."})()
 
-    monkeypatch.setattr(usecases, "complete", slow_model)
+    monkeypatch.setattr(llm, "complete", slow_model)
     pairs = [(Case(id=f"c{i}", input={}, output="x"), CaseResult(id=f"c{i}", feedback="Wrong.")) for i in range(40)]
     job = ws.grade_feedback(JobSlot(), pairs, ModelSettings(metric=ModelConfig("openai/judge")), watcher="tab-1")
     assert asked.wait(10)

@@ -1,0 +1,253 @@
+"""The metric editor: the draft's files in tabs, kept in step with the stored draft by its revision.
+
+The protocol (see :mod:`skynet_core.workspace`): this session remembers the draft revision its
+editor shows (``author.base``). The editor component keeps its own text once mounted and sends
+text back only on its events, so:
+
+- it is always given the stored draft's text: a fresh mount (first open, coming back from another
+  page) shows the latest draft, never the text of an earlier mount;
+- typed text is written with ``base_revision``; a write based on an older revision is a conflict,
+  and the workspace keeps both texts;
+- when the stored revision is not the one this session's editor shows (another tab typed, or this
+  session loaded an example, an upload, a restore), the component gets a new key, so it mounts
+  again with the stored text.
+
+Ctrl+S (Cmd+S) is the binding of the editor's own "Save" button, whose command sends a ``saved``
+event with the text: the text is written, then saved as a named version (confirmed, never a duplicate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import streamlit as st
+from code_editor import code_editor
+
+import keys as K
+import studio
+from skynet_core.authoring import python_completions
+from skynet_core.i18n import _
+from skynet_core.metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
+from skynet_core.store import Draft
+from skynet_core.workspace import Snapshot
+from widgets.versions import save_version
+
+S = st.session_state
+BASE, GEN, FILE, LAST_EVENT, NOTICE = (
+    K.AUTHOR_BASE,
+    K.AUTHOR_EDITOR_GEN,
+    K.AUTHOR_FILE,
+    K.AUTHOR_LAST_EVENT,
+    K.AUTHOR_NOTICE,
+)
+CONFLICT_SHOWN_S = 600
+SAVED_EVENT = "saved"
+LANGS = {
+    ".py": "python",
+    ".json": "json",
+    ".jsonl": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".md": "markdown",
+    ".csv": "text",
+    ".tsv": "text",
+    ".txt": "text",
+}
+
+
+@dataclass(frozen=True)
+class Typed:
+    """What this run's editor event did: whether it wrote the draft, and whether the user asked for a fresh
+    check (Ctrl+Enter)."""
+
+    written: bool = False
+    check_again: bool = False
+
+
+def editor_key(file: str) -> str:
+    return K.editor(S.get(GEN, 0), file)
+
+
+def current_file(metric: MetricSource) -> str:
+    name = S.get(FILE, MAIN_FILE)
+    return name if name in metric.files else MAIN_FILE
+
+
+def sync(snap: Snapshot) -> Typed:
+    """Apply the editor's latest event to the stored draft, or follow a newer stored draft. Call once per run."""
+    me = studio.session()
+    ws, stored = me.workspace, snap.draft
+    file = current_file(stored.metric)
+    stored_event = S.get(editor_key(file))
+    event: dict[str, Any] = stored_event if isinstance(stored_event, dict) else {}
+    fresh = bool(event.get("id")) and event["id"] != S.get(LAST_EVENT)
+    if fresh and event.get("type") in ("change", "submit", SAVED_EVENT) and isinstance(event.get("text"), str):
+        S[LAST_EVENT] = event["id"]
+        typed = stored.metric.with_file(file, event["text"])
+        base = S.get(BASE, stored.revision)
+        written = typed != stored.metric or base != stored.revision
+        if written:
+            write = ws.type_draft(typed, base)
+            stored = write.draft
+            if write.conflict and write.kept is not None:
+                S[NOTICE] = _(
+                    "Another tab changed metric.py while you typed here. Your text is the draft; the other "
+                    "text was kept as version #{id} (see History)."
+                ).format(id=write.kept.id)
+        S[BASE] = stored.revision
+        if event["type"] == SAVED_EVENT:
+            save_version("author", _("saved with Ctrl+S"))
+        return Typed(written, event["type"] == "submit")
+    if S.get(BASE) != stored.revision:
+        if S.get(BASE) is not None and stored.revision != me.own_revision:
+            S[NOTICE] = _(
+                "metric.py was changed in another tab; the editor now shows the latest text. "
+                "Anything this tab had typed is kept in History."
+            )
+        S[BASE] = stored.revision
+        S[GEN] = S.get(GEN, 0) + 1  # a new component: it mounts with the stored text
+    return Typed()
+
+
+def notices() -> None:
+    """This tab's notice about the draft (once), and a recent conflict between two tabs (for every tab)."""
+    if notice := S.pop(NOTICE, None):
+        st.warning(notice, icon=":material/sync_problem:")
+        return
+    conflict = studio.session().workspace.last_conflict()
+    if conflict is not None and datetime.now().timestamp() - conflict.at < CONFLICT_SHOWN_S:
+        st.caption(
+            ":orange[:material/sync_problem:] "
+            + _("Two tabs edited metric.py at once at {time}; the other text is version #{id} in History.").format(
+                time=f"{datetime.fromtimestamp(conflict.at):%H:%M:%S}", id=conflict.version_id
+            )
+        )
+
+
+def _set_file(name: str) -> None:
+    S[FILE] = name
+
+
+def _add_file(metric: MetricSource) -> None:
+    try:
+        name = check_name((S.get(K.AUTHOR_NEW_FILE) or "").strip())
+        if name in metric.files:
+            raise MetricSourceError(
+                _("{name} already exists in the metric folder. Choose another name.").format(name=name)
+            )
+        changed = metric.with_file(name, "")
+    except MetricSourceError as exc:
+        S[K.AUTHOR_FILES_ERROR] = str(exc)
+        return
+    _write(changed, _("adding {name}").format(name=name), keep=False)
+    S[FILE] = name
+
+
+def _rename_file(metric: MetricSource, old: str) -> None:
+    new = (S.get(K.AUTHOR_RENAME_TO) or "").strip()
+    try:
+        changed = metric.renamed(old, new)
+    except MetricSourceError as exc:
+        S[K.AUTHOR_FILES_ERROR] = str(exc)
+        return
+    _write(changed, _("renaming {name}").format(name=old), keep=False)
+    S[FILE] = next(key for key in changed.files if key not in metric.files)
+
+
+def _delete_file(metric: MetricSource, name: str) -> None:
+    _write(metric.without_file(name), _("deleting {name}").format(name=name))
+    S[FILE] = MAIN_FILE
+
+
+def _write(metric: MetricSource, reason: str, *, keep: bool = True) -> None:
+    S.pop(K.AUTHOR_FILES_ERROR, None)
+    kept = studio.session().replace_draft(metric, reason, keep=keep)
+    if kept is not None:
+        st.toast(
+            _("The folder before {reason} was kept as version “{name}”.").format(reason=reason, name=kept.name),
+            icon=":material/save:",
+        )
+
+
+def file_tabs(metric: MetricSource) -> str:
+    """The folder's files as tabs (only when there is more than metric.py), and the file tools."""
+    file = current_file(metric)
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    if not metric.is_single_file:
+        with row:
+            for name in metric.files:
+                st.button(
+                    name,
+                    key=f"author.tab.{name}",
+                    on_click=_set_file,
+                    args=(name,),
+                    type="primary" if name == file else "secondary",
+                )
+    with row, st.popover(_("Files"), icon=":material/folder:"):
+        st.caption(_("A metric is a folder: metric.py may import helper modules and read small data files beside it."))
+        st.text_input(_("New file"), placeholder="helpers.py", key=K.AUTHOR_NEW_FILE)
+        st.button(_("Add the file"), on_click=_add_file, args=(metric,), icon=":material/note_add:")
+        if file != MAIN_FILE:
+            st.divider()
+            st.text_input(_("Rename {file} to").format(file=file), key=K.AUTHOR_RENAME_TO)
+            st.button(_("Rename"), on_click=_rename_file, args=(metric, file))
+            st.button(
+                _("Delete {file}").format(file=file),
+                on_click=_delete_file,
+                args=(metric, file),
+                icon=":material/delete:",
+                help=_("The folder before the deletion is kept as a version."),
+            )
+    if error := S.get(K.AUTHOR_FILES_ERROR):
+        st.error(error)
+    return file
+
+
+def save_button() -> dict[str, Any]:
+    """The editor's own "Save" button: Ctrl+S / Cmd+S press it; its command sends a ``saved`` event."""
+    return {
+        "name": _("Save"),
+        "feather": "Save",
+        "hasText": True,
+        "alwaysOn": True,
+        "commands": [["response", SAVED_EVENT]],
+        "bindKey": {"win": "Ctrl-S", "mac": "Command-S"},
+        "style": {"bottom": "0.4rem", "right": "0.4rem"},  # clear of the code, which starts at the top
+    }
+
+
+def metric_editor(draft: Draft, markers: list[dict[str, Any]]) -> None:
+    """The editor for the current file of ``draft`` (always fed the stored text; see the module docstring).
+
+    No soft wrap (it broke lines mid-token); completion offers Python 3's keywords and builtins and the
+    words of the file; Tab accepts a suggestion and Enter always starts a new line.
+    """
+    file = file_tabs(draft.metric)
+    suffix = "." + file.rsplit(".", 1)[-1] if "." in file else ""
+    lang = LANGS.get(suffix, "text")
+    code_editor(
+        draft.metric.files[file],
+        lang=lang,
+        height="640px",
+        response_mode="debounce",
+        options={
+            "showLineNumbers": True,
+            "wrap": False,
+            "enableBasicAutocompletion": True,
+            "enableLiveAutocompletion": True,
+            "enableSnippets": False,
+        },
+        props={
+            "annotations": markers if file == MAIN_FILE else [],
+            "debounceChangePeriod": 250,
+            "scrollMargin": [0, 0, 0, 0],
+        },
+        completions=python_completions() if lang == "python" else [],
+        replace_completer=lang == "python",
+        keybindings={"completer": [{"name": "Return", "bindkey": ""}]},
+        buttons=[save_button()],
+        key=editor_key(file),
+    )
