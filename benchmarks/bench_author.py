@@ -32,6 +32,7 @@ from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
 
 EDITOR = 'iframe[title="code_editor.code_editor"]'
 PASSES = "The metric meets the contract."
+SAMPLES = ".st-key-author-samples"  # the check's sampled cases (before the redesign: a dataframe)
 LABELS = ["billing", "technical", "shipping", "refund", "account"]
 
 
@@ -114,17 +115,13 @@ def main() -> None:
                 token = f"edit-{index}-{time.time_ns()}"
                 type_metric(page, trivial_metric(token))
                 typed = time.perf_counter()
-                expect(page.get_by_test_id("stDataFrame").filter(has_text="feedback").first).to_contain_text(
-                    f"ok {token}", timeout=10_000
-                )
+                expect(page.locator(SAMPLES)).to_contain_text(f"ok {token}", timeout=10_000)
                 verdicts.append(time.perf_counter() - typed)
                 time.sleep(0.3)
 
             Store(data_dir).set(SETTING_DATASET_PATH, str(big))
             type_metric(page, (ROOT / "skynet_core/examples/metrics/exact_match.py").read_text())
-            expect(page.get_by_test_id("stDataFrame").filter(has_text="feedback").first).to_contain_text(
-                "Correct: the label is", timeout=10_000
-            )
+            expect(page.locator(SAMPLES)).to_contain_text("Correct: the label is", timeout=10_000)
             page.reload()
             expect(page.get_by_text(PASSES)).to_be_visible(timeout=30_000)
             expect(page.get_by_test_id("stSidebar")).to_contain_text(

@@ -45,6 +45,7 @@ def page() -> None:
     st.html(STACK_CSS)
     st.title(_("Author metric.py"))
     editor.notices()
+    editor.newer_draft_notice()
     tools.tools(snap)
     tools.upload()
     with st.container(key="author-work"):

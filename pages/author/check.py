@@ -10,7 +10,7 @@ import keys as K
 import studio
 from skynet_core.authoring import CheckCases, error_headline
 from skynet_core.display import clipped, markdown_text
-from skynet_core.i18n import N_, _, format_number, ngettext
+from skynet_core.i18n import N_, _, format_number, language, ngettext
 from skynet_core.jobs import Job
 from skynet_core.results import CaseResult, CheckReport, OutcomeStatus, StageStatus
 from skynet_core.workspace import Snapshot
@@ -38,7 +38,8 @@ S = st.session_state
 
 def start(snap: Snapshot, chosen: CheckCases, force: bool) -> None:
     """Check the draft unless this exact metric, dataset, settings, timeout, cases and place were checked already."""
-    key = (snap.provenance, snap.timeout_s, tuple(chosen.ids), snap.ray_address)
+    # The language too: a check on screen is re-drawn in the language just picked (its messages are the job's).
+    key = (snap.provenance, snap.timeout_s, tuple(chosen.ids), snap.ray_address, language())
     if not force and S.get(K.AUTHOR_CHECK_KEY) == key:
         return
     S[K.AUTHOR_CHECK_KEY] = key
@@ -113,8 +114,9 @@ def sampled_cases(results: list[CaseResult], chosen: CheckCases | None, shown_er
     status and why it ran, its score and named scores, and its whole feedback (wrapped, literal). An error the
     verdict already shows (``shown_error``) is not repeated under every case."""
     why = _(chosen.reason) if chosen is not None else _("sampled")
+    samples = st.container(key="author-samples")
     for index, result in enumerate(results):
-        with st.container(border=True, key=f"author-sample-{index}"):
+        with samples, st.container(border=True, key=f"author-sample-{index}"):
             lines = [f"{result.id} · {result.split} · {result.status.value} · {why}"]
             lines.append(_("score {value}").format(value=score_text(result.score)))
             lines += [f"score.{name} {score_text(value)}" for name, value in result.scores.items()]

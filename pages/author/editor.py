@@ -43,6 +43,7 @@ BASE, GEN, FILE, LAST_EVENT, NOTICE = (
     K.AUTHOR_NOTICE,
 )
 CONFLICT_SHOWN_S = 600
+DRAFT_POLL_S = 2.0  # how often an open editor asks whether another tab changed the draft
 SAVED_EVENT = "saved"
 LANGS = {
     ".py": "python",
@@ -125,6 +126,27 @@ def notices() -> None:
                 time=f"{datetime.fromtimestamp(conflict.at):%H:%M:%S}", id=conflict.version_id
             )
         )
+
+
+@st.fragment(run_every=DRAFT_POLL_S)
+def newer_draft_notice() -> None:
+    """A tab whose editor shows an older text than the stored draft (another tab typed) says so at once, without
+    waiting for this tab to type or reload, and offers the latest text."""
+    studio.apply_language()
+    me = studio.session()
+    shown, stored = S.get(BASE), me.workspace.draft().revision
+    if shown is None or stored == shown or stored == me.own_revision:
+        return
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.warning(
+            _(
+                "metric.py was changed in another tab: this editor shows an older text. Show the latest text "
+                "(what this tab typed stays in History), or keep typing here to make yours the draft."
+            ),
+            icon=":material/sync_problem:",
+        )
+        if st.button(_("Show the latest text"), icon=":material/sync:", key="author.show_latest"):
+            st.rerun(scope="app")
 
 
 def _set_file(name: str) -> None:

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+# The checkout whose app the servers run: this one, or $SKYNET_E2E_APP_ROOT (to watch a new test fail on an
+# earlier tree first, e.g. a copy of main).
+ROOT = Path(os.environ.get("SKYNET_E2E_APP_ROOT") or Path(__file__).resolve().parents[2])
 # Screenshots go to a temporary folder, never into the repository ($SKYNET_SCREENSHOTS to choose one).
 ARTIFACTS = Path(os.environ.get("SKYNET_SCREENSHOTS") or Path(tempfile.gettempdir()) / "skynet-screenshots")
 CHROMIUM = "/usr/bin/chromium"

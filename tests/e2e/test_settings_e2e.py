@@ -84,8 +84,8 @@ def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, server: s
     wait_for_app_run(page)
     page.get_by_role("button", name="Load", exact=True).click()
     # The contract check of the judge example asks the local server: its verdict is the sampled cases' feedback.
-    judged = page.get_by_test_id("stDataFrame").filter(has_text="PASS. The triage fits.")
-    expect(judged.first).to_be_visible(timeout=60_000)
+    judged = page.locator(".st-key-author-samples").filter(has_text="PASS. The triage fits.")
+    expect(judged).to_be_visible(timeout=60_000)
     expect(page.get_by_text(PASSES)).to_be_visible(timeout=30_000)
     page.get_by_role("button", name="Score all cases").click()
     expect(page.get_by_text(re.compile(r"Showing (\d+) of \1 scored cases"))).to_be_visible(timeout=90_000)
