@@ -77,6 +77,28 @@ def draw_draft(
     preview = preview_frame(frame.head(PREVIEW_ROWS))
     st.dataframe(preview, height=min(38 + 35 * len(preview), 420))
 
+    edited = role_editor(draft, frame, columns)
+    chosen = changed_roles(edited, list(frame.columns))
+    problems = problems_of(draft.path, frame, chosen)
+    for problem in problems:
+        st.warning(md(problem), icon=":material/warning:")
+    has_candidate_column = any(
+        role is Role.CANDIDATE for role, _field in {**infer_roles(list(frame.columns)), **(chosen or {})}.values()
+    )
+    candidate_files_panel(draft, name, has_candidate_column=has_candidate_column, on_add=on_add, on_remove=on_remove)
+    if st.button(
+        _("Use this dataset"),
+        type="primary",
+        icon=":material/check:",
+        key="data.apply",
+        disabled=bool(problems),
+        help=_("Fix the problems above first: loading would refuse the file.") if problems else None,
+    ):
+        on_apply(draft, edited, list(frame.columns))
+
+
+def role_editor(draft: DatasetDraft, frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """The role of every column (guessed from its name until set), as an editable table; what it holds now."""
     st.markdown(_("**Column roles**"))
     st.caption(role_help())
     roles = infer_roles(list(frame.columns))
@@ -109,23 +131,7 @@ def draw_draft(
             "example": st.column_config.TextColumn(_("first value"), width="large"),
         },
     )
-    chosen = changed_roles(edited, list(frame.columns))
-    problems = problems_of(draft.path, frame, chosen)
-    for problem in problems:
-        st.warning(md(problem), icon=":material/warning:")
-    has_candidate_column = any(
-        role is Role.CANDIDATE for role, _field in {**infer_roles(list(frame.columns)), **(chosen or {})}.values()
-    )
-    candidate_files_panel(draft, name, has_candidate_column=has_candidate_column, on_add=on_add, on_remove=on_remove)
-    if st.button(
-        _("Use this dataset"),
-        type="primary",
-        icon=":material/check:",
-        key="data.apply",
-        disabled=bool(problems),
-        help=_("Fix the problems above first: loading would refuse the file.") if problems else None,
-    ):
-        on_apply(draft, edited, list(frame.columns))
+    return edited
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -84,8 +84,19 @@ def a_vs_b(
             _("mean reward under B"): st.column_config.NumberColumn(format="%.3f"),
         },
     )
+    moved_cases(scored, norm, compared.winner_b, weights_a, weights_b)
+
+
+def moved_cases(
+    scored: ScoredCandidates,
+    norm: NormalizedSpec,
+    winner_b: int,
+    weights_a: Mapping[str, float],
+    weights_b: Mapping[str, float],
+) -> None:
+    """The cases of one candidate that change rank between A and B, largest moves first."""
     names = [candidate.name for candidate in scored.candidates]
-    shown = st.selectbox(_("Cases of"), names, index=compared.winner_b, key=f"tradeoffs.ab_shown.{'/'.join(names)}")
+    shown = st.selectbox(_("Cases of"), names, index=winner_b, key=f"tradeoffs.ab_shown.{'/'.join(names)}")
     moved = case_rank_changes(scored.candidates[names.index(shown)], norm, weights_a, weights_b)
     st.markdown(
         ngettext(

@@ -6,6 +6,7 @@ Everything is computed by ``skynet_core.tradeoffs`` from stored scores; this mod
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -138,6 +139,43 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
 
     st.subheader(_("Who wins"))
     # Fixed-width metrics in a wrapping row: four a row when wide, two when narrow, none cut short.
+    _stats(summary, winner, change, stability)
+    st.dataframe(
+        _summary_table(summary, winner),
+        hide_index=True,
+        key="tradeoffs.summary",
+        column_config={
+            _("mean accuracy"): st.column_config.NumberColumn(format="%.3f"),
+            _("mean latency (ms)"): st.column_config.NumberColumn(format="%.0f"),
+            _("mean cost (USD)"): st.column_config.NumberColumn(format="$%.5f"),
+            _("mean reward"): st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+    st.caption(
+        _(
+            "Mean accuracy is the accuracy part (higher is better, also when it comes from an error). Latency and "
+            "cost are means over measured cases; a case with no measured latency or cost scores 0 on that part. On "
+            "the Pareto front: no other candidate is at least as accurate, as fast and as cheap, and better on one."
+        )
+    )
+    with st.container():
+        if grid is None:
+            st.info(grid_problem, icon=":material/info:")
+        else:
+            missing = sum(unmeasured(candidate.latency_ms) for candidate in scored.candidates)
+            st.plotly_chart(
+                ternary_winner_figure(grid, norm.weights, missing),
+                height=540,
+                key=MAP_KEY,
+                on_select=_map_clicked,
+                selection_mode="points",
+            )
+    _where_winner_changes(summary, change, stability, winner)
+    return winner
+
+
+def _stats(summary: CandidateSummary, winner: int, change: Any, stability: Any) -> None:
+    """The winner, its reward, the distance to another winner, the ranking's stability: four numbers in a row."""
     stats = [st.container(horizontal=True)] * 4
     stats[0].metric(
         _("Winner at these weights"),
@@ -178,38 +216,6 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
             "to ±{spread} at random ({count} times); 1 means the order never changes."
         ).format(spread=f"{SPREAD:.0%}", count=PERTURBATIONS),
     )
-    st.dataframe(
-        _summary_table(summary, winner),
-        hide_index=True,
-        key="tradeoffs.summary",
-        column_config={
-            _("mean accuracy"): st.column_config.NumberColumn(format="%.3f"),
-            _("mean latency (ms)"): st.column_config.NumberColumn(format="%.0f"),
-            _("mean cost (USD)"): st.column_config.NumberColumn(format="$%.5f"),
-            _("mean reward"): st.column_config.NumberColumn(format="%.3f"),
-        },
-    )
-    st.caption(
-        _(
-            "Mean accuracy is the accuracy part (higher is better, also when it comes from an error). Latency and "
-            "cost are means over measured cases; a case with no measured latency or cost scores 0 on that part. On "
-            "the Pareto front: no other candidate is at least as accurate, as fast and as cheap, and better on one."
-        )
-    )
-    with st.container():
-        if grid is None:
-            st.info(grid_problem, icon=":material/info:")
-        else:
-            missing = sum(unmeasured(candidate.latency_ms) for candidate in scored.candidates)
-            st.plotly_chart(
-                ternary_winner_figure(grid, norm.weights, missing),
-                height=540,
-                key=MAP_KEY,
-                on_select=_map_clicked,
-                selection_mode="points",
-            )
-    _where_winner_changes(summary, change, stability, winner)
-    return winner
 
 
 def _where_winner_changes(summary: CandidateSummary, change, stability, winner: int) -> None:  # noqa: ANN001

@@ -66,18 +66,18 @@ class UseCasesPart(RecordsPart):
         label: str = "",
         watcher: str | None = None,
         provenance: Provenance | None = None,
-        keep: bool = False,
+        keep: Callable[[CheckReport], None] | None = None,
         scorer: Scorer | None = None,
     ) -> Job[CheckReport]:
         """Score every case of ``cases`` (the one way to do it): a hanging case times out alone and the run
-        goes on; the report's ``cases`` hold every result in case order. With ``keep`` (and a provenance),
-        a run that finishes (not cancelled, at least one case scored) is kept in the database."""
+        goes on; the report's ``cases`` hold every result in case order. ``keep`` is given a run that finishes
+        (not cancelled, at least one case scored), to keep it in the database."""
         scorer = scorer or self.scorer()
 
         def run(job: Job[CheckReport]) -> CheckReport:
             report = check(metric, cases, options.watched_by(job), scorer=scorer, sample=cases)
-            if keep and provenance is not None and not job.cancel.is_set() and report.cases:
-                self.keep_run(metric, report.cases, provenance, cases)
+            if keep is not None and not job.cancel.is_set() and report.cases:
+                keep(report)
             return report
 
         job: Job[CheckReport] = Job(kind, len(cases), label, provenance=provenance)
@@ -112,8 +112,13 @@ class UseCasesPart(RecordsPart):
         in_use = self.dataset()
         made_by = self.provenance(metric, keys, in_use)
         options = self.run_options(keys)
+        cases = in_use.cases
+
+        def keep(report: CheckReport) -> None:
+            self.keep_run(metric, report.cases, made_by, cases)
+
         return self.score(
-            slot, metric, in_use.cases, options, label="score all", watcher=watcher, provenance=made_by, keep=True
+            slot, metric, cases, options, label="score all", watcher=watcher, provenance=made_by, keep=keep
         )
 
     def try_judge(
@@ -202,25 +207,25 @@ class UseCasesPart(RecordsPart):
         store of scores (the trade-offs page re-weights ``scored_candidates``; a reload, Feedback review find them)."""
         in_use = self.dataset()
         split, names = in_use.split, list(in_use.data.candidates)
-        cases, options, made_by = (
-            candidate_cases(in_use.data, split),
-            self.run_options(keys),
-            self.provenance(metric, keys),
+        cases, options = candidate_cases(in_use.data, split), self.run_options(keys)
+        made_by = self.provenance(metric, keys, in_use)
+
+        def keep(report: CheckReport) -> None:
+            for name in names:
+                mine = [result for result in report.cases if result.candidate == name]
+                self.keep_run(metric, mine, dataclasses.replace(made_by, candidate=name, split=split))
+
+        return self.score(
+            slot,
+            metric,
+            cases,
+            options,
+            kind=JobKind.TRADEOFFS,
+            label="tradeoffs",
+            watcher=watcher,
+            provenance=made_by,
+            keep=keep,
         )
-        scorer = self.scorer()
-
-        def run(job: Job[CheckReport]) -> CheckReport:
-            report = check(metric, cases, options.watched_by(job), scorer=scorer, sample=cases)
-            if not job.cancel.is_set() and report.cases:
-                for name in names:
-                    mine = [result for result in report.cases if result.candidate == name]
-                    self.keep_run(metric, mine, dataclasses.replace(made_by, candidate=name, split=split))
-            return report
-
-        job: Job[CheckReport] = Job(JobKind.TRADEOFFS, len(cases), "tradeoffs", provenance=made_by)
-        if options.llm is not None:
-            self._handlers[job] = options.llm
-        return self.submit(slot, job, run, watcher)
 
     def grade_feedback(
         self, slot: JobSlot, pairs: Pairs, settings: ModelSettings, *, label: str = "", watcher: str | None = None
