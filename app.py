@@ -2,8 +2,12 @@
 
 Run with ``streamlit run app.py``. The server binds 127.0.0.1 (see .streamlit/config.toml) because it runs
 metric code typed in the browser. Every page is a function of its package under ``pages/``; the router runs
-first on every request, a deep link (``/data``) on a freshly started server too, so every page gets the
-sidebar, the language and the session's snapshot.
+first on every request, so every page gets the sidebar, the language and the session's snapshot.
+
+One workaround stays (Streamlit 1.67 decides before any script runs): a freshly started server with a
+``pages/`` folder first runs in the old pages-folder mode, which runs ``pages/*.py`` by a deep link's name
+and, with no such file, says "Page not found" over the app. So each page but Author has a two-line
+``pages/<name>.py`` that only hands the request to this router (``studio.hand_over_to_router``).
 """
 
 import streamlit as st

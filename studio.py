@@ -102,6 +102,15 @@ def snapshot() -> Snapshot:
     return snap if isinstance(snap, Snapshot) else refresh()
 
 
+def hand_over_to_router() -> None:
+    """For ``pages/<name>.py`` (see app.py): leave Streamlit's pages-folder mode and run again, as the router, on
+    the same page (the folder mode's page and the router's have the same URL path, so the same hash)."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
+    st.rerun()
+
+
 def apply_language(snap: Snapshot | None = None) -> str:
     """This run's language: the one picked in the sidebar (remembered with the settings), else the browser's.
     A fragment's rerun may run in a new thread: it calls this first."""

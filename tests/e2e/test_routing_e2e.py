@@ -15,4 +15,8 @@ def test_a_deep_link_as_the_first_request_gets_the_whole_app(page: Page, server:
     expect(sidebar.get_by_text("Isolation")).to_be_visible()
     expect(sidebar.get_by_role("link", name="Reward trade-offs")).to_be_visible()
     assert page.url.rstrip("/").endswith("/data")
+    # Nothing over the page (Streamlit's "Page not found" of its pages-folder mode), and the page answers.
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    page.get_by_text("A file", exact=True).click()
+    expect(page.get_by_role("button", name="Open this file")).to_be_visible()
     shot(page, "routing-deep-link-first")
