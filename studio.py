@@ -103,12 +103,15 @@ def snapshot() -> Snapshot:
 
 
 def hand_over_to_router() -> None:
-    """For ``pages/<name>.py`` (see app.py): leave Streamlit's pages-folder mode and run again, as the router, on
-    the same page (the folder mode's page and the router's have the same URL path, so the same hash)."""
+    """For ``pages/<name>.py`` (see app.py): leave Streamlit's pages-folder mode and run the router in this same
+    run (not a rerun, which would lose a button's click), on the page the request names."""
+    import runpy
+    from pathlib import Path
+
     from streamlit.runtime.pages_manager import PagesManager
 
     PagesManager.uses_pages_directory = False
-    st.rerun()
+    runpy.run_path(str(Path(__file__).with_name("app.py")), run_name="__main__")
 
 
 def apply_language(snap: Snapshot | None = None) -> str:

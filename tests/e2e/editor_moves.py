@@ -18,11 +18,12 @@ PASSES = "The metric meets the contract."
 LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass\n"
 
 
-def open_author(page: Page, url: str) -> None:
-    """The Author page, once its check panel and editor have drawn."""
+def open_author(page: Page, url: str, *, editor: bool = True) -> None:
+    """The Author page, once its check panel and (with ``editor``) its editor have drawn."""
     page.goto(url)
     expect(page.get_by_text("Contract check", exact=True)).to_be_visible(timeout=60_000)
-    page.frame_locator(EDITOR).locator(".ace_content").wait_for()
+    if editor:
+        page.frame_locator(EDITOR).locator(".ace_content").wait_for()
 
 
 def type_metric(page: Page, text: str) -> None:

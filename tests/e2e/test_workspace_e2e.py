@@ -119,7 +119,8 @@ def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(browser, serv
     start_endless_scoring(first, server)
     first.context.close()
     page = browser.new_context(viewport={"width": 1500, "height": 1500}).new_page()
-    open_author(page, server)
+    # Not waiting for the editor: while the endless scoring spins on every core, its component can take long.
+    open_author(page, server, editor=False)
     jobs = page.get_by_test_id("stSidebar")
     expect(jobs.get_by_text("Running jobs")).to_be_visible()
     expect(jobs.get_by_text(re.compile(r"^scoring · \d+ of 72 · started"))).to_be_visible()
