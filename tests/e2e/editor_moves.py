@@ -23,7 +23,7 @@ def open_author(page: Page, url: str, *, editor: bool = True) -> None:
     page.goto(url)
     expect(page.get_by_text("Contract check", exact=True)).to_be_visible(timeout=60_000)
     if editor:
-        page.frame_locator(EDITOR).locator(".ace_content").wait_for()
+        page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=60_000)  # its component loads last
 
 
 def type_metric(page: Page, text: str) -> None:
