@@ -62,10 +62,11 @@ from .metric_needs import string_literals
 from .metric_source import MetricSource, MetricSourceError
 from .overflow import nothing_kept_on_disk
 from .paths import output_problem, path_problem, same_file_as, special_file
-from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
+from .results import SHOWN_CASES, CaseResult, CheckReport, JobError, StageStatus
 from .runner.pool import start_one_child
 from .runner.watchdog import MEMORY_LIMIT_MODE
 from .runner.worker import Cancelled
+from .scoring import scorer_for
 
 if TYPE_CHECKING:
     from .export import ResultsWriter
@@ -431,7 +432,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         )
     except Cancelled:
         report = None  # the sink stopped the run: its write failed, reported below
-    except _cluster_errors(args.ray) as exc:
+    except JobError as exc:  # the scorer's place cannot score at all (the cluster): its message says what to do
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE
     finally:
@@ -455,16 +456,6 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     for failed in gates:
         print(_("error: {message}").format(message=failed), file=stderr)
     return EXIT_OK if report.ok and report.tally.total == len(cases) and not gates else EXIT_FAILED
-
-
-def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
-    """What a run on a cluster raises for a cluster that cannot be used (nothing without ``--ray``: the cluster
-    module is imported only for it)."""
-    if not ray_address:
-        return ()
-    from .runner.cluster import ClusterError
-
-    return (ClusterError,)
 
 
 def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]], list[str]]:
@@ -649,11 +640,7 @@ def _score(
                 bar.update(1)
 
     try:
-        scorer = None
-        if ray_address:  # Ray itself, and the cluster module, are imported only then
-            from .runner.cluster import ray_scorer
-
-            scorer = ray_scorer(ray_address)
+        scorer = scorer_for(ray_address)  # Ray itself, and the cluster module, are imported only when it scores
         return check_metric(
             source,
             cases,

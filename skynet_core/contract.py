@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from .cases import Case
 from .i18n import _, ngettext
@@ -24,6 +24,7 @@ from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_cases
 from .runner.worker import Cancelled, LlmHandler, Worker
 from .sandbox.returns import check_number, check_return, check_signature
+from .scoring import LocalScorer, RunOptions, Scorer
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -88,7 +89,7 @@ def check_metric(
     stop_on_timeout: bool = True,
     in_order: ResultCallback | None = None,
     keep: bool = True,
-    scorer: Callable[..., ScoreRun] | None = None,
+    scorer: Scorer | None = None,
     name: str = MAIN_FILE,
 ) -> CheckReport:
     """Run the contract check of the metric ``source`` (metric.py's text, or a metric folder)
@@ -99,8 +100,8 @@ def check_metric(
     one hanging case does not hide the others' results, and streams them
     (``in_order``, ``keep=False``: see :func:`score_cases`); the report's
     ``tally`` sums them up either way.
-    ``scorer`` scores the cases elsewhere once the stages before passed here, with
-    ``score_cases``'s contract (``runner.cluster.ray_scorer`` scores on a Ray cluster).
+    ``scorer`` scores the cases once the stages before passed here (``scoring.RayScorer``: on a
+    Ray cluster); ``None`` or a ``LocalScorer`` scores here, in the worker that loaded the stages.
     ``name`` is what the messages call metric.py (the command line names the file it was given).
     Raises ``Cancelled`` when ``cancel`` is set during the run; the caller
     asked for that and has a newer check coming.
@@ -181,12 +182,11 @@ def check_metric(
                 _("there are no cases to sample; load a dataset with at least one case"),
             )
             return _report(stages, started, pool)
-        if scorer is not None:
+        if scorer is not None and not isinstance(scorer, LocalScorer):
             owned = None
             worker.close()  # the cases run elsewhere
-            run = scorer(
-                source, list(sample), timeout=timeout, llm=llm, cancel=cancel, on_result=on_result, in_order=in_order
-            )
+            options = RunOptions(timeout, concurrency, llm, pool, cancel, on_result, in_order, keep, stop_on_timeout)
+            run = scorer(source, list(sample), options)
         else:
             run = score_cases(
                 source,

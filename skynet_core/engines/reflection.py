@@ -137,7 +137,7 @@ class ReflectionStep:
         if self.proposed is None:
             return ""
         old, new = self.instruction.splitlines(keepends=True), self.proposed.splitlines(keepends=True)
-        lines = difflib.unified_diff(old, new, "current", "proposed", lineterm="\n")
+        lines = difflib.unified_diff(old, new, _("current"), _("proposed"), lineterm="\n")  # the reader's language
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
