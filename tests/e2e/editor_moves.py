@@ -74,14 +74,30 @@ def go_to(page: Page, title: str) -> None:
 
 def choose(page: Page, label: str, option_start: str, where: Any = None) -> None:
     """Pick the option of the select box ``label`` whose text starts with ``option_start``."""
-    (where or page).get_by_test_id("stSelectbox").filter(has_text=label).click()
+    box = (where or page).get_by_test_id("stSelectbox").filter(has_text=label)
+    open_list(page, box)
     page.get_by_role("option").filter(has_text=re.compile("^" + re.escape(option_start))).first.click()
     wait_for_app_run(page)
 
 
+def open_list(page: Page, box: Any, attempts: int = 4) -> None:
+    """Open a select box's list. A rerun that lands just after the click draws the box again, closed (seen on a
+    loaded machine): then the list never shows, so wait for the app to settle and click again."""
+    for attempt in range(attempts):
+        wait_for_app_run(page)
+        box.click()
+        try:
+            page.get_by_role("listbox").first.wait_for(state="visible", timeout=10_000)
+            return
+        except PlaywrightError:
+            if attempt == attempts - 1:
+                raise
+            page.keyboard.press("Escape")
+
+
 def pick_language(page: Page, name: str) -> None:
     """The sidebar's language picker: ``name`` as it lists it ("English", "简体中文")."""
-    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
+    open_list(page, page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox"))
     page.get_by_role("option", name=name).click()
     wait_for_app_run(page)
 

@@ -14,6 +14,7 @@ from tests.e2e.editor_moves import (
     PASSES,
     editor_text,
     open_author,
+    open_list,
     pick_language,
     type_metric,
     wait_for_editor_text,
@@ -83,7 +84,7 @@ def test_reload_keeps_the_text(page: Page, server: str):
 
 def test_score_all_cases_fills_the_table(page: Page, server: str):
     open_author(page, server)
-    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()
+    open_list(page, page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first)
     page.get_by_role("option", name="Exact match").click()
     page.get_by_role("button", name="Load", exact=True).click()
     assert wait_for_editor_text(page, lambda text: text.startswith('"""Exact match')).startswith('"""Exact match')
@@ -124,7 +125,7 @@ def test_upload_refuses_non_utf8_and_loads_a_good_file(page: Page, server: str, 
 
 def test_reward_example_shows_its_weights_and_parts(page: Page, server: str):
     open_author(page, server)
-    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()
+    open_list(page, page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first)
     page.get_by_role("option", name="Accuracy, speed and cost").click()
     page.get_by_role("button", name="Load", exact=True).click()
     assert "REWARD_SPEC" in wait_for_editor_text(page, lambda text: "REWARD_SPEC" in text)

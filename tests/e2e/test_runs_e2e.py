@@ -18,6 +18,7 @@ from skynet_core.runs import RunKey, metric_hash
 from skynet_core.store import VersionKind
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace
 from tests.e2e.browser import assert_readable_picture, shot, wait_for_app_run
+from tests.e2e.editor_moves import open_list
 
 OLD = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'Half right.'}\n"
 NEW = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Right.'}\n"
@@ -94,6 +95,7 @@ def test_runs_and_history_pages(page: Page, server: str, workspace: Workspace, l
     expect(page.get_by_text("每个用例的分数变化" if zh else "Change in score per case")).to_be_visible(timeout=90_000)
     settle(page)
     assert_readable_picture(shot(page, f"history-{language}-{width}"), width)
-    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()  # the versions' labels, each whole
+    versions = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first  # the versions' labels, each whole
+    open_list(page, versions)
     page.wait_for_timeout(500)
     shot(page, f"history-versions-{language}-{width}")

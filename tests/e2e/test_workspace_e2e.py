@@ -16,6 +16,7 @@ from tests.e2e.editor_moves import (
     choose,
     go_to,
     open_author,
+    open_list,
     set_timeout,
     start_endless_scoring,
     type_metric,
@@ -69,7 +70,7 @@ def test_two_tabs_typing_keep_both_texts_and_say_so(page: Page, server: str):
     expect(first.get_by_text("Two tabs edited metric.py at once")).to_be_visible()
     shot(first, "workspace-two-tabs-author")
     go_to(first, "History")
-    first.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()  # not the sidebar's language
+    open_list(first, first.get_by_test_id("stMain").get_by_test_id("stSelectbox").first)  # not the sidebar's language
     expect(first.get_by_role("option").filter(has_text="other tab's text").first).to_be_visible()
     shot(first, "workspace-two-tabs-history")
     second.close()
