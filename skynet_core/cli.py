@@ -41,6 +41,7 @@ from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset
 from .display import terminal_text
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
+from .llm_cache import answer_cache
 from .metric_source import MetricSource, MetricSourceError
 from .paths import output_problem, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
@@ -181,6 +182,11 @@ def build_parser() -> argparse.ArgumentParser:
             ),
         )
         sub.add_argument(
+            "--no-cache",
+            action="store_true",
+            help=_("ask the model for every llm() call instead of reusing the answers cached in the data directory"),
+        )
+        sub.add_argument(
             "--trace",
             action="store_true",
             help="with --json, --json-lines or a .jsonl --out: each case's llm() calls (what was sent, the "
@@ -277,7 +283,9 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         settings = settings.with_changes(max_calls_per_case=args.max_calls)
     if args.max_cost is not None:
         settings = settings.with_changes(max_cost_usd=args.max_cost)
-    llm = make_handler(settings)
+    if args.no_cache:
+        settings = settings.with_changes(cache=False)
+    llm = make_handler(settings, cache=answer_cache() if settings.cache else None)
     try:
         timeout = validate_timeout(args.timeout)
         if args.command == "score":

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .i18n import N_, _
+from .llm_cache import AnswerRequest, CachedAnswer, LlmCache, Repeats, Source
 from .redact import redact
 from .runner.worker import LlmRequest
 from .trace import LIMIT_REACHED, LlmCall
@@ -142,6 +143,10 @@ class ModelSettings:
     ``max_calls_per_case`` ``llm()`` calls, and a run may spend at most
     ``max_cost_usd`` (None: no budget) on them; going over ends the case with an
     error naming the limit. Calls whose cost is unknown count as free.
+
+    ``cache``: answers are taken from the answer cache when it has them
+    (:mod:`skynet_core.llm_cache`; saved as the ``llm.cache`` setting, not with
+    these, and turned off by the command line's ``--no-cache``).
     """
 
     metric: ModelConfig | None = None
@@ -153,6 +158,7 @@ class ModelSettings:
     backoff_s: float = 0.5
     max_calls_per_case: int = 50
     max_cost_usd: float | None = None
+    cache: bool = True
 
     def effective(self) -> tuple[ModelConfig, str] | None:
         """The model metric calls use: the metric model, else the reflection model (contract Part A)."""
@@ -260,7 +266,12 @@ def load_settings(
     store: Store | None, keys: Mapping[str, str] | None = None, env: Mapping[str, str] | None = None
 ) -> ModelSettings:
     """The settings in effect: what the Settings page saved in ``store``, over the environment, with ``keys``."""
-    return ModelSettings.resolve(store.get(STORE_KEY) if store is not None else None, env, keys)
+    settings = ModelSettings.resolve(store.get(STORE_KEY) if store is not None else None, env, keys)
+    if store is not None:
+        from .llm_cache import cache_setting
+
+        settings = settings.with_changes(cache=cache_setting(store).enabled)
+    return settings
 
 
 def machine_settings() -> ModelSettings:
@@ -648,11 +659,20 @@ class MetricLlm:
     (calls per case, the run's budget) the reply also carries ``"end_case"``: the
     runner then fails the case with that error whatever the metric returns.
     ``spent_usd`` is what this run's calls have cost so far (thread-safe).
+
+    With a ``cache`` (and ``settings.cache`` on), an answer the cache holds, or
+    that an identical call in flight is getting, costs no call: its trace is
+    marked ``cached``, with cost 0 and the lookup's latency, and it adds nothing
+    to ``spent_usd``. Answers are redacted before they are stored.
     """
 
-    def __init__(self, settings: ModelSettings, mock_response: str | None = None) -> None:
+    def __init__(
+        self, settings: ModelSettings, mock_response: str | None = None, cache: LlmCache | None = None
+    ) -> None:
         self.settings = settings
         self.mock_response = mock_response
+        self.cache = cache if settings.cache else None
+        self._repeats = Repeats()
         self.spent_usd = 0.0
         self._lock = threading.Lock()
         self._keys = [config.api_key for config in (settings.metric, settings.reflection) if config is not None]
@@ -667,7 +687,7 @@ class MetricLlm:
         model = self._model()
         started = time.perf_counter()
         try:
-            reply = complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
+            reply, source = self._answer(request)
         except LlmError as exc:
             return {"error": str(exc), "call": self._trace(request, model, error=str(exc), kind=exc.kind, failure=exc)}
         except Exception as exc:  # noqa: BLE001  (a failure here must reach the metric as an error, not a hang)
@@ -677,6 +697,8 @@ class MetricLlm:
                 "error": error,
                 "call": self._trace(request, model, error=error, kind=type(exc).__name__, elapsed_ms=elapsed),
             }
+        if source.cached:
+            return self._cached(request, reply, (time.perf_counter() - started) * 1000.0)
         with self._lock:
             self.spent_usd += reply.cost_usd or 0.0
         call = LlmCall.make(
@@ -693,6 +715,59 @@ class MetricLlm:
             retries=reply.attempts - 1,
         )
         return {"text": reply.text, "usage": reply.usage(), "call": call}
+
+    def without_cache(self) -> MetricLlm:
+        """A handler with these settings that asks the model every time (measurements of variance)."""
+        return MetricLlm(self.settings, self.mock_response)
+
+    def _answer(self, request: LlmRequest) -> tuple[LlmReply, Source]:
+        """The reply to ``request``: from the cache, or shared with an identical call in flight, or asked."""
+        chosen = self.settings.effective()
+        if self.cache is None or chosen is None:
+            return self._ask(request), Source.PROVIDER
+        config = chosen[0]
+        asked = AnswerRequest(
+            config.model,
+            config.api_base,
+            request.instructions,
+            request.input,
+            self.settings.temperature,
+            self.mock_response,
+        )
+        repeat = self._repeats.take(request.case, asked.key())
+        made: list[LlmReply] = []
+
+        def ask() -> CachedAnswer:
+            made.append(reply := self._ask(request))
+            return CachedAnswer(
+                reply.text, reply.model, reply.prompt_tokens, reply.completion_tokens, reply.cost_usd, reply.latency_ms
+            )
+
+        answer, source = self.cache.answer(replace(asked, repeat=repeat).key() if repeat else asked.key(), ask)
+        if made:
+            return made[0], source
+        return LlmReply(answer.text, 0.0, 0, 0, 0.0, model=answer.model), source
+
+    def _ask(self, request: LlmRequest) -> LlmReply:
+        """The model's reply, its text redacted (so that no key is stored in the cache or reaches the metric)."""
+        reply = complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
+        return replace(reply, text=redact(reply.text, self._keys))
+
+    def _cached(self, request: LlmRequest, reply: LlmReply, latency_ms: float) -> dict[str, Any]:
+        """The reply and trace of a call answered without asking the model: cost 0, the lookup's latency."""
+        call = LlmCall.make(
+            request.instructions,
+            request.input,
+            reply.text,
+            secrets=self._keys,
+            model=reply.model,
+            latency_ms=latency_ms,
+            elapsed_ms=latency_ms,
+            cost_usd=0.0,
+            cached=True,
+        )
+        usage = {"latency_ms": latency_ms, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+        return {"text": reply.text, "usage": usage, "call": call}
 
     def _model(self) -> str:
         chosen = self.settings.effective()
@@ -742,6 +817,7 @@ class MetricLlm:
         return None
 
 
-def make_handler(settings: ModelSettings, mock_response: str | None = None) -> MetricLlm:
-    """The LlmHandler for one run (see :class:`MetricLlm`); litellm starts importing now when a model is set."""
-    return MetricLlm(settings, mock_response)
+def make_handler(settings: ModelSettings, mock_response: str | None = None, cache: LlmCache | None = None) -> MetricLlm:
+    """The LlmHandler for one run (see :class:`MetricLlm`; ``cache`` answers calls it has seen, while
+    ``settings.cache`` is on); litellm starts importing now when a model is set."""
+    return MetricLlm(settings, mock_response, cache)

@@ -229,6 +229,7 @@ class RunTally:
     judge_unpriced: int = 0
     judge_failed: int = 0
     judge_errors: dict[str, int] = field(default_factory=dict)
+    judge_cached: int = 0  # calls answered by the answer cache (no model call, no cost)
     first: list[CaseResult] = field(default_factory=list)
     failures: list[CaseResult] = field(default_factory=list)
     failed: int = 0
@@ -256,6 +257,8 @@ class RunTally:
             if calls:
                 answered = 0
                 for call in calls:
+                    if call.cached:
+                        self.judge_cached += 1
                     if call.ok:
                         answered += 1
                     else:

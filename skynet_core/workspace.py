@@ -54,6 +54,7 @@ from .i18n import _
 from .jobs import Job, JobBoard, JobSlot
 from .judge import Consistency
 from .llm import ModelSettings, load_settings, make_handler, save_settings
+from .llm_cache import studio_cache
 from .metric_source import MetricSource
 from .paths import PathRefused, server_path
 from .provenance import Provenance, settings_fingerprint
@@ -238,7 +239,8 @@ class Workspace:
             from .runner.cluster import ray_scorer
 
             scorer = ray_scorer(address)
-        return RunOptions(self.timeout_s(), settings.concurrency, make_handler(settings), self.pool, scorer)
+        llm = make_handler(settings, cache=studio_cache(self.store))  # used while settings.cache is on
+        return RunOptions(self.timeout_s(), settings.concurrency, llm, self.pool, scorer)
 
     def ray_address(self) -> str:
         """The Ray cluster "Score all" scores on (empty: this machine)."""
