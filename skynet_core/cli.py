@@ -45,6 +45,7 @@ from .llm_cache import answer_cache
 from .metric_source import MetricSource, MetricSourceError
 from .paths import output_problem, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
+from .runner.limit import sandbox_limit
 from .runner.pool import start_one_child
 from .runner.watchdog import MEMORY_LIMIT_MODE
 from .runner.worker import Cancelled
@@ -337,6 +338,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         return EXIT_USAGE
     output = ReportOutput(args, stdout)
     concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
+    sandbox_limit().raise_to(concurrency)  # the limit guards a shared server; this process is one run
     sink = _Sink(output, out)
     report: CheckReport | None = None
     try:

@@ -59,6 +59,10 @@ NEUTRAL_PARAMETERS = frozenset({"api_key", "timeout", "num_retries", "drop_param
 """``complete``'s litellm parameters left out of the key: the credentials (never stored, never keyed), how
 long to wait and how often to retry (they change whether an answer comes, not which), and ``drop_params``
 (always on)."""
+MEMORY_BYTES = 8_000_000
+"""The most text of answers a process holds in memory, in front of the file."""
+TOUCH_EVERY_S = 2.0
+TOUCH_BATCH = 512
 REPEATS_KEPT = 65_536
 """How many (case, request) pairs :class:`Repeats` remembers (cases that finished long ago fall out)."""
 FRESH_ANSWERS = N_("Every run asks the model afresh: the answer cache is not used, so the spread is the model's own.")
@@ -243,8 +247,10 @@ class _Flight:
 class LlmCache:
     """The answers of one data directory's cache file. Thread-safe; several processes may share the file.
 
-    Each operation opens its own short connection (as :class:`skynet_core.store.Store` does): a lookup
-    costs well under a millisecond, against a model call's hundreds.
+    Each operation opens its own short connection (as :class:`skynet_core.store.Store` does). The answers
+    this process stored or found last are also held in memory (:data:`MEMORY_BYTES`), so that scoring
+    again finds them in microseconds; that their use makes them recent is written to the file in
+    batches (at most :data:`TOUCH_EVERY_S` late, and always before an eviction).
     """
 
     def __init__(
@@ -260,6 +266,10 @@ class LlmCache:
         self._flights: dict[str, _Flight] = {}
         self._total: int | None = None  # the stored bytes as this process last counted them
         self._path: Path | None = None
+        self._memory: OrderedDict[str, CachedAnswer] = OrderedDict()
+        self._memory_bytes = 0
+        self._touched: dict[str, float] = {}  # answers found in memory, and when: their use not yet written
+        self._touched_at = clock()
 
     @property
     def max_bytes(self) -> int:
@@ -286,12 +296,46 @@ class LlmCache:
 
     def lookup(self, key: str) -> CachedAnswer | None:
         """The answer stored under ``key`` (marked as just used), or None."""
+        now = self._clock()
+        with self._lock:
+            remembered = self._memory.get(key)
+            if remembered is not None:
+                self._memory.move_to_end(key)
+                self._touched[key] = now
+                due = len(self._touched) >= TOUCH_BATCH or now - self._touched_at >= TOUCH_EVERY_S
+        if remembered is not None:
+            if due:
+                self._write_touches()
+            return remembered
         with connect(self.path) as db:
             row = db.execute("SELECT answer FROM llm_answers WHERE key = ?", (key,)).fetchone()
             if row is None:
                 return None
-            db.execute("UPDATE llm_answers SET used_at = ? WHERE key = ?", (self._clock(), key))
-        return CachedAnswer.from_json(row[0])
+            db.execute("UPDATE llm_answers SET used_at = ? WHERE key = ?", (now, key))
+        found = CachedAnswer.from_json(row[0])
+        if found is not None:
+            self._remember(key, found)
+        return found
+
+    def _remember(self, key: str, answer: CachedAnswer) -> None:
+        with self._lock:
+            old = self._memory.pop(key, None)
+            self._memory_bytes -= len(old.text) if old is not None else 0
+            self._memory[key] = answer
+            self._memory_bytes += len(answer.text)
+            while self._memory_bytes > MEMORY_BYTES and len(self._memory) > 1:
+                self._memory_bytes -= len(self._memory.popitem(last=False)[1].text)
+
+    def _write_touches(self) -> None:
+        """Write when the answers found in memory were used (the file's order of use is then exact)."""
+        with self._lock:
+            touched, self._touched = self._touched, {}
+            self._touched_at = self._clock()
+        if touched:
+            with connect(self.path) as db:
+                db.executemany(
+                    "UPDATE llm_answers SET used_at = ? WHERE key = ?", [(when, key) for key, when in touched.items()]
+                )
 
     def store(self, key: str, answer: CachedAnswer) -> None:
         """Keep ``answer`` under ``key``, then evict the least recently used answers past the bound."""
@@ -308,6 +352,7 @@ class LlmCache:
                 "used_at = excluded.used_at",
                 (key, data.decode(), size, now, now),
             )
+        self._remember(key, answer)
         with self._lock:
             if self._total is not None:
                 self._total += size - (old[0] if old else 0)
@@ -346,6 +391,7 @@ class LlmCache:
 
     def usage(self) -> CacheUsage:
         """How many answers the cache holds and how large it is."""
+        self._write_touches()
         with connect(self.path) as db:
             entries, stored = db.execute("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM llm_answers").fetchone()
         with self._lock:
@@ -366,16 +412,21 @@ class LlmCache:
             db.close()
         with self._lock:
             self._total = 0
+            self._memory.clear()
+            self._memory_bytes = 0
+            self._touched.clear()
 
     def _evict(self) -> None:
         """Bring the cache under its bound: the least recently used answers go until it holds
         :data:`EVICT_TO` of it (counted afresh: other processes write the same file)."""
+        self._write_touches()
+        doomed: list[tuple[str]] = []
         with connect(self.path) as db:
             db.execute("BEGIN IMMEDIATE")
             (total,) = db.execute("SELECT COALESCE(SUM(bytes), 0) FROM llm_answers").fetchone()
             if total > self.max_bytes:
                 goal = total - int(self.max_bytes * EVICT_TO)
-                freed, doomed = 0, []
+                freed = 0
                 for key, size in db.execute("SELECT key, bytes FROM llm_answers ORDER BY used_at, rowid"):
                     if freed >= goal:
                         break
@@ -385,6 +436,9 @@ class LlmCache:
                 total -= freed
         with self._lock:
             self._total = int(total)
+            for (key,) in doomed:
+                gone = self._memory.pop(key, None)
+                self._memory_bytes -= len(gone.text) if gone is not None else 0
 
 
 class Repeats:

@@ -50,6 +50,7 @@ from .datasets import (
 )
 from .examples import EXAMPLE_METRICS
 from .feedback.marks import MarkStore
+from .heap import quiet
 from .i18n import _
 from .jobs import Job, JobBoard, JobSlot
 from .judge import Consistency
@@ -60,6 +61,8 @@ from .paths import PathRefused, server_path
 from .provenance import Provenance, settings_fingerprint
 from .results import CaseResult, CheckReport
 from .runner import LlmHandler, WorkerPool, default_pool
+from .runner.limit import SETTING_KEY as LIMIT_SETTING
+from .runner.limit import capacity_from_setting, sandbox_limit
 from .runs import RunKey, RunStore, SavedRun, metric_hash
 from .store import DEFAULT_WORKSPACE, Draft, Store, Version, VersionKind, data_dir
 
@@ -200,6 +203,7 @@ class Workspace:
         self.jobs = jobs or JobBoard()
         self._pool = pool
         self._env = env
+        sandbox_limit().set_capacity(capacity_from_setting(self.store.get(LIMIT_SETTING)))
         self._lock = threading.Lock()
         self._datasets: OrderedDict[str, Dataset] = OrderedDict()
         self._handlers: weakref.WeakKeyDictionary[Job[Any], LlmHandler] = weakref.WeakKeyDictionary()
@@ -386,11 +390,14 @@ class Workspace:
             if key in self._datasets:
                 self._datasets.move_to_end(key)
                 return self._datasets[key]
-        data = (
-            load_example()
-            if path == EXAMPLE_SOURCE
-            else load_dataset(path, roles=roles, candidate_files=list(candidate_files), main_candidate=main_candidate)
-        )
+        with quiet():  # its cases live on: out of the garbage collector's scans (skynet_core.heap)
+            data = (
+                load_example()
+                if path == EXAMPLE_SOURCE
+                else load_dataset(
+                    path, roles=roles, candidate_files=list(candidate_files), main_candidate=main_candidate
+                )
+            )
         with self._lock:
             self._datasets[key] = data
             while len(self._datasets) > DATASETS_KEPT:

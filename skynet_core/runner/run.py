@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from ..cases import Case
+from ..heap import Settler
 from ..i18n import _
 from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
 from ..overflow import SIDE_KEEP_BYTES, bound_side_information
@@ -40,6 +41,7 @@ MAX_DURATION_MS = 3_600_000.0  # an honest call ends within the 600 s timeout; b
 
 ResultCallback = Callable[[CaseResult], None]
 _ABSENT: Any = object()  # a key the child's reply leaves out
+_IDLE: Any = (-1, [])  # take_batch's answer to a shard that must give its sandbox back before it waits
 
 
 @dataclass
@@ -320,7 +322,7 @@ class _Shard:
 
     def _fresh(self) -> Worker:
         if self.worker is None:
-            self.worker = self.pool.take()
+            self.worker = self.pool.take(self.cancel)
             try:
                 load_into(self.worker, self.source, self.timeout, self.cancel)
             except BaseException:
@@ -490,11 +492,13 @@ def score_cases(
     tally = RunTally()
     lock = threading.Condition(threading.Lock())  # never taken twice by one thread, so no RLock
     load_error: list[LoadFailure] = []
+    settler = Settler()  # kept results leave the garbage collector's scans (skynet_core.heap)
 
     def deliver(result: CaseResult) -> None:
         tally.add(result)
         if keep:
             results.append(result)
+            settler.kept()
         if in_order is not None:
             in_order(result)
 
@@ -532,7 +536,7 @@ def score_cases(
 
     halt = threading.Event() if stop_on_timeout else None
 
-    def take_batch() -> tuple[int, list[Case]] | None:
+    def take_batch(shard: _Shard) -> tuple[int, list[Case]] | None:
         with lock:
             while True:
                 start = next_start[0]
@@ -540,6 +544,8 @@ def score_cases(
                     return None
                 if start - ordered.next <= AHEAD_CASES or cancel.is_set():
                     break
+                if shard.worker is not None and pool.limit.waiting():
+                    return _IDLE  # its sandbox would sit idle while others wait for a place: it is closed first
                 ordered.waiting += 1  # the first unfinished case is still running; do not run too far ahead of it
                 lock.wait(0.1)
                 ordered.waiting -= 1
@@ -550,8 +556,13 @@ def score_cases(
 
     def drive(shard: _Shard) -> None:
         try:
-            while (batch := take_batch()) is not None:
+            while (batch := take_batch(shard)) is not None:
+                if batch is _IDLE:
+                    shard.close()
+                    continue
                 shard.run_batch(*batch)
+                if shard.worker is not None and pool.crowded(shard.worker):
+                    shard.close()  # the sandbox limit's place goes to a run that holds fewer
         except Cancelled:
             cancelled[0] = True
         except LoadFailure as exc:

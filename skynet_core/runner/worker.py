@@ -196,6 +196,7 @@ class Worker:
         self._python_pid: int | None = None
         self._ready: dict[str, Any] | None = None
         self._lock = threading.Lock()
+        self.on_close: Callable[[], None] | None = None  # called once when closed (the pool frees its place)
 
     # -- lifecycle -------------------------------------------------------
 
@@ -227,6 +228,9 @@ class Worker:
         if self._closed:
             return
         self._closed = True
+        closed, self.on_close = self.on_close, None
+        if closed is not None:
+            closed()
         watchdog().forget(self)
         reaper = _first_child(self.process.pid) if self.isolation is Isolation.FULL else None
         self._signal_tree()
