@@ -438,7 +438,6 @@ class ReportOutput:
         self.trace = bool(getattr(args, "trace", False))  # each case's llm() calls under llm_calls
         self.spool: IO[bytes] | None = None
         self.held: list[bytes] = []  # the cases' JSON not in the spool yet: it takes them SPOOL_BATCH at a time
-        self.cases = 0
         if self.mode == "json":
             self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
 
@@ -454,7 +453,6 @@ class ReportOutput:
             self.held.append(encoded or result.to_json_bytes(self.trace))
             if len(self.held) >= SPOOL_BATCH:
                 self._spill()
-        self.cases += 1
 
     def finish(self, report: CheckReport) -> None:
         args = self.args
@@ -513,19 +511,21 @@ class _Sink:
         self.output, self.out = output, out
         self.cancel = threading.Event()
         self.failed: OSError | None = None
+        # Decided once, not for every case: whether each result is encoded here, once for the file and
+        # standard output alike, and whether standard output takes cases at all (text takes none).
+        self._trace = output.trace
+        self._encode = out is not None and (output.wants_json or output.trace)
+        self._print = output.wants_json
 
     def __call__(self, result: CaseResult) -> None:
         if self.failed is not None:
             return
         try:
-            # Encoded once for the file and standard output alike.
-            trace = self.output.trace
-            encoded = (
-                result.to_json_bytes(trace) if self.out is not None and (self.output.wants_json or trace) else None
-            )
+            encoded = result.to_json_bytes(self._trace) if self._encode else None
             if self.out is not None:
                 self.out.write(result, encoded)
-            self.output.case(result, encoded)
+            if self._print:
+                self.output.case(result, encoded)
         except OSError as exc:
             self.failed = exc
             self.cancel.set()

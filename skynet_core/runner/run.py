@@ -41,6 +41,7 @@ MAX_DURATION_MS = 3_600_000.0  # an honest call ends within the 600 s timeout; b
 
 ResultCallback = Callable[[CaseResult], None]
 _ABSENT: Any = object()  # a key the child's reply leaves out
+_OK = CaseStatus.OK
 _IDLE: Any = (-1, [])  # take_batch's answer to a shard that must give its sandbox back before it waits
 
 
@@ -156,9 +157,8 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
         and 0.0 <= duration <= MAX_DURATION_MS
         and len(feedback) <= SIDE_KEEP_BYTES // 4
     ):
-        return CaseResult(
-            id=case.id, split=case.split, candidate=case.candidate, score=score, feedback=feedback, duration_ms=duration
-        )
+        # Positional: keyword matching costs more than the rest of this construction.
+        return CaseResult(case.id, case.split, _OK, score, {}, feedback, {}, "", duration, "", None, case.candidate)
     duration = _finite(reply.get("duration_ms"))
     honest = duration is not None and 0.0 <= duration <= MAX_DURATION_MS  # else forged on the channel
     duration_ms = duration if duration is not None and honest else 0.0
