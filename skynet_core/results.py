@@ -197,7 +197,7 @@ class CaseResult:
         dataclass field by field through getattr, four times slower than a dict (2 µs of a
         result's 3 went on ``judge`` alone), and most results share the empty judge's JSON."""
         judge = self.judge
-        data = {
+        data: dict[str, Any] = {
             "id": self.id,
             "split": self.split,
             "status": self.status,
