@@ -720,13 +720,31 @@ class MetricLlm:
         """A handler with these settings that asks the model every time (measurements of variance)."""
         return MetricLlm(self.settings, self.mock_response)
 
-    def _answer(self, request: LlmRequest) -> tuple[LlmReply, Source]:
-        """The reply to ``request``: from the cache, or shared with an identical call in flight, or asked."""
+    def answer_at_once(self, request: LlmRequest) -> dict[str, Any] | None:
+        """The reply when the cache holds the answer in memory: no model call, no wait, so the runner
+        takes it without a thread of its own (see ``LlmHandler``); None otherwise."""
+        if self.cache is None or self._over_limit(request):
+            return None
+        started = time.perf_counter()
+        asked = self._request(request)
+        if asked is None:
+            return None
+        digest = asked.key()
+        repeat = self._repeats.peek(request.case, digest)
+        found = self.cache.remembered(replace(asked, repeat=repeat).key() if repeat else digest)
+        if found is None:
+            return None
+        self._repeats.take(request.case, digest)
+        reply = LlmReply(found.text, 0.0, 0, 0, 0.0, model=found.model)
+        return self._cached(request, reply, (time.perf_counter() - started) * 1000.0)
+
+    def _request(self, request: LlmRequest) -> AnswerRequest | None:
+        """What makes ``request`` the same call as another (the cache's key), or None without a model."""
         chosen = self.settings.effective()
-        if self.cache is None or chosen is None:
-            return self._ask(request), Source.PROVIDER
+        if chosen is None:
+            return None
         config = chosen[0]
-        asked = AnswerRequest(
+        return AnswerRequest(
             config.model,
             config.api_base,
             request.instructions,
@@ -734,6 +752,12 @@ class MetricLlm:
             self.settings.temperature,
             self.mock_response,
         )
+
+    def _answer(self, request: LlmRequest) -> tuple[LlmReply, Source]:
+        """The reply to ``request``: from the cache, or shared with an identical call in flight, or asked."""
+        asked = self._request(request) if self.cache is not None else None
+        if self.cache is None or asked is None:
+            return self._ask(request), Source.PROVIDER
         repeat = self._repeats.take(request.case, asked.key())
         made: list[LlmReply] = []
 

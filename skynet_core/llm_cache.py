@@ -28,7 +28,8 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -270,6 +271,8 @@ class LlmCache:
         self._memory_bytes = 0
         self._touched: dict[str, float] = {}  # answers found in memory, and when: their use not yet written
         self._touched_at = clock()
+        self._writing = False  # a thread is writing the touches
+        self._write_lock = threading.Lock()
 
     @property
     def max_bytes(self) -> int:
@@ -296,18 +299,11 @@ class LlmCache:
 
     def lookup(self, key: str) -> CachedAnswer | None:
         """The answer stored under ``key`` (marked as just used), or None."""
-        now = self._clock()
-        with self._lock:
-            remembered = self._memory.get(key)
-            if remembered is not None:
-                self._memory.move_to_end(key)
-                self._touched[key] = now
-                due = len(self._touched) >= TOUCH_BATCH or now - self._touched_at >= TOUCH_EVERY_S
+        remembered = self.remembered(key)
         if remembered is not None:
-            if due:
-                self._write_touches()
             return remembered
-        with connect(self.path) as db:
+        now = self._clock()
+        with self._connect() as db:
             row = db.execute("SELECT answer FROM llm_answers WHERE key = ?", (key,)).fetchone()
             if row is None:
                 return None
@@ -316,6 +312,30 @@ class LlmCache:
         if found is not None:
             self._remember(key, found)
         return found
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """A short connection (:func:`skynet_core.store.connect`) that commits without waiting for the disk:
+        a cache loses nothing it cannot ask for again, and a commit that syncs took 30 to 50 ms here."""
+        with connect(self.path) as db:
+            db.execute("PRAGMA synchronous=NORMAL")
+            yield db
+
+    def remembered(self, key: str) -> CachedAnswer | None:
+        """The answer under ``key`` when this process holds it in memory (no file access, no wait), else
+        None; found, it counts as used, as :meth:`lookup` does."""
+        now = self._clock()
+        with self._lock:
+            remembered = self._memory.get(key)
+            if remembered is None:
+                return None
+            self._memory.move_to_end(key)
+            self._touched[key] = now
+            due = not self._writing and (len(self._touched) >= TOUCH_BATCH or now - self._touched_at >= TOUCH_EVERY_S)
+            self._writing = self._writing or due
+        if due:  # written beside the call, not in its way (a commit takes milliseconds on a busy disk)
+            threading.Thread(target=self._write_touches, daemon=True, name="skynet-cache-touches").start()
+        return remembered
 
     def _remember(self, key: str, answer: CachedAnswer) -> None:
         with self._lock:
@@ -327,15 +347,22 @@ class LlmCache:
                 self._memory_bytes -= len(self._memory.popitem(last=False)[1].text)
 
     def _write_touches(self) -> None:
-        """Write when the answers found in memory were used (the file's order of use is then exact)."""
-        with self._lock:
-            touched, self._touched = self._touched, {}
-            self._touched_at = self._clock()
-        if touched:
-            with connect(self.path) as db:
-                db.executemany(
-                    "UPDATE llm_answers SET used_at = ? WHERE key = ?", [(when, key) for key, when in touched.items()]
-                )
+        """Write when the answers found in memory were used (the file's order of use is then exact). One
+        writer at a time: an eviction waits for a write in the background to land first."""
+        with self._write_lock:
+            with self._lock:
+                touched, self._touched = self._touched, {}
+                self._touched_at = self._clock()
+            try:
+                if touched:
+                    with self._connect() as db:
+                        db.executemany(
+                            "UPDATE llm_answers SET used_at = ? WHERE key = ?",
+                            [(when, key) for key, when in touched.items()],
+                        )
+            finally:
+                with self._lock:
+                    self._writing = False
 
     def store(self, key: str, answer: CachedAnswer) -> None:
         """Keep ``answer`` under ``key``, then evict the least recently used answers past the bound."""
@@ -344,7 +371,7 @@ class LlmCache:
         if size > self.max_bytes:
             return  # one answer larger than the whole cache is not kept
         now = self._clock()
-        with connect(self.path) as db:
+        with self._connect() as db:
             old = db.execute("SELECT bytes FROM llm_answers WHERE key = ?", (key,)).fetchone()
             db.execute(
                 "INSERT INTO llm_answers (key, answer, bytes, created_at, used_at) VALUES (?, ?, ?, ?, ?) "
@@ -392,7 +419,7 @@ class LlmCache:
     def usage(self) -> CacheUsage:
         """How many answers the cache holds and how large it is."""
         self._write_touches()
-        with connect(self.path) as db:
+        with self._connect() as db:
             entries, stored = db.execute("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM llm_answers").fetchone()
         with self._lock:
             self._total = int(stored)
@@ -403,7 +430,7 @@ class LlmCache:
 
     def clear(self) -> None:
         """Forget every answer and give the space back to the file system."""
-        with connect(self.path) as db:
+        with self._connect() as db:
             db.execute("DELETE FROM llm_answers")
         db = sqlite3.connect(self.path)
         try:
@@ -421,7 +448,7 @@ class LlmCache:
         :data:`EVICT_TO` of it (counted afresh: other processes write the same file)."""
         self._write_touches()
         doomed: list[tuple[str]] = []
-        with connect(self.path) as db:
+        with self._connect() as db:
             db.execute("BEGIN IMMEDIATE")
             (total,) = db.execute("SELECT COALESCE(SUM(bytes), 0) FROM llm_answers").fetchone()
             if total > self.max_bytes:
@@ -450,6 +477,13 @@ class Repeats:
         self._kept = kept
         self._seen: OrderedDict[tuple[int, str], int] = OrderedDict()
         self._lock = threading.Lock()
+
+    def peek(self, case: int, request: str) -> int:
+        """What :meth:`take` would say, without counting this call."""
+        if not case:
+            return 0
+        with self._lock:
+            return self._seen.get((case, request), 0)
 
     def take(self, case: int, request: str) -> int:
         if not case:

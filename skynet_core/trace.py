@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .redact import redact
+from .redact import known_secrets, redact
 
 CLIP_CHARS = 4_000
 """Most characters of one text (instructions, input, answer, error) a trace keeps."""
@@ -100,13 +100,13 @@ class LlmCall:
         **numbers: Any,
     ) -> LlmCall:
         """A call with its texts redacted (the ``secrets`` given, the environment's keys, key shapes) and clipped."""
-        keys = list(secrets)
+        found = known_secrets(None, secrets)  # the environment is read once for the call's texts, not per text
         texts: dict[str, Any] = {"instructions": instructions, "input": input, "answer": answer}
         texts["error"] = numbers.pop("error", "") or ""
         clipped: dict[str, int] = {}
         for name, value in texts.items():
             if isinstance(value, str) and value:
-                shown, full = clip_text(redact(value, keys))
+                shown, full = clip_text(redact(value, found, env={}))
                 texts[name] = shown
                 if full is not None:
                     clipped[name] = full

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import math
+import statistics
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -37,6 +38,10 @@ AHEAD_CASES = 8 * MAX_BATCH_CASES  # how far past the first unfinished case work
 # busy machine does not count, while a judge's first answer does).
 SLOW_CASE_MS = 0.05
 BUSY_MS = 20.0
+# Nor when what is left would take one child less than this: starting a child costs about 0.1 s of CPU, so
+# 200 cases of a judge answered from the cache (a millisecond each) are done sooner by the one child.
+HELPERS_PAY_MS = 500.0
+TYPICAL_OF = 64
 MAX_DURATION_MS = 3_600_000.0  # an honest call ends within the 600 s timeout; beyond an hour is forged
 
 ResultCallback = Callable[[CaseResult], None]
@@ -512,7 +517,9 @@ def score_cases(
         if not helpers:
             busy[0] += 1
             busy[1] += result.duration_ms
-            if busy[1] >= max(BUSY_MS, SLOW_CASE_MS * busy[0]):
+            if len(first) < TYPICAL_OF:
+                first.append(result.duration_ms)
+            if slow():
                 start_helpers()
 
     def emit_many(indexes: list[int], results: list[CaseResult]) -> None:
@@ -526,8 +533,18 @@ def score_cases(
         if not helpers:
             busy[0] += len(results)
             busy[1] += sum(result.duration_ms for result in results)
-            if busy[1] >= max(BUSY_MS, SLOW_CASE_MS * busy[0]):
+            first.extend(result.duration_ms for result in results[: TYPICAL_OF - len(first)])
+            if slow():
                 start_helpers()
+
+    def slow() -> bool:
+        """Whether more children would finish sooner (see SLOW_CASE_MS, BUSY_MS and HELPERS_PAY_MS). What is
+        left is judged by the typical case (the median of the first ones), not by their mean: on a busy
+        machine one case held up for 0.2 s would otherwise start every helper for a run of quick ones."""
+        seen, spent = busy
+        if spent < max(BUSY_MS, SLOW_CASE_MS * seen):
+            return False
+        return statistics.median(first) * (len(cases) - seen) >= HELPERS_PAY_MS
 
     workers = max(1, min(int(concurrency), len(cases) or 1))
     line_batch = getattr(cases, "line_batch", None)
@@ -573,6 +590,7 @@ def score_cases(
 
     helpers: list[threading.Thread] = []
     busy = [0, 0.0]  # results seen and the time their calls took, until the helpers start
+    first: list[float] = []  # the durations of the first TYPICAL_OF of them
 
     def start_helpers() -> None:
         with lock:

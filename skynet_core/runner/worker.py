@@ -97,6 +97,9 @@ class LlmRequest:
 
 
 LlmHandler = Callable[[LlmRequest], dict[str, Any]]
+"""Answers a metric's ``llm()`` call. It may also have ``answer_at_once(request) -> dict | None``: the
+reply when it has one at hand without waiting (a cached answer), which the runner then takes without
+starting a thread for the call; None otherwise, and the call is made as usual."""
 
 
 class EncodedCases:
@@ -638,11 +641,16 @@ class Worker:
                 "error": i18n._("llm() takes a string of instructions and an optional input"),
                 "error_kind": "TypeError",
             }
+        request = LlmRequest(instructions, text, number, case)
+        at_once = getattr(llm, "answer_at_once", None)
+        ready = at_once(request) if at_once is not None else None
+        if ready is not None:
+            return {"op": "llm_reply", **ready}
         result: dict[str, Any] = {}
 
         def call() -> None:
             try:
-                result.update(llm(LlmRequest(instructions, text, number, case)))
+                result.update(llm(request))
             except Exception as exc:  # noqa: BLE001  (a broken handler fails the call, not the run)
                 result["error"] = redact(
                     i18n._("the model call failed in the runner: {error}: {message}").format(
