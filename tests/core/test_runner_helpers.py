@@ -1,0 +1,56 @@
+"""When a run starts more sandboxes than its first: only when what is left would keep one busy long enough
+to pay for starting them (a sandbox's start costs about 0.1 s of CPU)."""
+
+from __future__ import annotations
+
+from skynet_core.cases import Case
+from skynet_core.runner import WorkerPool, score_cases
+from skynet_core.runner.limit import SandboxLimit
+
+SLEEPS = """
+import time
+
+def score(input, output, expected=None):
+    time.sleep(input["ms"] / 1000)
+    return 1.0, {"feedback": "ok"}
+"""
+
+
+def counting(pool: WorkerPool) -> list[int]:
+    taken = [0]
+    take = pool.take
+
+    def counted(*args, **kwargs):
+        taken[0] += 1
+        return take(*args, **kwargs)
+
+    pool.take = counted  # type: ignore[method-assign]
+    return taken
+
+
+def cases(count: int, ms: float) -> list[Case]:
+    return [Case(id=f"c{i}", input={"ms": ms}, output="x") for i in range(count)]
+
+
+def test_a_run_one_sandbox_finishes_soon_keeps_one() -> None:
+    # 100 cases of 1 ms: 0.1 s in one sandbox, which more sandboxes could only slow down.
+    pool = WorkerPool(limit=SandboxLimit(8), spares=1)
+    taken = counting(pool)
+    try:
+        run = score_cases(SLEEPS, cases(100, 1.0), concurrency=8, pool=pool)
+    finally:
+        pool.close()
+    assert len(run.results) == 100 and all(result.ok for result in run.results)
+    assert taken[0] == 1
+
+
+def test_a_run_of_slow_cases_starts_helpers() -> None:
+    # 40 cases of 50 ms: 2 s in one sandbox; in flight at once they finish sooner.
+    pool = WorkerPool(limit=SandboxLimit(8), spares=1)
+    taken = counting(pool)
+    try:
+        run = score_cases(SLEEPS, cases(40, 50.0), concurrency=4, pool=pool)
+    finally:
+        pool.close()
+    assert len(run.results) == 40 and all(result.ok for result in run.results)
+    assert taken[0] == 4
