@@ -66,7 +66,7 @@ JUDGE = """from skynet import llm
 
 def score(input, output, expected=None):
     verdict = llm("Answer PASS or FAIL. {token}", input=f"Ticket: {{input['subject']}}, triage: {{output}}")
-    return (1.0 if verdict.strip().upper().startswith("PASS") else 0.0), {{"feedback": "judge " + verdict}}
+    return (1.0 if verdict.strip().upper().startswith("PASS") else 0.0), {{"feedback": "judge {token} " + verdict}}
 """
 
 
@@ -194,8 +194,8 @@ def measure(browser: Browser, url: str, repeats: int) -> dict[str, list[float]]:
         figures["judge check"].append(
             timed(
                 lambda token=token: type_metric(page, JUDGE.format(token=token)),
-                lambda: (
-                    expect(sampled(page)).to_contain_text("judge PASS", timeout=60_000),
+                lambda token=token: (
+                    expect(sampled(page)).to_contain_text(f"judge {token} PASS", timeout=60_000),
                     expect(page.get_by_text(PASSES)).to_be_visible(),
                 ),
             )

@@ -41,7 +41,6 @@ from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset
 from .display import terminal_text
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
-from .llm_cache import answer_cache
 from .metric_source import MetricSource, MetricSourceError
 from .paths import output_problem, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
@@ -286,6 +285,8 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         settings = settings.with_changes(max_cost_usd=args.max_cost)
     if args.no_cache:
         settings = settings.with_changes(cache=False)
+    from .llm_cache import answer_cache  # here: main's imports above changed beside where it would go
+
     llm = make_handler(settings, cache=answer_cache() if settings.cache else None)
     try:
         timeout = validate_timeout(args.timeout)
@@ -438,6 +439,7 @@ class ReportOutput:
         self.trace = bool(getattr(args, "trace", False))  # each case's llm() calls under llm_calls
         self.spool: IO[bytes] | None = None
         self.held: list[bytes] = []  # the cases' JSON not in the spool yet: it takes them SPOOL_BATCH at a time
+        self.cases = 0
         if self.mode == "json":
             self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
 
@@ -453,6 +455,7 @@ class ReportOutput:
             self.held.append(encoded or result.to_json_bytes(self.trace))
             if len(self.held) >= SPOOL_BATCH:
                 self._spill()
+        self.cases += 1
 
     def finish(self, report: CheckReport) -> None:
         args = self.args
@@ -512,10 +515,9 @@ class _Sink:
         self.cancel = threading.Event()
         self.failed: OSError | None = None
         # Decided once, not for every case: whether each result is encoded here, once for the file and
-        # standard output alike, and whether standard output takes cases at all (text takes none).
+        # standard output alike.
         self._trace = output.trace
         self._encode = out is not None and (output.wants_json or output.trace)
-        self._print = output.wants_json
 
     def __call__(self, result: CaseResult) -> None:
         if self.failed is not None:
@@ -524,8 +526,7 @@ class _Sink:
             encoded = result.to_json_bytes(self._trace) if self._encode else None
             if self.out is not None:
                 self.out.write(result, encoded)
-            if self._print:
-                self.output.case(result, encoded)
+            self.output.case(result, encoded)
         except OSError as exc:
             self.failed = exc
             self.cancel.set()

@@ -17,7 +17,6 @@ from typing import Any
 
 from .cases import Case
 from .i18n import _, format_number, ngettext
-from .llm_cache import FRESH_ANSWERS, without_cache
 from .metric_source import MetricSource
 from .results import CaseResult, RunTally
 from .runner.pool import WorkerPool
@@ -253,6 +252,8 @@ class Consistency:
     @property
     def cache_note(self) -> str:
         """That every run asked the model afresh (the answer cache is bypassed), for the page to say."""
+        from .llm_cache import FRESH_ANSWERS  # here, as in judge_consistency: main's imports changed beside it
+
         return _(FRESH_ANSWERS)
 
     def describe(self) -> str:
@@ -340,6 +341,8 @@ def judge_consistency(
     reports the runs that finished. Every run asks the model afresh: the answer
     cache is bypassed (:attr:`Consistency.cache_note`).
     """
+    from .llm_cache import without_cache
+
     repeated = repeat_cases(cases, repeats)
     run = score_cases(
         source,
