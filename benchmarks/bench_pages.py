@@ -35,11 +35,12 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this tree's skynet_core and app, the tests' helpers
 
+from bench_author import EDITOR, type_metric  # noqa: E402
+
 from skynet_core.store import Store  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
-EDITOR = 'iframe[title="code_editor.code_editor"]'
 PASSES = "The metric meets the contract."
 SCORED = re.compile(r"Showing 40 of 40 scored cases")
 LABELS = ["billing", "technical", "shipping", "refund", "account"]
@@ -101,13 +102,6 @@ def timed(action: Callable[[], None], done: Callable[[], None]) -> float:
     action()
     done()
     return time.perf_counter() - started
-
-
-def type_metric(page: Page, text: str) -> None:
-    expect(page.locator(EDITOR)).to_have_count(1)
-    page.frame_locator(EDITOR).locator(".ace_content").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text(text)
 
 
 def sampled(page: Page):

@@ -698,9 +698,13 @@ class MetricLlm:
                 "call": self._trace(request, model, error=error, kind=type(exc).__name__, elapsed_ms=elapsed),
             }
         if source.cached:
-            return self._cached(request, reply, (time.perf_counter() - started) * 1000.0)
+            return self._answered(request, _looked_up(reply, started), cached=True)
         with self._lock:
             self.spent_usd += reply.cost_usd or 0.0
+        return self._answered(request, reply)
+
+    def _answered(self, request: LlmRequest, reply: LlmReply, cached: bool = False) -> dict[str, Any]:
+        """The metric's reply (``text``, ``usage``) and the call's trace (``call``)."""
         call = LlmCall.make(
             request.instructions,
             request.input,
@@ -713,6 +717,7 @@ class MetricLlm:
             elapsed_ms=reply.elapsed_ms or reply.latency_ms,
             cost_usd=reply.cost_usd,
             retries=reply.attempts - 1,
+            cached=cached,
         )
         return {"text": reply.text, "usage": reply.usage(), "call": call}
 
@@ -735,8 +740,9 @@ class MetricLlm:
         if found is None:
             return None
         self._repeats.take(request.case, digest)
-        reply = LlmReply(found.text, 0.0, 0, 0, 0.0, model=found.model)
-        return self._cached(request, reply, (time.perf_counter() - started) * 1000.0)
+        return self._answered(
+            request, _looked_up(LlmReply(found.text, 0.0, 0, 0, 0.0, model=found.model), started), True
+        )
 
     def _request(self, request: LlmRequest) -> AnswerRequest | None:
         """What makes ``request`` the same call as another (the cache's key), or None without a model."""
@@ -776,22 +782,6 @@ class MetricLlm:
         """The model's reply, its text redacted (so that no key is stored in the cache or reaches the metric)."""
         reply = complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
         return replace(reply, text=redact(reply.text, self._keys))
-
-    def _cached(self, request: LlmRequest, reply: LlmReply, latency_ms: float) -> dict[str, Any]:
-        """The reply and trace of a call answered without asking the model: cost 0, the lookup's latency."""
-        call = LlmCall.make(
-            request.instructions,
-            request.input,
-            reply.text,
-            secrets=self._keys,
-            model=reply.model,
-            latency_ms=latency_ms,
-            elapsed_ms=latency_ms,
-            cost_usd=0.0,
-            cached=True,
-        )
-        usage = {"latency_ms": latency_ms, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
-        return {"text": reply.text, "usage": usage, "call": call}
 
     def _model(self) -> str:
         chosen = self.settings.effective()
@@ -839,6 +829,14 @@ class MetricLlm:
                 "cases"
             ).format(budget=budget, spent=spent)
         return None
+
+
+def _looked_up(reply: LlmReply, started: float) -> LlmReply:
+    """A cached answer's reply as its trace shows it: no tokens, cost 0, the lookup's latency (since ``started``)."""
+    latency_ms = (time.perf_counter() - started) * 1000.0
+    return replace(
+        reply, prompt_tokens=0, completion_tokens=0, cost_usd=0.0, latency_ms=latency_ms, elapsed_ms=latency_ms
+    )
 
 
 def make_handler(settings: ModelSettings, mock_response: str | None = None, cache: LlmCache | None = None) -> MetricLlm:

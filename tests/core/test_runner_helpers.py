@@ -16,7 +16,9 @@ def score(input, output, expected=None):
 """
 
 
-def counting(pool: WorkerPool) -> list[int]:
+def sandboxes_taken(count: int, ms: float, concurrency: int) -> int:
+    """How many sandboxes a run of ``count`` cases of ``ms`` each took (every case must score)."""
+    pool = WorkerPool(limit=SandboxLimit(8), spares=1)
     taken = [0]
     take = pool.take
 
@@ -25,32 +27,20 @@ def counting(pool: WorkerPool) -> list[int]:
         return take(*args, **kwargs)
 
     pool.take = counted  # type: ignore[method-assign]
-    return taken
-
-
-def cases(count: int, ms: float) -> list[Case]:
-    return [Case(id=f"c{i}", input={"ms": ms}, output="x") for i in range(count)]
+    try:
+        cases = [Case(id=f"c{i}", input={"ms": ms}, output="x") for i in range(count)]
+        run = score_cases(SLEEPS, cases, concurrency=concurrency, pool=pool)
+    finally:
+        pool.close()
+    assert len(run.results) == count and all(result.ok for result in run.results)
+    return taken[0]
 
 
 def test_a_run_one_sandbox_finishes_soon_keeps_one() -> None:
     # 100 cases of 1 ms: 0.1 s in one sandbox, which more sandboxes could only slow down.
-    pool = WorkerPool(limit=SandboxLimit(8), spares=1)
-    taken = counting(pool)
-    try:
-        run = score_cases(SLEEPS, cases(100, 1.0), concurrency=8, pool=pool)
-    finally:
-        pool.close()
-    assert len(run.results) == 100 and all(result.ok for result in run.results)
-    assert taken[0] == 1
+    assert sandboxes_taken(100, 1.0, concurrency=8) == 1
 
 
 def test_a_run_of_slow_cases_starts_helpers() -> None:
     # 40 cases of 50 ms: 2 s in one sandbox; in flight at once they finish sooner.
-    pool = WorkerPool(limit=SandboxLimit(8), spares=1)
-    taken = counting(pool)
-    try:
-        run = score_cases(SLEEPS, cases(40, 50.0), concurrency=4, pool=pool)
-    finally:
-        pool.close()
-    assert len(run.results) == 40 and all(result.ok for result in run.results)
-    assert taken[0] == 4
+    assert sandboxes_taken(40, 50.0, concurrency=4) == 4
