@@ -44,7 +44,6 @@ from .llm import MetricLlm, machine_settings, make_handler
 from .metric_source import MetricSource, MetricSourceError
 from .paths import output_problem, special_file
 from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
-from .runner.limit import sandbox_limit
 from .runner.pool import start_one_child
 from .runner.watchdog import MEMORY_LIMIT_MODE
 from .runner.worker import Cancelled
@@ -339,6 +338,8 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         return EXIT_USAGE
     output = ReportOutput(args, stdout)
     concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
+    from .runner.limit import sandbox_limit  # here: main's imports above changed beside where it would go
+
     sandbox_limit().raise_to(concurrency)  # the limit guards a shared server; this process is one run
     sink = _Sink(output, out)
     report: CheckReport | None = None

@@ -50,19 +50,15 @@ from .datasets import (
 )
 from .examples import EXAMPLE_METRICS
 from .feedback.marks import MarkStore
-from .heap import quiet
 from .i18n import _
 from .jobs import Job, JobBoard, JobSlot
 from .judge import Consistency
 from .llm import ModelSettings, load_settings, make_handler, save_settings
-from .llm_cache import studio_cache
 from .metric_source import MetricSource
 from .paths import PathRefused, server_path
 from .provenance import Provenance, settings_fingerprint
 from .results import CaseResult, CheckReport
 from .runner import LlmHandler, WorkerPool, default_pool
-from .runner.limit import SETTING_KEY as LIMIT_SETTING
-from .runner.limit import capacity_from_setting, sandbox_limit
 from .runs import RunKey, RunStore, SavedRun, metric_hash
 from .store import DEFAULT_WORKSPACE, Draft, Store, Version, VersionKind, data_dir
 
@@ -203,7 +199,6 @@ class Workspace:
         self.jobs = jobs or JobBoard()
         self._pool = pool
         self._env = env
-        sandbox_limit().set_capacity(capacity_from_setting(self.store.get(LIMIT_SETTING)))
         self._lock = threading.Lock()
         self._datasets: OrderedDict[str, Dataset] = OrderedDict()
         self._handlers: weakref.WeakKeyDictionary[Job[Any], LlmHandler] = weakref.WeakKeyDictionary()
@@ -243,8 +238,7 @@ class Workspace:
             from .runner.cluster import ray_scorer
 
             scorer = ray_scorer(address)
-        llm = make_handler(settings, cache=studio_cache(self.store))  # used while settings.cache is on
-        return RunOptions(self.timeout_s(), settings.concurrency, llm, self.pool, scorer)
+        return RunOptions(self.timeout_s(), settings.concurrency, make_handler(settings), self.pool, scorer)
 
     def ray_address(self) -> str:
         """The Ray cluster "Score all" scores on (empty: this machine)."""
@@ -390,14 +384,11 @@ class Workspace:
             if key in self._datasets:
                 self._datasets.move_to_end(key)
                 return self._datasets[key]
-        with quiet():  # its cases live on: out of the garbage collector's scans (skynet_core.heap)
-            data = (
-                load_example()
-                if path == EXAMPLE_SOURCE
-                else load_dataset(
-                    path, roles=roles, candidate_files=list(candidate_files), main_candidate=main_candidate
-                )
-            )
+        data = (
+            load_example()
+            if path == EXAMPLE_SOURCE
+            else load_dataset(path, roles=roles, candidate_files=list(candidate_files), main_candidate=main_candidate)
+        )
         with self._lock:
             self._datasets[key] = data
             while len(self._datasets) > DATASETS_KEPT:
