@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -158,17 +159,20 @@ class Sampler(threading.Thread):
         super().__init__(daemon=True)
         self.url, self.pid, self.interval = url, pid, interval
         self.latencies: list[float] = []
+        self.when: list[float] = []  # when each answered check was asked (perf_counter)
         self.failed = 0
         self.most_sandboxes = 0
         self.stop = threading.Event()
         self._checks: list[threading.Thread] = []
 
     def check(self) -> None:
+        asked = time.perf_counter()
         latency = health(self.url)
         if latency is None:
             self.failed += 1
         else:
             self.latencies.append(latency)
+            self.when.append(asked)
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -192,6 +196,15 @@ def summary(name: str, values: list[float], failed: int = 0) -> str:
         f"max {max(values) * 1000:7.1f} ms  over 1 s: {slow} of {len(values)}"
         + (f"  failed {failed}" if failed else "")
     )
+
+
+def runs_saved(data_dir: Path) -> int:
+    """How many scored runs the studio has kept (a "Score all" that finished is kept)."""
+    try:
+        with sqlite3.connect(f"file:{data_dir / 'studio.sqlite3'}?mode=ro", uri=True, timeout=30) as db:
+            return int(db.execute("SELECT COUNT(*) FROM scored_runs").fetchone()[0])
+    except sqlite3.Error:
+        return 0
 
 
 def open_author(page: Page, url: str) -> None:
@@ -250,11 +263,15 @@ def main() -> None:
             for button in buttons:  # one after the other (Playwright drives its pages from one thread), within a second
                 button.click(no_wait_after=True)
             first_progress: float | None = None
+            saved: float | None = None
+            kept = runs_saved(data_dir)
             done: list[int | None] = [None] * len(pages)
             while time.perf_counter() - clicked < args.seconds:
                 done = [progress_done(page) for page in pages]
                 if first_progress is None and any(value for value in done):
                     first_progress = time.perf_counter() - clicked
+                if saved is None and runs_saved(data_dir) >= kept + len(pages):
+                    saved = time.perf_counter() - clicked
                 finished = all(page.get_by_text(re.compile(r"Showing .* scored cases")).count() for page in pages)
                 if finished:
                     break
@@ -274,9 +291,23 @@ def main() -> None:
         + "; cases done per session at the end: "
         + ", ".join(f"{value:,}" if value is not None else "finished or none shown" for value in done)
     )
+    print(
+        "every job finished and was kept "
+        + (f"{saved:.0f} s after the click" if saved is not None else f"not within the {elapsed:.0f} s watched")
+    )
+    ended = clicked + (saved if saved is not None else elapsed)
+    during = [latency for latency, asked in zip(sampler.latencies, sampler.when, strict=True) if asked < ended]
+    after = [latency for latency, asked in zip(sampler.latencies, sampler.when, strict=True) if asked >= ended]
+    slowest = sorted(zip(sampler.latencies, sampler.when, strict=True), reverse=True)[:5]
     print("health (/_stcore/health):")
     print(summary("before the click", baseline))
-    print(summary("while the job(s) ran", sampler.latencies, sampler.failed))
+    print(summary("while the job(s) ran", during, sampler.failed))
+    if after:
+        print(summary("after (the pages draw the results)", after))
+    print(
+        "  slowest checks (seconds after the click): "
+        + ", ".join(f"{latency:.1f} s at {asked - clicked:.0f} s" for latency, asked in slowest)
+    )
     print(f"  most sandboxes alive at once       {sampler.most_sandboxes}")
     pauses = [line.split() for line in gc_log.read_text().splitlines()] if gc_log.exists() else []
     total = sum(float(fields[3].removeprefix("ms=")) for fields in pauses)
