@@ -1,36 +1,41 @@
 """Skynet Metric Studio: the entry point and router.
 
-Run with ``streamlit run app.py``. The server binds 127.0.0.1 (see
-.streamlit/config.toml) because it runs metric code typed in the browser.
-"""
+Run with ``streamlit run app.py``. The server binds 127.0.0.1 (see .streamlit/config.toml) because it runs
+metric code typed in the browser. Every page is a function of its package under ``pages/``; the router runs
+first on every request, so every page gets the sidebar, the language and the session's snapshot.
 
-from pathlib import Path
+One workaround stays (Streamlit 1.67 decides before any script runs): a freshly started server with a
+``pages/`` folder first runs in the old pages-folder mode, which runs ``pages/*.py`` by a deep link's name
+and, with no such file, says "Page not found" over the app. So each page but Author has a two-line
+``pages/<name>.py`` that only hands the request to this router (``studio.hand_over_to_router``).
+"""
 
 import streamlit as st
 
 import studio
+from pages import author, data, feedback, history, runs, settings, tradeoffs
 from skynet_core.i18n import N_, _
+from widgets.sidebar import sidebar
 
-PAGES_DIR = Path(__file__).parent / "pages"
-# Author first (the default page); the others join the menu when their file exists.
+# (the page's function, its title, its icon, its URL path); Author first, the default page.
 PAGES = [
-    ("author.py", N_("Author"), ":material/edit_note:"),
-    ("data.py", N_("Data"), ":material/table:"),
-    ("feedback.py", N_("Feedback review"), ":material/rate_review:"),
-    ("tradeoffs.py", N_("Reward trade-offs"), ":material/balance:"),
-    ("history.py", N_("History"), ":material/history:"),
-    ("runs.py", N_("Runs"), ":material/format_list_numbered:"),
-    ("settings.py", N_("Settings"), ":material/settings:"),
+    (author.page, N_("Author"), ":material/edit_note:", "author"),
+    (data.page, N_("Data"), ":material/table:", "data"),
+    (feedback.page, N_("Feedback review"), ":material/rate_review:", "feedback"),
+    (tradeoffs.page, N_("Reward trade-offs"), ":material/balance:", "tradeoffs"),
+    (history.page, N_("History"), ":material/history:", "history"),
+    (runs.page, N_("Runs"), ":material/format_list_numbered:", "runs"),
+    (settings.page, N_("Settings"), ":material/settings:", "settings"),
 ]
 
 st.set_page_config(page_title="Skynet Metric Studio", layout="wide")
-studio.apply_language()
-pages = [
-    st.Page(f"pages/{name}", title=_(title), icon=icon, default=name == "author.py")
-    for name, title, icon in PAGES
-    if (PAGES_DIR / name).exists()
-]
-page = st.navigation(pages)
-studio.mark_routed()
-studio.sidebar()
+snap = studio.begin_run()
+language = studio.apply_language(snap)
+page = st.navigation(
+    [
+        st.Page(function, title=_(title), icon=icon, url_path=path, default=path == "author")
+        for function, title, icon, path in PAGES
+    ]
+)
+sidebar(snap, language)
 page.run()

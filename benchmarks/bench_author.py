@@ -25,13 +25,14 @@ from playwright.sync_api import Page, expect, sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 
 from skynet_core.store import Store  # noqa: E402
+from skynet_core.workspace import SETTING_DATASET_PATH  # noqa: E402
 
 sys.path.insert(0, str(ROOT))  # the app's own modules and the tests' helpers; skynet_core is installed
-from studio import SETTING_DATASET_PATH  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
 
 EDITOR = 'iframe[title="code_editor.code_editor"]'
 PASSES = "The metric meets the contract."
+SAMPLES = ".st-key-author-samples"  # the check's sampled cases (before the redesign: a dataframe)
 LABELS = ["billing", "technical", "shipping", "refund", "account"]
 
 
@@ -114,20 +115,18 @@ def main() -> None:
                 token = f"edit-{index}-{time.time_ns()}"
                 type_metric(page, trivial_metric(token))
                 typed = time.perf_counter()
-                expect(page.get_by_test_id("stDataFrame").filter(has_text="feedback").first).to_contain_text(
-                    f"ok {token}", timeout=10_000
-                )
+                expect(page.locator(SAMPLES)).to_contain_text(f"ok {token}", timeout=10_000)
                 verdicts.append(time.perf_counter() - typed)
                 time.sleep(0.3)
 
             Store(data_dir).set(SETTING_DATASET_PATH, str(big))
             type_metric(page, (ROOT / "skynet_core/examples/metrics/exact_match.py").read_text())
-            expect(page.get_by_test_id("stDataFrame").filter(has_text="feedback").first).to_contain_text(
-                "Correct: the label is", timeout=10_000
-            )
+            expect(page.locator(SAMPLES)).to_contain_text("Correct: the label is", timeout=10_000)
             page.reload()
             expect(page.get_by_text(PASSES)).to_be_visible(timeout=30_000)
-            expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{args.cases} cases")
+            expect(page.get_by_test_id("stSidebar")).to_contain_text(
+                f"{args.cases:,} cases"
+            )  # grouped, as format_number writes it
             caption = page.get_by_text(re.compile(rf"Showing {args.cases} of {args.cases} scored cases"))
             cold, warm = [], []
             for _ in range(args.scores):

@@ -34,6 +34,8 @@ class Case:
     - ``expected``: a dict keyed by output column names, or ``None``.
     - ``split``: ``train``, ``val`` or ``test`` (or a name from a ``split`` column).
     - ``candidate``: which candidate produced ``output``; ``""`` when there is one.
+    - ``human``: a person's score of this output from the data file (a ``human`` column), on the
+      metric's scale (pass 1.0, fail 0.0); ``None`` when the file has none. Never sent to the metric.
     """
 
     id: str
@@ -43,6 +45,7 @@ class Case:
     split: str = "train"
     observation: Observation = field(default_factory=Observation)
     candidate: str = ""
+    human: float | None = None
 
     def call_payload(self) -> dict[str, Any]:
         """The JSON the isolated child needs to call ``score`` on this case."""

@@ -308,17 +308,20 @@ def ternary_winner_figure(
     size = float(np.clip(0.18 / grid.step, 2, 14))
     traces: list[Any] = []
     for index, name in enumerate(plotly_text(name) for name in grid.names):
-        points = grid.weights[grid.winners == index]
+        # Plain lists, not numpy arrays: plotly sends an array as a binary typed array, and plotly.js then gives
+        # a clicked point's customdata as a Float64Array, which the selection Streamlit reports turns into
+        # {"0": a, "1": s, "2": c}. A list row comes back as the list [a, s, c].
+        points = grid.weights[grid.winners == index].tolist()
         # plotly.js leaves a trace without points out of the legend; one blank point keeps it listed.
-        a, b, c = (points[:, 0], points[:, 1], points[:, 2]) if len(points) else ([None], [None], [None])
+        a, b, c = ([list(column) for column in zip(*points, strict=True)]) if points else ([None], [None], [None])
         traces.append(
             go.Scatterternary(
                 a=a,
                 b=b,
                 c=c,
-                customdata=points if len(points) else None,
+                customdata=points or None,
                 mode="markers",
-                name=name if len(points) else _("{name} (never wins)").format(name=name),
+                name=name if points else _("{name} (never wins)").format(name=name),
                 marker={"color": candidate_color(index), "size": size, "symbol": "square"},
                 unselected={"marker": {"opacity": 1}},
                 hovertemplate=_("{name} wins<br>accuracy %{a:.2f}<br>speed %{b:.2f}<br>cost %{c:.2f}").replace(

@@ -15,7 +15,11 @@ the number of cases.
 ``--roles FILE.json`` gives column roles as the Data page does (``{column: [role,
 field]}``), and ``--candidate-file NAME=FILE`` adds a candidate from a file of its
 own, joined to CASES by id (repeatable); the main file's candidate is then named
-after the file.
+after the file. A table with one output column per candidate (``out_small``,
+``out_large``) gives those columns the role ``candidate_output`` with the candidate's
+name as the field (``candidate_latency_ms``, ``candidate_cost_usd`` for its
+measurements); a roles file with sections, ``{"main": {...}, "candidate_files":
+{NAME: {...}}}``, also gives each candidate file's columns their roles.
 
 Exit status: 0 when the contract holds (check) or every case scored (score);
 1 when the metric breaks the contract or a case errs; 2 for a usage or input
@@ -25,6 +29,8 @@ problem (unreadable data, bad arguments).
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import sys
 import tempfile
 import threading
@@ -37,16 +43,30 @@ import orjson
 
 from .cases import Case
 from .contract import DEFAULT_TIMEOUT_S, check_metric, validate_timeout
-from .datasets import CandidateFile, CaseLines, DatasetError, Role, load_dataset, read_case_lines, roles_from_json
+from .datasets import (
+    CandidateFile,
+    CaseLines,
+    DatasetError,
+    RolesFile,
+    candidate_warnings,
+    load_dataset,
+    read_case_lines,
+    roles_file_from_json,
+)
 from .display import terminal_text
-from .i18n import LANGUAGES, N_, _, from_environment, ngettext, resolve, use_language
+from .human import cli as human_cli
+from .i18n import LANGUAGES, N_, _, format_cost, from_environment, ngettext, resolve, use_language
 from .llm import MetricLlm, machine_settings, make_handler
+from .metric_folder import FolderRead, read_metric_folder
+from .metric_needs import string_literals
 from .metric_source import MetricSource, MetricSourceError
-from .paths import output_problem, special_file
-from .results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
+from .overflow import nothing_kept_on_disk
+from .paths import output_problem, path_problem, same_file_as, special_file
+from .results import SHOWN_CASES, CaseResult, CheckReport, JobError, StageStatus
 from .runner.pool import start_one_child
 from .runner.watchdog import MEMORY_LIMIT_MODE
 from .runner.worker import Cancelled
+from .scoring import scorer_for
 
 if TYPE_CHECKING:
     from .export import ResultsWriter
@@ -207,13 +227,17 @@ def build_parser() -> argparse.ArgumentParser:
                 default=None,
                 help=_("score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)"),
             )
+            human_cli.add_arguments(sub)
     _add_export_parser(commands)
+    from .engines.uplift.cli import add_parser as add_uplift_parser
+
+    add_uplift_parser(commands)
     return parser
 
 
-def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
+def _read_metric(path: str, inputs: tuple[str, ...] = (), stderr: TextIO | None = None) -> FolderRead:
     """The metric folder at ``path`` (metric.py or its folder); ``inputs``, the data files given
-    with it, never come along as metric files."""
+    with it, never come along as metric files. Notes on files left out go to ``stderr``."""
     if kind := special_file(path):
         raise UsageError(
             _("{path} is {kind}, not a metric file or folder; give the path of metric.py or its folder").format(
@@ -221,12 +245,37 @@ def _read_metric(path: str, inputs: tuple[str, ...] = ()) -> MetricSource:
             )
         )
     try:
-        return MetricSource.from_path(path, exclude=inputs)
+        read = read_metric_folder(path, exclude=inputs)
     except MetricSourceError as exc:
         raise UsageError(str(exc)) from None
+    for note in read.notes:
+        print(_("note: {text}").format(text=_terminal_lines(note)), file=stderr or sys.stderr)
+    return read
 
 
-def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
+def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: FolderRead) -> None:
+    """Refuse an ``--out`` that is the same file as an input (``inputs``: path to its option), or a file of
+    the metric: one that came along with it, or one its code names (``open("labels.jsonl")``)."""
+    if same := same_file_as(out, inputs):
+        raise UsageError(
+            _(
+                "--out {path} is the same file as {option} {input}, which this run reads; write the results to "
+                "another file."
+            ).format(path=out, option=inputs[str(same)], input=same)
+        )
+    relative = os.path.relpath(os.path.abspath(out), os.path.abspath(metric.folder))
+    named = any(relative in string_literals(text) for name, text in metric.source.files.items() if name.endswith(".py"))
+    if (same := same_file_as(out, metric.paths())) or named:
+        raise UsageError(
+            _(
+                "--out {path} is the same file as {input}, a file of the metric; write the results to another file."
+            ).format(path=out, input=same or metric.folder / relative)
+        )
+
+
+def _read_roles(path: str) -> RolesFile:
+    if problem := path_problem(path):
+        raise UsageError(_("--roles {path}: {problem}").format(path=path, problem=problem))
     if kind := special_file(path):
         raise UsageError(_("--roles {path} is {kind}, not a file; give a JSON file").format(path=path, kind=kind))
     try:
@@ -239,7 +288,26 @@ def _read_roles(path: str) -> dict[str, tuple[Role, str]]:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         raise UsageError(_("--roles {path}: not valid JSON ({error})").format(path=path, error=exc)) from None
-    return roles_from_json(value, f"--roles {path}")
+    return roles_file_from_json(value, f"--roles {path}")
+
+
+def _candidate_files(texts: list[str], roles: RolesFile) -> list[CandidateFile]:
+    """The ``--candidate-file`` arguments, each with its roles from the roles file's ``candidate_files``."""
+    files = [_candidate_file(text) for text in texts]
+    unknown = sorted(set(roles.candidate_files) - {item.name for item in files})
+    if unknown:
+        raise UsageError(
+            _(
+                "the roles file gives roles for candidate file {name}, but no --candidate-file is named so; "
+                "name it NAME=FILE with that name"
+            ).format(name=repr(unknown[0]))
+        )
+    return [dataclasses.replace(item, roles=roles.candidate_files.get(item.name)) for item in files]
+
+
+def _metric_name(path: str) -> str:
+    """What the check's messages call the metric: the file given (``metric_bug.py``), or metric.py in a folder."""
+    return Path(path).name if not Path(path).is_dir() else "metric.py"
 
 
 def _candidate_file(text: str) -> CandidateFile:
@@ -254,7 +322,8 @@ def _candidate_file(text: str) -> CandidateFile:
 def run(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run the command line in its language (``--lang``, else the environment's); returns the exit status."""
     argv = sys.argv[1:] if argv is None else argv
-    with use_language(cli_language(argv)):
+    # Whole side information is kept on disk only for the app's download: the command line writes what it keeps.
+    with use_language(cli_language(argv)), nothing_kept_on_disk():
         return _run(argv, stdout, stderr)
 
 
@@ -264,6 +333,10 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     args = build_parser().parse_args(argv)
     if args.command == "export":
         return _run_export(args, stdout, stderr)
+    if args.command == "uplift":
+        from .engines.uplift.cli import run as run_uplift
+
+        return run_uplift(args, stdout, stderr)
     # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
     threading.Thread(target=start_one_child, daemon=True, name="skynet-pool-start").start()
     if args.max_calls is not None and not 1 <= args.max_calls <= 10_000:
@@ -290,27 +363,40 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     try:
         timeout = validate_timeout(args.timeout)
         if args.command == "score":
+            if args.ray is not None and not args.ray.strip():
+                raise UsageError(
+                    _(
+                        "--ray needs the address of the cluster's head, e.g. --ray 127.0.0.1:6379 (leave it out to "
+                        "score on this machine)"
+                    )
+                )
             if args.concurrency is not None and not 1 <= args.concurrency <= 64:
                 raise UsageError(_("--concurrency must be from 1 to 64, not {value}").format(value=args.concurrency))
             if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
                 raise UsageError(_("--out {path}: use a .csv, .jsonl or .parquet file name").format(path=args.out))
             if args.out and (problem := output_problem(args.out)):
                 raise UsageError(_("--out {path}: {problem}").format(path=args.out, problem=problem))
-        source = _read_metric(
-            args.metric,
-            (
-                args.data,
-                *(text.partition("=")[2] for text in args.candidate_file),
-                *((args.roles,) if args.roles else ()),
-            ),
-        )
-        cases, split_counts = _read_cases(args)
+        inputs = {
+            args.data: "--data",
+            **{text.partition("=")[2]: "--candidate-file" for text in args.candidate_file},
+            **({args.roles: "--roles"} if args.roles else {}),
+        }
+        # The run's own output is not a metric file, even when an old one lies beside metric.py.
+        written = (args.out,) if args.command == "score" and args.out else ()
+        metric = _read_metric(args.metric, (*inputs, *written), stderr)
+        source = metric.source
+        if written:
+            _refuse_out_over_inputs(args.out, inputs, metric)
+        cases, split_counts, warnings = _read_cases(args)
+        for warning in warnings:
+            print(_("warning: {text}").format(text=_terminal_lines(warning)), file=stderr)
+        labels = human_cli.from_args(args)  # --labels: read before any case runs; a bad label is exit 2
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
 
     if args.command == "check":
-        checked = check_metric(source, cases, timeout=timeout, llm=llm)
+        checked = check_metric(source, cases, timeout=timeout, llm=llm, name=_metric_name(args.metric))
         output = ReportOutput(args, stdout)
         for result in checked.cases:
             output.case(result)
@@ -336,7 +422,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     except OSError as exc:
         print(_("error: cannot write {path}: {error}").format(path=args.out, error=exc.strerror), file=stderr)
         return EXIT_USAGE
-    output = ReportOutput(args, stdout)
+    output = ReportOutput(args, stdout, labels)
     concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
     from .runner.limit import sandbox_limit  # here: main's imports above changed beside where it would go
 
@@ -354,18 +440,22 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
             show_progress=not (args.json or args.json_lines) and stderr.isatty(),
             stderr=stderr,
             ray_address=args.ray,
+            name=_metric_name(args.metric),
         )
     except Cancelled:
         report = None  # the sink stopped the run: its write failed, reported below
-    except _cluster_errors(args.ray) as exc:
+    except JobError as exc:  # the scorer's place cannot score at all (the cluster): its message says what to do
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE
     finally:
-        if out is not None:
-            try:
-                out.close()
-            except OSError as exc:
-                sink.failed = sink.failed or exc
+        # Only a run that ended puts --out in place; an interrupted one leaves the old file as it was.
+        if out is not None and (report is None or sink.failed is not None):
+            out.discard()
+    if out is not None and sink.failed is None:
+        try:
+            out.close()
+        except OSError as exc:
+            sink.failed = exc
     if sink.failed is not None:
         print(
             _("error: cannot write {path}: {error}").format(path=args.out, error=sink.failed.strerror or sink.failed),
@@ -374,21 +464,15 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         return EXIT_USAGE
     assert report is not None
     output.finish(report)
-    return EXIT_OK if report.ok and report.tally.total == len(cases) else EXIT_FAILED
+    gates = labels.failed_gates() if labels is not None else []
+    for failed in gates:
+        print(_("error: {message}").format(message=failed), file=stderr)
+    return EXIT_OK if report.ok and report.tally.total == len(cases) and not gates else EXIT_FAILED
 
 
-def _cluster_errors(ray_address: str | None) -> tuple[type[Exception], ...]:
-    """What a run on a cluster raises for a cluster that cannot be used (nothing without ``--ray``: the cluster
-    module is imported only for it)."""
-    if not ray_address:
-        return ()
-    from .runner.cluster import ClusterError
-
-    return (ClusterError,)
-
-
-def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
-    """The cases to check or score, and how to count them by split (for a message).
+def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], dict[str, int]], list[str]]:
+    """The cases to check or score, how to count them by split (for a message), and the data's warnings
+    (ids that differ only in Unicode form; candidates that answer every case identically: the same file given twice).
 
     ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
     so that a million of them fit in memory; everything else is a loaded dataset.
@@ -396,12 +480,9 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     plain = args.command == "score" and not args.roles and not args.candidate_file and args.candidate in (None, "")
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
-        return lines, lines.split_counts
-    dataset = load_dataset(
-        args.data,
-        roles=_read_roles(args.roles) if args.roles else None,
-        candidate_files=[_candidate_file(text) for text in args.candidate_file],
-    )
+        return lines, lines.split_counts, lines.warnings
+    roles = _read_roles(args.roles) if args.roles else RolesFile()
+    dataset = load_dataset(args.data, roles=roles.main, candidate_files=_candidate_files(args.candidate_file, roles))
     candidate = args.candidate if args.candidate is not None else dataset.candidates[0]
     if candidate not in dataset.candidates:
         raise UsageError(
@@ -411,7 +492,7 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
                 candidates=", ".join(repr(name) for name in dataset.candidates),
             )
         )
-    return dataset.for_candidate(candidate), dataset.split_counts
+    return dataset.for_candidate(candidate), dataset.split_counts, [*dataset.warnings, *candidate_warnings(dataset)]
 
 
 def open_out(path: str | None) -> ResultsWriter | None:
@@ -434,8 +515,9 @@ class ReportOutput:
     people at the end (:func:`format_report`).
     """
 
-    def __init__(self, args: argparse.Namespace, stdout: TextIO) -> None:
+    def __init__(self, args: argparse.Namespace, stdout: TextIO, labels: human_cli.LabelStep | None = None) -> None:
         self.args, self.stdout = args, stdout
+        self.labels = labels  # --labels: the agreement with human scores, added to the report
         self.mode = "lines" if args.json_lines else "json" if args.json else "text"
         self.trace = bool(getattr(args, "trace", False))  # each case's llm() calls under llm_calls
         self.spool: IO[bytes] | None = None
@@ -456,6 +538,8 @@ class ReportOutput:
             self.held.append(encoded or result.to_json_bytes(self.trace))
             if len(self.held) >= SPOOL_BATCH:
                 self._spill()
+        if self.labels is not None:
+            self.labels.add(result)
         self.cases += 1
 
     def finish(self, report: CheckReport) -> None:
@@ -469,6 +553,8 @@ class ReportOutput:
                     report, args.command, Path(args.metric).name, args.out if args.command == "score" else None
                 )
             )
+            if self.labels is not None:
+                self.stdout.write(self.labels.text())
             return
         # memory_limit: how the sandbox's memory limit is enforced, next to the isolation level
         head: dict[str, Any] = {
@@ -487,6 +573,8 @@ class ReportOutput:
             }
             if judge is not None:
                 head["judge"] = judge
+            if self.labels is not None:
+                head["agreement"] = self.labels.to_json()
             self.stdout.write(orjson.dumps(head).decode() + "\n")
             return
         assert self.spool is not None
@@ -496,7 +584,10 @@ class ReportOutput:
         while chunk := self.spool.read(SPOOL_IN_MEMORY):
             self.stdout.write(chunk.decode())
         self.spool.close()
-        tail = "]" + (',"judge":' + orjson.dumps(judge).decode() if judge is not None else "") + "}\n"
+        tail = "]" + (',"judge":' + orjson.dumps(judge).decode() if judge is not None else "")
+        if self.labels is not None:
+            tail += ',"agreement":' + orjson.dumps(self.labels.to_json()).decode()
+        tail += "}\n"
         self.stdout.write(tail)
 
     def _spill(self) -> None:
@@ -544,6 +635,7 @@ def _score(
     show_progress: bool,
     stderr: TextIO,
     ray_address: str | None = None,
+    name: str = "metric.py",
 ) -> CheckReport:
     bar = None
     if show_progress:
@@ -556,15 +648,11 @@ def _score(
         if bar is not None:
             with lock:
                 if llm.spent_usd:
-                    bar.set_postfix_str(_("llm() spent ${cost:,.4f}").format(cost=llm.spent_usd), refresh=False)
+                    bar.set_postfix_str(_("llm() spent {cost}").format(cost=format_cost(llm.spent_usd)), refresh=False)
                 bar.update(1)
 
     try:
-        scorer = None
-        if ray_address:  # Ray itself, and the cluster module, are imported only then
-            from .runner.cluster import ray_scorer
-
-            scorer = ray_scorer(ray_address)
+        scorer = scorer_for(ray_address)  # Ray itself, and the cluster module, are imported only when it scores
         return check_metric(
             source,
             cases,
@@ -578,6 +666,7 @@ def _score(
             in_order=sink,
             keep=False,
             scorer=scorer,
+            name=name,
         )
     finally:
         if bar is not None:
@@ -680,16 +769,18 @@ def _add_export_parser(commands: Any) -> None:
 def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .engines.export import export_for_engine
     from .engines.reflection import dataset_instruction
-    from .metric_source import MetricSource
 
+    inputs = tuple(item for item in (args.data, args.roles) if item)
     try:
-        source = MetricSource.from_path(args.metric)
+        metric = _read_metric(args.metric, inputs, stderr)
+        source = metric.source
         cases, instruction = [], args.instruction
         if args.data:
-            dataset = load_dataset(args.data, roles=_read_roles(args.roles) if args.roles else None)
+            dataset = load_dataset(args.data, roles=_read_roles(args.roles).main if args.roles else None)
             cases = dataset.for_candidate(dataset.candidates[0])
             instruction = instruction or dataset_instruction(dataset)
-        folder = export_for_engine(source, args.engine, cases, instruction=instruction).write_to(args.out)
+        exported = export_for_engine(source, args.engine, cases, instruction=instruction)
+        folder = exported.write_to(args.out, inputs=(*inputs, *metric.paths()))
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from .cases import Case
 from .i18n import _, ngettext
@@ -24,6 +24,7 @@ from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_cases
 from .runner.worker import Cancelled, LlmHandler, Worker
 from .sandbox.returns import check_number, check_return, check_signature
+from .scoring import LocalScorer, RunOptions, Scorer
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -88,7 +89,8 @@ def check_metric(
     stop_on_timeout: bool = True,
     in_order: ResultCallback | None = None,
     keep: bool = True,
-    scorer: Callable[..., ScoreRun] | None = None,
+    scorer: Scorer | None = None,
+    name: str = MAIN_FILE,
 ) -> CheckReport:
     """Run the contract check of the metric ``source`` (metric.py's text, or a metric folder)
     on a sample of ``cases``.
@@ -98,8 +100,9 @@ def check_metric(
     one hanging case does not hide the others' results, and streams them
     (``in_order``, ``keep=False``: see :func:`score_cases`); the report's
     ``tally`` sums them up either way.
-    ``scorer`` scores the cases elsewhere once the stages before passed here, with
-    ``score_cases``'s contract (``runner.cluster.ray_scorer`` scores on a Ray cluster).
+    ``scorer`` scores the cases once the stages before passed here (``scoring.RayScorer``: on a
+    Ray cluster); ``None`` or a ``LocalScorer`` scores here, in the worker that loaded the stages.
+    ``name`` is what the messages call metric.py (the command line names the file it was given).
     Raises ``Cancelled`` when ``cancel`` is set during the run; the caller
     asked for that and has a newer check coming.
     """
@@ -118,7 +121,9 @@ def check_metric(
             message = exc.message if not exc.detail else f"{exc.message}\n{exc.detail}"
             stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.FAILED, message, line=exc.line, file=exc.file)
             return _report(stages, started, pool)
-        stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.PASSED, _("metric.py compiles and imports"))
+        stages[StageName.LOAD] = Stage(
+            StageName.LOAD, StageStatus.PASSED, _("{file} compiles and imports").format(file=name)
+        )
 
         signature = loaded.get("signature") or {}
         if not signature.get("ok"):
@@ -143,7 +148,7 @@ def check_metric(
         spec = loaded.get("reward_spec")
         if spec is None:
             stages[StageName.REWARD_SPEC] = Stage(
-                StageName.REWARD_SPEC, StageStatus.SKIPPED, _("metric.py defines no REWARD_SPEC")
+                StageName.REWARD_SPEC, StageStatus.SKIPPED, _("{file} defines no REWARD_SPEC").format(file=name)
             )
         elif not spec.get("ok"):
             stages[StageName.REWARD_SPEC] = Stage(
@@ -177,12 +182,11 @@ def check_metric(
                 _("there are no cases to sample; load a dataset with at least one case"),
             )
             return _report(stages, started, pool)
-        if scorer is not None:
+        if scorer is not None and not isinstance(scorer, LocalScorer):
             owned = None
             worker.close()  # the cases run elsewhere
-            run = scorer(
-                source, list(sample), timeout=timeout, llm=llm, cancel=cancel, on_result=on_result, in_order=in_order
-            )
+            options = RunOptions(timeout, concurrency, llm, pool, cancel, on_result, in_order, keep, stop_on_timeout)
+            run = scorer(source, list(sample), options)
         else:
             run = score_cases(
                 source,

@@ -19,8 +19,12 @@ from .i18n import ngettext
 if TYPE_CHECKING:
     import pandas as pd
 
-# C0 and C1 controls and DEL, plus the bidirectional overrides that reorder what a reader sees.
-_TERMINAL_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 controls and DEL, the bidirectional overrides that reorder what a reader sees, and the invisible
+# characters that make two texts look alike (zero-width space, joiners and marks, soft hyphen, byte-order mark,
+# line and paragraph separators).
+_TERMINAL_CONTROLS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 
 
@@ -36,6 +40,12 @@ def terminal_text(text: str) -> str:
     ``\\x1b[2J`` clear the screen and ``\\r`` overwrite the line with something else.
     """
     return _TERMINAL_CONTROLS.sub(_escape_control, text)
+
+
+def escape_controls(text: str, keep: str = "") -> str:
+    """``text`` with its control and invisible characters escaped as :func:`terminal_text` does, except those in
+    ``keep`` (a CSV cell keeps its line breaks and tabs)."""
+    return _TERMINAL_CONTROLS.sub(lambda char: char.group() if char.group() in keep else _escape_control(char), text)
 
 
 # The characters that start markdown, HTML, LaTeX or a Streamlit directive anywhere in a line: links and

@@ -26,11 +26,12 @@ from __future__ import annotations
 import functools
 import gettext as _gettext
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 DOMAIN = "skynet"
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -39,6 +40,8 @@ SOURCE_LANGUAGE = "en"
 LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}
 
 _language: ContextVar[str] = ContextVar("skynet_language", default=SOURCE_LANGUAGE)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def resolve(tag: str | None) -> str:
@@ -96,6 +99,26 @@ def use_language(value: str | None) -> Iterator[str]:
         _language.reset(token)
 
 
+def with_language(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` bound to the current language: wherever it is called, it runs in the language that was
+    current when this was called.
+
+    For a page's button callbacks: Streamlit runs a callback in a fresh script thread, whose context has the
+    default language, *before* the page sets the session's language; a job the callback starts copies that
+    context, so its messages (and the sandbox's: reward()'s feedback lines, the check's) come out in
+    English. Made while the page draws the button, ``on_click=with_language(start_score)`` runs in the
+    page's language.
+    """
+    bound = _language.get()
+
+    @functools.wraps(function)
+    def in_language(*args: P.args, **kwargs: P.kwargs) -> R:
+        with use_language(bound):
+            return function(*args, **kwargs)
+
+    return in_language
+
+
 def _(message: str) -> str:
     """``message`` in the current language."""
     return translations(_language.get()).gettext(message)
@@ -124,6 +147,17 @@ def format_number(value: float, digits: int | None = None) -> str:
         return format_decimal(value, locale=babel_locale())
     pattern = "#,##0." + "0" * digits if digits > 0 else "#,##0"
     return format_decimal(value, format=pattern, locale=babel_locale())
+
+
+def format_cost(usd: float | None) -> str:
+    """A cost in US dollars as every page, trace and report shows it: "$0.000045", "$0.0020", "$1,234.50"
+    (the decimals of ``cost_decimals``, the reward feedback lines' own rule; digits in the current locale);
+    "unknown" (translated) for ``None``."""
+    if usd is None:
+        return _("unknown")
+    from .sandbox.skynet._reward import cost_decimals
+
+    return "$" + format_number(usd, cost_decimals(usd))
 
 
 def format_datetime(moment: datetime, form: str = "medium") -> str:

@@ -5,7 +5,10 @@ A :class:`Job` is read by the page while its thread writes it:
 - ``done``/``total`` count cases finished so far; ``partial`` holds their
   results in arrival order (a copy is safe to read at any time).
 - Exactly one of ``result``, ``error`` is set once ``finished`` is true;
-  neither when the job was cancelled (``cancelled`` true).
+  neither when the job was cancelled (``cancelled`` true). ``error_kind`` types
+  the error (a :class:`~skynet_core.results.JobError`'s kind, else ``internal``).
+- :meth:`Job.outcome` reads all of that once, as an
+  :class:`~skynet_core.results.Outcome`: the one way pages read a job.
 - ``cancel`` is the event the runner watches; setting it stops the metric's
   child soon after.
 
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from .provenance import Provenance
-from .results import CaseResult
+from .results import CaseResult, CheckReport, ErrorKind, JobError, JobKind, Outcome, OutcomeStatus
 from .runner.worker import Cancelled
 
 T = TypeVar("T")
@@ -41,9 +44,9 @@ _ids = itertools.count(1)
 
 @dataclass(eq=False)
 class Job(Generic[T]):
-    """One background run. ``kind`` says what it is (``check`` or ``score``), ``label`` what it ran on."""
+    """One background run. ``kind`` says what it is, ``label`` what it ran on."""
 
-    kind: str
+    kind: JobKind
     total: int = 0
     label: str = ""
     id: int = field(default_factory=lambda: next(_ids))
@@ -51,14 +54,19 @@ class Job(Generic[T]):
     done: int = 0
     result: T | None = None
     error: str | None = None
+    error_kind: ErrorKind | None = None
     cancelled: bool = False
     started_at: float = field(default_factory=time.monotonic)
     started_wall: float = field(default_factory=time.time)
     finished_at: float | None = None
     provenance: Provenance | None = None
     _partial: list[CaseResult] = field(default_factory=list)
+    _items: list[Any] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _finished: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.kind = JobKind(self.kind)
 
     @property
     def finished(self) -> bool:
@@ -91,6 +99,36 @@ class Job(Generic[T]):
             self._partial.append(result)
             self.done += 1
 
+    @property
+    def items(self) -> list[Any]:
+        """What a job that makes something else than case results made so far (a grade per case), in order."""
+        with self._lock:
+            return list(self._items)
+
+    def add_item(self, item: Any) -> None:
+        """Record one item of progress (a grade…) and count it done."""
+        with self._lock:
+            self._items.append(item)
+            self.done += 1
+
+    def outcome(self) -> Outcome:
+        """This job's state, read once (see :class:`~skynet_core.results.Outcome` for what each field means)."""
+        kind, done, total = self.kind, self.done, self.total
+        if not self.finished or self.cancelled:
+            status = OutcomeStatus.CANCELLED if self.finished else OutcomeStatus.RUNNING
+            return Outcome(kind, status, done, total, tuple(self.partial))
+        if self.error is not None or self.result is None:
+            kind_of_error = self.error_kind or ErrorKind.INTERNAL
+            return Outcome(
+                kind, OutcomeStatus.COULD_NOT_RUN, done, total, error_kind=kind_of_error, error=self.error or ""
+            )
+        report = self.result
+        if not isinstance(report, CheckReport):
+            return Outcome(kind, OutcomeStatus.SCORED, done, total, tuple(self.partial))
+        if not report.cases and report.first_failure is not None:
+            return Outcome(kind, OutcomeStatus.METRIC_BROKEN, done, total, failure=report.first_failure)
+        return Outcome(kind, OutcomeStatus.SCORED, done, total, tuple(report.cases))
+
     def wait(self, timeout: float | None = None) -> bool:
         """Wait up to ``timeout`` seconds for the job to finish; True when it has."""
         return self._finished.wait(timeout)
@@ -114,10 +152,16 @@ class Job(Generic[T]):
                 self.result = value
         except Cancelled:
             self.cancelled = True
+        except JobError as exc:
+            if self.cancel.is_set():
+                self.cancelled = True
+            else:
+                self.error, self.error_kind = str(exc), exc.kind
         except Exception as exc:  # noqa: BLE001  (a job reports its failure; the page shows it)
             if self.cancel.is_set():
                 self.cancelled = True
             else:
+                self.error_kind = ErrorKind.INTERNAL
                 last = traceback.extract_tb(exc.__traceback__)[-1:]
                 where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
                 self.error = f"{type(exc).__name__}: {exc}{where}"

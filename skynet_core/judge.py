@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cases import Case
-from .i18n import _, format_number, ngettext
+from .i18n import N_, _, format_cost, format_number, ngettext
 from .metric_source import MetricSource
 from .results import CaseResult, RunTally
 from .runner.pool import WorkerPool
@@ -93,7 +93,7 @@ class JudgeSummary:
         time and $0.0300"."""
         if not self.used:
             return _("judge: the metric made no llm() calls")
-        cost = f"${format_number(self.cost_per_1000, 4)}" if self.cost_per_1000 is not None else _("an unknown cost")
+        cost = format_cost(self.cost_per_1000) if self.cost_per_1000 is not None else _("an unknown cost")
         calls = ngettext("{count} call", "{count} calls", self.calls).format(count=format_number(self.calls))
         seconds = format_number(self.ms_per_1000 / 1000.0, 1)
         if self.failed:
@@ -257,18 +257,38 @@ class Consistency:
         return _(FRESH_ANSWERS)
 
     def describe(self) -> str:
-        """One line for people."""
+        """One line for people, in the current language."""
         if not self.compared:
-            return f"no case was scored at least twice out of {self.repeats} runs; see the errors"
-        flip = self.flip_rate or 0.0
+            return ngettext(
+                "No case was scored at least twice in {repeats} run; see the errors.",
+                "No case was scored at least twice in {repeats} runs; see the errors.",
+                self.repeats,
+            ).format(repeats=self.repeats)
         verdict = (
-            "the judge gave the same verdict every time"
+            _("the judge gave the same verdict every time")
             if not self.flipped
-            else f"the verdict flipped on {len(self.flipped)} of {len(self.compared)} cases ({flip:.0%})"
+            else ngettext(
+                "the verdict flipped on {flipped} of {compared} case ({share}%)",
+                "the verdict flipped on {flipped} of {compared} cases ({share}%)",
+                len(self.compared),
+            ).format(
+                flipped=len(self.flipped),
+                compared=len(self.compared),
+                share=format_number(100 * (self.flip_rate or 0.0), 0),
+            )
         )
-        return (
-            f"Judged {len(self.cases)} cases {self.repeats} times each: {verdict}; mean standard deviation "
-            f"{self.mean_stdev or 0.0:.3f}, largest spread {self.max_spread or 0.0:.3f}"
+        return ngettext(
+            "Judged {cases} case {repeats} times each: {verdict}; mean standard deviation {stdev}, largest "
+            "spread {spread}.",
+            "Judged {cases} cases {repeats} times each: {verdict}; mean standard deviation {stdev}, largest "
+            "spread {spread}.",
+            len(self.cases),
+        ).format(
+            cases=len(self.cases),
+            repeats=self.repeats,
+            verdict=verdict,
+            stdev=format_number(self.mean_stdev or 0.0, 3),
+            spread=format_number(self.max_spread or 0.0, 3),
         )
 
     def rows(self) -> list[dict[str, Any]]:
@@ -287,6 +307,25 @@ class Consistency:
             }
             for case in self.cases
         ]
+
+
+# The headers of :meth:`Consistency.rows`' columns (translated where shown: :func:`column_labels`).
+COLUMN_LABELS = {
+    "id": N_("case"),
+    "runs": N_("runs"),
+    "mean": N_("mean"),
+    "min": N_("min"),
+    "max": N_("max"),
+    "stdev": N_("stdev"),
+    "flipped": N_("flipped"),
+    "agreement": N_("agreement"),
+    "errors": N_("errors"),
+}
+
+
+def column_labels() -> dict[str, str]:
+    """The consistency table's column headers in the current language, by the keys of :meth:`Consistency.rows`."""
+    return {key: _(label) for key, label in COLUMN_LABELS.items()}
 
 
 def repeat_id(case_id: str, run: int) -> str:

@@ -533,28 +533,40 @@ class KeyStatus:
 def key_status(config: ModelConfig) -> KeyStatus:
     """Which key a call with ``config`` sends, shown masked: the session's, the server environment's, or none."""
     if config.api_key:
-        return KeyStatus(True, f"typed in for this session ({config.masked_key})")
+        return KeyStatus(True, _("typed in for this session ({masked})").format(masked=config.masked_key))
     if not env_keys_allowed(config):
         return KeyStatus(
             True,
-            "none: the server's own keys do not go to an API base typed in the browser; type a "
-            "key for it if it asks for one",
+            _(
+                "none: the server's own keys do not go to an API base typed in the browser; type a "
+                "key for it if it asks for one"
+            ),
         )
     missing = _missing_key_variables(_litellm(), config.model)
+    variables = _(" or ").join(missing)
     if missing and config.api_base:
         return KeyStatus(
-            True, f"none ({' or '.join(missing)} is not set; a local server rarely needs a key, type one if it asks)"
+            True,
+            _("none ({variables} is not set; a local server rarely needs a key, type one if it asks)").format(
+                variables=variables
+            ),
         )
     if missing:
         return KeyStatus(
             False,
-            f"missing: set {' or '.join(missing)} in the server's environment (then restart "
-            "it) or type a key for this session",
+            _(
+                "missing: set {variables} in the server's environment (then restart it) or type a key for this session"
+            ).format(variables=variables),
         )
     variable = f"{(config.provider or 'openai').upper()}_API_KEY"
     if os.environ.get(variable):
-        return KeyStatus(True, f"{variable} from the server's environment ({mask(os.environ[variable])})")
-    return KeyStatus(True, "none needed")
+        return KeyStatus(
+            True,
+            _("{variable} from the server's environment ({masked})").format(
+                variable=variable, masked=mask(os.environ[variable])
+            ),
+        )
+    return KeyStatus(True, _("none needed"))
 
 
 @dataclass(frozen=True)
@@ -719,7 +731,9 @@ class MetricLlm:
             retries=reply.attempts - 1,
             cached=cached,
         )
-        return {"text": reply.text, "usage": reply.usage(), "call": call}
+        # The answer crosses to the metric, and from it to feedback, --out and the database: an endpoint that
+        # echoes the request's Authorization header (or any key) must not hand the key to metric code.
+        return {"text": redact(reply.text, self._keys), "usage": reply.usage(), "call": call}
 
     def without_cache(self) -> MetricLlm:
         """A handler with these settings that asks the model every time (measurements of variance)."""

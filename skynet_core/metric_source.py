@@ -3,20 +3,24 @@
 ``MetricSource`` is the one value that the editor, the drafts and versions, the contract check,
 the runner, the CLI and the exports pass around (contract Part B, rule 13). Invariants:
 
-- ``files`` maps a relative POSIX path (no ``..``, no leading ``/``, no hidden parts) to its text;
+- ``files`` maps a plain relative POSIX name to its text: each part letters, digits, ``_``, ``-``
+  and ``.`` only (no space, control character or newline), not hidden, at most
+  ``MAX_NAME_CHARS`` long, at most one folder deep (``helpers.py``, ``data/labels.json``), with a
+  suffix of ``DATA_SUFFIXES``; no name is both a file and a folder (``helpers.py`` and
+  ``helpers.py/inner.py``), so the folder can always be written to disk;
 - ``metric.py`` is always present: it defines ``score``;
 - the folder is small: at most ``MAX_FILES`` files and ``MAX_TOTAL_BYTES`` of UTF-8 text.
 
 A plain ``str`` is still accepted wherever a metric is expected: it is ``metric.py`` alone
-(``MetricSource.of(text)``).
+(``MetricSource.of(text)``). Reading a folder from disk is :mod:`skynet_core.metric_folder`, from a
+zip archive :mod:`skynet_core.metric_zip`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-import os
-import stat
+import re
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,15 +32,12 @@ from skynet_core.i18n import _
 MAIN_FILE = "metric.py"
 MAX_FILES = 64
 MAX_TOTAL_BYTES = 4_000_000
+MAX_NAME_CHARS = 100  # per part of a name; every part also fits a file system's 255 bytes
+MAX_FOLDERS = 1  # helpers.py and data/labels.json, not data/raw/labels.json
 # What a metric folder may hold besides Python modules: small text data the metric reads.
 DATA_SUFFIXES = (".py", ".json", ".jsonl", ".txt", ".csv", ".yaml", ".yml", ".toml", ".md", ".tsv")
-# Reading a folder from disk stays bounded however large the folder around metric.py is: data files
-# over MAX_DATA_FILE_BYTES (a dataset kept beside the metric) stay out, the walk goes MAX_DEPTH folders
-# down and looks at MAX_WALK_ENTRIES entries at most, and never into hidden or environment folders.
-MAX_DATA_FILE_BYTES = 1_000_000
-MAX_DEPTH = 3
-MAX_WALK_ENTRIES = 2000
-SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env"})
+EXPORT_MARKER = ".skynet-export.json"  # a folder an export wrote (engines/export.py): its copy is not the metric's
+_PLAIN_PART = re.compile(r"[\w.-]+")
 
 
 class MetricSourceError(ValueError):
@@ -54,6 +55,26 @@ def check_name(name: str) -> str:
         raise MetricSourceError(
             _("{name!r} is hidden. Give the file a name that does not start with a dot.").format(name=name)
         )
+    if not all(_PLAIN_PART.fullmatch(part) for part in path.parts):
+        raise MetricSourceError(
+            _(
+                "{name!r} is not a plain file name: names in a metric folder use letters, digits, _, - and . only "
+                "(no spaces, newlines or other characters). Rename it, e.g. to helpers.py."
+            ).format(name=name)
+        )
+    if any(len(part) > MAX_NAME_CHARS or len(part.encode()) > 255 for part in path.parts):
+        raise MetricSourceError(
+            _(
+                "{name!r} is too long: each part of a name is at most {limit} characters. Give it a shorter name."
+            ).format(name=name[:60] + "…", limit=MAX_NAME_CHARS)
+        )
+    if len(path.parts) > MAX_FOLDERS + 1:
+        raise MetricSourceError(
+            _(
+                "{name!r} is more than one folder deep; a metric folder holds its files at the top or in one level "
+                "of folders (e.g. data/labels.json)."
+            ).format(name=name)
+        )
     if path.suffix.lower() not in DATA_SUFFIXES:
         allowed = ", ".join(DATA_SUFFIXES)
         raise MetricSourceError(
@@ -62,6 +83,21 @@ def check_name(name: str) -> str:
             )
         )
     return str(path)
+
+
+def check_layout(names: list[str]) -> None:
+    """Refuse a name that is a file and also the folder of another file (``helpers.py`` and
+    ``helpers.py/inner.py``): such a folder cannot be written to disk."""
+    files = set(names)
+    for name in names:
+        folder = name.split("/")[0] if "/" in name else None
+        if folder is not None and folder in files:
+            raise MetricSourceError(
+                _(
+                    "{folder} is a file of the metric folder and also the folder of {name}; a name cannot be both. "
+                    "Rename the folder or the file."
+                ).format(folder=folder, name=name)
+            )
 
 
 @dataclass(frozen=True)
@@ -73,6 +109,7 @@ class MetricSource:
 
     def __post_init__(self) -> None:
         clean = {check_name(name): text for name, text in self.files.items()}
+        check_layout(list(clean))
         if MAIN_FILE not in clean:
             raise MetricSourceError(_("The metric folder has no metric.py. Add metric.py with a function score."))
         if len(clean) > MAX_FILES:
@@ -133,60 +170,16 @@ class MetricSource:
     def __hash__(self) -> int:
         return hash(self.digest)
 
-    # --- files on disk and zip archives -------------------------------------------------------
+    # --- files on disk, zip archives, old saved folders --------------------------------------
 
     @classmethod
     def from_path(cls, path: str | Path, *, exclude: tuple[str | Path, ...] = ()) -> MetricSource:
-        """Read a metric from ``path``: metric.py (its folder's other files come along) or the folder.
+        """Read a metric from ``path``: metric.py (with what it needs of its folder) or the folder; see
+        :func:`skynet_core.metric_folder.read_metric_folder`. ``exclude`` (the dataset given with it)
+        never comes along."""
+        from .metric_folder import read_metric_folder
 
-        A file of another name is read as metric.py. The folder's ``*.py`` files and small data
-        files come along; ``exclude`` (such as the dataset given with it) and data files over
-        ``MAX_DATA_FILE_BYTES`` stay out. Anything but a regular file is refused: a FIFO or a
-        device would block the reader or never end.
-        """
-        path = Path(path)
-        folder, main = (path, path / MAIN_FILE) if path.is_dir() else (path.parent, path)
-        _regular_size(main, required=True)
-        excluded = {_resolved(item) for item in (main, *exclude)}
-        files = {MAIN_FILE: _read_text(main)}
-        seen = 0
-        for root, dirs, names in os.walk(folder):
-            relative = Path(root).relative_to(folder)
-            dirs[:] = sorted(
-                name
-                for name in dirs
-                if len(relative.parts) < MAX_DEPTH
-                and not name.startswith(".")
-                and name not in SKIPPED_DIRS
-                and not (Path(root) / name / "pyvenv.cfg").exists()
-            )
-            for name in sorted(names):
-                seen += 1
-                if seen > MAX_WALK_ENTRIES:
-                    raise MetricSourceError(
-                        _(
-                            "{folder} holds more than {limit} entries; "
-                            "put metric.py and its helper files in a folder of their own."
-                        ).format(folder=folder, limit=MAX_WALK_ENTRIES)
-                    )
-                item = Path(root) / name
-                rel = (relative / name).as_posix()
-                if name.startswith(".") or item.suffix.lower() not in DATA_SUFFIXES or rel == MAIN_FILE:
-                    continue
-                size = _regular_size(item)
-                if size is None or _resolved(item) in excluded:
-                    continue
-                if item.suffix.lower() != ".py" and size > MAX_DATA_FILE_BYTES:
-                    continue
-                files[rel] = _read_text(item)
-                if len(files) > MAX_FILES:
-                    raise MetricSourceError(
-                        _(
-                            "{folder} holds more than {limit} Python and data files; "
-                            "put metric.py and its helper files in a folder of their own."
-                        ).format(folder=folder, limit=MAX_FILES)
-                    )
-        return cls(files)
+        return read_metric_folder(path, exclude=exclude).source
 
     def write_to(self, folder: str | Path) -> Path:
         """Write the files under ``folder`` (created if missing); return the path of metric.py."""
@@ -201,90 +194,44 @@ class MetricSource:
 
     @classmethod
     def from_zip(cls, data: bytes) -> MetricSource:
-        """Read a zip of a metric folder; a single top folder inside the archive is stripped."""
+        """Read a zip of a metric folder; see :func:`skynet_core.metric_zip.read_zip`."""
+        from .metric_zip import read_zip
+
+        return read_zip(data)
+
+    @classmethod
+    def from_stored(cls, files: Mapping[str, str]) -> MetricSource:
+        """A folder saved before its names were checked as they are now: each file whose name is no longer
+        allowed (or clashes with a folder) is kept under a plain name, so an old draft still opens and runs."""
         try:
-            archive = zipfile.ZipFile(io.BytesIO(data))
-        except zipfile.BadZipFile:
-            raise MetricSourceError(
-                _("The upload is not a zip archive. Upload metric.py or a .zip of the folder.")
-            ) from None
-        with archive:
-            members = [info for info in archive.infolist() if not info.is_dir()]
-            members = [m for m in members if "__pycache__" not in m.filename and "__MACOSX" not in m.filename]
-            if len(members) > MAX_FILES:
-                raise MetricSourceError(
-                    _("The archive has {count} files; at most {limit} are allowed.").format(
-                        count=len(members), limit=MAX_FILES
-                    )
-                )
-            if sum(m.file_size for m in members) > MAX_TOTAL_BYTES:
-                raise MetricSourceError(
-                    _("The archive unpacks to more than {limit:,} bytes.").format(limit=MAX_TOTAL_BYTES)
-                )
-            names = [m.filename for m in members]
-            tops = {PurePosixPath(name).parts[0] for name in names}
-            strip = len(tops) == 1 and MAIN_FILE not in names and all("/" in name for name in names)
-            files: dict[str, str] = {}
-            for member in members:
-                name = member.filename.split("/", 1)[1] if strip else member.filename
-                try:
-                    files[name] = archive.read(member).decode("utf-8")
-                except UnicodeDecodeError:
-                    raise MetricSourceError(_("{name} in the archive is not UTF-8 text.").format(name=name)) from None
-        return cls(files)
+            return cls(files)
+        except MetricSourceError:
+            pass
+        fixed: dict[str, str] = {}
+        for name in sorted(files, key=lambda item: (item != MAIN_FILE, item.count("/"), item)):
+            fixed[_plain_name(name, fixed)] = files[name]
+        return cls(fixed)
 
 
-def _resolved(path: str | Path) -> Path:
-    try:
-        return Path(path).resolve()
-    except (OSError, RuntimeError):
-        return Path(path).absolute()
-
-
-def _regular_size(path: Path, required: bool = False) -> int | None:
-    """The size of ``path`` when it is a regular file (following links); else None, or
-    MetricSourceError saying why when ``required``."""
-    try:
-        info = path.stat()
-    except OSError as exc:
-        if not required:
-            return None
-        if isinstance(exc, FileNotFoundError):
-            raise MetricSourceError(
-                _("{path}: no such file. Give metric.py or the folder that holds it.").format(path=path)
-            ) from None
-        raise MetricSourceError(
-            _("Cannot read {path}: {reason}.").format(path=path, reason=exc.strerror or exc)
-        ) from None
-    if stat.S_ISREG(info.st_mode):
-        if required and info.st_size > MAX_TOTAL_BYTES:
-            raise MetricSourceError(
-                _("{path} is {size:,} bytes; a metric is at most {limit:,}.").format(
-                    path=path, size=info.st_size, limit=MAX_TOTAL_BYTES
-                )
-            )
-        return info.st_size
-    if required:
-        message = (
-            _("{path} is a folder. Give metric.py or the folder that holds it.")
-            if stat.S_ISDIR(info.st_mode)
-            else _(
-                "{path} is not a regular file (a pipe, socket or device). Give metric.py or the folder that holds it."
-            )
-        )
-        raise MetricSourceError(message.format(path=path))
-    return None
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise MetricSourceError(_("{path} is not UTF-8 text. Save it as UTF-8.").format(path=path)) from None
-    except OSError as exc:
-        raise MetricSourceError(
-            _("Cannot read {path}: {reason}.").format(path=path, reason=exc.strerror or exc)
-        ) from None
+def _plain_name(name: str, taken: Mapping[str, str]) -> str:
+    """A plain name for ``name`` (see :func:`check_name`) that clashes with nothing in ``taken``."""
+    parts = [
+        re.sub(r"[^\w.-]", "_", part).lstrip(".")[-MAX_NAME_CHARS:] or "file"
+        for part in name.replace("\\", "/").split("/")
+        if part not in ("", ".", "..")
+    ] or ["file"]
+    parts = [*parts[:MAX_FOLDERS], "_".join(parts[MAX_FOLDERS:])] if len(parts) > MAX_FOLDERS + 1 else parts
+    if PurePosixPath(parts[-1]).suffix.lower() not in DATA_SUFFIXES:
+        parts[-1] += ".txt"
+    folders = {item.split("/")[0] for item in taken if "/" in item}
+    if len(parts) > 1 and parts[0] in taken:  # a file of that name exists: the folder goes
+        parts = ["_".join(parts)]
+    candidate, number = "/".join(parts), 1
+    while candidate in taken or candidate in folders:
+        number += 1
+        stem, dot, suffix = parts[-1].rpartition(".")
+        candidate = "/".join([*parts[:-1], f"{stem}_{number}{dot}{suffix}"])
+    return candidate
 
 
 def write_files(files: Mapping[str, str], folder: str | Path) -> Path:

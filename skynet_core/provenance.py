@@ -28,7 +28,9 @@ def settings_fingerprint(model: str, api_base: str | None, temperature: float) -
 class Provenance:
     """What a result was made from. ``metric`` is the metric folder's digest, ``dataset`` the dataset's
     source (file path or ``"example"``), ``split`` ``None`` for every split, ``models`` the fingerprint of
-    the model settings and ``model_label`` the metric model's name for people (``""``: none)."""
+    the model settings and ``model_label`` the metric model's name for people (``""``: none).
+    ``dataset_identity`` is the digest of every file the dataset was built from, by content
+    (``Dataset.identity``), so a candidate file replaced under the same main file is a change."""
 
     metric: str
     dataset: str
@@ -37,6 +39,7 @@ class Provenance:
     split: str | None
     models: str = ""
     model_label: str = ""
+    dataset_identity: str = ""
 
     def changes(self, current: Provenance) -> list[str]:
         """What differs in ``current`` (the workspace now) from what made this result, for people; [] if current."""
@@ -45,8 +48,11 @@ class Provenance:
             found.append(_("metric.py changed"))
         if self.dataset and self.dataset != current.dataset:
             found.append(_("the dataset is now {name}").format(name=current.dataset_name or current.dataset))
-        elif self.candidate != current.candidate:
-            found.append(_("the candidate is now {name}").format(name=current.candidate or _("(only one)")))
+        else:
+            if self.dataset_identity and current.dataset_identity and self.dataset_identity != current.dataset_identity:
+                found.append(_("the dataset's files changed"))
+            if self.candidate != current.candidate:
+                found.append(_("the candidate is now {name}").format(name=current.candidate or _("(only one)")))
         if self.split != current.split:
             found.append(_("the split is now {name}").format(name=current.split or _("all")))
         if self.models and current.models and self.models != current.models:
@@ -69,6 +75,7 @@ class Provenance:
                 data.get("split"),
                 str(data.get("models") or ""),
                 str(data.get("model_label") or ""),
+                str(data.get("dataset_identity") or ""),
             )
         except (TypeError, ValueError):
             return None

@@ -6,10 +6,14 @@ The Runs page only draws widgets and calls these. Every function takes and retur
 - :func:`runs_table`: one row per saved run (newest first), with whether it matches the workspace now;
 - :func:`run_frame`: one row per case of a run (``id``, ``status``, ``score``, one ``score.<name>``
   column per named score, ``feedback``, ``error``, ``input``, ``output``, ``expected``, ``split``,
-  ``candidate``, ``duration_ms``), the case's input, output and expected as the run scored them;
-- :func:`compare_frame`: two runs paired by (candidate, id), with the change and the status change;
-- :func:`filter_frame` / :func:`sort_frame`: the questions (score range, named-score range, status,
-  split, text in the feedback) and the order;
+  ``candidate``, ``latency_ms``, ``cost_usd``, ``duration_ms``, ``judge_cost_usd``), the case's input,
+  output, expected and measurements as the run scored them;
+- :func:`default_pair`, :func:`compare_frame`: which two runs Compare opens on (two runs of one
+  candidate), and two runs paired by (candidate, id) or, across candidates, by id, with the change and
+  the status change;
+- :func:`filter_frame` / :func:`sort_frame` / :func:`sort_by_change`: the questions (score range,
+  named-score range, status, split, text in the feedback) and the order (status changes first by
+  the size of change);
 - :func:`export_bytes`: a run's frame as a file, CSV cells made formula-neutral as every CSV export is.
 """
 
@@ -32,12 +36,14 @@ from .export import result_row, safe_csv_cell, score_names
 from .history import Comparison, compare_runs, short_name
 from .i18n import _, format_datetime, format_number
 from .provenance import Provenance
-from .runs import RunSummary, SavedRun
+from .runs import RunKey, RunSummary, SavedRun
 from .store import Version
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 JSON_COLUMNS = ("input", "output", "expected")
 TEXT_COLUMNS = ("feedback", "error")
+# A case's measured latency and cost (what reward() reads), what metric.py took and what its llm() calls cost.
+MEASURED_COLUMNS = ("latency_ms", "cost_usd", "duration_ms", "judge_cost_usd")
 MIMES = {"csv": "text/csv", "jsonl": "application/jsonl", "parquet": "application/vnd.apache.parquet"}
 RUN_COLUMNS = [
     "run",
@@ -155,13 +161,15 @@ def run_frame(run: SavedRun, cases: Mapping[CaseKey, Case] | None = None) -> pd.
                 "input": case.input if case else None,
                 "output": case.output if case else None,
                 "expected": case.expected if case else None,
+                "latency_ms": case.observation.latency_ms if case else None,
+                "cost_usd": case.observation.cost_usd if case else None,
             }
         )
         rows.append(row)
     named = [f"score.{name}" for name in names]
-    order = ["id", "status", "score", *named, *TEXT_COLUMNS, *JSON_COLUMNS, "split", "candidate", "duration_ms"]
+    order = ["id", "status", "score", *named, *TEXT_COLUMNS, *JSON_COLUMNS, "split", "candidate", *MEASURED_COLUMNS]
     frame = pd.DataFrame(rows, columns=order)
-    for column in ["score", *(f"score.{name}" for name in names)]:
+    for column in ["score", *(f"score.{name}" for name in names), *MEASURED_COLUMNS]:
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
     return frame
 
@@ -178,16 +186,41 @@ def status_change(old: str, new: str) -> str:
     return "" if old == new else f"{old} → {new}"
 
 
-def compare(old: SavedRun, new: SavedRun) -> Comparison:
-    """History's comparison of two runs (means, improved, worsened…) with :func:`compare_frame`'s table."""
-    return dataclasses.replace(compare_runs(old.results, new.results), table=compare_frame(old, new))
+def default_pair(summaries: Sequence[RunSummary]) -> tuple[int, int] | None:
+    """The runs Compare opens on, as (A, B) ids: the two latest runs of one candidate on one dataset (the
+    same split when there are such), so that they have every case in common; the two newest runs when no
+    candidate has two; ``None`` with fewer than two runs. ``summaries`` are newest first (``RunStore.list``)."""
+    if len(summaries) < 2:
+        return None
+    for same in (_same_cases, _same_candidate):
+        for index, newer in enumerate(summaries):
+            older = next((other for other in summaries[index + 1 :] if same(newer.key, other.key)), None)
+            if older is not None:
+                return older.id, newer.id
+    return summaries[1].id, summaries[0].id
 
 
-def compare_frame(old: SavedRun, new: SavedRun) -> pd.DataFrame:
-    """Cases of both runs paired by (candidate, id): History's comparison table (``old_score``,
-    ``new_score``, ``delta`` = B − A when both scored ok…) plus ``status_change`` ("ok → error") and B's
-    named scores as ``score.<name>`` (so the named-score filter reads run B)."""
-    table = compare_runs(old.results, new.results).table
+def _same_candidate(a: RunKey, b: RunKey) -> bool:
+    return (a.dataset, a.candidate) == (b.dataset, b.candidate)
+
+
+def _same_cases(a: RunKey, b: RunKey) -> bool:
+    return _same_candidate(a, b) and a.split == b.split
+
+
+def compare(old: SavedRun, new: SavedRun, *, by_id: bool = False) -> Comparison:
+    """History's comparison of two runs (means, improved, worsened…) with :func:`compare_frame`'s table;
+    ``by_id`` pairs the cases by id alone (two candidates' runs on the same cases)."""
+    return dataclasses.replace(
+        compare_runs(old.results, new.results, by_id=by_id), table=compare_frame(old, new, by_id=by_id)
+    )
+
+
+def compare_frame(old: SavedRun, new: SavedRun, *, by_id: bool = False) -> pd.DataFrame:
+    """Cases of both runs paired by (candidate, id), or by id with ``by_id``: History's comparison table
+    (``old_score``, ``new_score``, ``delta`` = B − A when both scored ok…) plus ``status_change``
+    ("ok → error") and B's named scores as ``score.<name>`` (so the named-score filter reads run B)."""
+    table = compare_runs(old.results, new.results, by_id=by_id).table
     table.insert(
         5, "status_change", [status_change(a, b) for a, b in zip(table["old_status"], table["new_status"], strict=True)]
     )
@@ -286,6 +319,22 @@ def sort_frame(frame: pd.DataFrame, column: str, descending: bool = False, *, ma
         values = pd.to_numeric(values, errors="coerce").abs()
     order = values.sort_values(ascending=not descending, na_position="last", kind="stable").index
     return frame.loc[order]
+
+
+def sort_by_change(frame: pd.DataFrame, descending: bool = True) -> pd.DataFrame:
+    """A comparison (:func:`compare_frame`) by the size of its change, largest first (``descending``): a change
+    of status first, the fixes (… → ok) before the breaks, then by how far the score moved; unchanged cases
+    with no score last either way. Stable."""
+    if frame.empty or "status_change" not in frame:
+        return frame
+    changed = frame["status_change"].fillna("").astype(bool)
+    fixed = changed & (frame["new_status"] == "ok")
+    moved = pd.to_numeric(frame["delta"], errors="coerce").abs()
+    # One number per row: a status change outranks any move of the score (moves are at most a score's range).
+    size = moved.where(~changed, float("inf"))
+    rank = pd.DataFrame({"size": size, "fixed": fixed.astype(int)}, index=frame.index)
+    ordered = rank.sort_values(["size", "fixed"], ascending=not descending, na_position="last", kind="stable")
+    return frame.loc[ordered.index]
 
 
 # --- showing and exporting -------------------------------------------------------------------------------

@@ -155,6 +155,22 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
     return {"mean": sum(scored) / len(scored) if scored else None, "statuses": statuses, "score_names": list(names)}
 
 
+def by_candidate(
+    results: Sequence[CaseResult], cases: Sequence[Case], candidates: Sequence[str]
+) -> dict[str, tuple[list[CaseResult], list[Case]]]:
+    """One scoring of several candidates' cases split into a run per candidate: each candidate's results
+    with the cases they scored, so each run is kept with its cases (never one that reads "saved before runs
+    kept their cases")."""
+    split: dict[str, tuple[list[CaseResult], list[Case]]] = {name: ([], []) for name in candidates}
+    for result in results:
+        if result.candidate in split:
+            split[result.candidate][0].append(result)
+    for case in cases:
+        if case.candidate in split:
+            split[case.candidate][1].append(case)
+    return split
+
+
 def case_to_json(case: Case) -> dict[str, Any]:
     """What a run keeps of a case it scored."""
     return {

@@ -118,12 +118,14 @@ def _add_missing_columns(path: Path) -> None:
 
 
 class VersionKind(StrEnum):
-    """Who made a version: a person (``named``), the autosave while typing (``auto``), or the studio
-    keeping a text that was about to be replaced (``kept``: an example, an upload, a restore, a conflict)."""
+    """Who made a version: a person (``named``), the autosave while typing (``auto``), the studio
+    keeping a text that was about to be replaced (``kept``: an example, an upload, a restore, a conflict),
+    or the studio keeping a text that was scored (``scored``: every scored run names a version)."""
 
     NAMED = "named"
     AUTO = "auto"
     KEPT = "kept"
+    SCORED = "scored"
 
 
 def _files_json(metric: MetricSource) -> str | None:
@@ -132,7 +134,7 @@ def _files_json(metric: MetricSource) -> str | None:
 
 
 def _metric(source: str, files: str | None) -> MetricSource:
-    return MetricSource(orjson.loads(files)) if files else MetricSource.of(source)
+    return MetricSource.from_stored(orjson.loads(files)) if files else MetricSource.of(source)
 
 
 @dataclass(frozen=True)

@@ -364,8 +364,15 @@ def renormalize(weights: Mapping[str, float], part: str, value: float, digits: i
     return {name: result[name] for name in PARTS}
 
 
-def weights_from_point(point: Sequence[float]) -> dict[str, float]:
-    """A point ``(accuracy, speed, cost)`` of the weight map as weights scaled to sum 1 (a click on the map)."""
+def weights_from_point(point: Sequence[float] | Mapping[str, float]) -> dict[str, float]:
+    """A point ``(accuracy, speed, cost)`` of the weight map as weights scaled to sum 1 (a click on the map).
+
+    The point may come back as an object of its indexes, ``{"0": a, "1": s, "2": c}`` (how a typed array
+    reads once it crossed to Python): its values are taken in the order of the indexes, never its keys."""
+    if isinstance(point, Mapping):
+        if sorted(point) != ["0", "1", "2"]:
+            raise ValueError(f"A point of the weight map has the weights 0, 1 and 2; got {point!r}.")
+        point = [point[str(index)] for index in range(3)]
     values = [max(float(v), 0.0) for v in point]
     if len(values) != 3 or sum(values) <= 0:
         raise ValueError(f"A point of the weight map has three weights of 0 or more, not all 0; got {point!r}.")

@@ -1,8 +1,13 @@
-"""Small cases for tests (a module of its own: ``conftest`` names two modules in this tree)."""
+"""Small cases and results for tests of every layer (a module of its own: ``conftest`` names several modules)."""
 
 from __future__ import annotations
 
 from skynet_core.cases import Case, Observation
+from skynet_core.datasets import load_example
+from skynet_core.results import CaseResult, CaseStatus
+
+WRONG_METRIC = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'Wrong.'}\n"
+WEAK_EVERY = 3
 
 
 def make_cases(count: int = 3, *, with_expected: bool = True) -> list[Case]:
@@ -16,3 +21,37 @@ def make_cases(count: int = 3, *, with_expected: bool = True) -> list[Case]:
         )
         for index in range(count)
     ]
+
+
+def weak_every_third() -> list[CaseResult]:
+    """Every third case scored 0 with "Wrong.", the others 1 with specific feedback, the last one errored."""
+    data = load_example()
+    cases = data.for_candidate(data.candidates[0])
+    results = []
+    for index, case in enumerate(cases):
+        if index == len(cases) - 1:
+            results.append(
+                CaseResult(
+                    id=case.id,
+                    split=case.split,
+                    status=CaseStatus.ERROR,
+                    error="KeyError: 'label'",
+                    candidate=case.candidate,
+                )
+            )
+        elif index % WEAK_EVERY == 0:
+            results.append(
+                CaseResult(id=case.id, split=case.split, score=0.0, feedback="Wrong.", candidate=case.candidate)
+            )
+        else:
+            label = (case.expected or {}).get("label", "none")
+            results.append(
+                CaseResult(
+                    id=case.id,
+                    split=case.split,
+                    score=1.0,
+                    feedback=f"Correct: the label is {label!r}.",
+                    candidate=case.candidate,
+                )
+            )
+    return results

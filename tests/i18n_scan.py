@@ -148,11 +148,15 @@ SKIPPED_FIELDS = {
     "css_class",
     "styles",
     "autocomplete",
+    # A code element shows text as written: metric code, its feedback and prints, errors, commands (data).
+    "code_text",
+    "language",
 }
 _CODE = re.compile(r"```.*?```|`[^`]*`|<style>.*?</style>", re.S)
 _NOISE = re.compile(
     r":material/[a-z_]+:|:[a-z]+(?=\[)|https?://\S+|[\w./-]+\.(?:py|json|jsonl|csv|parquet|zip|txt|po|mo)\b|"
-    r"\b[A-Z]+-\d+\b|\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b|\b\w*\d\w*\b|<[^>]+>|\{[^}]*\}",
+    r"\b[A-Z]+-\d+\b|\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b|\b\w*\d\w*\b|<[^>]+>|\{[^}]*\}|"
+    r"(?<![\w-])--[a-z][a-z0-9-]*",  # a command-line option (--roles) is code
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
 
@@ -225,26 +229,12 @@ def english(text: str, allowed: Iterable[str] = ()) -> list[str]:
     return [word for word in _WORD.findall(cleaned) if word.lower().strip("'’") not in allow]
 
 
-def render(app_path: str, page: str | None = None, language: str = "zh_CN", **state):
-    """An AppTest run of ``page`` (e.g. ``"pages/data.py"``; default the Author page) in ``language``.
+def render(page: str = "author", language: str = "zh_CN", **state):
+    """An AppTest run of ``page`` (one of ``tests.app.harness.PAGES``) in ``language``, with ``state`` in the
+    session first: the harness's one set-up (``tests.app.harness.open_app``), without failing on an exception."""
+    from tests.app.harness import open_app
 
-    The test's own thread runs in ``language`` too while it runs the app: AppTest formats a widget's
-    choices with its ``format_func`` there, and a translated choice must match the page's.
-    """
-    from streamlit.testing.v1 import AppTest
-
-    from skynet_core.i18n import use_language
-
-    at = AppTest.from_file(app_path, default_timeout=60)
-    at.session_state["studio.language"] = language
-    for key, value in state.items():
-        at.session_state[key] = value
-    with use_language(language):
-        at.run()
-        if page:
-            at.switch_page(page)
-            at.run()
-    return at
+    return open_app(page, language=language, state=state, check=False)
 
 
 def english_words(at, allowed: Iterable[str] = (), where: str = "all") -> list[tuple[str, str]]:

@@ -59,9 +59,17 @@ Every problem with a file is a :class:`DatasetError` whose message names the fil
 the line or column, what is wrong and how to fix it; nothing here raises a bare
 traceback for bad data.
 
+One output column per candidate
+    An A/B export holds several candidates' outputs side by side (``out_small``,
+    ``out_large``, with ``latency_large_ms``, ``cost_large_usd``...): those columns have
+    per-candidate roles and each row becomes one case per candidate (see
+    :mod:`~skynet_core.datasets.per_candidate`). :func:`candidate_warnings` flags two
+    candidates with identical outputs (the same file or column given twice).
+
 The package keeps one idea a module: ``model`` (Dataset, Role, DatasetError), ``splits``,
 ``roles``, ``files`` (reading files and their limits), ``frames`` (tables to cases),
-``candidates``, ``load`` and ``lines`` (a JSON Lines file kept compact for scoring very many
+``per_candidate`` (one output column per candidate), ``candidates``, ``identity`` (a
+dataset's digest), ``load`` and ``lines`` (a JSON Lines file kept compact for scoring very many
 cases). Import from the package.
 """
 
@@ -71,10 +79,12 @@ from .frames import cases_from_frame
 from .lines import CaseLines, read_case_lines
 from .load import load_dataset, load_example
 from .model import EXAMPLE_PATH, SPLITS, Dataset, DatasetError, Role
-from .roles import infer_roles, roles_from_json, roles_to_json
+from .per_candidate import CandidateColumns, candidate_warnings
+from .roles import RolesFile, infer_roles, roles_file_from_json, roles_from_json, roles_to_json
 from .splits import assign_splits, sample_for_check, split_plan
 
 __all__ = [
+    "CandidateColumns",
     "CandidateFile",
     "CaseLines",
     "Dataset",
@@ -83,8 +93,10 @@ __all__ = [
     "MAX_COLUMNS",
     "MAX_FILE_BYTES",
     "Role",
+    "RolesFile",
     "SPLITS",
     "assign_splits",
+    "candidate_warnings",
     "cases_from_frame",
     "check_size",
     "infer_roles",
@@ -93,6 +105,7 @@ __all__ = [
     "load_example",
     "read_case_lines",
     "read_table",
+    "roles_file_from_json",
     "roles_from_json",
     "roles_to_json",
     "sample_for_check",

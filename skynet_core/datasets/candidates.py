@@ -11,9 +11,10 @@ from skynet_core.cases import Case
 from skynet_core.i18n import _
 
 from .files import _describe, _file_label, read_table
-from .frames import _check_roles, _final_roles, _frame_rows, _pair
+from .frames import _check_roles, _final_roles, _frame_rows, _pair, _per_candidate_rows
 from .model import Dataset, DatasetError, Role, _Row
-from .roles import roles_from_json, roles_to_json
+from .per_candidate import candidate_columns, guess_own_columns, shared_roles
+from .roles import infer_roles, roles_from_json, roles_to_json
 
 if TYPE_CHECKING:
     pass
@@ -26,8 +27,10 @@ class CandidateFile:
     The file needs an id column and an output column; its observations are this
     candidate's own. Input, expected and split columns may be left out (the main
     file's are used); when present they must agree with the main file for every id.
-    Columns get roles like the main file's: the main file's roles for columns of the
-    same name, then ``roles`` here, then :func:`infer_roles`' guess.
+    Columns get roles like the main file's: ``roles`` here, then the main file's roles
+    for columns of the same name, then the columns named for this candidate
+    (``out_large``, ``latency_large_ms``, ``cost_large_usd`` in the file of ``large``),
+    then :func:`infer_roles`' guess.
     """
 
     name: str
@@ -98,7 +101,16 @@ def join_candidates(
         candidates=candidates,
         source=base.source,
         splits_from_column=base.splits_from_column,
+        warnings=base.warnings,
     )
+
+
+def _own_columns(columns: list[str], name: str) -> dict[str, tuple[Role, str]]:
+    """The columns of a candidate file named for its candidate (``out_large`` in the file of ``large``), when
+    no column is the output by its name already."""
+    if any(role is Role.OUTPUT for role, _field in infer_roles(columns).values()):
+        return {}
+    return guess_own_columns(columns, name)
 
 
 def _candidate_cases(
@@ -112,10 +124,14 @@ def _candidate_cases(
     frame = read_table(extra.path)
     columns = list(frame.columns)
     inherited = {column: role for column, role in (main_roles or {}).items() if column in columns}
-    final = _final_roles(file, columns, {**inherited, **(extra.roles or {})})
+    guessed = _own_columns(columns, name)
+    final = _final_roles(file, columns, {**guessed, **inherited, **(extra.roles or {})})
     _check_roles(file, columns, final, joined_to=main_file)
     has = {role for role, _ in final.values()}
-    rows, unit = _frame_rows(frame, final, extra.path)
+    rows, unit = _frame_rows(frame, shared_roles(final), extra.path)
+    rows = _per_candidate_rows(
+        frame, rows, candidate_columns(file, columns, final, joined_to=main_file), extra.path, unit
+    )
 
     seen: dict[str, _Row] = {}
     for row in rows:
@@ -171,5 +187,5 @@ def _candidate_cases(
                 ).format(where=row.where, id=ref.id, split=row.split, reference_split=ref.split, main=main_file),
                 line=row.number,
             )
-        cases.append(replace(ref, output=row.output, observation=row.observation, candidate=name))
+        cases.append(replace(ref, output=row.output, observation=row.observation, candidate=name, human=row.human))
     return cases

@@ -20,7 +20,7 @@ import orjson
 
 from skynet_core.cases import Observation
 from skynet_core.i18n import _, language
-from skynet_core.paths import special_file
+from skynet_core.paths import path_problem, special_file
 
 from .model import (
     _MEASUREMENTS,
@@ -88,6 +88,7 @@ _SUFFIXES = (*_JSONL_SUFFIXES, ".csv", ".parquet")
 _NUMBER_TEXT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _UNSAFE_NAME = re.compile(r"[^\w.\- ()+]")
 _CHUNK_BYTES = 1 << 20
+MAX_UPLOAD_NAME_CHARS = 60  # of an upload's name and of its extension; UTF-8 takes up to 4 bytes a character
 
 
 def _file_label(source: str | Path) -> str:
@@ -108,7 +109,10 @@ def _suffix(path: Path) -> str:
 
 
 def refuse_folder(path: Path) -> None:
-    """Refuse a folder given where a case file belongs, naming the case files inside it to choose from."""
+    """Refuse a path that cannot name a file (:func:`~skynet_core.paths.path_problem`), or a folder given where a
+    case file belongs, naming the case files inside it to choose from."""
+    if problem := path_problem(path):
+        raise DatasetError(_("{path}: {problem}").format(path=path, problem=problem))
     try:
         if not path.is_dir():
             return
@@ -132,6 +136,8 @@ def refuse_folder(path: Path) -> None:
 
 def _check_file(path: Path) -> int:
     """The file's size, after checking it exists, is a file and is under the limit."""
+    if problem := path_problem(path):
+        raise DatasetError(_("{path}: {problem}").format(path=path, problem=problem))
     if not path.exists():
         raise DatasetError(
             _("{name} was not found at {path}. Check the path, or upload the file again.").format(
@@ -177,6 +183,8 @@ def save_upload(name: str, data: BinaryIO, directory: str | Path) -> Path:
     extension, an empty file or one over :data:`MAX_FILE_BYTES`.
     """
     safe = _UNSAFE_NAME.sub("_", Path(name.replace("\\", "/")).name).strip(" .") or "upload"
+    stem, suffix = os.path.splitext(safe)
+    safe = stem[:MAX_UPLOAD_NAME_CHARS] + suffix[:MAX_UPLOAD_NAME_CHARS]  # a file system takes 255 bytes a name
     _suffix(Path(safe))
     data.seek(0, io.SEEK_END)
     size = data.tell()
@@ -271,14 +279,45 @@ def _reject_constant(name: str) -> None:
 
 def _parse_json(text: str) -> Any:
     """Parse with orjson for speed; on failure, the standard parser gives the message people read
-    (and accepts what orjson refuses but JSON allows, such as integers beyond 64 bits)."""
+    (and accepts what orjson refuses but JSON allows, such as integers beyond 64 bits). A lone
+    surrogate escape (``"\\ud800"``), which the standard parser lets through as text no file or
+    terminal can hold, raises :class:`LoneSurrogate`."""
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         try:
-            return json.loads(text, parse_constant=_reject_constant)
+            value = json.loads(text, parse_constant=_reject_constant)
         except RecursionError:
             raise TooDeep() from None
+        if _holds_surrogate(value):
+            raise LoneSurrogate() from None
+        return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Whether a parsed JSON value has a lone surrogate in any string or key (iteratively: it may be deep)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+class LoneSurrogate(ValueError):
+    """A JSON string escapes half of a UTF-16 surrogate pair (``"\\ud800"``): not a character."""
+
+    def __str__(self) -> str:
+        return _("it holds a lone surrogate escape such as \\ud800, half of a UTF-16 pair and not a character")
 
 
 class TooDeep(ValueError):
@@ -304,6 +343,15 @@ def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 _(
                     "{name}, line {line} is nested more than 1,000 levels deep, too deep to read. Flatten that "
                     "case, or store its deep part as a JSON string."
+                ).format(name=path.name, line=number),
+                line=number,
+            ) from None
+        except LoneSurrogate:
+            raise DatasetError(
+                _(
+                    "{name}, line {line} holds a lone surrogate escape such as \\ud800: half of a UTF-16 pair, "
+                    "not a character. Fix what wrote that line (the text was cut inside an emoji or a rare "
+                    "character), or remove the escape."
                 ).format(name=path.name, line=number),
                 line=number,
             ) from None
@@ -418,6 +466,16 @@ def _name_value(value: Any, what: str, where: str) -> str | None:
     )
 
 
+def _human_value(value: Any, where: str) -> float | None:
+    """A human score cell: a number on the metric's scale, pass (1) or fail (0); ``None`` when empty."""
+    from skynet_core.human.human_score import parse_human_value
+
+    try:
+        return parse_human_value(value)
+    except ValueError as exc:
+        raise DatasetError(f"{where}: {exc}") from None
+
+
 def place(file: str, unit: str, number: int) -> str:
     """Where a line or row of ``file`` is, for messages ("cases.jsonl, line 3"; ``unit`` is line or row).
 
@@ -475,6 +533,7 @@ def _jsonl_row(file: str, number: int, obj: dict[str, Any]) -> _Row:
         id=_name_value(obj.get("id"), "id", where),
         split=_name_value(obj.get("split"), "split", where),
         candidate=_name_value(obj.get("candidate"), "candidate", where),
+        human=_human_value(obj.get("human"), where),
     )
 
 
@@ -601,7 +660,78 @@ def _parquet_frame(path: Path) -> pd.DataFrame:
                 raise _too_big_decoded(path.name, bytes_limit)
             batches.append(batch)
         table = pa.Table.from_batches(batches, schema=parquet.schema_arrow)
-    return table.to_pandas()
+    frame: pd.DataFrame = _json_ready(path.name, table).to_pandas()
+    return frame
+
+
+def _json_ready(file: str, table: Any) -> Any:
+    """The Parquet table with every column something a case (JSON) can carry, checked when the file is read.
+
+    Binary columns of UTF-8 text become text; decimals become numbers when a float holds them exactly
+    (precision up to 15 digits), else text with every digit. Bytes that are not text, durations and
+    intervals (also inside lists and structs) are refused, naming the column: they would otherwise
+    reach the sandbox as values JSON cannot encode and be blamed on the metric.
+    """
+    import pyarrow as pa
+
+    for index, field in enumerate(table.schema):
+        kind = field.type
+        target = None
+        if _is_binary(kind):
+            target = pa.large_string() if pa.types.is_large_binary(kind) else pa.string()
+        elif pa.types.is_decimal(kind):
+            target = pa.float64() if kind.precision <= 15 else pa.string()
+        elif problem := _unsupported(kind):
+            raise _column_refused(file, field.name, problem, kind)
+        if target is not None:
+            try:
+                column = table.column(index).cast(target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                raise _column_refused(file, field.name, "binary", kind) from None
+            table = table.set_column(index, field.name, column)
+    return table
+
+
+def _is_binary(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(
+        pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+        or pa.types.is_fixed_size_binary(kind)
+        or pa.types.is_binary_view(kind)
+    )
+
+
+def _unsupported(kind: Any) -> str | None:
+    """``"binary"`` or ``"duration"`` when ``kind`` holds bytes, durations or intervals at any depth, else None."""
+    import pyarrow as pa
+
+    if _is_binary(kind):
+        return "binary"
+    if pa.types.is_duration(kind) or pa.types.is_interval(kind):
+        return "duration"
+    if pa.types.is_dictionary(kind):
+        return _unsupported(kind.value_type)
+    for child in range(getattr(kind, "num_fields", 0)):
+        if problem := _unsupported(kind.field(child).type):
+            return problem
+    return None
+
+
+def _column_refused(file: str, column: str, problem: str, kind: Any) -> DatasetError:
+    message = (
+        _(
+            "{file}: column {column!r} holds binary data ({type}) that is not UTF-8 text, and a case is JSON, which "
+            "cannot carry bytes. Store it as text (e.g. base64), or leave the column out of the file."
+        )
+        if problem == "binary"
+        else _(
+            "{file}: column {column!r} holds durations ({type}), and a case is JSON, which has none. Store them as "
+            "numbers with the unit in the column name (e.g. latency_ms), or as text."
+        )
+    )
+    return DatasetError(message.format(file=file, column=column, type=kind), column=column)
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
 import math
@@ -12,10 +13,22 @@ from typing import TYPE_CHECKING, Any
 from skynet_core.cases import Case, Observation
 from skynet_core.i18n import _
 
-from .files import _check_width, _describe, _file_label, _measurement, _name_value, _observation, _parse_json, place
+from .files import (
+    _check_width,
+    _describe,
+    _file_label,
+    _human_value,
+    _measurement,
+    _name_value,
+    _observation,
+    _parse_json,
+    place,
+)
 from .model import _MEASUREMENTS, Dataset, DatasetError, Role, _Row
+from .per_candidate import CandidateColumns, candidate_columns, shared_roles
 from .roles import infer_roles
 from .splits import assign_splits
+from .twins import nfc_twins, warning_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,7 +54,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, decimal.Decimal):
-        return float(value)
+        # A float holds 15 significant digits exactly; beyond that the digits are kept as text, not rounded.
+        return float(value) if len(value.as_tuple().digits) <= 15 else str(value)
     return value
 
 
@@ -104,7 +118,7 @@ def _check_roles(
                     column=column,
                 )
             targets[role, field] = column
-    for role in (Role.ID, Role.SPLIT, Role.CANDIDATE):
+    for role in (Role.ID, Role.SPLIT, Role.CANDIDATE, Role.HUMAN):
         if len(by_role.get(role, [])) > 1:
             first, second = by_role[role][:2]
             raise DatasetError(
@@ -133,15 +147,18 @@ def _check_roles(
         raise DatasetError(
             _(
                 "{file} has no input column. Name input columns with the input. prefix (e.g. input.question), or give "
-                "a column the input role."
+                "a column the input role (on the Data page, or with --roles FILE.json on the command line)."
             ).format(file=file)
         )
+    if any(item.output for item in candidate_columns(file, columns, roles, joined_to=joined_to)):
+        return  # one output column per candidate: checked there
     outputs = by_role.get(Role.OUTPUT, [])
     if not outputs:
         raise DatasetError(
             _(
                 "{file} has no output column. Add a column named output (or output.<field> for an object output), or "
-                "give a column the output role."
+                "give a column the output role (on the Data page, or with --roles FILE.json on the command line; "
+                "one “output of a candidate” column per candidate when each has its own)."
             ).format(file=file)
         )
     whole = [column for column in outputs if not roles[column][1]]
@@ -210,7 +227,8 @@ def cases_from_frame(
         )
     final = _final_roles(file, columns, roles)
     _check_roles(file, columns, final)
-    rows, unit = _frame_rows(df, final, source)
+    rows, unit = _frame_rows(df, shared_roles(final), source)
+    rows = _per_candidate_rows(df, rows, candidate_columns(file, columns, final), source, unit)
     return _dataset(rows, name=name or Path(str(source)).stem or file, source=str(source), file=file, unit=unit)
 
 
@@ -272,6 +290,63 @@ def _frame_rows(df: pd.DataFrame, final: dict[str, tuple[Role, str]], source: st
     return rows, unit
 
 
+def _per_candidate_rows(
+    df: pd.DataFrame, rows: list[_Row], per: list[CandidateColumns], source: str, unit: str
+) -> list[_Row]:
+    """Each row once per candidate of a table with one output column per candidate (see
+    :mod:`~skynet_core.datasets.per_candidate`), candidate by candidate; ``rows`` as they are without one.
+
+    A candidate's case has the row's input, expected, id and split, its own output column's cell, and its
+    own latency and cost where it has those columns (the row's shared observation otherwise). A candidate
+    named ``""`` is a candidate file's own: only its cells are set, not its name.
+    """
+    if not per:
+        return rows
+    file = _file_label(source)
+    is_csv = Path(str(source)).suffix.lower() == ".csv"
+    numbers = [row.number for row in rows]
+    expanded: list[_Row] = []
+    for item in per:
+        outputs = _cells(df, item.output, is_csv) if item.output else [row.output for row in rows]
+        latencies = _measurements(df, item.latency_ms, "latency_ms", file, unit, numbers, is_csv)
+        costs = _measurements(df, item.cost_usd, "cost_usd", file, unit, numbers, is_csv)
+        for row, output, latency, cost in zip(rows, outputs, latencies, costs, strict=True):
+            observation = Observation(
+                latency if item.latency_ms else row.observation.latency_ms,
+                cost if item.cost_usd else row.observation.cost_usd,
+            )
+            expanded.append(
+                dataclasses.replace(row, output=output, observation=observation, candidate=item.name or row.candidate)
+            )
+    return expanded
+
+
+def _cells(df: pd.DataFrame, column: str, is_csv: bool) -> list[Any]:
+    """A column's cells as plain Python (a CSV cell is the text written, as a whole output's is)."""
+    values = df[column].tolist()
+    return values if is_csv else [value if type(value) is str else _plain(value) for value in values]
+
+
+def _measurements(
+    df: pd.DataFrame, column: str | None, what: str, file: str, unit: str, numbers: list[int], is_csv: bool
+) -> list[float | None]:
+    """A per-candidate latency or cost column's numbers (``None`` where not measured); all ``None`` without one."""
+    if column is None:
+        return [None] * len(numbers)
+    values = _cells(df, column, is_csv)
+    if not is_csv:
+        _check_measurement_kinds(file, unit, column, zip(numbers, values, strict=True))
+    head, tail = _column_plan(file, unit, column, Role.OBSERVATION, what)[5]
+    found = []
+    for number, value in zip(numbers, values, strict=True):
+        try:
+            found.append(_measurement(value, f"observation.{what}", head + str(number) + tail, text_ok=True))
+        except DatasetError as exc:
+            exc.line, exc.column = number, column
+            raise
+    return found
+
+
 def _check_measurement_kinds(file: str, unit: str, column: str, cells: Iterable[tuple[int, Any]]) -> None:
     """Refuse a measurement column of a typed file (JSON Lines, Parquet) that mixes numbers and text.
 
@@ -307,7 +382,7 @@ def _check_measurement_kinds(file: str, unit: str, column: str, cells: Iterable[
             )
 
 
-_NAME, _MEASUREMENT, _OBSERVATION, _WHOLE_OUTPUT, _PART = range(5)
+_NAME, _MEASUREMENT, _OBSERVATION, _WHOLE_OUTPUT, _PART, _HUMAN = range(6)
 
 
 def _column_plan(file: str, unit: str, column: Any, role: Role, field: str) -> tuple[Any, ...]:
@@ -318,6 +393,8 @@ def _column_plan(file: str, unit: str, column: Any, role: Role, field: str) -> t
         kind = _MEASUREMENT if field else _OBSERVATION
     elif role is Role.OUTPUT and not field:
         kind = _WHOLE_OUTPUT
+    elif role is Role.HUMAN:
+        kind = _HUMAN
     else:
         kind = _PART
     # The cell's place, translated once per column: the row number goes where the \x00 is.
@@ -332,6 +409,7 @@ def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], 
     measured: dict[str, float | None] = {}
     names: dict[Role, str | None] = {Role.ID: None, Role.SPLIT: None, Role.CANDIDATE: None}
     output: Any = None
+    human: float | None = None
     has_expected = False
     for (column, role, field, kind, what, (head, tail)), value in zip(plans, values, strict=True):
         where = head + str(number) + tail
@@ -348,6 +426,8 @@ def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], 
                 )
             elif kind == _WHOLE_OUTPUT:
                 output = value
+            elif kind == _HUMAN:
+                human = _human_value(value, where)
             else:
                 _object_part(objects[role], value, role, field, where)
                 has_expected = has_expected or (role is Role.EXPECTED and value is not None)
@@ -364,6 +444,7 @@ def _frame_row(file: str, unit: str, number: int, plans: list[tuple[Any, ...]], 
         id=names[Role.ID],
         split=names[Role.SPLIT],
         candidate=names[Role.CANDIDATE],
+        human=human,
     )
 
 
@@ -388,6 +469,15 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         positions[candidate] = positions.get(candidate, 0) + 1
         case_id = row.id or str(positions[candidate] if with_candidate else row.number)
         earlier = first_seen.get((candidate, case_id))
+        if earlier is not None and (row.id is None or earlier.id is None):
+            unnamed, named = (row, earlier) if row.id is None else (earlier, row)
+            raise DatasetError(
+                _(
+                    "{file}: {missing} has no id, so it is numbered {id!r} by its place in the file, but {given} "
+                    "gives {id!r} as its id. Give every case an id, or none."
+                ).format(file=file, missing=_at(unit, unnamed.number), id=case_id, given=_at(unit, named.number)),
+                line=unnamed.number,
+            )
         if earlier is not None:
             where = _pair(unit, earlier.number, row.number)
             raise DatasetError(
@@ -493,7 +583,16 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
             split=splits[case_id],
             observation=row.observation,
             candidate=row.candidate or "",
+            human=row.human,
         )
         for row, case_id in zip(rows, ids, strict=True)
     ]
-    return Dataset(name=name, cases=cases, candidates=candidates, source=source, splits_from_column=from_column)
+    twins = nfc_twins((case_id, _at(unit, row.number)) for case_id, row in reference_rows.items())
+    return Dataset(
+        name=name,
+        cases=cases,
+        candidates=candidates,
+        source=source,
+        splits_from_column=from_column,
+        warnings=warning_of(file, twins),
+    )

@@ -25,8 +25,10 @@ import orjson
 from skynet_core.cases import Case, Observation
 
 from .files import _check_file, _jsonl_row, _name_value, _observation
+from .frames import _at
 from .model import DatasetError
 from .splits import assign_splits
+from .twins import nfc_twins, warning_of
 
 MAX_RAW_BRACKETS = 200  # orjson encodes at most 255 levels; a line with more brackets than this is encoded anew
 _UNMEASURED = Observation()  # frozen, so one serves every case without an observation
@@ -49,11 +51,13 @@ class CaseLines(Sequence[Case]):
         split_names: list[str],
         ids: list[str] | None = None,
         plain: bytearray | None = None,
+        warnings: list[str] | None = None,
     ) -> None:
         self.path, self.data = path, data
         self.bounds, self.numbers, self.splits, self.split_names = bounds, numbers, splits, split_names
         # Each case's id, and whether its line is of the usual shape (see _usual), for line_batch.
         self.ids, self.plain = ids, plain
+        self.warnings = warnings or []  # as Dataset.warnings
         self._view = memoryview(data)
 
     def __len__(self) -> int:
@@ -148,7 +152,7 @@ def _usual(obj: dict[str, Any]) -> tuple[str | None, str | None] | None:
     expected = obj.get("expected")
     if type(obj.get("input")) is not dict or "output" not in obj or not (expected is None or type(expected) is dict):
         return None
-    if obj.get("observation") is not None:
+    if obj.get("observation") is not None or obj.get("human") is not None:  # checked by the reader of record
         return None
     raw_id, split = obj.get("id"), obj.get("split")
     if not (raw_id is None or type(raw_id) is str) or not (split is None or type(split) is str):
@@ -223,7 +227,13 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
     if len(split_names) > 255:
         return None
     splits = bytearray(codes[split] for split in named if split is not None)  # none is None by now
-    return CaseLines(path, data, bounds, numbers, splits, split_names, ids, plain)
+    # Ids that differ only in Unicode form need a character beyond ASCII, written or escaped.
+    twins = None if data.isascii() and b"\\u" not in data else nfc_twins(zip(ids, map(_line, numbers), strict=True))
+    return CaseLines(path, data, bounds, numbers, splits, split_names, ids, plain, warning_of(path.name, twins))
+
+
+def _line(number: int) -> str:
+    return _at("line", number)
 
 
 class LineCase:

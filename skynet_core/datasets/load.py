@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .candidates import CandidateFile, join_candidates
 from .files import _JSONL_SUFFIXES, _jsonl_objects, _jsonl_row, _suffix, read_table, refuse_folder
 from .frames import _dataset, cases_from_frame
+from .identity import dataset_identity
 from .model import EXAMPLE_PATH, Dataset, DatasetError, Role
 
 if TYPE_CHECKING:
@@ -45,7 +46,11 @@ def load_dataset(
         base = _dataset(rows, name=name or path.stem, source=str(path), file=path.name, unit="line")
     else:
         base = cases_from_frame(read_table(path), roles, str(path), name=name)
-    return join_candidates(base, candidate_files, roles=roles, main_candidate=main_candidate)
+    dataset = join_candidates(base, candidate_files, roles=roles, main_candidate=main_candidate)
+    dataset.identity = dataset_identity(
+        path, roles=roles, candidate_files=candidate_files, main_candidate=main_candidate
+    )
+    return dataset
 
 
 def load_example() -> Dataset:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,13 @@ class DatasetError(ValueError):
 
 
 class Role(StrEnum):
-    """What a column means. ``IGNORED`` columns are shown but not passed to the metric."""
+    """What a column means. ``IGNORED`` columns are shown but not passed to the metric.
+
+    The ``CANDIDATE_*`` roles are for a table with one output column per candidate (an A/B
+    export such as ``out_small, out_large``): the field is the candidate's name, and the
+    column holds that candidate's whole output, measured latency (ms) or cost (USD). See
+    :mod:`skynet_core.datasets.per_candidate`.
+    """
 
     INPUT = "input"
     EXPECTED = "expected"
@@ -46,7 +52,11 @@ class Role(StrEnum):
     CANDIDATE = "candidate"
     SPLIT = "split"
     ID = "id"
+    HUMAN = "human"
     IGNORED = "ignored"
+    CANDIDATE_OUTPUT = "candidate_output"
+    CANDIDATE_LATENCY = "candidate_latency_ms"
+    CANDIDATE_COST = "candidate_cost_usd"
 
 
 @dataclass
@@ -58,7 +68,11 @@ class Dataset:
     candidate column. All candidates have the same case ids, and a case id has the
     same split (and input and expected) for every candidate. ``source`` is the
     file's path, or ``"example"`` for the bundled example. ``splits_from_column``
-    is true when a ``split`` column gave the splits instead of the planner.
+    is true when a ``split`` column gave the splits instead of the planner. ``warnings`` are sentences for
+    people about what loaded but may not be what was meant (ids that differ only in Unicode form).
+    ``identity`` is the digest of every file it was built from, by content, and of
+    the roles and candidate names it was read with (``""``: not known; see
+    :mod:`skynet_core.datasets.identity`).
     """
 
     name: str
@@ -66,6 +80,8 @@ class Dataset:
     candidates: list[str]
     source: str
     splits_from_column: bool = False
+    warnings: list[str] = field(default_factory=list)  # for people: what loads but may not be meant (NFC twin ids)
+    identity: str = ""
 
     def for_candidate(self, candidate: str) -> list[Case]:
         """The cases of one candidate, in file order. Raises ``ValueError`` for an unknown name."""
@@ -109,3 +125,4 @@ class _Row:
     id: str | None
     split: str | None
     candidate: str | None
+    human: float | None = None

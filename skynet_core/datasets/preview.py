@@ -8,14 +8,15 @@ so the user fixes them while setting the roles instead of after pressing the but
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from skynet_core.i18n import _, ngettext
 
 from .candidates import CandidateFile
 from .files import _file_label
-from .frames import _check_roles, _final_roles
+from .frames import _at, _check_roles, _final_roles
 from .model import DatasetError, Role
+from .twins import nfc_twins, warning_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,6 +53,22 @@ def preview_problems(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]] | N
     if repeated:
         problems.append(repeated)
     return problems
+
+
+def preview_warnings(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]] | None, source: str) -> list[str]:
+    """What "Use this dataset" would accept but people should know: ids that differ only in their Unicode form
+    (NFC). Shown beside the problems, without refusing the file."""
+    file = _file_label(source)
+    try:
+        final = _final_roles(file, list(frame.columns), roles)
+    except DatasetError:
+        return []
+    id_columns = [column for column in frame.columns if final[column][0] is Role.ID]
+    if len(id_columns) != 1:
+        return []
+    ids = _id_texts(frame[id_columns[0]])
+    unit = "line" if frame.index.name == "line" else "row"
+    return warning_of(file, nfc_twins((text, _at(unit, cast(int, number))) for number, text in ids.items() if text))
 
 
 def repeated_ids(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]], file: str) -> str | None:

@@ -11,10 +11,13 @@ import pandas as pd
 
 from skynet_core.i18n import N_
 
-from .roles import Role, infer_roles
+from .model import Role
+from .per_candidate import PER_CANDIDATE_ROLES, candidate_name_of
+from .roles import infer_roles
 
 # The editor's choices (marked for translation: the editor shows them with ``_`` and keeps the English value).
-# ``None`` as the field: the row's field name, or the column name when it is empty.
+# ``None`` as the field: the row's field name, or when it is empty the column name (for the roles "of a
+# candidate", whose field is the candidate's name: the name the column gives, e.g. out_large → large).
 ROLE_CHOICES: dict[str, tuple[Role, str | None]] = {
     N_("input field"): (Role.INPUT, None),
     N_("input object"): (Role.INPUT, ""),
@@ -25,9 +28,13 @@ ROLE_CHOICES: dict[str, tuple[Role, str | None]] = {
     N_("observation latency_ms"): (Role.OBSERVATION, "latency_ms"),
     N_("observation cost_usd"): (Role.OBSERVATION, "cost_usd"),
     N_("observation object"): (Role.OBSERVATION, ""),
+    N_("output of a candidate"): (Role.CANDIDATE_OUTPUT, None),
+    N_("latency_ms of a candidate"): (Role.CANDIDATE_LATENCY, None),
+    N_("cost_usd of a candidate"): (Role.CANDIDATE_COST, None),
     N_("candidate"): (Role.CANDIDATE, ""),
     N_("split"): (Role.SPLIT, ""),
     N_("id"): (Role.ID, ""),
+    N_("human"): (Role.HUMAN, ""),
     N_("ignored"): (Role.IGNORED, ""),
 }
 EXAMPLE_CHARS = 60
@@ -41,7 +48,19 @@ def choice_of(role: Role, field_name: str) -> str:
         return f"{role.value} {'field' if field_name else 'object'}"
     if role is Role.OBSERVATION:
         return f"observation {field_name}" if field_name else "observation object"
+    if role in PER_CANDIDATE_ROLES:
+        return f"{PER_CANDIDATE_ROLES[role]} of a candidate"
     return role.value
+
+
+def default_field(choice: str | None, column: str) -> str:
+    """The field name a row gets when its choice needs one and none is typed: the column's name, or for the
+    roles "of a candidate" the candidate's name the column gives (``out_large`` → ``large``); ``""`` for a
+    choice without a field."""
+    role, fixed = ROLE_CHOICES.get(choice or "ignored", (Role.IGNORED, ""))
+    if fixed is not None:
+        return ""
+    return candidate_name_of(column, role) if role in PER_CANDIDATE_ROLES else str(column)
 
 
 def role_of(choice: str | None, field_name: Any, column: str) -> tuple[Role, str]:
@@ -50,7 +69,19 @@ def role_of(choice: str | None, field_name: Any, column: str) -> tuple[Role, str
     if fixed is not None:
         return role, fixed
     typed = field_name.strip() if isinstance(field_name, str) else ""
-    return role, typed or column
+    return role, typed or default_field(choice, column)
+
+
+def with_default_fields(edited: pd.DataFrame) -> pd.DataFrame:
+    """The edited rows with a blank field filled where the chosen role needs one (:func:`default_field`),
+    so the editor shows the name the role will use instead of an empty cell; fields of roles without
+    one are cleared."""
+    filled = edited.copy()
+    for index, row in filled.iterrows():
+        needed = default_field(row["role"], str(row["column"]))
+        typed = row["field"].strip() if isinstance(row["field"], str) else ""
+        filled.at[index, "field"] = (typed or needed) if needed else ""
+    return filled
 
 
 def cell_text(value: Any) -> Any:
@@ -70,8 +101,8 @@ def cell_text(value: Any) -> Any:
 def sample_text(values: Iterable[Any]) -> str:
     """The first non-empty cell as text, cut to :data:`EXAMPLE_CHARS` characters."""
     for value in values:
-        text = cell_text(value)
-        if text not in (None, ""):
+        text = str(cell_text(value) or "")
+        if text:
             return text if len(text) <= EXAMPLE_CHARS else text[: EXAMPLE_CHARS - 3] + "..."
     return ""
 

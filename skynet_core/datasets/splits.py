@@ -65,15 +65,18 @@ def assign_splits(ids: list[str]) -> dict[str, str]:
 def sample_for_check(cases: list[Case], k: int = 3) -> list[Case]:
     """The cases the contract check runs on (contract Part B rule 7).
 
-    Takes the ``k`` cases first in SHA-256 order of ``candidate`` and ``id``: the same
-    cases for the same dataset every time, all of them when there are fewer than
-    ``k``. When the cases include both some with ``expected`` and some without, and
-    ``k`` is at least 2, the sample has at least one of each: the last pick is
-    swapped for the first case (in the same order) of the missing kind.
+    Takes the ``k`` cases first in SHA-256 order of their ``id``: the same cases for the
+    same dataset every time, all of them when there are fewer than ``k``. The order
+    depends on the ids alone, never on the candidate's name, so every candidate of a
+    dataset is checked on the same cases, and the app (which names a file's candidate)
+    and the command line (which may not) check the same ones. When the cases include
+    both some with ``expected`` and some without, and ``k`` is at least 2, the sample
+    has at least one of each: the last pick is swapped for the first case (in the same
+    order) of the missing kind.
     """
     if k <= 0:
         return []
-    ordered = sorted(cases, key=lambda case: (_stable_key(f"{case.candidate}\n{case.id}"), case.candidate, case.id))
+    ordered = sorted(cases, key=lambda case: (_stable_key(case.id), case.id, case.candidate))
     picked = ordered[:k]
     if len(picked) >= 2:
         for labelled in (True, False):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import io
+import os
+import re
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,8 +25,10 @@ import orjson
 
 from ..cases import Case
 from ..i18n import _
-from ..metric_source import MetricSource, write_files
+from ..metric_source import EXPORT_MARKER, MetricSource
 from ..packages import package_report
+from ..paths import file_identity
+from ..pysource import parse as parse_source
 from .dspy_metric import DspyFields
 
 ENGINES = ("gepa", "dspy")
@@ -34,11 +38,17 @@ ENGINE_PINS = {"gepa": ["gepa==0.1.4"], "dspy": ["dspy==3.4.1", "gepa==0.1.4"]}
 RUNTIME_PACKAGES = ("litellm", "orjson")
 DEFAULT_INSTRUCTION = "Answer the task given in the input."
 PACKAGE = Path(__file__).resolve().parents[1]
-VENDOR_ROOTS = ("engines/__init__.py", "runner/__init__.py")
+VENDOR_ROOTS = ("engines/__init__.py", "runner/__init__.py", "metric_folder.py")  # MetricSource.from_path reads with it
 VENDOR_TREES = ("sandbox",)
 VENDORED_INIT = (
     '"""A vendored part of Skynet Metric Studio\'s skynet_core: what runs a metric sandboxed for engines."""\n'
 )
+# Every exported folder holds this file: a folder with it was written by an export, so another export may write
+# its files again; any other folder that is not empty is the user's, and an export refuses to write into it.
+MARKER = EXPORT_MARKER
+MARKER_TEXT = '{"written_by": "Skynet Metric Studio export"}\n'
+SHOWN_CLASHES = 8
+_PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")  # PEP 508's name, with re.fullmatch
 
 
 class ExportError(ValueError):
@@ -52,8 +62,20 @@ class EngineExport:
     engine: str
     files: Mapping[str, str]
 
-    def write_to(self, folder: str | Path) -> Path:
-        return write_files(self.files, folder)
+    def write_to(self, folder: str | Path, *, inputs: Sequence[str | Path] = ()) -> Path:
+        """Write the files into ``folder`` and return it; nothing the user owns is replaced.
+
+        ``folder`` must be new, empty, or written by an export before (it holds :data:`MARKER`);
+        ``inputs`` (the data file, the metric's files) must not be among the files written. Each
+        file is written to a temporary name and renamed, so a link in the folder is replaced, never
+        followed. Raises :class:`ExportError` naming the files it would replace, before writing any.
+        """
+        folder = Path(folder)
+        _check_target(folder, self.files, inputs)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in self.files.items():
+            _replace(folder, name, text)
+        return folder
 
     def to_zip(self, top: str | None = None) -> bytes:
         top = top or f"skynet-{self.engine}"
@@ -104,7 +126,74 @@ def export_for_engine(
         (Path(__file__).parent / "templates" / "README.md").read_text(encoding="utf-8").replace("{engine}", engine)
     )
     files.update(vendored_files())
+    files[MARKER] = MARKER_TEXT
     return EngineExport(engine, files)
+
+
+def _check_target(folder: Path, files: Mapping[str, str], inputs: Sequence[str | Path]) -> None:
+    """Refuse to write ``files`` into ``folder`` when that would replace a file the user owns or reads from."""
+    if folder.exists() and not folder.is_dir():
+        raise ExportError(_("{folder} is a file, not a folder; give a new or empty folder.").format(folder=folder))
+    present = sorted(entry.name for entry in folder.iterdir()) if folder.exists() else []
+    if not present or _is_marker(folder / MARKER):
+        targets = {file_identity(folder / name): name for name in files}
+        for item in inputs:
+            name = targets.get(file_identity(item))
+            if name is not None:
+                raise ExportError(
+                    _(
+                        "The export would write {name} over {path}, which it reads; export into another folder, or "
+                        "move {path} out of {folder} first."
+                    ).format(name=name, path=item, folder=folder)
+                )
+        return
+    clashes = [name for name in files if os.path.lexists(folder / name)]
+    # A file where the export puts a folder (``metric``) is replaced too.
+    tops = {name.split("/")[0] for name in files}
+    clashes += [top for top in present if top in tops and not (folder / top).is_dir()]
+    if clashes:
+        raise ExportError(
+            _(
+                "{folder} is not empty and was not written by an export: exporting into it would replace {files}. "
+                "Export into a new or empty folder."
+            ).format(folder=folder, files=_some(clashes))
+        )
+    raise ExportError(
+        _(
+            "{folder} is not empty and was not written by an export (it holds {files}). Export into a new or empty "
+            "folder."
+        ).format(folder=folder, files=_some(present))
+    )
+
+
+def _some(names: list[str]) -> str:
+    return ", ".join(names[:SHOWN_CLASHES]) + (", …" if len(names) > SHOWN_CLASHES else "")
+
+
+def _is_marker(path: Path) -> bool:
+    try:
+        return path.is_file() and not path.is_symlink() and "Skynet Metric Studio export" in path.read_text()[:200]
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _replace(folder: Path, name: str, text: str) -> None:
+    """Write ``folder/name`` through a temporary file renamed over it; its folder must lie inside ``folder``."""
+    target = folder / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.resolve().is_relative_to(folder.resolve()):
+        raise ExportError(
+            _("{path} leads outside {folder} (a link); remove the link or export into a new folder.").format(
+                path=target.parent, folder=folder
+            )
+        )
+    partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def cases_jsonl(cases: Sequence[Case]) -> str:
@@ -117,29 +206,54 @@ def cases_jsonl(cases: Sequence[Case]) -> str:
 
 
 def requirements(source: MetricSource, engine: str) -> str:
-    """requirements.txt: the engine, the runner's packages, and the third-party packages the metric imports."""
+    """requirements.txt: the engine, the runner's packages, and the third-party packages the metric imports.
+
+    People run ``pip install -r`` on it outside any sandbox, so every line is either a requirement
+    built from a checked name and version (:func:`requirement`) or a comment holding only an import
+    name and a checked distribution name; a name from the metric folder or an installed package's
+    metadata that is not a valid requirement is left out, never written.
+    """
     lines = ["# The engine (the version Skynet's adapters are tested with).", *ENGINE_PINS[engine]]
     lines += ["# What the vendored runner and the model calls need.", *(_pin(name) for name in RUNTIME_PACKAGES)]
     report = package_report(source)
+    found = [requirement(status.distribution, status.version) for status in report if status.found]
+    missing = [
+        f"# {status.module} is imported by metric/ but not installed here (install {status.distribution})"
+        for status in report
+        if not status.found and _is_module(status.module) and requirement(status.distribution, None)
+    ]
     if report:
         lines.append("# What metric/ imports.")
-        lines += [
-            f"{status.distribution}=={status.version}" if status.version else _pin(status.distribution)
-            for status in report
-            if status.found
-        ]
-        lines += [
-            f"# {status.module}: imported by metric/{status.file} line {status.line}, but not installed here "
-            f"(install {status.distribution})"
-            for status in report
-            if not status.found
-        ]
+        lines += [line for line in found if line is not None]
+        lines += missing
+    if None in found or len(missing) < sum(not status.found for status in report):
+        lines.append("# A package metric/ imports has a name that is not a valid requirement; it was left out.")
     return "\n".join(lines) + "\n"
+
+
+def requirement(distribution: str, version: str | None) -> str | None:
+    """``name==version`` (or ``name``) when ``distribution`` is a valid project name and ``version`` a valid
+    version (PEP 508, PEP 440), else None."""
+    from packaging.version import InvalidVersion, Version
+
+    if not _PROJECT_NAME.fullmatch(distribution):
+        return None
+    if version is None:
+        return distribution
+    try:
+        Version(version)
+    except InvalidVersion:
+        return None
+    return f"{distribution}=={version}" if version.isascii() and version.strip() == version else None
+
+
+def _is_module(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
 
 
 def _pin(distribution: str) -> str:
     try:
-        return f"{distribution}=={importlib.metadata.version(distribution)}"
+        return requirement(distribution, importlib.metadata.version(distribution)) or distribution
     except importlib.metadata.PackageNotFoundError:
         return distribution
 
@@ -168,7 +282,7 @@ def vendored_files() -> dict[str, str]:
 def _relative_imports(path: Path) -> list[Path]:
     """The package files a module imports at load time (imports inside functions or under ``TYPE_CHECKING`` are
     what the module uses optionally, so they are left out)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_source(path.read_text(encoding="utf-8"))
     targets = []
     for node in tree.body:
         if not isinstance(node, ast.ImportFrom) or node.level == 0:

@@ -12,14 +12,14 @@ extractor. Without one, the prompt is still built: it is what the engine reads.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..cases import Case
 from ..i18n import _
-from ..llm import LlmError, ModelSettings, explain_error
+from ..llm import LlmError, ModelConfig, ModelSettings, explain_error
 from ..results import CaseResult
 from .gepa_adapter import reflective_dataset, side_info
 from .sandboxed import Verdict
@@ -57,17 +57,21 @@ def pick_minibatch(
 
 def reflection_prompt(instruction: str, picked: Sequence[tuple[Case, CaseResult]]) -> str:
     """The reflection prompt GEPA's ``optimize_anything`` would send for ``instruction`` and these scored cases."""
-    from gepa.optimize_anything import _STR_CANDIDATE_KEY, optimize_anything_reflection_prompt_template
-    from gepa.strategies.instruction_proposal import InstructionProposalSignature
-
     verdicts = [Verdict.from_result(result) for _, result in picked]
     infos = [
         side_info({"input": case.input, "expected": case.expected}, case.output, verdict)
         for (case, _), verdict in zip(picked, verdicts, strict=True)
     ]
-    records = reflective_dataset(
-        {_STR_CANDIDATE_KEY: instruction}, [v.score for v in verdicts], infos, [_STR_CANDIDATE_KEY]
-    )
+    return gepa_prompt(instruction, [v.score for v in verdicts], infos)
+
+
+def gepa_prompt(instruction: str, scores: Sequence[float], infos: Sequence[Mapping[str, Any]]) -> str:
+    """GEPA's reflection prompt for ``instruction``: ``optimize_anything``'s reflective dataset of these side
+    informations (:func:`~skynet_core.engines.gepa_adapter.side_info`), rendered with its template."""
+    from gepa.optimize_anything import _STR_CANDIDATE_KEY, optimize_anything_reflection_prompt_template
+    from gepa.strategies.instruction_proposal import InstructionProposalSignature
+
+    records = reflective_dataset({_STR_CANDIDATE_KEY: instruction}, scores, infos, [_STR_CANDIDATE_KEY])
     prompt = InstructionProposalSignature.prompt_renderer(
         {
             "current_instruction_doc": instruction,
@@ -76,6 +80,39 @@ def reflection_prompt(instruction: str, picked: Sequence[tuple[Case, CaseResult]
         }
     )
     return prompt if isinstance(prompt, str) else str(prompt)
+
+
+@dataclass(frozen=True)
+class Reflection:
+    """The reflection model's answer to one prompt: its text, the proposal GEPA's extractor finds in it, and the
+    tokens it took (0 when the provider reported none)."""
+
+    raw: str
+    proposed: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def reflect(prompt: str, config: ModelConfig, settings: ModelSettings) -> Reflection:
+    """Send ``prompt`` to the reflection model ``config`` the way GEPA does (``gepa.lm.LM``, one user message)
+    and extract the proposal with GEPA's extractor. Raises :class:`LlmError`, with a message for people, when the
+    key is missing or the call fails."""
+    from gepa.lm import LM  # what optimize_anything's make_litellm_lm makes
+    from gepa.strategies.instruction_proposal import InstructionProposalSignature
+
+    kwargs: dict[str, Any] = {
+        "temperature": settings.temperature,
+        "timeout": settings.request_timeout_s,
+        "num_retries": settings.max_retries,
+    }
+    kwargs.update(litellm_kwargs(config))  # imports litellm with the studio's offline settings first
+    model = LM(config.model, **kwargs)
+    try:
+        raw = model(prompt) or ""
+    except Exception as exc:  # noqa: BLE001  (litellm maps provider errors to many classes)
+        raise LlmError(explain_error(exc, config, settings), kind=type(exc).__name__) from None
+    proposed = InstructionProposalSignature.output_extractor(raw.strip())["new_instruction"]
+    return Reflection(raw, proposed, int(model.total_tokens_in), int(model.total_tokens_out))
 
 
 @dataclass(frozen=True)
@@ -100,7 +137,7 @@ class ReflectionStep:
         if self.proposed is None:
             return ""
         old, new = self.instruction.splitlines(keepends=True), self.proposed.splitlines(keepends=True)
-        lines = difflib.unified_diff(old, new, "current", "proposed", lineterm="\n")
+        lines = difflib.unified_diff(old, new, _("current"), _("proposed"), lineterm="\n")  # the reader's language
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
@@ -123,21 +160,8 @@ def reflection_step(
     config = settings.reflection
     if config is None or not config.model:
         return ReflectionStep(instruction, prompt, ids, message=NO_REFLECTION_MODEL)
-    from gepa.optimize_anything import make_litellm_lm
-    from gepa.strategies.instruction_proposal import InstructionProposalSignature
-
-    kwargs: dict[str, Any] = {
-        "temperature": settings.temperature,
-        "timeout": settings.request_timeout_s,
-        "num_retries": settings.max_retries,
-    }
     try:
-        kwargs.update(litellm_kwargs(config))  # imports litellm with the studio's offline settings first
+        reply = reflect(prompt, config, settings)
     except LlmError as exc:
         return ReflectionStep(instruction, prompt, ids, config.model, message=str(exc))
-    try:
-        raw = make_litellm_lm(config.model, **kwargs)(prompt)
-    except Exception as exc:  # noqa: BLE001  (litellm maps provider errors to many classes)
-        return ReflectionStep(instruction, prompt, ids, config.model, message=explain_error(exc, config, settings))
-    proposed = InstructionProposalSignature.output_extractor(raw.strip())["new_instruction"]
-    return ReflectionStep(instruction, prompt, ids, config.model, proposed, raw)
+    return ReflectionStep(instruction, prompt, ids, config.model, reply.proposed, reply.raw)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..llm import ModelConfig, ModelSettings, _credentials, _litellm, complete
+from ..llm import LlmReply, ModelConfig, ModelSettings, _credentials, _litellm, complete
 
 Task = Callable[[str, dict[str, Any]], Any]
 """``task(instruction, input) -> output``: runs the artifact on one case's input."""
@@ -32,7 +32,11 @@ class ChatTask:
     settings: ModelSettings = ModelSettings()
 
     def __call__(self, instruction: str, input: dict[str, Any]) -> str:
-        return complete(self.settings, instruction, render_input(input), config=self.model).text
+        return self.reply(instruction, input).text
+
+    def reply(self, instruction: str, input: Mapping[str, Any]) -> LlmReply:
+        """The whole reply (text, tokens, cost), for callers that count what the runs cost."""
+        return complete(self.settings, instruction, render_input(input), config=self.model)
 
 
 def model_from_env(role: str, env: Mapping[str, str] | None = None) -> ModelConfig | None:

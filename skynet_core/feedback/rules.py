@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -21,6 +22,7 @@ from .text import (
     Pair,
     _content,
     _fmt,
+    _leaves,
     _mentions_name,
     _output_stems,
     _polarity,
@@ -48,6 +50,8 @@ class Thresholds:
     - ``max_chars``: feedback longer than this many characters is far longer than needed.
     - ``input_overlap``: feedback with at least this fraction of its words taken from the
       input (and not from the expected value or the output) only repeats the input.
+    - ``answer_quote``: feedback that quotes at least this fraction of a long expected value
+      (and at least ``MIN_QUOTED_WORDS`` of its words) gives the answer away.
 
     Fractions (the fields named in ``FRACTIONS``) lie in [0, 1], the others are 0 or
     more; anything else raises ``ValueError``.
@@ -61,9 +65,10 @@ class Thresholds:
     low_named_score: float = 0.5
     max_chars: int = 1500
     input_overlap: float = 0.8
+    answer_quote: float = 0.8
 
     FRACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {"low_score", "contradiction_margin", "low_named_score", "input_overlap"}
+        {"low_score", "contradiction_margin", "low_named_score", "input_overlap", "answer_quote"}
     )
 
     def __post_init__(self) -> None:
@@ -441,6 +446,45 @@ def _judge_echoes_input(run: _Run, overlap: float) -> list[Flag]:
     return flags
 
 
+MIN_QUOTED_WORDS = 12
+"""The fewest words of an expected value that feedback must quote to give the answer away: class labels and
+other short values are never flagged ("Expected 'billing', got 'other'." is good feedback)."""
+_QUOTE_RUN = 3  # words in a row: shorter runs in common are shared words, not a quote
+
+
+def _quoted(answer: Sequence[str], feedback: Sequence[str]) -> int:
+    """How many of ``answer``'s words ``feedback`` repeats in order, in runs of at least three words."""
+    blocks = difflib.SequenceMatcher(None, answer, feedback, autojunk=False).get_matching_blocks()
+    return sum(block.size for block in blocks if block.size >= _QUOTE_RUN)
+
+
+def _judge_gives_answer(run: _Run, share: float) -> list[Flag]:
+    """Feedback that quotes at least ``share`` of a long expected value, and at least ``MIN_QUOTED_WORDS`` of its
+    words: the reflection would learn to copy training answers into the instruction (an overfitting path)."""
+    flags = []
+    for item in run.items:
+        for leaf in _leaves(item.case.expected):
+            answer = _words(leaf)
+            quoted = _quoted(answer, item.words)
+            if quoted < MIN_QUOTED_WORDS or quoted < share * len(answer) - _EPS:
+                continue
+            flags.append(
+                Flag(
+                    item.case.id,
+                    "gives_answer",
+                    _("The feedback quotes {quoted} of the expected answer's {count} words.").format(
+                        quoted=quoted, count=len(answer)
+                    ),
+                    _(
+                        "Say what the output missed or got wrong, in your own words, without pasting the expected "
+                        "answer: the engine would copy training answers into the instruction."
+                    ),
+                )
+            )
+            break
+    return flags
+
+
 # name, title, explanation, Thresholds field, unit, judge; the order is the order people see.
 _RULES: tuple[tuple[str, str, str, str, str, Callable[[_Run, float], list[Flag]]], ...] = (
     ("short", N_("Empty or very short"),
@@ -467,6 +511,10 @@ _RULES: tuple[tuple[str, str, str, str, str, Callable[[_Run, float], list[Flag]]
     ("echoes_input", N_("Only repeats the input"),
      N_("Feedback that restates the input says nothing about the output."),
      "input_overlap", N_("of the feedback's words from the input"), _judge_echoes_input),
+    ("gives_answer", N_("Gives the answer away"),
+     N_("Feedback that quotes most of a long expected answer (12 words or more) teaches the engine to copy "
+        "training answers into the instruction."),
+     "answer_quote", N_("of a long expected answer quoted"), _judge_gives_answer),
 )  # fmt: skip
 
 

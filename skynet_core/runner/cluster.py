@@ -28,10 +28,9 @@ import math
 import socket
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -39,11 +38,15 @@ from .. import i18n  # i18n._: this module keeps `_` for values it ignores
 from ..cases import Case
 from ..i18n import SOURCE_LANGUAGE, language, use_language
 from ..metric_source import MetricSource
+from ..overflow import nothing_kept_on_disk
 from ..results import CaseResult, CaseStatus, Isolation, RunTally
 from .pool import default_pool
 from .run import LoadFailure, ResultCallback, ScoreRun, batch_size, failed_result, score_cases
 from .sandbox import detect_isolation
 from .worker import LlmHandler, LlmRequest
+
+if TYPE_CHECKING:
+    from ..scoring import RayScorer
 
 MAX_BATCHES_PER_CPU = 16  # the smallest batches: each one loads the metric in a fresh child on its node
 TASK_RETRIES = 3  # a batch whose node dies runs again on another node, up to this many times
@@ -77,16 +80,12 @@ class ClusterRun(ScoreRun):
     batches: list[BatchRun] = field(default_factory=list)
 
 
-Scorer = Callable[..., ScoreRun]
+def ray_scorer(address: str) -> RayScorer:
+    """A scorer for ``check_metric(scorer=…)`` that scores on the Ray cluster at ``address``
+    (``skynet_core.scoring.RayScorer``, the one Scorer of a cluster)."""
+    from ..scoring import RayScorer
 
-
-def ray_scorer(address: str) -> Scorer:
-    """A scorer for ``check_metric(scorer=…)`` that scores on the Ray cluster at ``address``."""
-
-    def score(source: str | MetricSource, cases: list[Case], **options: Any) -> ScoreRun:
-        return score_cases_ray(source, cases, address=address, **options)
-
-    return score
+    return RayScorer(address)
 
 
 def score_cases_ray(
@@ -391,7 +390,8 @@ def score_batch_json(files: dict[str, str], cases: list[Case], timeout: float, l
     What a Ray task runs on its node; also callable without Ray, which tests use.
     """
     pool = default_pool()
-    run = score_cases(MetricSource(files), cases, timeout=timeout, llm=llm, pool=pool)
+    with nothing_kept_on_disk():  # a file on this node would be out of the driver's reach
+        run = score_cases(MetricSource(files), cases, timeout=timeout, llm=llm, pool=pool)
     failure = run.load_error
     return orjson.dumps(
         {

@@ -24,6 +24,7 @@ from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_na
 from ..overflow import SIDE_KEEP_BYTES, bound_side_information
 from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, JudgeUsage, RunTally
+from ..sandbox.returns import MAX_NAMED_SCORES
 from ..trace import LlmCall, bounded
 from .pool import WorkerPool, default_pool
 from .worker import CallTimeout, Cancelled, ChildDied, EncodedCases, LlmHandler, Worker
@@ -188,6 +189,7 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
             and type(feedback) is str
             and type(scores) is dict
             and type(extra) is dict
+            and len(scores) <= MAX_NAMED_SCORES
             and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))
         ):
             result = CaseResult(
@@ -342,11 +344,12 @@ class _Shard:
 
     def run_batch(self, start: int, cases: list[Case]) -> None:
         todo = list(range(len(cases)))
+        careful = False  # after a child died with no case running: see below
         while todo:
             worker = self._fresh()
             sent, answered = todo, 0
             try:
-                for replies in worker.run_chunks(_payloads(cases, sent), self.timeout, self.llm, self.cancel):
+                for replies in worker.run_chunks(_payloads(cases, sent), self.timeout, self.llm, self.cancel, careful):
                     # The child's message, a few ms' worth of results, goes on in one step.
                     indexes = sent[answered : answered + len(replies)]
                     results = [
@@ -360,8 +363,18 @@ class _Shard:
                 # Nothing was sent: a case the channel cannot carry fails alone, the others go again.
                 todo = [i for i in sent if not self._refused_unsendable(start + i, cases[i])]
             except (CallTimeout, ChildDied) as exc:
+                running = exc.index if exc.index is not None and answered <= exc.index < len(sent) else None
+                if running is None and isinstance(exc, ChildDied) and not (careful and not answered):
+                    # No case was running (the child died between cases or before it read them, as when a
+                    # case's metric code broke the channel and the child only found out at its next check):
+                    # none of these is known to be at fault. They go again in a fresh child that checks its
+                    # channel after every case, so that the one that breaks it fails alone; if that child too
+                    # dies before answering any, the first of them is blamed (the metric breaks every child).
+                    todo, careful = sent[answered:], True
+                    self.close()
+                    continue
                 # The case that was running fails; those it finished but had not sent yet run again.
-                failed = exc.index if exc.index is not None and answered <= exc.index < len(sent) else answered
+                failed = running if running is not None else answered
                 elapsed = worker.running_ms()
                 case = cases[sent[failed]]
                 if isinstance(exc, CallTimeout):
@@ -379,7 +392,7 @@ class _Shard:
                 if exc.llm_calls and failed == answered:  # the calls the running case made before it failed
                     result.judge, result._llm_calls = _judge_usage(exc.llm_calls)
                 self.emit(start + sent[failed], result)
-                todo = sent[answered:failed] + sent[failed + 1 :]
+                todo, careful = sent[answered:failed] + sent[failed + 1 :], False
                 self.close()
                 if isinstance(exc, CallTimeout) and self.halt is not None:
                     self.halt.set()

@@ -7,7 +7,14 @@ unprivileged user, a private size-limited writable /dev/shm (for
 ``multiprocessing``), the metric folder at ``METRIC_MOUNT`` and the metric
 packages folder at ``PACKAGES_MOUNT`` (both read-only). ``reduced``: a plain
 child process in its own session with the same resource limits and scrubbed
-environment but the host's file system (the metric folder is a private temp dir).
+environment but the host's file system (the metric folder is a private temp dir),
+started by ``launcher.py``, which keeps all its processes where they can be killed
+(in a PID namespace of its own where the server runs as root).
+
+As root, the runner makes the sandbox's IPC namespace itself, before bubblewrap or the
+launcher starts, and caps SysV shared memory, message queues and semaphores in it
+(:func:`ipc_sysctls`): a namespace's limits can be set only from inside it, by its root,
+and bubblewrap's ``/proc/sys`` is read-only.
 
 The child runs ``python -s -S -P`` with an environment we build from nothing,
 not ``python -I``: ``-I`` (like ``-E``) ignores every ``PYTHON*`` variable,
@@ -28,11 +35,16 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..i18n import N_
 from ..results import Isolation
+
+if TYPE_CHECKING:
+    import ctypes
 
 SANDBOX_SRC = Path(__file__).resolve().parent.parent / "sandbox"
 SANDBOX_MOUNT = "/opt/skynet"
@@ -58,6 +70,9 @@ class Limits:
     open_files: int = 256
     tmp_bytes: int = 64 * MIB
     shm_bytes: int = 64 * MIB
+    """The private /dev/shm's size (full isolation), and the SysV shared memory allowed in all (as root)."""
+    message_queue_bytes: int = 1 * MIB
+    """POSIX message queues (``RLIMIT_MSGQUEUE``), and SysV message queues in all (as root)."""
 
 
 # Variables a child may see; nothing else from the parent's environment crosses (no keys, no tokens).
@@ -150,7 +165,7 @@ def bwrap_command(
         bwrap,
         "--unshare-pid",
         "--unshare-net",
-        "--unshare-ipc",
+        *([] if own_ipc_namespace() else ["--unshare-ipc"]),  # else made by child_setup()
         "--unshare-uts",
         "--unshare-cgroup-try",
         "--die-with-parent",
@@ -219,8 +234,11 @@ def bwrap_command(
     return args + [_interpreter(), *python_args]
 
 
-def reduced_command(python_args: list[str]) -> list[str]:
-    return [_interpreter(), *python_args]
+def reduced_command(python_args: list[str], watch_fd: int) -> list[str]:
+    """The launcher (see ``sandbox/launcher.py``) starting the child; it kills everything when ``watch_fd``,
+    the child's end of the request pipe, hangs up."""
+    launcher = str(SANDBOX_SRC / "launcher.py")
+    return [_interpreter(), *PYTHON_FLAGS, launcher, str(watch_fd), "--", _interpreter(), *python_args]
 
 
 def child_args(
@@ -255,34 +273,109 @@ def child_args(
     ]
 
 
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
+SYSV_SEGMENTS = 256
+SYSV_MESSAGE_QUEUES = 16
+SYSV_SEMAPHORES = "250 32000 32 128"  # per array, in all, per semop call, arrays: about 2 MB of kernel memory
 
 
-def cut_network() -> bool:
-    """Move this process into a new, empty network namespace (reduced isolation's best effort).
+def own_ipc_namespace() -> bool:
+    """Whether :func:`child_setup` gives the sandbox an IPC namespace, with limits (root only), rather than
+    leaving it to bubblewrap (``--unshare-ipc``, with the kernel's defaults)."""
+    return os.geteuid() == 0
 
-    Works for root, and for other users where unprivileged user namespaces are
-    allowed only together with a user namespace, which we do not attempt here.
+
+def reduced_pid_namespace() -> bool:
+    """Whether a reduced sandbox's launcher gets a PID namespace for its children (as root), rather than
+    being their subreaper (see ``sandbox/launcher.py``)."""
+    return os.geteuid() == 0
+
+
+def ipc_sysctls(limits: Limits) -> dict[str, int | str]:
+    """The limits set in the sandbox's own IPC namespace (files under /proc/sys): SysV shared memory in all
+    at most ``limits.shm_bytes`` (the private /dev/shm's size), SysV message queues at most
+    ``limits.message_queue_bytes`` in all, and about 2 MB of semaphores. The kernel's defaults allow
+    petabytes of shared memory and gigabytes of queues and semaphores, none of it in any process's memory."""
+    queue_bytes = limits.message_queue_bytes // SYSV_MESSAGE_QUEUES
+    return {
+        "kernel/shmmax": limits.shm_bytes,
+        "kernel/shmall": limits.shm_bytes // os.sysconf("SC_PAGE_SIZE"),
+        "kernel/shmmni": SYSV_SEGMENTS,
+        "kernel/msgmni": SYSV_MESSAGE_QUEUES,
+        "kernel/msgmnb": queue_bytes,
+        "kernel/msgmax": min(8192, queue_bytes),
+        "kernel/sem": SYSV_SEMAPHORES,
+    }
+
+
+def child_setup(limits: Limits, isolation: Isolation) -> Callable[[], None]:
+    """What the forked child does before it starts bubblewrap or the launcher (Popen's ``preexec_fn``): the
+    resource limits every process it starts inherits, and, as root, its own namespaces.
+
+    As root: a new IPC namespace with :func:`ipc_sysctls` (both levels; a full sandbox that cannot have one
+    does not start), and for the reduced level a new network namespace (no network) and a PID namespace
+    for the launcher's children (best effort: without them the launcher falls back to a subreaper).
+    Everything is prepared here, in the parent: the child only makes system calls.
     """
     import ctypes
 
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.unshare(CLONE_NEWNET) == 0
-    except (OSError, AttributeError):
-        return False
+    rlimits = [
+        (kind, _within_hard_limit(kind, value))
+        for kind, value in (
+            (resource.RLIMIT_AS, limits.memory_bytes),
+            (resource.RLIMIT_FSIZE, limits.file_bytes),
+            (resource.RLIMIT_NOFILE, limits.open_files),
+            (resource.RLIMIT_CORE, 0),
+            # Counted per user: effective when the child runs as its own unprivileged user (full isolation as root).
+            (resource.RLIMIT_NPROC, limits.processes),
+            (resource.RLIMIT_MSGQUEUE, limits.message_queue_bytes),
+        )
+    ]
+    flags = CLONE_NEWIPC if own_ipc_namespace() else 0
+    if flags and isolation is Isolation.REDUCED:
+        flags |= CLONE_NEWNET | (CLONE_NEWPID if reduced_pid_namespace() else 0)
+    unshare = libc().unshare if flags else None
+    host_ipc = os.readlink("/proc/self/ns/ipc")
+    writes = [(f"/proc/sys/{name}", str(value).encode()) for name, value in ipc_sysctls(limits).items()]
+
+    def setup() -> None:
+        if unshare is not None and unshare(flags) != 0:
+            if isolation is Isolation.FULL:
+                raise OSError(ctypes.get_errno(), "the sandbox's IPC namespace could not be made")
+            for flag in (CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID):
+                unshare(flag)
+        # Never the host's own limits: only in a namespace just made for this sandbox.
+        if unshare is not None and os.readlink("/proc/self/ns/ipc") != host_ipc:
+            for path, text in writes:
+                try:
+                    fd = os.open(path, os.O_WRONLY)
+                except OSError:
+                    continue  # a kernel without this kind of IPC
+                try:
+                    os.write(fd, text)
+                finally:
+                    os.close(fd)
+        for kind, value in rlimits:
+            resource.setrlimit(kind, (value, value))
+
+    return setup
 
 
-def apply_limits(limits: Limits, isolation: Isolation = Isolation.FULL) -> None:
-    """Runs in the forked child before exec: the limits every process it starts inherits."""
-    if isolation is Isolation.REDUCED:
-        cut_network()
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    # Counted per user: effective when the child runs as its own unprivileged user (full isolation as root).
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+def _within_hard_limit(kind: int, value: int) -> int:
+    """``value``, or the hard limit already in force when it is lower (raising it needs CAP_SYS_RESOURCE)."""
+    hard = resource.getrlimit(kind)[1]
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
+
+
+@functools.lru_cache(maxsize=1)
+def libc() -> ctypes.CDLL:
+    """The C library, for the system calls Python 3.11 lacks (``unshare``, ``setns``); ctypes is imported
+    on first use, not with the runner."""
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def full_may_work() -> bool:

@@ -11,7 +11,9 @@ kills it over the limit. The sum counted for a sandbox:
   its tree, which counts pages shared between forks once in total;
 - the size of every memfd or shared-memory file its processes hold open (once each);
 - in full isolation, the bytes used in its private ``/tmp`` and ``/dev/shm``, and
-  :data:`INODE_BYTES` for each file or folder there (the kernel memory an inode takes).
+  :data:`INODE_BYTES` for each file or folder there (the kernel memory an inode takes);
+- what its namespaces hold in the kernel that no process maps: SysV shared memory segments
+  and socket buffers (:mod:`.kernelmem`).
 
 A sandbox may exceed the limit for at most one poll interval before it is stopped.
 """
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..i18n import _, ngettext
+from .kernelmem import KernelMeter
 
 MEMORY_LIMIT_MODE = "watchdog"
 """How the memory limit is enforced for a sandbox as a whole (reports show it next to the isolation)."""
@@ -42,16 +45,20 @@ class Usage:
     pss: int = 0
     shared_files: int = 0
     tmp: int = 0
+    sysv: int = 0
+    sockets: int = 0
 
     @property
     def total(self) -> int:
-        return self.pss + self.shared_files + self.tmp
+        return self.pss + self.shared_files + self.tmp + self.sysv + self.sockets
 
     def describe(self) -> str:
         mib = 1 << 20
         return ngettext(
-            "{total} MiB: {pss} MiB in {processes} process(es), {shared} MiB of shared memory files, {tmp} MiB in /tmp",
-            "{total} MiB: {pss} MiB in {processes} process(es), {shared} MiB of shared memory files, {tmp} MiB in /tmp",
+            "{total} MiB: {pss} MiB in {processes} process(es), {shared} MiB of shared memory files, {tmp} MiB "
+            "in /tmp, {sysv} MiB of SysV shared memory, {sockets} MiB in socket buffers",
+            "{total} MiB: {pss} MiB in {processes} process(es), {shared} MiB of shared memory files, {tmp} MiB "
+            "in /tmp, {sysv} MiB of SysV shared memory, {sockets} MiB in socket buffers",
             self.processes,
         ).format(
             # Plain digits, not Babel's: the runner is also vendored into engine exports, which lack Babel.
@@ -60,6 +67,8 @@ class Usage:
             processes=self.processes,
             shared=f"{self.shared_files / mib:,.0f}",
             tmp=f"{self.tmp / mib:,.0f}",
+            sysv=f"{self.sysv / mib:,.0f}",
+            sockets=f"{self.sockets / mib:,.0f}",
         )
 
 
@@ -67,7 +76,8 @@ def over_limit_message(usage: Usage, limit: int) -> str:
     """What a call stopped for memory says (in the current language: the worker's caller formats it)."""
     return _(
         "the metric's processes together held {usage}, over the sandbox's {limit} GiB memory limit, so they "
-        "were stopped; use less memory (fewer or smaller processes, shared-memory files and files in /tmp)"
+        "were stopped; use less memory (fewer or smaller processes, shared-memory files and segments, files in "
+        "/tmp and data left waiting in sockets)"
     ).format(usage=usage.describe(), limit=f"{limit / (1 << 30):g}")
 
 
@@ -153,15 +163,26 @@ def _tmp_bytes(pid: int) -> int:
     return total
 
 
-def measure(root: int, private_tmp: bool, children: dict[int, list[int]] | None = None) -> Usage:
-    """What the sandbox whose first process is ``root`` holds now; ``private_tmp``: count its /tmp too."""
+def measure(
+    root: int, private_tmp: bool, children: dict[int, list[int]] | None = None, kernel: KernelMeter | None = None
+) -> Usage:
+    """What the sandbox whose first process is ``root`` holds now; ``private_tmp``: count its /tmp too;
+    ``kernel``: the sandbox's meter of SysV shared memory and socket buffers (a fresh one when None)."""
     pids = tree(root, children)
     seen: set[tuple[int, int]] = set()
+    meter = kernel or KernelMeter()
+    try:
+        sysv, sockets = meter.measure(pids)
+    finally:
+        if kernel is None:
+            meter.close()
     return Usage(
         processes=len(pids),
         pss=sum(_pss(pid) for pid in pids),
         shared_files=sum(_shared_files(pid, seen) for pid in pids),
         tmp=_tmp_bytes(pids[-1]) if private_tmp and len(pids) > 1 else 0,
+        sysv=sysv,
+        sockets=sockets,
     )
 
 
@@ -203,15 +224,18 @@ class Watchdog:
 
     def _run(self) -> None:
         event = threading.Event()
+        meters: dict[int, KernelMeter] = {}  # this thread's alone: a meter enters namespaces with its thread
         while True:
             event.wait(POLL_S)
             with self._lock:
                 watched = list(self._watched.items())
+            for gone in set(meters) - {key for key, _item in watched}:
+                meters.pop(gone).close()
             if not watched:
                 continue
             children = children_by_parent()
             for key, item in watched:
-                usage = measure(item.root, item.private_tmp, children)
+                usage = measure(item.root, item.private_tmp, children, meters.setdefault(key, KernelMeter()))
                 if usage.total > item.limit:
                     self._forget_key(key)
                     if (kill := item.kill()) is None:

@@ -21,7 +21,6 @@ import signal
 import stat
 import struct
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -36,6 +35,8 @@ from ..metric_source import MetricSource
 from ..packages import existing_packages_dir
 from ..redact import redact
 from ..results import Isolation
+from ..sandbox.launcher import kill_below, running
+from ..tempdirs import make_metric_root
 from ..trace import CASE_TIMEOUT, NO_ANSWER, NOT_AVAILABLE, LlmCall, from_reply
 from . import sandbox
 from .watchdog import watchdog
@@ -45,6 +46,7 @@ STDERR_KEEP = 64 * 1024
 KILL_GRACE_S = 1.0  # after SIGUSR1, the most we wait for the stack dump (a busy machine is slow to schedule it)
 ANSWER_SLACK_S = 0.5  # beyond the timeout, since the last results: the child's flush interval and then some
 METRIC_FILE = "metric.py"
+CHANNEL_BROKEN_EXIT = 86  # the child's exit code when metric code broke its channel (child.py's, the same)
 # Metric folders of workers not closed yet; removed at exit too (a spare being started when the
 # interpreter exits is never closed).
 _live_roots: set[str] = set()
@@ -141,7 +143,7 @@ class Worker:
         self._progress = mmap.mmap(progress_fd, 16)
         self._set_idle()
         # The temp dir is private (0700); the folder in it is readable by the sandbox's own uid.
-        self._metric_root = tempfile.mkdtemp(prefix="skynet-metric-")
+        self._metric_root = make_metric_root()  # named for this process; stale ones of dead servers removed
         _live_roots.add(self._metric_root)
         self.metric_host_dir = os.path.join(self._metric_root, "metric")
         os.mkdir(self.metric_host_dir)
@@ -175,10 +177,8 @@ class Worker:
                 self.metric_dir,
                 str(packages) if packages is not None else None,
             )
-            command = sandbox.reduced_command(args)
+            command = sandbox.reduced_command(args, req_read)
             env = sandbox.child_env()
-        limits_ = self.limits
-        cwd = "/tmp"
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
@@ -186,9 +186,9 @@ class Worker:
             stderr=err_write,
             pass_fds=(req_read, reply_write, progress_fd),
             env=env,
-            cwd=cwd,
+            cwd="/tmp",
             start_new_session=True,
-            preexec_fn=lambda: sandbox.apply_limits(limits_, isolation),
+            preexec_fn=sandbox.child_setup(self.limits, isolation),
         )
         for fd in (req_read, reply_write, err_write, progress_fd):
             os.close(fd)
@@ -235,7 +235,7 @@ class Worker:
         if closed is not None:
             closed()
         watchdog().forget(self)
-        reaper = _first_child(self.process.pid) if self.isolation is Isolation.FULL else None
+        reaper = _first_child(self.process.pid)
         self._signal_tree()
         # At once, not in the reaping thread, which may not run before the interpreter exits. A sandbox
         # still being torn down keeps its mount; the host's files can go.
@@ -259,8 +259,12 @@ class Worker:
         self._signal_tree()
 
     def _signal_tree(self) -> None:
-        # The child's session holds its process group; in full isolation the PID
-        # namespace dies with bubblewrap, taking even processes that called setsid.
+        # The child's session holds its process group; the PID namespace (bubblewrap's, or the reduced
+        # launcher's as root) dies with its first process, taking even processes that called setsid.
+        # A launcher without one is a subreaper: what is below it is killed first, or it would be
+        # reparented out of reach when the launcher dies.
+        if self.isolation is Isolation.REDUCED and not _has_pid_namespace(self.process.pid):
+            kill_below(self.process.pid)
         for sig_target in (lambda: os.killpg(self.process.pid, signal.SIGKILL), lambda: self.process.kill()):
             try:
                 sig_target()
@@ -274,7 +278,7 @@ class Worker:
             pass
         # The sandbox's PID-1 reaper exits only after every process in the sandbox has.
         deadline = time.monotonic() + 2.0
-        while reaper is not None and _alive(reaper) and time.monotonic() < deadline:
+        while reaper is not None and running(reaper) and time.monotonic() < deadline:
             time.sleep(0.002)
         for fd in (self._reply_read, self._err_read, self._req_write):
             try:
@@ -424,8 +428,13 @@ class Worker:
         except subprocess.TimeoutExpired:
             code = None
         text = self.stderr_text()
-        if code is not None and code > 128 and self.isolation is Isolation.FULL:
-            code = 128 - code  # bubblewrap reports its child's death by signal N as exit code 128 + N
+        if code == CHANNEL_BROKEN_EXIT:
+            return i18n._(
+                "metric code closed or replaced the runner's channel (its inherited file descriptors) during "
+                "this case, so the sandbox stopped; leave file descriptors you did not open alone"
+            )
+        if code is not None and code > 128:
+            code = 128 - code  # bubblewrap and the launcher report the child's death by signal N as 128 + N
         if code is not None and code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -482,11 +491,10 @@ class Worker:
     def _find_python_pid(self) -> int | None:
         if self._python_pid is not None:
             return self._python_pid
-        if self.isolation is Isolation.REDUCED:
-            self._python_pid = self.process.pid
-            return self._python_pid
         pid = self.process.pid
-        for _ in range(2):  # bubblewrap → its PID-1 reaper → the child
+        # bubblewrap → its PID-1 reaper → the child; the reduced launcher → (its PID 1 →) the child.
+        levels = 1 if self.isolation is Isolation.REDUCED and not _has_pid_namespace(pid) else 2
+        for _ in range(levels):
             try:
                 with open(f"/proc/{pid}/task/{pid}/children") as handle:
                     children = handle.read().split()
@@ -532,13 +540,17 @@ class Worker:
         timeout: float,
         llm: LlmHandler | None,
         cancel: threading.Event | None = None,
+        careful: bool = False,
     ) -> Iterator[list[dict[str, Any]]]:
         """Yield the replies, in order, a list at a time as the child sent them (a few ms' worth: fewer steps
         a case for the caller); each call of score gets ``timeout`` seconds.
 
         Raises CallTimeout, ChildDied or Cancelled; their ``index`` names the
-        case that was running. Results the child had not sent yet are lost
-        with it: the caller runs those cases again in a fresh worker.
+        case that was running, or is None when none was (the child died
+        between cases, or before it read them). Results the child had not sent
+        yet are lost with it: the caller runs those cases again in a fresh worker.
+        ``careful``: the child sends each result alone and checks its channel
+        after every case (slower; for cases run again after a broken channel).
         """
         # The progress page lives in the child's memory, where metric code can rewrite it, so calls
         # are also bounded by the parent's own clock: the running call started at most one flush
@@ -546,10 +558,11 @@ class Worker:
         # child sends, such as a model call, moves that bound.
         limit_s = timeout + ANSWER_SLACK_S
         self._set_idle()
+        head = b'{"op":"cases","careful":true,"cases":' if careful else b'{"op":"cases","cases":'
         if isinstance(cases, EncodedCases):
-            self._send_line(b'{"op":"cases","cases":' + cases.data + b"}\n", time.monotonic() + limit_s, cancel)
+            self._send_line(head + cases.data + b"}\n", time.monotonic() + limit_s, cancel)
         else:
-            self.send({"op": "cases", "cases": cases}, time.monotonic() + limit_s, cancel)
+            self._send_line(head + orjson.dumps(cases) + b"}\n", time.monotonic() + limit_s, cancel)
         self._call_timeout = timeout
         answered_at = time.monotonic()
         judge: list[LlmCall] = []
@@ -704,13 +717,12 @@ def _first_child(pid: int) -> int | None:
     return int(children[0]) if children else None
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` is running (not gone, not a zombie)."""
+def _has_pid_namespace(pid: int) -> bool:
+    """Whether ``pid`` (a launcher or bubblewrap) started its children in a PID namespace of their own."""
     try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rpartition(")")[2].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
+        return os.readlink(f"/proc/{pid}/ns/pid_for_children") != os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return True  # gone: so is what it started in one; else nothing is left to find
 
 
 def _widen_pipe(fd: int) -> None:

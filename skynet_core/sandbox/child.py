@@ -51,11 +51,13 @@ except ImportError:  # the reduced sandbox may lack it; json is slower but equiv
 METRIC_FILE = "metric.py"
 METRIC_DIR = sys.argv[5].rstrip("/")
 MAX_REPLY_BYTES = 1 << 20
+MAX_PROMPT_BYTES = 1_000_000  # one llm() call's instructions and input, as sent over the channel
 MAX_FEEDBACK_CHARS = 256 * 1024
 PRINT_HEAD = PRINT_TAIL = 4000
 MAX_DETAIL_CHARS = 8000
 FLUSH_EVERY_S = 0.005
 FLUSH_EVERY_N = 256
+CHANNEL_BROKEN_EXIT = 86  # metric code closed or replaced the channel's descriptors (the runner's worker.py: same)
 
 
 class CappedText(io.TextIOBase):
@@ -94,17 +96,47 @@ class CappedText(io.TextIOBase):
 
 
 class Channel:
-    def __init__(self, request_fd: int, reply_fd: int) -> None:
+    """The JSON-lines channel to the parent; results are queued and sent a few ms' worth at a time.
+
+    Metric code runs in this process and can close or replace the channel's descriptors. Before each
+    send the channel checks that they are still its own (:meth:`guard`): if not, the cases run since the
+    last check are suspect, and this process exits at once with :data:`CHANNEL_BROKEN_EXIT`, its progress
+    page naming the one to blame when there is one (else idle: the parent runs the suspects again in
+    a fresh child that checks after every case, ``careful``).
+    """
+
+    def __init__(self, request_fd: int, reply_fd: int, progress: Progress) -> None:
         self.reader = os.fdopen(request_fd, "rb", buffering=1 << 16)
         self.reply_fd = reply_fd
+        self.fds = (request_fd, reply_fd)
+        self.identity = self._identity()
+        self.progress = progress
         self.lock = threading.Lock()
         self.pending: list[dict[str, Any]] = []
+
+    def _identity(self) -> tuple[tuple[int, int], ...]:
+        return tuple((info.st_dev, info.st_ino) for info in map(os.fstat, self.fds))
+
+    def guard(self) -> None:
+        """Exit (see the class) unless the channel's descriptors are still the ones the parent gave."""
+        try:
+            intact = self._identity() == self.identity
+        except OSError:
+            intact = False
+        if intact:
+            return
+        if len(self.pending) == 1:
+            self.progress.running(self.pending[0]["i"])
+        elif self.pending:
+            self.progress.idle()
+        os._exit(CHANNEL_BROKEN_EXIT)
 
     def queue(self, result: dict[str, Any]) -> None:
         self.pending.append(result)
 
     def flush(self) -> None:
         if self.pending:
+            self.guard()
             items, self.pending = self.pending, []
             try:
                 data = encode({"t": "results", "items": items})
@@ -126,7 +158,11 @@ class Channel:
             view = view[written:]
 
     def receive(self) -> dict[str, Any] | None:
-        line = self.reader.readline()
+        try:
+            line = self.reader.readline()
+        except OSError:  # metric code closed the descriptor (from a thread of its own: no case is running)
+            self.progress.idle()
+            os._exit(CHANNEL_BROKEN_EXIT)
         if not line:
             return None
         if orjson is not None:  # a batch of a thousand cases parses several times faster
@@ -137,9 +173,22 @@ class Channel:
         return json.loads(line)
 
     def llm(self, request: dict[str, Any]) -> dict[str, Any]:
+        texts = (request.get("instructions") or "", request.get("input") or "")
+        # Counted in characters first: encoding a 50 MB prompt only to refuse it would cost as much again.
+        data = b"" if sum(map(len, texts)) > MAX_PROMPT_BYTES else encode({"t": "llm", **request})
+        if not data or len(data) > MAX_PROMPT_BYTES:
+            size = max(len(data), sum(len(text.encode("utf-8", "surrogatepass")) for text in texts))
+            return {
+                "error": _(
+                    "the prompt given to llm() is {size:.1f} MB (instructions and input together); at most "
+                    "{limit:.0f} MB is sent to the model: send only what it needs to judge (e.g. the part of the "
+                    "output in question)"
+                ).format(size=size / 1e6, limit=MAX_PROMPT_BYTES / 1e6)
+            }
         with self.lock:
+            self.guard()  # with nothing pending, the running case is the one to blame
             self.flush()  # results before this call must not wait behind the model's answer
-            self.send({"t": "llm", **request})
+            self.write(data + b"\n")
             reply = self.receive()
         if reply is None:
             raise SystemExit(0)
@@ -444,8 +493,8 @@ METRIC_NICENESS = 10
 
 
 def main() -> None:
-    channel = Channel(int(sys.argv[1]), int(sys.argv[2]))
     progress = Progress(int(sys.argv[4]))
+    channel = Channel(int(sys.argv[1]), int(sys.argv[2]), progress)
     # A crash or a stuck call dumps the Python stack to stderr, which the parent
     # reads to name the metric.py line (C-level handlers work even inside a regex).
     stderr = sys.__stderr__
@@ -470,16 +519,19 @@ def main() -> None:
             _i18n.set_language(request.get("lang"))  # the messages follow the language of who asked
             channel.send(metric.load(request["source"]))
         elif op == "cases":
+            # Careful: results go one at a time, so a broken channel names the one case that broke it.
+            careful = request.get("careful") is True
             last_flush = time.perf_counter()
             for index, case in enumerate(request["cases"]):
                 progress.running(index)
                 channel.queue(metric.call(index, case))
                 now = time.perf_counter()
-                if now - last_flush >= FLUSH_EVERY_S or len(channel.pending) >= FLUSH_EVERY_N:
+                if careful or now - last_flush >= FLUSH_EVERY_S or len(channel.pending) >= FLUSH_EVERY_N:
                     channel.flush()
                     last_flush = now
             progress.idle()
             channel.flush()
+            channel.guard()  # before the next request is read
 
 
 if __name__ == "__main__":

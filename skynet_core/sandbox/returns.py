@@ -28,6 +28,8 @@ SCORE_DEF = "def score(input, output, expected=None):"
 DSPY_FIRST = ("example", "gold")
 DSPY_SECOND = ("prediction", "pred")
 DSPY_ONLY = ("trace", "pred_name", "pred_trace")
+MAX_NAMED_SCORES = 256
+"""Named scores a case may return: engines optimize a handful, and each is a column of the studio's tables."""
 
 
 def _dspy_fix() -> str:
@@ -241,6 +243,11 @@ def _check_scores(scores: Any) -> tuple[dict[str, float], str]:
         return {}, _(
             "side information 'scores' is a {type}; make it a dict of names to numbers, e.g. {{\"format\": 1.0}}"
         ).format(type=_type_name(scores))
+    if len(scores) > MAX_NAMED_SCORES:
+        return {}, _(
+            'side information has {count} named scores in "scores"; at most {limit} are allowed per case: keep '
+            "the ones the engines should optimize there, and put the rest under another side-information key"
+        ).format(count=len(scores), limit=MAX_NAMED_SCORES)
     checked: dict[str, float] = {}
     for key, item in scores.items():
         if not isinstance(key, str) or not key:

@@ -1,7 +1,6 @@
 """The Data page in headless Chromium: upload a CSV, give its columns roles, use it, and score it on the Author page.
 
-Runs its own server (its own data directory), because it changes the dataset in use.
-Screenshots go to test-artifacts/data-*.png.
+Screenshots go to the screenshots folder (browser.ARTIFACTS) as data-*.png.
 """
 
 from __future__ import annotations
@@ -9,13 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import playwright.sync_api as playwright_api
 import pytest
+from playwright.sync_api import expect
 
-from tests.e2e.conftest import shot, start_server, stop_server, wait_for_app_run
-
-pytestmark = pytest.mark.e2e
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
+from tests.e2e.browser import AppServer, shot, wait_for_app_run
 
 WAIT_MS = 60_000  # a rerun on a busy 2-core machine
 SLOW_MS = 180_000  # starting metric workers and scoring there
@@ -33,18 +30,9 @@ COLUMN_PX, ROW_PX = 200, 35
 EDITOR_COLUMNS = 4  # column, role, field name, first value
 
 
-@pytest.fixture(scope="module")
-def data_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    data_dir = tmp_path_factory.mktemp("skynet-data-page")
-    process, url = start_server(data_dir)
-    yield url, data_dir
-    stop_server(process)
-
-
 @pytest.fixture
 def tall_page(browser) -> Iterator:
     """A page tall enough for the whole Data page in one screenshot (Streamlit scrolls inside the app)."""
-    expect.set_options(timeout=WAIT_MS)
     context = browser.new_context(viewport={"width": 1500, "height": 1900})
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
@@ -81,9 +69,11 @@ def set_cell(page, editor, row: int, column: int, text: str) -> None:
     raise AssertionError(f"the role editor did not take {text!r} in row {row}")
 
 
-def test_uploaded_csv_with_roles_is_scored_on_the_author_page(tall_page, data_server, tmp_path: Path) -> None:
+def test_uploaded_csv_with_roles_is_scored_on_the_author_page(
+    tall_page, server: str, app_server: AppServer, tmp_path: Path
+) -> None:
     page = tall_page
-    url, data_dir = data_server
+    url, data_dir = server, app_server.data_dir
     csv_path = tmp_path / "tickets.csv"
     csv_path.write_text(TICKETS, encoding="utf-8")
 
@@ -143,9 +133,9 @@ def test_uploaded_csv_with_roles_is_scored_on_the_author_page(tall_page, data_se
     expect(editor.locator("[role=gridcell]").nth(EDITOR_COLUMNS + 1)).to_have_text("input field")
 
 
-def test_a_refused_upload_clears_the_previous_file_and_says_why(tall_page, data_server, tmp_path: Path) -> None:
+def test_a_refused_upload_clears_the_previous_file_and_says_why(tall_page, server: str, tmp_path: Path) -> None:
     page = tall_page
-    url, _data_dir = data_server
+    url = server
     good, empty = tmp_path / "tickets.csv", tmp_path / "empty.csv"
     good.write_text(TICKETS, encoding="utf-8")
     empty.write_bytes(b"")

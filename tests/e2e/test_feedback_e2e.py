@@ -7,17 +7,12 @@ Author page's editor; scoring goes through the page's own "Score all cases now" 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-import pytest
+from playwright.sync_api import expect
 
 from skynet_core.examples import EXAMPLE_METRICS
-from skynet_core.store import Store
-from tests.e2e.conftest import ARTIFACTS, start_server, stop_server, wait_for_app_run
-
-pytestmark = pytest.mark.e2e
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
+from skynet_core.workspace import Workspace
+from tests.e2e.browser import shot, wait_for_app_run
 
 WEAK_METRIC = """import json
 
@@ -35,21 +30,6 @@ def score(input, output, expected=None):
 WAIT_MS = 60_000  # a rerun on a busy 2-core machine
 SLOW_MS = 180_000  # scoring 72 cases (or the probes) there
 VIEWPORT = {"width": 1500, "height": 1100}
-
-
-def full_shot(page, name: str) -> Path:
-    """A screenshot of the whole page: Streamlit scrolls inside its main block, so grow the viewport to fit it."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    height = page.evaluate(
-        "Math.max(...[...document.querySelectorAll('[data-testid=stMain], [data-testid=stAppViewContainer]')]"
-        ".map(element => element.scrollHeight))"
-    )
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], int(height) + 40)})
-    wait_for_app_run(page)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size(VIEWPORT)
-    return path
 
 
 def open_feedback_page(browser, url: str):
@@ -70,20 +50,15 @@ def score_now(page) -> None:
     button.click()
 
 
-@pytest.fixture
-def weak_server(tmp_path: Path):
-    Store(tmp_path).save_draft(WEAK_METRIC)
-    process, url = start_server(tmp_path)
-    yield tmp_path, url
-    stop_server(process)
-
-
-def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(browser, weak_server) -> None:
-    data_dir, url = weak_server
+def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(
+    browser, server: str, workspace: Workspace
+) -> None:
+    url = server
+    workspace.replace_draft(WEAK_METRIC, "the test")
     context, page = open_feedback_page(browser, url)
     expect(page.get_by_text(re.compile(r"No scored run of Support tickets \(example\)"))).to_be_visible(timeout=WAIT_MS)
     wait_for_app_run(page)
-    full_shot(page, "feedback-01-no-run-yet")
+    shot(page, "feedback-01-no-run-yet", whole=True)
 
     score_now(page)
     summary = page.get_by_text(re.compile(r"^\d+ of 72 judged cases broke at least one rule\.$"))
@@ -108,11 +83,11 @@ def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(browser, w
     expect(
         page.get_by_text(re.compile(r"trivial outputs a high score|rewards an output that says nothing")).first
     ).to_be_visible(timeout=SLOW_MS)
-    full_shot(page, "feedback-02-weak-metric-flagged")
+    shot(page, "feedback-02-weak-metric-flagged", whole=True)
     context.close()
 
     # A new session reads the new draft: the bundled exact match, whose feedback names both labels.
-    Store(data_dir).save_draft(EXAMPLE_METRICS["Exact match"].read_text(encoding="utf-8"))
+    workspace.replace_draft(EXAMPLE_METRICS["Exact match"].read_text(encoding="utf-8"), "the test")
     context, page = open_feedback_page(browser, url)
     expect(page.get_by_text(re.compile("out of date: metric.py changed"))).to_be_visible(timeout=WAIT_MS)
     score_now(page)
@@ -121,5 +96,5 @@ def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(browser, w
         re.compile(r"Broke a rule\s*0$"), timeout=WAIT_MS
     )
     expect(page.get_by_text(re.compile("out of date: metric.py changed"))).to_have_count(0, timeout=WAIT_MS)
-    full_shot(page, "feedback-03-exact-match-clear")
+    shot(page, "feedback-03-exact-match-clear", whole=True)
     context.close()

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import start_server, stop_server
 
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(scope="module")
-def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    process, url = start_server(Path(tmp_path_factory.mktemp("skynet-host")))
-    yield int(url.rsplit(":", 1)[1])
-    stop_server(process)
+@pytest.fixture
+def port(server: str) -> int:
+    return int(server.rsplit(":", 1)[1])
 
 
 def websocket_status(port: int, host: str, path: str = "/_stcore/stream") -> int:

@@ -13,17 +13,12 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
-from skynet_core.store import Store
-from studio import SETTING_DATASET_PATH
-from tests.e2e.conftest import ARTIFACTS, start_server, stop_server
-
-pytestmark = pytest.mark.e2e
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
+from skynet_core.workspace import Workspace
+from tests.e2e.browser import ARTIFACTS
 
 WAIT_MS = 60_000
 SLOW_MS = 180_000
@@ -79,10 +74,10 @@ def hostile_metric(strings: dict[str, str]) -> str:
 
 
 @pytest.fixture
-def hostile(tmp_path: Path) -> Iterator[tuple[str, Listener]]:
+def hostile(server: str, workspace: Workspace) -> Iterator[tuple[str, Listener]]:
     listener = Listener()
     strings = hostile_strings(listener.port)
-    data = tmp_path / "hostile.jsonl"
+    data = workspace.directory / "hostile.jsonl"  # in the data directory: a file the studio may read
     rows = [
         {
             "id": f"{strings['id']}-{i}",
@@ -95,12 +90,9 @@ def hostile(tmp_path: Path) -> Iterator[tuple[str, Listener]]:
         for candidate in (strings["candidate"], "plain")
     ]
     data.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    store = Store(tmp_path)
-    store.save_draft(hostile_metric(strings))
-    store.set(SETTING_DATASET_PATH, str(data))
-    process, url = start_server(tmp_path)
-    yield url, listener
-    stop_server(process)
+    workspace.replace_draft(hostile_metric(strings), "the test")
+    workspace.save_dataset_choice(str(data))
+    yield server, listener
     listener.close()
 
 

@@ -3,34 +3,37 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import shot, start_server, stop_server
+from tests.e2e.browser import shot
 from tests.engine_stub import HINT, IMPROVED, stub_server
 
-pytestmark = pytest.mark.e2e
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a test requirement")
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, object]]:
-    with stub_server() as stub:
-        process, url = start_server(
-            tmp_path_factory.mktemp("reflection"),
-            script="tests/e2e/apps/reflection_app.py",
-            env={"REFLECTION_STUB_URL": stub.url},
-        )
-        try:
-            yield url, stub
-        finally:
-            stop_server(process)
+def stub() -> Iterator[Any]:
+    with stub_server() as server:
+        yield server
 
 
-def test_reflection_step_shows_the_prompt_without_a_model_then_a_proposal_and_diff(app, page: Page) -> None:
-    url, stub = app
-    page.goto(url)
+@pytest.fixture(scope="module")
+def server_script() -> str:
+    return "tests/e2e/apps/reflection_app.py"
+
+
+@pytest.fixture(scope="module")
+def server_env(stub: Any) -> dict[str, str]:
+    return {"REFLECTION_STUB_URL": stub.url}
+
+
+def test_reflection_step_shows_the_prompt_without_a_model_then_a_proposal_and_diff(
+    server: str, stub: Any, page: Page
+) -> None:
+    page.goto(server)
     step = page.get_by_role("button", name="Try one reflection step")
     expect(step).to_be_visible(timeout=60_000)  # the app scores the example's 72 cases first
     expect(page.get_by_role("textbox").first).to_contain_text("You triage customer support tickets")

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import pytest
+from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import shot, start_server, stop_server
-
-pytestmark = pytest.mark.e2e
+from tests.e2e.browser import shot
 
 
-def test_a_deep_link_as_the_first_request_gets_the_whole_app(tmp_path, page):
-    from playwright.sync_api import expect
-
-    process, url = start_server(tmp_path)
-    try:
-        page.goto(f"{url}/data")
-        expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible(timeout=30_000)
-        sidebar = page.get_by_test_id("stSidebar")
-        expect(sidebar.get_by_text("Isolation")).to_be_visible()
-        expect(sidebar.get_by_role("link", name="Reward trade-offs")).to_be_visible()
-        assert page.url.rstrip("/").endswith("/data")
-        shot(page, "routing-deep-link-first")
-    finally:
-        stop_server(process)
+def test_a_deep_link_as_the_first_request_gets_the_whole_app(page: Page, server: str) -> None:
+    """The module's one test: its server has answered no page before this one."""
+    page.goto(f"{server}/data")
+    expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible(timeout=30_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_text("Isolation")).to_be_visible()
+    expect(sidebar.get_by_role("link", name="Reward trade-offs")).to_be_visible()
+    assert page.url.rstrip("/").endswith("/data")
+    # Nothing over the page (Streamlit's "Page not found" of its pages-folder mode), and the page answers.
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    page.get_by_text("A file", exact=True).click()
+    expect(page.get_by_role("button", name="Open this file")).to_be_visible()
+    shot(page, "routing-deep-link-first")

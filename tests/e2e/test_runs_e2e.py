@@ -2,13 +2,10 @@
 
 Seeded with two saved runs of the example dataset (with their cases) and versions whose names carry the
 time the studio wrote into them, the pages are opened by URL, the compare view chosen, and screenshots
-taken for a person to look at (see conftest.shot).
+taken for a person to look at (see browser.shot), each with nothing sticking out to the right.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -17,12 +14,10 @@ from skynet_core.datasets import load_example
 from skynet_core.metric_source import MetricSource
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runs import RunKey, RunStore, metric_hash
-from skynet_core.store import Store, VersionKind
-from skynet_core.workspace import SETTING_LANGUAGE
-from tests.e2e.conftest import shot, start_server, stop_server, wait_for_app_run
-
-pytestmark = pytest.mark.e2e
+from skynet_core.runs import RunKey, metric_hash
+from skynet_core.store import VersionKind
+from skynet_core.workspace import SETTING_LANGUAGE, Workspace
+from tests.e2e.browser import assert_readable_picture, shot, wait_for_app_run
 
 OLD = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'Half right.'}\n"
 NEW = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Right.'}\n"
@@ -35,8 +30,8 @@ def settle(page: Page) -> None:
     page.wait_for_timeout(1500)
 
 
-def seed(data_dir: Path) -> None:
-    store = Store(data_dir)
+def seed(workspace: Workspace) -> None:
+    store = workspace.store
     store.save_version("first try", OLD)
     store.save_version("autosave 19:20:01", OLD, kind=VersionKind.AUTO)
     store.save_version("before Reward trade-offs wrote REWARD_SPEC (19:28:49)", OLD, kind=VersionKind.KEPT)
@@ -44,7 +39,7 @@ def seed(data_dir: Path) -> None:
     data = load_example()
     candidate = data.candidates[0]
     cases = data.for_candidate(candidate)
-    runs = RunStore(data_dir)
+    runs = workspace.runs
     for source, shift in ((OLD, 0.0), (NEW, 0.3)):
         results = []
         for index, case in enumerate(cases):
@@ -72,20 +67,12 @@ def seed(data_dir: Path) -> None:
         runs.save(key, results, metric_source=source, provenance=made_by, cases=cases)
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    data_dir = tmp_path_factory.mktemp("skynet-runs-data")
-    seed(data_dir)
-    process, url = start_server(data_dir)
-    yield url, data_dir
-    stop_server(process)
-
-
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-@pytest.mark.parametrize("width", [1400, 900])
-def test_runs_and_history_pages(page: Page, app: tuple[str, Path], language: str, width: int):
-    url, data_dir = app
-    Store(data_dir).set(SETTING_LANGUAGE, language)
+@pytest.mark.parametrize("width", [1400, 1000])
+def test_runs_and_history_pages(page: Page, server: str, workspace: Workspace, language: str, width: int):
+    url = server
+    seed(workspace)
+    workspace.store.set(SETTING_LANGUAGE, language)
     page.set_viewport_size({"width": width, "height": 2200})  # the whole page in one shot
     zh = language == "zh_CN"
 
@@ -93,7 +80,7 @@ def test_runs_and_history_pages(page: Page, app: tuple[str, Path], language: str
     expect(page.get_by_role("heading", name="运行" if zh else "Runs")).to_be_visible(timeout=30_000)
     settle(page)
     expect(page.get_by_text("Download CSV" if not zh else "下载 CSV")).to_be_visible()
-    shot(page, f"runs-list-{language}-{width}")
+    assert_readable_picture(shot(page, f"runs-list-{language}-{width}"), width)
 
     page.get_by_text("比较两次运行" if zh else "Compare two runs").click()
     settle(page)
@@ -106,7 +93,7 @@ def test_runs_and_history_pages(page: Page, app: tuple[str, Path], language: str
     page.get_by_role("button", name="比较分数" if zh else "Compare scores").click()
     expect(page.get_by_text("每个用例的分数变化" if zh else "Change in score per case")).to_be_visible(timeout=90_000)
     settle(page)
-    shot(page, f"history-{language}-{width}")
+    assert_readable_picture(shot(page, f"history-{language}-{width}"), width)
     page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()  # the versions' labels, each whole
     page.wait_for_timeout(500)
     shot(page, f"history-versions-{language}-{width}")

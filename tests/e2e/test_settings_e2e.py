@@ -1,9 +1,8 @@
 """The Settings page in headless Chromium: configure a local model server, test it, judge with it.
 
-The app runs against its own data directory (these settings must not leak into
-other tests) and a fake OpenAI-compatible server on 127.0.0.1 that insists on
-the key typed in the browser: every judge call proves the server, not metric
-code, sent it.
+The module's server has its own data directory, emptied for each test, and a fake OpenAI-compatible
+server on 127.0.0.1 insists on the key typed in the browser: every judge call proves the server, not
+metric code, sent it.
 """
 
 from __future__ import annotations
@@ -14,10 +13,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import shot, start_server, stop_server, wait_for_app_run
+from tests.e2e.browser import shot, wait_for_app_run
 from tests.fake_openai import FakeOpenAI
-
-pytestmark = pytest.mark.e2e
 
 KEY = "sk-e2e-typed-in-the-browser-9ABCD"
 PASSES = "The metric meets the contract."
@@ -29,16 +26,8 @@ def judge() -> Iterator[FakeOpenAI]:
         yield fake
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data_dir = tmp_path_factory.mktemp("skynet-settings-data")
-    process, url = start_server(data_dir)
-    yield url
-    stop_server(process)
-
-
-def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, app: str, judge: FakeOpenAI):
-    page.goto(app)
+def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, server: str, judge: FakeOpenAI):
+    page.goto(server)
     page.get_by_role("link", name="Settings", exact=True).click()
     expect(page.get_by_role("heading", name="Settings")).to_be_visible(timeout=20_000)
     expect(page.get_by_text(re.compile(r"No model answers metrics' llm\(\) calls"))).to_be_visible()
@@ -95,8 +84,8 @@ def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, app: str,
     wait_for_app_run(page)
     page.get_by_role("button", name="Load", exact=True).click()
     # The contract check of the judge example asks the local server: its verdict is the sampled cases' feedback.
-    judged = page.get_by_test_id("stDataFrame").filter(has_text="PASS. The triage fits.")
-    expect(judged.first).to_be_visible(timeout=60_000)
+    judged = page.locator(".st-key-author-samples").filter(has_text="PASS. The triage fits.")
+    expect(judged).to_be_visible(timeout=60_000)
     expect(page.get_by_text(PASSES)).to_be_visible(timeout=30_000)
     page.get_by_role("button", name="Score all cases").click()
     expect(page.get_by_text(re.compile(r"Showing (\d+) of \1 scored cases"))).to_be_visible(timeout=90_000)

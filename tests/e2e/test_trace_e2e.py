@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import shot, start_server, stop_server, wait_for_app_run
+from tests.e2e.browser import shot, wait_for_app_run
 
 
 @pytest.fixture(scope="module")
-def trace_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    process, url = start_server(tmp_path_factory.mktemp("skynet-trace"), script="tests/e2e/apps/trace_app.py")
-    yield url
-    stop_server(process)
+def server_script() -> str:
+    return "tests/e2e/apps/trace_app.py"
 
 
 def open_row(page: Page, url: str, row: int, width: int) -> None:
@@ -32,9 +29,9 @@ def open_row(page: Page, url: str, row: int, width: int) -> None:
     wait_for_app_run(page)
 
 
-@pytest.mark.parametrize("width", [1400, 900])
-def test_the_row_detail_shows_a_failed_call(page: Page, trace_app: str, width: int) -> None:
-    open_row(page, trace_app, 0, width)
+@pytest.mark.parametrize("width", [1400, 1000])
+def test_the_row_detail_shows_a_failed_call(page: Page, server: str, width: int) -> None:
+    open_row(page, server, 0, width)
     expect(page.get_by_text("Model calls (llm())")).to_be_visible()
     expect(page.get_by_text("InternalServerError", exact=True)).to_be_visible()
     expect(page.get_by_text("judge: 6 calls, 1 failed (InternalServerError 1)", exact=False)).to_be_visible()
@@ -42,18 +39,18 @@ def test_the_row_detail_shows_a_failed_call(page: Page, trace_app: str, width: i
     shot(page, f"trace-failed-{width}")
 
 
-@pytest.mark.parametrize("width", [1400, 900])
-def test_the_row_detail_shows_a_clipped_answer(page: Page, trace_app: str, width: int) -> None:
-    open_row(page, trace_app, 2, width)
+@pytest.mark.parametrize("width", [1400, 1000])
+def test_the_row_detail_shows_a_clipped_answer(page: Page, server: str, width: int) -> None:
+    open_row(page, server, 2, width)
     expect(page.get_by_text("Model calls (llm())")).to_be_visible()
     expect(page.get_by_text("Clipped: ", exact=False)).to_be_visible()
     page.get_by_text("Model calls (llm())").scroll_into_view_if_needed()
     shot(page, f"trace-clipped-{width}")
 
 
-@pytest.mark.parametrize("width", [1400, 900])
-def test_the_row_detail_in_chinese(page: Page, trace_app: str, width: int) -> None:
-    open_row(page, trace_app + "/?lang=zh_CN", 1, width)
+@pytest.mark.parametrize("width", [1400, 1000])
+def test_the_row_detail_in_chinese(page: Page, server: str, width: int) -> None:
+    open_row(page, server + "/?lang=zh_CN", 1, width)
     expect(page.get_by_text("模型调用（llm()）")).to_be_visible()
     expect(page.get_by_text("重试 1 次", exact=False)).to_be_visible()
     page.get_by_text("模型调用（llm()）").scroll_into_view_if_needed()

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.reward import replace_reward_spec
-from skynet_core.store import Store
-from tests.e2e.conftest import ARTIFACTS, shot, start_server, stop_server, wait_for_app_run
-
-pytestmark = pytest.mark.e2e
+from skynet_core.workspace import Workspace
+from tests.e2e.browser import assert_readable_picture, shot, wait_for_app_run
 
 REWARD_METRIC = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
 # Near these weights the bundled example's winner changes from balanced to large-careful.
@@ -29,35 +24,10 @@ SHIFTED_SPEC = {
 
 
 @pytest.fixture
-def reward_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A fresh server whose saved draft is the example reward metric."""
-    Store(tmp_path).save_draft(REWARD_METRIC)
-    process, url = start_server(tmp_path)
-    yield url, tmp_path
-    stop_server(process)
-
-
-def tall_shot(page: Page, name: str) -> Path:
-    """A screenshot of the whole page: Streamlit scrolls inside its main pane, so grow the viewport to fit it."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    size = page.viewport_size
-    pane = "document.querySelector('[data-testid=\"stMain\"]')"
-    # Charts re-lay themselves out for the new size, which can change the height again: grow the viewport
-    # until the pane no longer scrolls, a few times at most (a screenshot never fails the test).
-    for _attempt in range(4):
-        height = page.evaluate(f"{pane}.scrollHeight")
-        page.set_viewport_size({"width": size["width"], "height": max(size["height"], height)})
-        try:
-            page.wait_for_function(
-                f"() => {{ const m = {pane}; return m.scrollHeight <= m.clientHeight + 2; }}", timeout=15_000
-            )
-            break
-        except PlaywrightError:
-            continue
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path))
-    page.set_viewport_size(size)
-    return path
+def reward(workspace: Workspace) -> Workspace:
+    """The example reward metric as the draft."""
+    workspace.replace_draft(REWARD_METRIC, "the test")
+    return workspace
 
 
 def score_candidates(page: Page) -> None:
@@ -83,10 +53,9 @@ def set_number(page: Page, label: str, value: str) -> None:
 
 
 def test_moving_a_weight_changes_the_winner_and_writes_the_spec_into_the_editor(
-    reward_server: tuple[str, Path], page: Page
+    server: str, reward: Workspace, page: Page
 ) -> None:
-    url, data_dir = reward_server
-    page.goto(url)
+    page.goto(server)
     page.get_by_role("link", name="Reward trade-offs").click()
     # A click while the page's first run is still drawing can be lost (seen on a loaded CI machine).
     expect(page.get_by_role("button", name="Score candidates")).to_be_enabled(timeout=60_000)
@@ -96,7 +65,7 @@ def test_moving_a_weight_changes_the_winner_and_writes_the_spec_into_the_editor(
     expect(winner).to_contain_text("balanced", timeout=60_000)
     expect(page.get_by_text("where large-careful wins")).to_be_visible()
     expect(page.locator(".js-plotly-plot")).to_have_count(5)
-    tall_shot(page, "tradeoffs-scored")
+    shot(page, "tradeoffs-scored", whole=True)
 
     normalised = page.get_by_text(re.compile(r"^Normalised: "))
     set_number(page, "Accuracy weight", "0.76")
@@ -105,15 +74,15 @@ def test_moving_a_weight_changes_the_winner_and_writes_the_spec_into_the_editor(
     expect(normalised).to_have_text("Normalised: accuracy 76% · speed 20% · cost 4%")
     expect(winner).to_contain_text("large-careful")
     expect(page.get_by_text("These values are not in metric.py yet.")).to_be_visible()
-    tall_shot(page, "tradeoffs-weight-moved")
+    shot(page, "tradeoffs-weight-moved", whole=True)
 
     page.get_by_role("button", name="Write to metric.py").click()
     expect(page.get_by_text("Wrote REWARD_SPEC to metric.py")).to_be_visible()
     expect(page.get_by_text("metric.py's REWARD_SPEC has these values.")).to_be_visible()
     # Writing changes only REWARD_SPEC, so the scores still hold: no rescoring needed.
     expect(winner).to_contain_text("large-careful")
-    assert Store(data_dir).draft() == replace_reward_spec(REWARD_METRIC, SHIFTED_SPEC)
-    assert [version.source for version in Store(data_dir).versions()] == [REWARD_METRIC]
+    assert reward.draft().source == replace_reward_spec(REWARD_METRIC, SHIFTED_SPEC)
+    assert [version.source for version in reward.versions()] == [REWARD_METRIC]
 
     page.get_by_role("link", name="Author").click()
     editor = page.frame_locator('iframe[title="code_editor.code_editor"]')
@@ -135,9 +104,9 @@ def open_tradeoffs(browser, url: str, locale: str, width: int) -> Page:  # noqa:
 
 
 def test_a_slider_and_a_click_on_the_map_set_the_weights_in_english_and_chinese(
-    reward_server: tuple[str, Path], browser
+    server: str, reward: Workspace, browser
 ) -> None:  # noqa: ANN001
-    url, _ = reward_server
+    url = server
     page = open_tradeoffs(browser, url, "en-US", 1400)
     score_candidates(page)
     winner = page.get_by_test_id("stMetric").filter(has_text="Winner at these weights")
@@ -167,12 +136,12 @@ def test_a_slider_and_a_click_on_the_map_set_the_weights_in_english_and_chinese(
     expect(winner).to_contain_text("fast-small")
     expect(page.get_by_text("These values are not in metric.py yet.")).to_be_visible()
     expect(page.get_by_test_id("stMetric").filter(has_text="Winner under B")).to_contain_text("fast-small")
-    tall_shot(page, "tradeoffs-1400-en")
-    page.set_viewport_size({"width": 900, "height": 1100})
-    tall_shot(page, "tradeoffs-900-en")
+    assert_readable_picture(shot(page, "tradeoffs-1400-en", whole=True), 1400)
+    page.set_viewport_size({"width": 1000, "height": 1100})
+    assert_readable_picture(shot(page, "tradeoffs-1000-en", whole=True), 1000)
     page.context.close()
 
-    for width in (1400, 900):
+    for width in (1400, 1000):
         page = open_tradeoffs(browser, url, "zh-CN", width)
         # The scores were saved by the English session: no rescoring.
         expect(page.get_by_test_id("stMetric").filter(has_text="当前权重下的胜出者")).to_contain_text(
@@ -181,5 +150,5 @@ def test_a_slider_and_a_click_on_the_map_set_the_weights_in_english_and_chinese(
         expect(page.get_by_text("A 与 B：两组权重并排比较")).to_be_visible()
         expect(page.locator(".js-plotly-plot")).to_have_count(5, timeout=60_000)
         wait_for_app_run(page, timeout_ms=60_000)
-        tall_shot(page, f"tradeoffs-{width}-zh")
+        assert_readable_picture(shot(page, f"tradeoffs-{width}-zh", whole=True), width)
         page.context.close()

@@ -8,27 +8,24 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import shot, wait_for_app_run
-from tests.e2e.test_author_e2e import EDITOR, PASSES, open_author, type_metric, wait_for_editor_text
-
-pytestmark = pytest.mark.e2e
+from tests.e2e.browser import shot, wait_for_app_run
+from tests.e2e.editor_moves import (
+    EDITOR,
+    PASSES,
+    check_shows,
+    choose,
+    go_to,
+    open_author,
+    set_timeout,
+    start_endless_scoring,
+    type_metric,
+    wait_for_editor_text,
+)
 
 A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'metric A'}\n"
 B = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'metric B'}\n"
-# The two-tab test's texts say what no earlier test left on the page, so a check that shows them proves
-# the tab's text was written (an earlier test ends with B as the draft, and its check on screen).
 FIRST_TAB = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'typed in the first tab'}\n"
 SECOND_TAB = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'typed in the second tab'}\n"
-
-
-def go_to(page: Page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
-    wait_for_app_run(page)
-
-
-def check_shows(page: Page, feedback: str) -> None:
-    expect(page.get_by_text(PASSES)).to_be_visible(timeout=20_000)
-    expect(page.get_by_test_id("stMain").get_by_text(feedback).first).to_be_attached()
 
 
 @pytest.mark.parametrize("away", ["Data", "Reward trade-offs", "History"])
@@ -78,13 +75,6 @@ def test_two_tabs_typing_keep_both_texts_and_say_so(page: Page, server: str):
     second.close()
 
 
-def choose(page: Page, label: str, option_start: str) -> None:
-    """Pick the option of the select box ``label`` whose text starts with ``option_start``."""
-    page.get_by_test_id("stSelectbox").filter(has_text=label).click()
-    page.get_by_role("option").filter(has_text=re.compile("^" + re.escape(option_start))).first.click()
-    wait_for_app_run(page)
-
-
 def test_results_say_when_the_data_page_changed_what_is_scored(page: Page, server: str):
     open_author(page, server)
     type_metric(page, A)
@@ -103,8 +93,6 @@ def test_results_say_when_the_data_page_changed_what_is_scored(page: Page, serve
     page.get_by_role("button", name="Score again").click()
     expect(page.get_by_text("These results match the current metric.py")).to_be_visible(timeout=30_000)
     expect(stale).to_have_count(0)
-    go_to(page, "Data")
-    choose(page, "Split", "all")
 
 
 def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: Page, server: str):
@@ -124,29 +112,6 @@ def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: 
     expect(page.get_by_text("openai/saved-judge", exact=True)).to_be_visible(timeout=30_000)
     expect(page.get_by_text("No model is configured")).to_have_count(0)
     shot(page, "workspace-feedback-uses-saved-model")
-    go_to(page, "Settings")
-    page.get_by_role("button", name="Reset to the environment's defaults").click()
-    wait_for_app_run(page)
-
-
-LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass\n"
-
-
-def set_timeout(page: Page, seconds: int) -> None:
-    field = page.get_by_role("spinbutton", name="Timeout per call (s)")
-    field.fill(str(seconds))
-    field.press("Enter")
-    wait_for_app_run(page)
-
-
-def start_endless_scoring(page: Page, url: str) -> None:
-    expect.set_options(timeout=15_000)
-    open_author(page, url)
-    set_timeout(page, 5)
-    type_metric(page, LOOPS)
-    expect(page.get_by_text(re.compile(r"Checking…"))).to_be_visible()  # the check of the endless loop started
-    page.get_by_role("button", name="Score all cases").click()
-    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^scoring · "))).to_be_visible()
 
 
 def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(browser, server: str):
@@ -154,7 +119,8 @@ def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(browser, serv
     start_endless_scoring(first, server)
     first.context.close()
     page = browser.new_context(viewport={"width": 1500, "height": 1500}).new_page()
-    open_author(page, server)
+    # Not waiting for the editor: while the endless scoring spins on every core, its component can take long.
+    open_author(page, server, editor=False)
     jobs = page.get_by_test_id("stSidebar")
     expect(jobs.get_by_text("Running jobs")).to_be_visible()
     expect(jobs.get_by_text(re.compile(r"^scoring · \d+ of 72 · started"))).to_be_visible()
@@ -168,34 +134,11 @@ def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(browser, serv
 
 
 def restore_a_quick_metric(page: Page) -> None:
-    """Leave metric A and a 60 s timeout for the next tests, waiting until A is written and checked (a tab
-    closed before its editor sent A would leave the endless loop as the draft, and its check running)."""
+    """Stop what this test started: metric A replaces the endless loop (its check ends), once written and
+    checked (a tab closed before its editor sent A would leave the loop's check running)."""
     set_timeout(page, 60)
     type_metric(page, A)
     check_shows(page, "metric A")
-
-
-@pytest.fixture
-def short_grace_server(tmp_path, monkeypatch):
-    from tests.e2e.conftest import start_server, stop_server
-
-    monkeypatch.setenv("SKYNET_JOB_ORPHAN_S", "2")
-    process, url = start_server(tmp_path)
-    yield url
-    stop_server(process)
-
-
-def test_a_job_nobody_watches_is_cancelled(browser, short_grace_server: str):
-    first = browser.new_context().new_page()
-    start_endless_scoring(first, short_grace_server)
-    first.context.close()
-    first = None
-    page = browser.new_context().new_page()
-    page.wait_for_timeout(6_000)  # the grace period (2 s here, 60 s by default) and a reaper pass
-    open_author(page, short_grace_server)
-    wait_for_app_run(page)
-    expect(page.get_by_test_id("stSidebar").get_by_text("Running jobs")).to_have_count(0)
-    page.context.close()
 
 
 def test_a_metric_folder_has_tabs_and_round_trips_through_a_zip(page: Page, server: str, tmp_path):
@@ -222,10 +165,3 @@ def test_a_metric_folder_has_tabs_and_round_trips_through_a_zip(page: Page, serv
     with page.expect_download() as download:
         page.get_by_role("button", name="Download (.zip)", exact=True).click()
     assert MetricSource.from_zip(download.value.path().read_bytes()) == folder
-    # Back to a single file for the other tests: the exact-match example.
-    page.get_by_test_id("stSelectbox").filter(has_text="Start from an example").click()
-    page.get_by_role("option", name="Exact match").click()
-    wait_for_app_run(page)
-    page.get_by_role("button", name="Load", exact=True).click()
-    wait_for_app_run(page)
-    expect(page.get_by_role("button", name="Download", exact=True)).to_be_visible()

@@ -465,12 +465,19 @@ def _brief(value: float) -> str:
     return _plain(round(value, digits))
 
 
+def cost_decimals(value: float) -> int:
+    """How many decimals a cost in US dollars is shown with, everywhere (these feedback lines, traces, Settings,
+    the judge's totals: ``skynet_core.i18n.format_cost``): two from $1 up; below, four (per-call costs read
+    well so: $0.0020), more for tinier costs so that two significant digits show ($0.00072, $0.000045)."""
+    if not math.isfinite(value) or abs(value) >= 1:
+        return 2
+    if value == 0:
+        return 4
+    return max(4, 1 - math.floor(math.log10(abs(value))))
+
+
 def _usd(value: float) -> str:
-    # Four decimals read well for per-call costs (the contract's example is $0.0020); tinier costs keep two digits.
-    if value == 0 or abs(value) >= 0.0001 or not math.isfinite(value):
-        return f"${value:.4f}"
-    digits = 1 - math.floor(math.log10(abs(value)))
-    return f"${value:.{digits}f}"
+    return f"${value:.{cost_decimals(value)}f}"
 
 
 def _article(number_text: str) -> str:

@@ -13,11 +13,11 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from panels.reflection import draw_reflection_step  # noqa: E402
 from skynet_core.datasets import EXAMPLE_PATH, load_example  # noqa: E402
 from skynet_core.engines.reflection import dataset_instruction  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings  # noqa: E402
 from skynet_core.runner import score_cases  # noqa: E402
+from widgets.reflection import draw_reflection_step  # noqa: E402
 
 METRIC = (EXAMPLE_PATH.parent / "metrics" / "exact_match.py").read_text()
 
@@ -34,4 +34,4 @@ choice = st.radio("Reflection model", ["none", "stub"], horizontal=True)
 settings = ModelSettings(
     reflection=ModelConfig("openai/reflect", os.environ["REFLECTION_STUB_URL"]) if choice == "stub" else None
 )
-draw_reflection_step(METRIC, cases, results, settings, instruction=dataset_instruction(dataset))
+draw_reflection_step(METRIC, cases, results, settings, dataset=dataset.source, instruction=dataset_instruction(dataset))

@@ -14,13 +14,13 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from panels.cases import cases_table  # noqa: E402
 from skynet_core.datasets import load_example  # noqa: E402
 from skynet_core.examples import EXAMPLE_METRICS  # noqa: E402
 from skynet_core.i18n import set_language  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler  # noqa: E402
 from skynet_core.runner import score_cases  # noqa: E402
 from tests.fake_openai import FakeOpenAI, Received  # noqa: E402
+from widgets.cases import cases_table  # noqa: E402
 
 LONG = "PASS. " + "The label, priority and reply all fit the ticket. " * 120 + "Verdict: PASS."
 

@@ -1,0 +1,92 @@
+"""Every session-state key of the studio, in one place: what each holds and who writes it.
+
+A widget's key is its state (Streamlit keeps a widget's value under its key); the other keys hold what a
+session remembers between script runs. Names are ``<page>.<what>``; a key built per item (a case, a run,
+a generation of widgets) is a function here. Nothing in session state is shared between sessions: what
+every session reads is in the workspace (``skynet_core.workspace``).
+"""
+
+from __future__ import annotations
+
+# --- the studio (studio.py, widgets/) -----------------------------------------------------------------
+LANGUAGE = "studio.language"  # the sidebar's language picker
+LLM_KEYS = "studio.llm_keys"  # API keys typed on Settings: {role: key}, this session's memory only
+SNAPSHOT = "studio.snapshot"  # this script run's workspace snapshot (studio.snapshot)
+OWN_REVISION = "studio.own_revision"  # the draft revision this session wrote other than by typing
+
+
+def job_slot(kind: str) -> str:
+    """This session's slot for ``kind`` jobs (a newer job of the kind cancels the older one)."""
+    return f"studio.jobs.{kind}"
+
+
+def drawn(panel: str) -> str:
+    """The id of the finished job ``panel`` last drew (widgets.jobs.job_panel stops polling once it has)."""
+    return f"{panel}.drawn"
+
+
+# --- Author (pages/author/) ----------------------------------------------------------------------------
+AUTHOR_BASE = "author.base"  # the draft revision this session's editor shows
+AUTHOR_EDITOR_GEN = "author.editor_gen"  # a new generation mounts a new editor with the stored text
+AUTHOR_FILE = "author.file"  # the file of the metric folder the editor shows
+AUTHOR_LAST_EVENT = "author.last_event"  # the id of the editor event already applied
+AUTHOR_NOTICE = "author.notice"  # a notice about the draft, shown once
+AUTHOR_FILES_ERROR = "author.files_error"
+AUTHOR_NEW_FILE = "author.new_file"
+AUTHOR_RENAME_TO = "author.rename_to"
+AUTHOR_CHECK_KEY = "author.check_key"  # what the last check started was of (metric, data, settings, cases)
+AUTHOR_EXAMPLE = "author.example"  # the example picker
+AUTHOR_EXAMPLE_REV = "author.example_rev"  # the draft revision the picker was last set for
+AUTHOR_TIMEOUT = "author.timeout"
+AUTHOR_CANDIDATE = "author.candidate"
+AUTHOR_SPLIT = "author.split"
+AUTHOR_UPLOAD = "author.upload"
+AUTHOR_UPLOAD_ERROR = "author.upload_error"
+AUTHOR_TRY_OPEN = "author.try_open"  # "Try one case" is open (a row was re-run)
+AUTHOR_CONSISTENCY_REPEATS = "author.consistency_repeats"
+AUTHOR_CONSISTENCY_CASES = "author.consistency_cases"
+TRY = "author.try"  # prefix of "Try one case"'s fields: .id .split .input .output .expected .error .saved .pick
+REFLECTION = "reflection"  # prefix of "Try one reflection step": .instruction .size .run .step (per page)
+
+
+def editor(generation: int, file: str) -> str:
+    return f"author.editor.{generation}.{file}"
+
+
+# --- Data (pages/data/) --------------------------------------------------------------------------------
+DATA_DRAFT = "data.draft"  # the dataset being set up (a DatasetDraft), stored only by "Use this dataset"
+DATA_GEN = "data.gen"  # a new generation resets the role editor
+DATA_SOURCE = "data.source"  # "example" or "file"
+DATA_FLASH = "data.flash"  # a success message shown once
+DATA_UPLOAD = "data.upload"
+DATA_UPLOAD_ERROR = "data.upload_error"
+DATA_PATH = "data.path"
+DATA_NEW_NAME = "data.new_name"
+DATA_NEW_PATH = "data.new_path"
+DATA_NEW_GEN = "data.new_gen"
+DATA_NEW_ERROR = "data.new_error"
+
+# --- Feedback review (pages/feedback/) -------------------------------------------------------------------
+FEEDBACK_REVIEW = "feedback.review"  # the review of (run, thresholds, language), computed once
+FEEDBACK_HEALTH = "feedback.health"  # the health findings of (run, language), computed once
+FEEDBACK_THRESHOLDS = "feedback.thresholds"
+FEEDBACK_THRESHOLD_GEN = "feedback.threshold_gen"  # "Reset to defaults" starts a new generation of fields
+FEEDBACK_CASE = "feedback.case"  # the case shown side by side
+FEEDBACK_TABLE_PICK = "feedback.table_pick"
+FEEDBACK_SHOW_CHOICE = "feedback.show_choice"
+
+
+def feedback_note(run_id: int, case_id: str) -> str:
+    return f"feedback.note.{run_id}.{case_id}"
+
+
+# --- Reward trade-offs (pages/tradeoffs/) ------------------------------------------------------------------
+TRADEOFFS_FROM_EXAMPLE = "tradeoffs.start_from_example"
+TRADEOFFS_WRITE_RESULT = "tradeoffs.write_result"
+TRADEOFFS_SEEDED_FROM = "tradeoffs.seeded_from"
+TRADEOFFS_MAP = "tradeoffs.ternary"
+TRADEOFFS_WEIGHTS_A = "tradeoffs.weights_a"
+
+# --- Settings (pages/settings/) ----------------------------------------------------------------------------
+SETTINGS_NOTICE = "settings.notice"
+SETTINGS_RAY_ADDRESS = "settings.ray_address"

@@ -1,0 +1,101 @@
+"""Author: write metric.py, see the contract check on every pause in typing, try one case, and score every case.
+
+The draft lives in the workspace (with its revision); the editor panel keeps this tab in step with it.
+Checks and scoring run as workspace jobs, drawn through the one job panel (``widgets.jobs``). Every
+result shown is compared with the run's snapshot, and says so when it is out of date. The deciding code
+is in ``skynet_core.authoring``; the panels of this package draw.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import keys as K
+import studio
+from pages.author import check, editor, scoring, tools, try_case
+from pages.author.packages import draw_packages
+from skynet_core.charts import weights_figure
+from skynet_core.engines.reflection import dataset_instruction
+from skynet_core.i18n import _
+from skynet_core.reward_spec import reward_weights
+from widgets.reflection import draw_reflection_step
+from widgets.text import md
+from widgets.versions import save_version_control
+
+# Below this width the editor and the check stack (a media query; Streamlit stacks columns only below 640 px).
+STACK_CSS = """<style>
+@media (max-width: 1180px) {
+  .st-key-author-work [data-testid="stHorizontalBlock"] { flex-direction: column; }
+  .st-key-author-work [data-testid="stColumn"] { width: 100%; flex: 1 1 100%; }
+}
+</style>"""
+S = st.session_state
+
+
+def page() -> None:
+    snap = studio.snapshot()
+    typed = editor.sync(snap)
+    if typed.written:
+        snap = studio.refresh()  # this run wrote the typed text
+    ws = studio.session().workspace
+    chosen = ws.check_cases(snap.in_use)
+    check.start(snap, chosen, force=typed.check_again)
+    report = check.latest_report(snap)
+
+    st.html(STACK_CSS)
+    st.title(_("Author metric.py"))
+    editor.notices()
+    editor.newer_draft_notice()
+    tools.tools(snap)
+    tools.upload()
+    with st.container(key="author-work"):
+        editor_col, check_col = st.columns([3, 2], gap="medium")
+    with editor_col:
+        markers = check.markers(report)
+        editor.metric_editor(snap.draft, markers)
+        if markers:
+            where = _("metric.py line {line}: see the contract check.").format(line=markers[0]["row"] + 1)
+            st.markdown(":red[:material/arrow_right_alt:] " + where)
+        save_version_control("author", label_visibility="collapsed")
+        st.caption(
+            _(
+                "The check runs when you pause typing (or press Ctrl+Enter); Ctrl+S saves a named version. Your "
+                "text is saved as you type, with an automatic version every few minutes."
+            )
+        )
+        with st.expander(_("Packages the metric imports")):
+            draw_packages(snap.metric)
+    with check_col:
+        in_use = _("cases of {dataset}").format(dataset=md(snap.in_use.data.name))
+        st.markdown("**" + _("Contract check") + "** · " + in_use)
+        check.check_panel(snap, chosen)
+        if chosen.pinned:
+            st.button(
+                _("Use the planner's sample again"),
+                on_click=lambda: studio.session().workspace.set_check_pins([]),
+                icon=":material/shuffle:",
+                key="author.unpin_all",
+                type="tertiary",
+            )
+        else:
+            st.caption(_("Pin cases from the table of every case to check on them instead of the sample."))
+        if report is not None and (weights := reward_weights(snap.draft.source)):
+            st.plotly_chart(weights_figure(weights), width="stretch", key="author.spec_weights")
+
+    st.divider()
+    st.subheader(_("Every case"))
+    scored = scoring.score_panel(snap, ws.check_pins(snap.in_use))
+    with st.expander(_("Try one case: edit its input, output and expected"), expanded=bool(S.get(K.AUTHOR_TRY_OPEN))):
+        try_case.draw_try_case(snap)
+    with st.expander(_("Try one reflection step: would this feedback help an optimizer?")):
+        draw_reflection_step(
+            snap.metric,
+            snap.cases,
+            scored,
+            snap.settings,
+            dataset=snap.in_use.data.source,
+            instruction=dataset_instruction(snap.in_use.data),
+            key="author.reflection",
+        )
+    with st.expander(_("Judge consistency: score the same cases several times")):
+        scoring.consistency_panel(snap)

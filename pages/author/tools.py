@@ -1,0 +1,155 @@
+"""The Author page's tool row: the example picker, the timeout, the candidate and split, upload and download."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import keys as K
+import studio
+from skynet_core.authoring import example_shown
+from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
+from skynet_core.examples import EXAMPLE_METRICS
+from skynet_core.i18n import N_, _
+from skynet_core.metric_source import MetricSource, MetricSourceError
+from skynet_core.workspace import Snapshot, example_metric
+from widgets.text import md, uploader_note
+
+S = st.session_state
+# The bundled examples' titles (keys of EXAMPLE_METRICS), marked for translation where the picker shows them.
+EXAMPLE_TITLES = (N_("Exact match"), N_("Several checks (JSON)"), N_("Model as judge"), N_("Accuracy, speed and cost"))
+
+
+def replace_source(new: MetricSource, reason: str) -> None:
+    """Make ``new`` the draft; the current text is kept as a saved version first."""
+    version = studio.session().replace_draft(new, reason)
+    if version is not None:
+        st.toast(
+            _("Your previous text was kept as version “{name}”.").format(name=version.name), icon=":material/save:"
+        )
+
+
+def load_example() -> None:
+    title = S.get(K.AUTHOR_EXAMPLE)
+    if title in EXAMPLE_METRICS:  # a picker can send back a label of an earlier language
+        replace_source(example_metric(title), _("example {title}").format(title=title))
+
+
+def take_upload() -> None:
+    """A .py replaces metric.py (helper files stay); a .zip of the folder replaces the whole folder."""
+    upload = S.get(K.AUTHOR_UPLOAD)
+    if upload is None:
+        return
+    raw = upload.getvalue()
+    try:
+        if upload.name.lower().endswith(".zip"):
+            new = MetricSource.from_zip(raw)
+        else:
+            draft = studio.session().workspace.draft().metric
+            new = draft.with_file("metric.py", raw.decode("utf-8").removeprefix("\ufeff"))
+    except UnicodeDecodeError as exc:
+        S[K.AUTHOR_UPLOAD_ERROR] = _(
+            "{name} is not UTF-8 text ({reason} at byte {byte}); save it as UTF-8 in your editor and upload it "
+            "again. The editor was not changed."
+        ).format(name=upload.name, reason=exc.reason, byte=exc.start)
+        return
+    except MetricSourceError as exc:
+        S[K.AUTHOR_UPLOAD_ERROR] = _("{problem} The editor was not changed.").format(problem=exc)
+        return
+    S.pop(K.AUTHOR_UPLOAD_ERROR, None)
+    replace_source(new, _("upload of {name}").format(name=upload.name))
+
+
+def choose_candidate() -> None:
+    ws = studio.session().workspace
+    ws.choose_cases(S[K.AUTHOR_CANDIDATE], ws.dataset_choice().split)
+
+
+def choose_split() -> None:
+    # Only a split the data has: a selectbox can send back a label of an earlier language ("all").
+    ws = studio.session().workspace
+    chosen = ws.dataset()
+    value = S[K.AUTHOR_SPLIT]
+    split = value if value and chosen.data.split_counts().get(value) else None
+    ws.choose_cases(chosen.candidate, split)
+
+
+def set_timeout() -> None:
+    studio.session().workspace.set_timeout_s(S[K.AUTHOR_TIMEOUT])
+
+
+def tools(snap: Snapshot) -> None:
+    """The example picker (a neutral placeholder unless the editor holds an example), Load, timeout, download."""
+    metric, revision, in_use = snap.metric, snap.draft.revision, snap.in_use
+    if S.get(K.AUTHOR_EXAMPLE_REV) != revision:  # a new text: the picker says which example it is, if any
+        S[K.AUTHOR_EXAMPLE_REV] = revision
+        S[K.AUTHOR_EXAMPLE] = example_shown(metric.main, {t: p.read_text() for t, p in EXAMPLE_METRICS.items()})
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.selectbox(
+            _("Start from an example"),
+            list(EXAMPLE_METRICS),
+            index=None,
+            placeholder=_("choose an example"),
+            format_func=_,
+            key=K.AUTHOR_EXAMPLE,
+            width=260,
+        )
+        st.button(
+            _("Load"),
+            on_click=load_example,
+            icon=":material/file_open:",
+            disabled=not S.get(K.AUTHOR_EXAMPLE),
+            help=_("Replaces the editor's text with the example; your current text is kept as a saved version."),
+        )
+        S[K.AUTHOR_TIMEOUT] = int(round(snap.timeout_s))  # follows the stored setting (Settings may change it)
+        st.number_input(
+            _("Timeout per call (s)"),
+            min_value=int(MIN_TIMEOUT_S),
+            max_value=int(MAX_TIMEOUT_S),
+            step=1,
+            key=K.AUTHOR_TIMEOUT,
+            on_change=set_timeout,
+            help=_("Each call of score (and loading metric.py) is stopped after this many seconds."),
+            width=170,
+        )
+        data = in_use.data
+        if len(data.candidates) > 1:
+            st.selectbox(
+                _("Candidate"),
+                data.candidates,
+                index=data.candidates.index(in_use.candidate),
+                key=K.AUTHOR_CANDIDATE,
+                on_change=choose_candidate,
+                width=200,
+            )
+        splits = ["", *[name for name, count in data.split_counts().items() if count]]
+        st.selectbox(
+            _("Split"),
+            splits,
+            index=splits.index(in_use.split or "") if (in_use.split or "") in splits else 0,
+            format_func=lambda name: name or "all",  # the same in every language (a label is what comes back)
+            key=K.AUTHOR_SPLIT,
+            on_change=choose_split,
+            width=140,
+        )
+        downloads(metric)
+
+
+def downloads(metric: MetricSource) -> None:
+    if metric.is_single_file:
+        data, name, mime, label = metric.main.encode("utf-8"), "metric.py", "text/x-python", _("Download")
+    else:
+        data, name, mime, label = metric.to_zip(), "metric.zip", "application/zip", _("Download (.zip)")
+    st.download_button(label, data=data, file_name=name, mime=mime, on_click="ignore", icon=":material/download:")
+
+
+def upload() -> None:
+    with st.expander(_("Upload metric.py or a .zip of the metric folder")):
+        st.file_uploader(
+            _("A UTF-8 Python file, or a zip of the folder"),
+            type=["py", "zip"],
+            key=K.AUTHOR_UPLOAD,
+            on_change=take_upload,
+        )
+        uploader_note()
+        if S.get(K.AUTHOR_UPLOAD_ERROR):
+            st.error(md(S[K.AUTHOR_UPLOAD_ERROR]))

@@ -1,0 +1,143 @@
+"""Try one case: edit one case's input, output and expected as JSON and see what metric.py makes of it.
+
+The case runs in the sandboxed runner through the workspace (a ``try`` job), never in this process;
+"Save as a case" adds it to the user dataset (a JSON Lines file the Data page can open).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import keys as K
+import studio
+from skynet_core.authoring import CaseJsonError, case_json, parse_case
+from skynet_core.cases import Case
+from skynet_core.i18n import N_, _
+from skynet_core.results import CaseResult
+from skynet_core.workspace import Snapshot
+from widgets.jobs import job_panel, outcome_panel
+from widgets.text import long_text, md
+
+S = st.session_state
+KEY = K.TRY
+SETTLE_S = 1.0
+FIELDS = {
+    "input": N_("Input (a JSON object)"),
+    "output": N_("Output (any JSON)"),
+    "expected": N_("Expected (a JSON object, or empty)"),
+}
+FIELD_NAMES = {"input": N_("input"), "output": N_("output"), "expected": N_("expected")}
+
+
+def prefill(case: Case) -> None:
+    """Put ``case`` in the panel's fields (call from a callback, before the panel draws)."""
+    S[f"{KEY}.id"] = case.id
+    S[f"{KEY}.split"] = case.split
+    S[f"{KEY}.input"] = case_json(case.input)
+    S[f"{KEY}.output"] = case_json(case.output)
+    S[f"{KEY}.expected"] = case_json(case.expected) if case.expected is not None else ""
+    S.pop(f"{KEY}.error", None)
+
+
+def typed_case() -> Case | None:
+    """The case the fields hold, or None with the error (naming the field) kept for the panel."""
+    try:
+        case = parse_case(
+            S.get(f"{KEY}.id") or "typed-case",
+            S.get(f"{KEY}.input", ""),
+            S.get(f"{KEY}.output", ""),
+            S.get(f"{KEY}.expected", ""),
+            split=S.get(f"{KEY}.split") or "train",
+        )
+    except CaseJsonError as exc:
+        S[f"{KEY}.error"] = _("The {field} is not valid: {message}").format(
+            field=_(FIELD_NAMES.get(exc.field, exc.field)), message=exc.message
+        )
+        return None
+    S.pop(f"{KEY}.error", None)
+    return case
+
+
+def run() -> None:
+    """Run the typed case with the draft (a callback: the draft as stored now)."""
+    case = typed_case()
+    if case is not None:
+        me = studio.session()
+        metric = me.workspace.draft().metric
+        me.workspace.try_case(me.slot("try"), metric, case, keys=me.keys, watcher=me.watcher).wait(SETTLE_S)
+
+
+def save() -> None:
+    case = typed_case()
+    if case is not None:
+        path = studio.session().workspace.save_user_case(case)
+        S[f"{KEY}.saved"] = _(
+            "Saved case {id} to {path}: open that file on the Data page to score it with the rest."
+        ).format(id=case.id, path=path)
+
+
+def draw_try_case(snap: Snapshot) -> None:
+    """The panel: a case to start from, the three JSON fields, Run and Save, then the result at once."""
+    cases = snap.cases
+    if f"{KEY}.input" not in S and cases:
+        prefill(cases[0])
+    ids = [case.id for case in cases]
+    top = st.columns([2, 1], vertical_alignment="bottom")
+    top[0].selectbox(
+        _("Start from a case"),
+        ids,
+        index=None,
+        placeholder=_("pick a case to copy its fields"),
+        key=f"{KEY}.pick",
+        on_change=lambda: prefill(next(c for c in cases if c.id == S[f"{KEY}.pick"])) if S.get(f"{KEY}.pick") else None,
+    )
+    top[1].text_input(_("Case id"), key=f"{KEY}.id")
+    cols = st.columns(3)
+    for col, name in zip(cols, FIELDS, strict=True):
+        col.text_area(_(FIELDS[name]), key=f"{KEY}.{name}", height=180)
+    with st.container(horizontal=True):
+        st.button(
+            _("Run this case"),
+            on_click=run,
+            type="primary",
+            icon=":material/play_arrow:",
+            key=f"{KEY}.run",
+        )
+        st.button(_("Save as a case"), on_click=save, icon=":material/add_notes:", key=f"{KEY}.save")
+    if error := S.get(f"{KEY}.error"):
+        st.error(error, icon=":material/data_object:")
+    if saved := S.pop(f"{KEY}.saved", None):
+        st.success(md(saved), icon=":material/check:")
+    result_panel()
+
+
+def result_panel() -> None:
+    slot = studio.session().slot("try")
+    outcome = job_panel(slot, KEY, running)
+    if outcome is None or not outcome.finished or outcome_panel(outcome, KEY):
+        return
+    if outcome.results:
+        draw_result(outcome.results[0])
+
+
+def running(job: object) -> None:
+    st.caption(_("Running the case… ({seconds} s)").format(seconds=f"{getattr(job, 'elapsed_s', 0.0):.1f}"))
+
+
+def draw_result(result: CaseResult) -> None:
+    cols = st.columns([1, 1, 2])
+    cols[0].metric(_("Score"), f"{result.score:.3f}" if result.score is not None else "–")
+    cols[1].metric(_("Status"), result.status.value)
+    with cols[2]:
+        if result.scores:
+            st.markdown("**" + _("Named scores") + "**")
+            st.dataframe(
+                {_("named score"): list(result.scores), _("value"): list(result.scores.values())}, hide_index=True
+            )
+    st.markdown("**" + _("Feedback") + "**")
+    long_text(result.feedback, key=f"{KEY}.feedback", empty=_("(no feedback)"))
+    if result.error:
+        st.markdown("**" + _("Error") + "**")
+        long_text(result.error, key=f"{KEY}.error_text")
+    st.markdown("**" + _("Printed by metric.py") + "**")
+    long_text(result.stdout, key=f"{KEY}.stdout", empty=_("(nothing was printed)"))

@@ -1,0 +1,252 @@
+"""Data: choose the cases metric.py is scored on, give each column a role, see the splits.
+
+The dataset in use is stored in the workspace (``Workspace.save_dataset_choice``). While the user sets
+roles and adds candidate files, this page keeps a draft of the choice in the session, and stores it only
+when "Use this dataset" loads it without an error, so a mistake never replaces a working dataset and never
+loses the roles typed. The draft's panel is ``draft.py``, the splits ``splits.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+import keys as K
+import studio
+from pages.data.draft import FILE_TYPES, PREVIEW_ROWS, draw_draft, preview_frame, read_error, roots_help
+from pages.data.splits import draw_splits
+from skynet_core.datasets import EXAMPLE_PATH, MAX_FILE_BYTES, CandidateFile, DatasetError, read_table
+from skynet_core.datasets.preview import DatasetDraft
+from skynet_core.datasets.role_editor import changed_roles
+from skynet_core.i18n import _, format_number, ngettext
+from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, server_path
+from skynet_core.workspace import EXAMPLE_SOURCE, Snapshot
+from widgets.text import md, uploader_note
+
+S = st.session_state
+EXAMPLE, A_FILE = "example", "file"
+MAX_UPLOAD_MB = MAX_FILE_BYTES // 1_000_000
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _table(path: str, mtime_ns: int) -> pd.DataFrame:
+    return read_table(path)
+
+
+def table(path: str) -> pd.DataFrame:
+    """The file as a table (cached while it is unchanged). Raises DatasetError."""
+    try:
+        mtime_ns = Path(path).stat().st_mtime_ns
+    except OSError:
+        mtime_ns = 0  # read_table then says what is wrong with the path
+    with st.spinner(_("Reading the file…")):
+        return _table(path, mtime_ns)
+
+
+def new_draft(draft: DatasetDraft | None) -> None:
+    S[K.DATA_DRAFT] = draft
+    S[K.DATA_GEN] = S.get(K.DATA_GEN, 0) + 1
+
+
+def refuse(message: str) -> None:
+    """Show why a file was refused, and drop the previous draft so its panel does not stand under the new name."""
+    S[K.DATA_UPLOAD_ERROR] = message
+    new_draft(None)
+
+
+def take_upload() -> None:
+    upload = S.get(K.DATA_UPLOAD)
+    if upload is None:
+        return
+    ws = studio.session().workspace
+    try:
+        path = ws.save_upload(upload.name, upload)
+    except DatasetError as exc:
+        refuse(str(exc))
+        return
+    except OSError as exc:
+        refuse(
+            _("{file} could not be saved in {folder} ({reason}). Check that the data directory is writable.").format(
+                file=upload.name, folder=ws.uploads_dir(), reason=exc.strerror
+            )
+        )
+        return
+    S.pop(K.DATA_UPLOAD_ERROR, None)
+    new_draft(DatasetDraft(path=str(path)))
+
+
+def open_path() -> None:
+    typed = (S.get(K.DATA_PATH) or "").strip()
+    S.pop(K.DATA_UPLOAD_ERROR, None)
+    if typed:
+        try:
+            new_draft(DatasetDraft(path=str(server_path(typed))))
+        except PathRefused as exc:
+            refuse(str(exc))
+
+
+def use_example() -> None:
+    studio.session().workspace.save_dataset_choice(EXAMPLE_SOURCE)
+    S[K.DATA_FLASH] = _("Using the bundled example.")
+
+
+def add_candidate_file(draft: DatasetDraft) -> None:
+    name = (S.get(K.DATA_NEW_NAME) or "").strip()
+    upload = S.get(f"data.new_upload.{S.get(K.DATA_NEW_GEN, 0)}")
+    typed = (S.get(K.DATA_NEW_PATH) or "").strip()
+    if not name:
+        S[K.DATA_NEW_ERROR] = _("Name the candidate whose outputs the file holds.")
+        return
+    if name in (item.name for item in draft.files):
+        S[K.DATA_NEW_ERROR] = _("A candidate file is already named “{name}”. Give each candidate its own name.").format(
+            name=name
+        )
+        return
+    try:
+        if upload is not None:
+            path = str(studio.session().workspace.save_upload(upload.name, upload))
+        elif typed:
+            path = str(server_path(typed))
+            table(path)  # says now, not at "Use this dataset", when the file cannot be read
+        else:
+            S[K.DATA_NEW_ERROR] = _("Upload the candidate's file, or type its path on the server.")
+            return
+    except (DatasetError, PathRefused) as exc:
+        S[K.DATA_NEW_ERROR] = str(exc)
+        return
+    draft.files.append(CandidateFile(name=name, path=path))
+    S.pop(K.DATA_NEW_ERROR, None)
+    S[K.DATA_NEW_NAME] = S[K.DATA_NEW_PATH] = ""
+    S[K.DATA_NEW_GEN] = S.get(K.DATA_NEW_GEN, 0) + 1
+
+
+def remove_candidate_file(draft: DatasetDraft, index: int) -> None:
+    del draft.files[index]
+
+
+def cases_text(cases: int, candidates: int) -> str:
+    return ngettext("{cases} × {count} candidate", "{cases} × {count} candidates", candidates).format(
+        cases=ngettext("{count} case", "{count} cases", cases).format(count=format_number(cases)), count=candidates
+    )
+
+
+def apply(draft: DatasetDraft, edited: pd.DataFrame, columns: list[str]) -> None:
+    """Load the draft with the edited roles; store it when it loads, else show why (keeping the edits)."""
+    changed = changed_roles(edited, columns)
+    main = (S.get(f"data.main.{S[K.DATA_GEN]}") or "").strip() or None
+    ws = studio.session().workspace
+    try:
+        with st.spinner(_("Loading the cases…")):
+            data = ws.load(draft.path, changed, tuple(draft.files), main)
+    except (DatasetError, OSError) as exc:
+        st.error(md(read_error(exc, draft.path)), icon=":material/error:")
+        return
+    ws.save_dataset_choice(draft.path, changed, draft.files, main)
+    split = ws.dataset_choice().split
+    if split not in (None, *[name for name, count in data.split_counts().items() if count]):
+        ws.choose_cases(ws.dataset().candidate, None)
+    new_draft(DatasetDraft(path=draft.path, roles=changed, files=list(draft.files), main_candidate=main))
+    S[K.DATA_FLASH] = _("Using {file}: {cases}.").format(
+        file=Path(draft.path).name, cases=cases_text(sum(data.split_counts().values()), len(data.candidates))
+    )
+    st.rerun()
+
+
+def file_source() -> None:
+    upload_col, path_col = st.columns(2)
+    upload_col.file_uploader(
+        _("Upload a CSV, JSON Lines or Parquet file (up to {size} MB)").format(size=format_number(MAX_UPLOAD_MB)),
+        type=FILE_TYPES,
+        key=K.DATA_UPLOAD,
+        on_change=take_upload,
+        max_upload_size=MAX_UPLOAD_MB,
+        help=_("Kept in the studio's data folder, so the choice survives a restart."),
+    )
+    with upload_col:
+        uploader_note(MAX_UPLOAD_MB)
+    with path_col:
+        st.text_input(
+            _("…or a file path on the server"),
+            key=K.DATA_PATH,
+            placeholder=_("e.g. /data/cases.jsonl"),
+            help=_("{folders} More: `{variable}` in the server's environment.").format(
+                folders=roots_help(), variable=DATA_ROOTS_ENV
+            ),
+        )
+        st.button(_("Open this file"), on_click=open_path, icon=":material/folder_open:")
+    if S.get(K.DATA_UPLOAD_ERROR):
+        st.error(md(S[K.DATA_UPLOAD_ERROR]), icon=":material/error:")
+    draft = S[K.DATA_DRAFT]
+    if draft is None:
+        return
+    try:
+        frame = table(draft.path)
+    except DatasetError as exc:
+        st.error(md(str(exc)), icon=":material/error:")
+        return
+    draw_draft(draft, frame, on_apply=apply, on_add=add_candidate_file, on_remove=remove_candidate_file)
+
+
+def remember_choice(snap: Snapshot) -> None:
+    """Start the page's state from the dataset in use: on the first visit, and on a revisit (Streamlit drops a
+    widget's state when its page is left: the source picker then says again what is in use)."""
+    in_use = snap.in_use
+    path = in_use.data.source if not in_use.problem else EXAMPLE_SOURCE
+    if K.DATA_DRAFT not in S:
+        choice = studio.session().workspace.dataset_choice() if path != EXAMPLE_SOURCE else None
+        S[K.DATA_DRAFT] = (
+            None
+            if choice is None
+            else DatasetDraft(choice.path, choice.roles, list(choice.candidate_files), choice.main_candidate)
+        )
+        S[K.DATA_GEN] = 0
+    if K.DATA_SOURCE not in S:
+        S[K.DATA_SOURCE] = EXAMPLE if path == EXAMPLE_SOURCE else A_FILE
+
+
+def page() -> None:
+    snap = studio.snapshot()
+    remember_choice(snap)
+    data, problem = snap.in_use.data, snap.in_use.problem
+    st.title(_("Data"))
+    counts = cases_text(sum(data.split_counts().values()), len(data.candidates))
+    st.markdown(_("In use: **{name}** · {cases}").format(name=md(data.name), cases=counts))
+    if problem:
+        st.warning(md(problem), icon=":material/warning:")
+    if flash := S.pop(K.DATA_FLASH, None):
+        st.success(flash, icon=":material/task_alt:")
+    source = st.radio(
+        _("Cases from"),
+        [EXAMPLE, A_FILE],
+        format_func=lambda choice: _("The bundled example") if choice == EXAMPLE else _("A file"),
+        key=K.DATA_SOURCE,
+        horizontal=True,
+    )
+    if source == EXAMPLE:
+        example_source(data.source == EXAMPLE_SOURCE)
+    else:
+        file_source()
+    st.divider()
+    opened = S[K.DATA_DRAFT]
+    elsewhere = source == A_FILE and opened is not None and opened.path != data.source
+    draw_splits(snap, Path(opened.path).name if elsewhere else None)
+
+
+def example_source(in_use: bool) -> None:
+    st.caption(
+        _(
+            "{file}: 72 support tickets, each answered by three candidates (fast-small, balanced, large-careful) "
+            "with their latency and cost."
+        ).format(file=EXAMPLE_PATH.name)
+    )
+    st.dataframe(preview_frame(table(str(EXAMPLE_PATH)).head(PREVIEW_ROWS)), height=300)
+    st.button(
+        _("Use the example"),
+        type="primary",
+        on_click=use_example,
+        disabled=in_use,
+        icon=":material/check:",
+        help=_("The example is the dataset in use.") if in_use else None,
+    )

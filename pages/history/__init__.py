@@ -1,0 +1,99 @@
+"""History: saved versions of the metric, a diff between two, and the per-case change in scores between them."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+import studio
+from skynet_core.history import compare_runs, folder_diff, version_label
+from skynet_core.i18n import N_, _
+from skynet_core.metric_source import MetricSource
+from skynet_core.workspace import Snapshot
+from widgets.cases import column_config
+from widgets.compare import comparison_row
+from widgets.jobs import job_panel, outcome_panel
+from widgets.stale import stale_banner, stale_changes
+from widgets.versions import save_version_control
+
+CURRENT = N_("Current draft")
+SLOT = "history"
+
+
+def version_labels(snap: Snapshot) -> dict[str, MetricSource]:
+    """Label → metric folder: the current draft first, then saved versions, newest first."""
+    labels = {_(CURRENT): snap.metric}
+    for version in studio.session().workspace.versions():
+        labels[version_label(version)] = version.folder
+    return labels
+
+
+def start_comparison(old: MetricSource, new: MetricSource) -> None:
+    me = studio.session()
+    me.workspace.compare_versions(me.slot(SLOT), old, new, keys=me.keys, watcher=me.watcher)
+
+
+def restore(old: MetricSource, label: str) -> None:
+    studio.session().replace_draft(old, _("restoring {version}").format(version=label.split(" ", 1)[0]))
+    st.toast(_("Version A is now the draft; the text it replaced was saved as a version."))
+
+
+def comparison(snap: Snapshot) -> None:
+    slot = studio.session().slot(SLOT)
+    outcome = job_panel(slot, "history.compare")
+    job = slot.job
+    if outcome is None or job is None:
+        st.caption(_("Scores both versions on the cases in use (in the sandbox) and lists what changed, case by case."))
+        return
+    if not outcome.finished or outcome_panel(outcome, "history.compare"):
+        return
+    stale_banner(stale_changes(job.provenance, snap.provenance), _("These scores"), None, key="history.stale")
+    before, after = job.result or ([], [])
+    result = compare_runs(before, after)
+    comparison_row(result)
+    st.caption(_("Means are over cases that scored ok in both versions."))
+    deltas = result.table["delta"].dropna()
+    if len(deltas):
+        figure = go.Figure(go.Histogram(x=deltas, nbinsx=min(40, max(5, len(deltas) // 2)), marker_color="#4c78a8"))
+        figure.update_layout(
+            title=_("Change in score per case (B − A)"),
+            xaxis_title=_("B − A"),
+            yaxis_title=_("cases"),
+            height=260,
+            margin={"t": 40, "b": 40, "l": 40, "r": 10},
+        )
+        st.plotly_chart(figure, width="stretch")
+    st.dataframe(result.table, hide_index=True, width="stretch", column_config=column_config())
+
+
+def page() -> None:
+    snap = studio.snapshot()
+    st.title(_("History"))
+    labels = version_labels(snap)
+    save_version_control("history")
+    if len(labels) < 2:
+        st.info(
+            _(
+                "No saved versions yet. Versions are saved when you save one, every few minutes while you type, "
+                "and whenever a text is about to be replaced (an example, an upload, a restore, a write from the "
+                "trade-offs page); then you can compare them here."
+            )
+        )
+        return
+    names = list(labels)
+    # One above the other: a label ("#5 before … wrote REWARD_SPEC · 11/30/26, 7:28 PM") reads whole at 900 px too.
+    old_label = st.selectbox(_("Version A"), names, index=1, key="history.a")
+    new_label = st.selectbox(_("Version B"), names, index=0, key="history.b")
+    old, new = labels[old_label], labels[new_label]
+    diff = folder_diff(old, new)
+    st.subheader(_("Diff"))
+    if diff:
+        st.code(diff, language="diff")
+    else:
+        st.caption(_("The two versions are the same text."))
+    with st.container(horizontal=True):  # buttons as wide as their labels, never cut
+        st.button(_("Compare scores"), type="primary", disabled=not diff, on_click=start_comparison, args=(old, new))
+        if old_label != _(CURRENT):
+            st.button(_("Restore A into the editor"), on_click=restore, args=(old, old_label))
+    st.subheader(_("Per-case change in scores"))
+    comparison(snap)

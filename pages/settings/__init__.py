@@ -1,0 +1,86 @@
+"""Settings: the metric and reflection models, their keys for this session, how calls are made, and isolation.
+
+Non-secret settings are saved in the workspace (``Workspace.save_model_settings``); keys typed here live in
+this session only (``Session.set_key``) and are shown back masked. The model call for a metric's ``llm()``
+is made by the server, so no key ever reaches metric code. What the form's values mean is
+``skynet_core.settings_form``; the panels are this package's ``model.py``, ``calls.py`` and ``try_judge.py``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import keys as K
+import studio
+from pages.settings.calls import calls_panel, environment_panel, isolation_panel
+from pages.settings.model import effective_banner, form, model_panel
+from pages.settings.try_judge import try_judge
+from skynet_core.i18n import _
+from skynet_core.llm import ROLES, ModelSettings, litellm_ready, warm_up
+from skynet_core.settings_form import form_values, typed_keys, unsaved
+
+S = st.session_state
+
+
+def seed() -> None:
+    """Show the saved settings in the widgets (key fields start empty: a key is never shown back)."""
+    me = studio.session()
+    S.update(form_values(me.workspace.model_settings(me.keys), me.workspace.ray_address()))
+
+
+def save() -> None:
+    me = studio.session()
+    me.workspace.save_model_settings(form())
+    me.workspace.set_ray_address(S[K.SETTINGS_RAY_ADDRESS])
+    for role, key in typed_keys(S.to_dict()).items():
+        me.set_key(role, key)
+    for role in ROLES:
+        S[f"settings.{role}.key"] = ""
+    S[K.SETTINGS_NOTICE] = _("Settings saved. Keys stay in this session only.")
+
+
+def reset() -> None:
+    studio.session().workspace.forget_model_settings()
+    seed()
+    S[K.SETTINGS_NOTICE] = _("Saved settings cleared: the environment's defaults apply.")
+
+
+def page() -> None:
+    snap = studio.snapshot()
+    saved = snap.settings
+    if "settings.concurrency" not in S:
+        seed()
+    draw(saved, snap.ray_address)
+
+
+def draw(saved: ModelSettings, ray_address: str) -> None:
+    st.title(_("Settings"))
+    effective_banner(saved)
+    if S.get(K.SETTINGS_NOTICE):
+        st.toast(S.pop(K.SETTINGS_NOTICE), icon=":material/save:")
+    changed = st.empty()  # always there, so the elements below keep their places when it empties
+    if unsaved(S.to_dict(), saved, studio.session().keys, ray_address):
+        changed.caption(
+            ":orange[:material/edit: " + _("Unsaved changes: “Save settings” makes metrics use them.") + "]"
+        )
+
+    if not litellm_ready() and any(form().config(role) for role in ROLES):
+        with st.spinner(_("Loading litellm (once per server start; it takes a few seconds)…")):
+            warm_up(wait=True)
+    for role in ROLES:  # one above the other: side by side, a 900 px window cut their fields to a few letters
+        with st.container(border=True, key=f"settings-panel-{role}"):
+            model_panel(role)
+    calls_panel()
+    with st.container(horizontal=True):
+        st.button(_("Save settings"), type="primary", on_click=save, icon=":material/save:", key="settings.save")
+        st.button(
+            _("Reset to the environment's defaults"),
+            on_click=reset,
+            icon=":material/restart_alt:",
+            key="settings.reset",
+        )
+    st.divider()
+    try_judge()
+    st.divider()
+    environment_panel()
+    isolation_panel()

@@ -1,0 +1,76 @@
+"""The metric's results joined to the human scores, case by case."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from skynet_core.results import CaseResult
+
+
+@dataclass(frozen=True)
+class LabelledCase:
+    """A case that has a human score and that the metric scored (``ok``): both on the metric's scale.
+    ``scores`` are its named scores."""
+
+    id: str
+    score: float
+    human: float
+    scores: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A run's results against the human scores.
+
+    - ``cases``: the labelled cases the metric scored, in run order (the figures are computed on these).
+    - ``unlabelled``: how many of the run's cases have no human score.
+    - ``unknown``: the ids of human scores that are not among the run's cases, in the labels' order.
+    - ``unscored``: labelled cases the metric did not score (error, timeout, invalid), in run order.
+    """
+
+    cases: tuple[LabelledCase, ...]
+    unlabelled: int
+    unknown: tuple[str, ...] = ()
+    unscored: tuple[str, ...] = ()
+
+    @property
+    def n(self) -> int:
+        return len(self.cases)
+
+
+class PairingBuilder:
+    """Builds a :class:`Pairing` from results fed one at a time, keeping only the labelled ones (so the
+    command line's streamed runs do not grow with the number of cases). A repeated case id counts once."""
+
+    def __init__(self, humans: Mapping[str, float]) -> None:
+        self.humans = humans
+        self.cases: list[LabelledCase] = []
+        self.unscored: list[str] = []
+        self.seen: set[str] = set()
+        self.unlabelled = 0
+
+    def add(self, result: CaseResult) -> None:
+        human = self.humans.get(result.id)
+        if human is None:
+            self.unlabelled += 1
+            return
+        if result.id in self.seen:
+            return
+        self.seen.add(result.id)
+        if result.ok and result.score is not None:
+            self.cases.append(LabelledCase(result.id, float(result.score), float(human), dict(result.scores)))
+        else:
+            self.unscored.append(result.id)
+
+    def build(self) -> Pairing:
+        unknown = tuple(case_id for case_id in self.humans if case_id not in self.seen)
+        return Pairing(tuple(self.cases), self.unlabelled, unknown, tuple(self.unscored))
+
+
+def pair_results(results: Iterable[CaseResult], humans: Mapping[str, float]) -> Pairing:
+    """Join one candidate's ``results`` to ``humans`` (human scores by case id, see :func:`.human_values`)."""
+    builder = PairingBuilder(humans)
+    for result in results:
+        builder.add(result)
+    return builder.build()

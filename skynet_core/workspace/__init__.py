@@ -1,0 +1,99 @@
+"""The studio's state and its use cases, in one place, for every page and session of one server.
+
+A :class:`Workspace` owns what the studio remembers and runs, one part per module:
+
+- ``draft``: the metric draft with its revision number (:meth:`Workspace.type_draft`,
+  :meth:`Workspace.replace_draft`, :meth:`Workspace.save_version`), and the reflection step's text;
+- ``dataset``: the dataset choice (file, roles, candidate files, candidate, split), the loaded dataset,
+  uploads, and the cases the live check runs;
+- ``settings``: the model settings (saved settings over the environment), the timeout, the Ray address,
+  the language; the run options and the one scorer they make; provenance; the :meth:`Workspace.snapshot`
+  a page's script run reads;
+- ``records``: scored runs and feedback marks;
+- ``usecases``: the jobs (check, score, compare, consistency, probes, grading, the trade-offs' candidates),
+  on the :class:`~skynet_core.jobs.JobBoard`, whoever started them.
+
+It is process-wide, like the database; what belongs to one browser session (the API keys typed on the
+Settings page, the session's id as a job watcher, its job slots) is passed in explicitly. It never
+imports streamlit. Pages and panels call these methods; none of them touches a store.
+
+The draft protocol. Every write of the draft raises its revision. A writer says which revision
+its text is based on (the revision its editor was loaded from or last wrote); a write based on
+an older revision than the one stored is a *conflict*: both texts are kept (the stored one
+becomes a version named for it) and the writer's text becomes the draft. Every text about to be
+replaced by something the user did not type (an example, an upload, a restore, a write from
+the trade-offs page) becomes a version first. Typing makes an automatic version at most every
+:data:`AUTO_VERSION_S` seconds.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from ..scoring import RunOptions
+from ..store import data_dir
+from .usecases import UseCasesPart
+from .values import (
+    AUTO_VERSION_S,
+    EXAMPLE_SOURCE,
+    FIRST_EXAMPLE,
+    SETTING_CANDIDATE,
+    SETTING_DATASET_CANDIDATE_FILES,
+    SETTING_DATASET_MAIN_CANDIDATE,
+    SETTING_DATASET_PATH,
+    SETTING_DATASET_ROLES,
+    SETTING_LANGUAGE,
+    SETTING_RAY_ADDRESS,
+    SETTING_SPLIT,
+    SETTING_TIMEOUT,
+    Conflict,
+    DatasetChoice,
+    DatasetInUse,
+    DraftWrite,
+    SavedVersion,
+    Snapshot,
+    example_metric,
+)
+
+__all__ = [
+    "AUTO_VERSION_S",
+    "EXAMPLE_SOURCE",
+    "FIRST_EXAMPLE",
+    "SETTING_CANDIDATE",
+    "SETTING_DATASET_CANDIDATE_FILES",
+    "SETTING_DATASET_MAIN_CANDIDATE",
+    "SETTING_DATASET_PATH",
+    "SETTING_DATASET_ROLES",
+    "SETTING_LANGUAGE",
+    "SETTING_RAY_ADDRESS",
+    "SETTING_SPLIT",
+    "SETTING_TIMEOUT",
+    "Conflict",
+    "DatasetChoice",
+    "DatasetInUse",
+    "DraftWrite",
+    "RunOptions",
+    "SavedVersion",
+    "Snapshot",
+    "Workspace",
+    "example_metric",
+    "workspace_for",
+]
+
+
+class Workspace(UseCasesPart):
+    """The studio's state and use cases (see the package docstring). Thread-safe; one per data directory."""
+
+
+_workspaces: dict[str, Workspace] = {}
+_workspaces_lock = threading.Lock()
+
+
+def workspace_for(directory: str | Path | None = None) -> Workspace:
+    """The process's workspace of ``directory`` (the data directory when ``None``): one per directory."""
+    folder = str(Path(directory) if directory is not None else data_dir())
+    with _workspaces_lock:
+        if folder not in _workspaces:
+            _workspaces[folder] = Workspace(folder)
+        return _workspaces[folder]

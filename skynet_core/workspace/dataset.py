@@ -1,0 +1,186 @@
+"""The dataset choice, the loaded dataset in use, uploads, and the cases the live check runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+import orjson
+
+from ..cases import Case
+from ..datasets import (
+    CandidateFile,
+    Dataset,
+    DatasetError,
+    Role,
+    load_dataset,
+    load_example,
+    roles_from_json,
+    roles_to_json,
+    save_upload,
+)
+from ..i18n import _
+from ..paths import PathRefused, server_path
+from .base import WorkspaceBase
+from .values import (
+    DATASETS_KEPT,
+    EXAMPLE_SOURCE,
+    SETTING_CANDIDATE,
+    SETTING_DATASET_CANDIDATE_FILES,
+    SETTING_DATASET_MAIN_CANDIDATE,
+    SETTING_DATASET_PATH,
+    SETTING_DATASET_ROLES,
+    SETTING_SPLIT,
+    DatasetChoice,
+    DatasetInUse,
+)
+
+if TYPE_CHECKING:
+    from ..authoring import CheckCases
+
+
+class DatasetPart(WorkspaceBase):
+    def dataset_choice(self) -> DatasetChoice:
+        """The stored choice (raises DatasetError when the stored roles cannot be read)."""
+        get = self.store.get
+        roles = get(SETTING_DATASET_ROLES)
+        split = get(SETTING_SPLIT)
+        return DatasetChoice(
+            str(get(SETTING_DATASET_PATH, EXAMPLE_SOURCE) or EXAMPLE_SOURCE),
+            roles_from_json(roles) if roles else None,
+            tuple(CandidateFile.from_json(item) for item in get(SETTING_DATASET_CANDIDATE_FILES) or []),
+            get(SETTING_DATASET_MAIN_CANDIDATE),
+            get(SETTING_CANDIDATE),
+            split if isinstance(split, str) and split else None,
+        )
+
+    def save_dataset_choice(
+        self,
+        path: str,
+        roles: dict[str, tuple[Role, str]] | None = None,
+        candidate_files: list[CandidateFile] | tuple[CandidateFile, ...] | None = None,
+        main_candidate: str | None = None,
+    ) -> None:
+        """Choose a dataset file (the candidate and split are kept; an unknown candidate means the first)."""
+        self.store.set(SETTING_DATASET_PATH, path)
+        self.store.set(SETTING_DATASET_ROLES, roles_to_json(roles) if roles else None)
+        self.store.set(SETTING_DATASET_CANDIDATE_FILES, [item.to_json() for item in candidate_files or []])
+        self.store.set(SETTING_DATASET_MAIN_CANDIDATE, main_candidate)
+
+    def choose_cases(self, candidate: str | None, split: str | None) -> None:
+        """Choose the candidate and split the pages score (``None``: the first candidate, every split)."""
+        self.store.set(SETTING_CANDIDATE, candidate)
+        self.store.set(SETTING_SPLIT, split)
+
+    def load(
+        self,
+        path: str,
+        roles: dict[str, tuple[Role, str]] | None = None,
+        candidate_files: list[CandidateFile] | tuple[CandidateFile, ...] = (),
+        main_candidate: str | None = None,
+    ) -> Dataset:
+        """Load a dataset (kept in memory while its files are unchanged). Raises DatasetError or OSError."""
+        if path == EXAMPLE_SOURCE:
+            key = EXAMPLE_SOURCE
+        else:
+            stamps = [Path(name).stat().st_mtime_ns for name in (path, *(item.path for item in candidate_files))]
+            files = [item.to_json() for item in candidate_files]
+            key = orjson.dumps([path, stamps, roles_to_json(roles) if roles else None, files, main_candidate]).decode()
+        with self._lock:
+            if key in self._datasets:
+                self._datasets.move_to_end(key)
+                return self._datasets[key]
+        data = (
+            load_example()
+            if path == EXAMPLE_SOURCE
+            else load_dataset(path, roles=roles, candidate_files=list(candidate_files), main_candidate=main_candidate)
+        )
+        with self._lock:
+            self._datasets[key] = data
+            while len(self._datasets) > DATASETS_KEPT:
+                self._datasets.popitem(last=False)
+        return data
+
+    def dataset(self) -> DatasetInUse:
+        """The dataset in use with its candidate and split; the example (and why) when the chosen one fails."""
+        try:
+            choice = self.dataset_choice()
+        except DatasetError as exc:
+            return self._in_use(
+                self.load(EXAMPLE_SOURCE),
+                DatasetChoice(),
+                _("The saved dataset choice could not be read ({error}); using the example.").format(error=exc),
+            )
+        try:
+            if choice.path != EXAMPLE_SOURCE:  # a choice saved earlier, or by another session: the same roots
+                for name in (choice.path, *(item.path for item in choice.candidate_files)):
+                    server_path(name)
+            data = self.load(choice.path, choice.roles, choice.candidate_files, choice.main_candidate)
+            return self._in_use(data, choice)
+        except (PathRefused, DatasetError) as exc:
+            reason = str(exc)
+        except OSError as exc:
+            reason = _("{path} could not be read ({error}).").format(
+                path=exc.filename or choice.path, error=exc.strerror or exc
+            )
+        return self._in_use(
+            self.load(EXAMPLE_SOURCE),
+            choice,
+            _("The example is in use: the chosen dataset could not be loaded. {reason}").format(reason=reason),
+        )
+
+    @staticmethod
+    def _in_use(data: Dataset, choice: DatasetChoice, problem: str | None = None) -> DatasetInUse:
+        candidate = choice.candidate if choice.candidate in data.candidates else data.candidates[0]
+        return DatasetInUse(data, candidate, choice.split, problem)
+
+    def uploads_dir(self) -> Path:
+        """Where uploaded case files are kept (so a choice of one survives a restart)."""
+        return self.directory / "uploads"
+
+    def save_upload(self, name: str, content: BinaryIO) -> Path:
+        """Keep an uploaded case file in the uploads folder; its path. Raises DatasetError or OSError."""
+        return save_upload(name, content, self.uploads_dir())
+
+    def cases_of(self, source: str) -> list[Case] | None:
+        """Every case of the dataset ``source`` (``"example"`` or the file in use) as it is now; ``None``
+        when that dataset is not the one in use (its roles and candidate files are not known any more)."""
+        if source == EXAMPLE_SOURCE:
+            return self.load(EXAMPLE_SOURCE).cases
+        in_use = self.dataset()
+        return in_use.data.cases if in_use.data.source == source and not in_use.problem else None
+
+    # --- the cases the live check runs, and the user's own cases ------------------------------------
+
+    def check_pins(self, in_use: DatasetInUse | None = None) -> list[str]:
+        """The case ids pinned for the live check on the dataset in use (none: the planner's sample)."""
+        from ..authoring import SETTING_CHECK_PINS, pins_for
+
+        in_use = in_use or self.dataset()
+        return pins_for(self.store.get(self._key(SETTING_CHECK_PINS)), in_use.data.source)
+
+    def set_check_pins(self, ids: list[str], in_use: DatasetInUse | None = None) -> None:
+        """Pin ``ids`` for the live check on the dataset in use (an empty list goes back to the sample)."""
+        from ..authoring import SETTING_CHECK_PINS, with_pins
+
+        in_use = in_use or self.dataset()
+        key = self._key(SETTING_CHECK_PINS)
+        self.store.set(key, with_pins(self.store.get(key), in_use.data.source, ids))
+
+    def toggle_check_pin(self, case_id: str, in_use: DatasetInUse | None = None) -> None:
+        """Pin ``case_id`` for the live check, or unpin it when it is pinned."""
+        pins = self.check_pins(in_use)
+        self.set_check_pins([pin for pin in pins if pin != case_id] if case_id in pins else [*pins, case_id], in_use)
+
+    def check_cases(self, in_use: DatasetInUse | None = None) -> CheckCases:
+        """The cases the live check runs on the dataset in use, and why (pinned or sampled)."""
+        from ..authoring import check_cases
+
+        in_use = in_use or self.dataset()
+        return check_cases(in_use.cases, self.check_pins(in_use))
+
+    def save_user_case(self, case: Case) -> Path:
+        """Add ``case`` to the user dataset (a JSON Lines file in the uploads folder, loadable on Data)."""
+        from ..authoring import save_user_case
+
+        return save_user_case(self.uploads_dir(), case)

@@ -1,0 +1,92 @@
+"""Scored runs and feedback marks: what the studio keeps of its results, and forgetting all of it."""
+
+from __future__ import annotations
+
+import shutil
+
+from ..cases import Case
+from ..feedback.marks import Mark, MarkValue
+from ..metric_source import MetricSource
+from ..provenance import Provenance
+from ..results import CaseResult
+from ..runs import RunKey, RunSummary, SavedRun, metric_hash
+from ..scored_candidates import ScoredCandidates, from_saved_runs, metric_key
+from ..store import connect
+from .settings import SettingsPart
+from .values import DatasetInUse
+
+_TABLES = ("drafts", "versions", "settings", "scored_runs", "feedback_marks")
+SCORED_KEPT = 4
+
+
+class RecordsPart(SettingsPart):
+    def run_summaries(self) -> list[RunSummary]:
+        """Every saved run, newest first (without its results)."""
+        return self.runs.list()
+
+    def run(self, run_id: int) -> SavedRun | None:
+        """A saved run with its results, or ``None`` when it is no longer kept."""
+        return self.runs.get(run_id)
+
+    def latest_run(self, in_use: DatasetInUse | None = None) -> SavedRun | None:
+        """The newest saved run of the dataset and candidate in use."""
+        in_use = in_use or self.dataset()
+        return self.runs.latest(in_use.data.source, in_use.candidate)
+
+    def keep_run(
+        self,
+        metric: MetricSource,
+        results: list[CaseResult],
+        made_by: Provenance,
+        cases: list[Case] | None = None,
+    ) -> int:
+        """Keep scored results in the database (the run of ``made_by``'s dataset, candidate and split), with
+        the ``cases`` scored when given, so the run can be opened and exported with its inputs and outputs
+        even after the dataset changes."""
+        key = RunKey(made_by.dataset, made_by.candidate, made_by.split, metric_hash(metric.main), made_by.dataset_name)
+        return self.runs.save(key, results, metric_source=metric.main, provenance=made_by, cases=cases)
+
+    def scored_candidates(self, source: str, in_use: DatasetInUse) -> ScoredCandidates | None:
+        """Every candidate of the dataset in use as this metric.py (REWARD_SPEC set aside) scored it on the split
+        in use, from each candidate's newest saved run; else as the metric.py of those runs scored them (an
+        earlier text: the result's ``metric`` says which); ``None`` until each candidate has a run of one text
+        on that split (see ``score_candidates``)."""
+        data = in_use.data
+        summaries = self.run_summaries()  # newest first, without results: cheap
+        ids = tuple(
+            next((run.id for run in summaries if run.key.dataset == data.source and run.key.candidate == name), None)
+            for name in data.candidates
+        )
+        key = (ids, data.source, len(data.cases), in_use.split, metric_key(source))
+        with self._lock:  # moving a weight re-weights these scores: they are read from the runs once
+            if key in self._scored:
+                return self._scored[key]
+        newest = [self.runs.get(run_id) if run_id is not None else None for run_id in ids]
+        scored = from_saved_runs(newest, data, in_use.split, key[-1])
+        if scored is None and newest[0] is not None:
+            scored = from_saved_runs(newest, data, in_use.split, metric_key(newest[0].metric_source))
+        with self._lock:
+            self._scored[key] = scored
+            while len(self._scored) > SCORED_KEPT:
+                self._scored.popitem(last=False)
+        return scored
+
+    def marks_for(self, run: SavedRun) -> dict[str, Mark]:
+        """People's marks on the feedback of ``run``'s cases, by case id."""
+        return self.marks.marks_for(run.key.scope, run.key.metric_hash)
+
+    def set_mark(self, run: SavedRun, case_id: str, value: MarkValue, note: str = "") -> Mark:
+        """Mark the feedback of one case of ``run`` useful or weak, with a note; marking again replaces it."""
+        return self.marks.set_mark(run.key.scope, run.key.metric_hash, case_id, value, note=note)
+
+    def clear_mark(self, run: SavedRun, case_id: str) -> None:
+        self.marks.clear_mark(run.key.scope, run.key.metric_hash, case_id)
+
+    def clear(self) -> None:
+        """Forget everything the studio keeps in the data directory: drafts, versions, settings, runs, marks and
+        uploads. A fresh data directory's state (the browser tests start each test from it). Running jobs are
+        left alone: they belong to the sessions that started them."""
+        with connect(self.store.path) as db:
+            for table in _TABLES:
+                db.execute(f"DELETE FROM {table}")  # a fixed list of our own tables
+        shutil.rmtree(self.uploads_dir(), ignore_errors=True)

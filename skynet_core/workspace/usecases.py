@@ -1,0 +1,244 @@
+"""The workspace's jobs: every use case that runs metric code or a model, in the background, on the job board.
+
+Each method starts a :class:`~skynet_core.jobs.Job` in the caller's :class:`~skynet_core.jobs.JobSlot` (a newer
+job of the slot cancels the older one), lists it on the job board under ``watcher`` (so every session sees it
+under Running jobs and may cancel it) and returns it. Every scoring job scores through the workspace's one
+:class:`~skynet_core.scoring.Scorer` (the Ray cluster's when an address is set) with one ``RunOptions``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from .. import llm
+from ..cases import Case
+from ..contract import SAMPLE_SIZE
+from ..feedback import Grade, grade_feedback, probe_cases
+from ..i18n import language, use_language
+from ..jobs import Job, JobSlot
+from ..judge import Consistency, consistency_of, repeat_cases
+from ..llm import ModelSettings
+from ..metric_source import MetricSource
+from ..provenance import Provenance
+from ..results import CaseResult, CheckReport, JobKind
+from ..scored_candidates import candidate_cases
+from ..scoring import RunOptions, Scorer, check
+from .records import RecordsPart
+
+T = TypeVar("T")
+Compared = tuple[list[CaseResult], list[CaseResult]]
+Pairs = Sequence[tuple[Case, CaseResult]]
+
+
+class UseCasesPart(RecordsPart):
+    def submit(self, slot: JobSlot, job: Job[T], target: Callable[[Job[T]], T], watcher: str | None) -> Job[T]:
+        """Start ``job`` in ``slot`` (cancelling the slot's older job) and list it on the job board."""
+        self.jobs.add(job, watcher)
+        return slot.submit(job, target)
+
+    def check(
+        self, slot: JobSlot, metric: MetricSource, *, keys: Mapping[str, str] | None = None, watcher: str | None = None
+    ) -> Job[CheckReport]:
+        """The contract check of ``metric`` on the sampled (or pinned) cases in use."""
+        in_use = self.dataset()
+        cases, options, scorer = in_use.cases, self.run_options(keys), self.scorer()
+        chosen = self.check_cases(in_use)
+        sample = chosen.cases if chosen.pinned else None
+
+        def run(job: Job[CheckReport]) -> CheckReport:
+            live = dataclasses.replace(options.watched_by(job), concurrency=1, stop_on_timeout=True)
+            return check(metric, cases, live, scorer=scorer, sample=sample)
+
+        total = len(chosen.cases) if chosen.pinned else min(SAMPLE_SIZE, len(cases))
+        made_by = self.provenance(metric, keys, in_use)
+        return self.submit(slot, Job(JobKind.CHECK, total, "contract check", provenance=made_by), run, watcher)
+
+    def score(
+        self,
+        slot: JobSlot,
+        metric: MetricSource,
+        cases: list[Case],
+        options: RunOptions,
+        *,
+        kind: JobKind = JobKind.SCORE,
+        label: str = "",
+        watcher: str | None = None,
+        provenance: Provenance | None = None,
+        keep: Callable[[CheckReport], None] | None = None,
+        scorer: Scorer | None = None,
+    ) -> Job[CheckReport]:
+        """Score every case of ``cases`` (the one way to do it): a hanging case times out alone and the run
+        goes on; the report's ``cases`` hold every result in case order. ``keep`` is given a run that finishes
+        (not cancelled, at least one case scored), to keep it in the database."""
+        scorer = scorer or self.scorer()
+
+        def run(job: Job[CheckReport]) -> CheckReport:
+            report = check(metric, cases, options.watched_by(job), scorer=scorer, sample=cases)
+            if keep is not None and not job.cancel.is_set() and report.cases:
+                keep(report)
+            return report
+
+        job: Job[CheckReport] = Job(kind, len(cases), label, provenance=provenance)
+        if options.llm is not None:
+            self._handlers[job] = options.llm
+        return self.submit(slot, job, run, watcher)
+
+    def try_case(
+        self,
+        slot: JobSlot,
+        metric: MetricSource,
+        case: Case,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[CheckReport]:
+        """Score one typed case with ``metric`` in the sandboxed runner (never kept as a run)."""
+        options = self.run_options(keys)
+        return self.score(slot, metric, [case], options, kind=JobKind.TRY, label=f"case {case.id}", watcher=watcher)
+
+    def score_all(
+        self,
+        slot: JobSlot,
+        metric: MetricSource | None = None,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[CheckReport]:
+        """Score every case in use with the draft (or ``metric``). A run that finishes (not cancelled, at least
+        one case scored) is kept in the database with its provenance: Feedback review and later sessions read it."""
+        metric = metric or self.draft().metric
+        in_use = self.dataset()
+        made_by = self.provenance(metric, keys, in_use)
+        options = self.run_options(keys)
+        cases = in_use.cases
+
+        def keep(report: CheckReport) -> None:
+            self.keep_run(metric, report.cases, made_by, cases)
+
+        return self.score(
+            slot, metric, cases, options, label="score all", watcher=watcher, provenance=made_by, keep=keep
+        )
+
+    def try_judge(
+        self,
+        slot: JobSlot,
+        metric: MetricSource,
+        cases: list[Case],
+        settings: ModelSettings,
+        *,
+        watcher: str | None = None,
+    ) -> Job[CheckReport]:
+        """Score ``cases`` with ``settings`` (saved or not: the Settings page's form), never kept as a run."""
+        options = self.run_options(settings=settings)
+        return self.score(slot, metric, cases, options, kind=JobKind.TRY_JUDGE, watcher=watcher)
+
+    def probes(
+        self,
+        slot: JobSlot,
+        metric: MetricSource,
+        cases: Sequence[Case],
+        *,
+        label: str = "",
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[CheckReport]:
+        """Score trivial outputs (an empty string, the input echoed…) on up to 20 of ``cases``."""
+        options = self.run_options(keys)
+        return self.score(slot, metric, probe_cases(cases), options, kind=JobKind.PROBES, label=label, watcher=watcher)
+
+    def llm_spent(self, job: Job[Any]) -> float | None:
+        """What ``job``'s ``llm()`` calls have cost so far (USD), when it is a scoring run with a model handler."""
+        spent = getattr(self._handlers.get(job), "spent_usd", None)
+        return float(spent) if isinstance(spent, int | float) else None
+
+    def judge_consistency(
+        self,
+        slot: JobSlot,
+        metric: MetricSource,
+        cases: list[Case],
+        repeats: int,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[Consistency]:
+        """Score ``cases`` ``repeats`` times each: how far a judge's verdicts spread on the same case."""
+        options, scorer, repeated = self.run_options(keys), self.scorer(), repeat_cases(cases, repeats)
+
+        def run(job: Job[Consistency]) -> Consistency:
+            return consistency_of(cases, scorer(metric, repeated, options.watched_by(job)).results, repeats)
+
+        job: Job[Consistency] = Job(JobKind.CONSISTENCY, len(repeated), provenance=self.provenance(metric, keys))
+        if options.llm is not None:
+            self._handlers[job] = options.llm
+        return self.submit(slot, job, run, watcher)
+
+    def compare_versions(
+        self,
+        slot: JobSlot,
+        old: MetricSource,
+        new: MetricSource,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[Compared]:
+        """Score both versions on the cases in use; the result is (old results, new results)."""
+        in_use = self.dataset()
+        cases, options, scorer = in_use.cases, self.run_options(keys), self.scorer()
+
+        def run(job: Job[Compared]) -> Compared:
+            watched = options.watched_by(job)
+            return scorer(old, cases, watched).results, scorer(new, cases, watched).results
+
+        made_by = self.provenance(new, keys, in_use)
+        job: Job[Compared] = Job(JobKind.COMPARE, 2 * len(cases), f"{len(cases)} cases", provenance=made_by)
+        return self.submit(slot, job, run, watcher)
+
+    def score_candidates(
+        self,
+        slot: JobSlot,
+        metric: MetricSource,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[CheckReport]:
+        """Score every candidate's cases in use once. Each candidate's run is kept like a "Score all" run: the one
+        store of scores (the trade-offs page re-weights ``scored_candidates``; a reload, Feedback review find them)."""
+        in_use = self.dataset()
+        split, names = in_use.split, list(in_use.data.candidates)
+        cases, options = candidate_cases(in_use.data, split), self.run_options(keys)
+        made_by = self.provenance(metric, keys, in_use)
+
+        def keep(report: CheckReport) -> None:
+            for name in names:
+                mine = [result for result in report.cases if result.candidate == name]
+                self.keep_run(metric, mine, dataclasses.replace(made_by, candidate=name, split=split))
+
+        return self.score(
+            slot,
+            metric,
+            cases,
+            options,
+            kind=JobKind.TRADEOFFS,
+            label="tradeoffs",
+            watcher=watcher,
+            provenance=made_by,
+            keep=keep,
+        )
+
+    def grade_feedback(
+        self, slot: JobSlot, pairs: Pairs, settings: ModelSettings, *, label: str = "", watcher: str | None = None
+    ) -> Job[list[Grade]]:
+        """Ask the model in effect to grade each case's feedback (1 to 5, with a reason), in the background.
+        The grades so far are the job's ``items``; a failed call is that case's grade's error, and ends the job."""
+        chosen = language()  # the job writes its messages in the language of the session that started it
+
+        def ask(instructions: str, text: str) -> str:
+            return llm.complete(settings, instructions, text).text  # looked up at call time (tests replace it)
+
+        def run(job: Job[list[Grade]]) -> list[Grade]:
+            with use_language(chosen):
+                return grade_feedback(pairs, ask, cancel=job.cancel, on_grade=job.add_item)
+
+        return self.submit(slot, Job(JobKind.GRADE, len(pairs), label), run, watcher)

@@ -1,0 +1,111 @@
+"""The one AppTest set-up of the page tests, and the one way to wait for what runs in the background.
+
+    at = open_app("data")                       # the studio (app.py) on the Data page, English
+    at = open_app("runs", language="zh_CN")     # the Runs page in Chinese (the test's thread too)
+    run_until(at, lambda at: bool(at.dataframe))  # rerun until a background job's result is drawn
+
+Every page runs through ``app.py`` (the router, the sidebar, the session's snapshot), as in a browser.
+The data directory is the test's own (``tests/app/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from streamlit.testing.v1 import AppTest
+
+from skynet_core.i18n import use_language
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+PAGES = ("author", "data", "feedback", "tradeoffs", "history", "runs", "settings")
+LANGUAGE_KEY = "studio.language"  # the sidebar picker's session-state key
+POLL_S = 0.1
+
+
+def open_app(
+    page: str = "author",
+    *,
+    language: str | None = None,
+    state: dict[str, Any] | None = None,
+    timeout: float = 60.0,
+    check: bool = True,
+) -> AppTest:
+    """The studio opened on ``page`` (one of :data:`PAGES`), with ``state`` in the session first.
+
+    With ``language``, the session picked it in the sidebar, and the test's thread runs in it while the
+    app runs: AppTest formats a widget's choices with its ``format_func`` there, and a translated choice
+    must match the page's. ``check``: fail on an exception the page raised.
+    """
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    if language:
+        at.session_state[LANGUAGE_KEY] = language
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    with speaking(language):
+        at.run()
+        if page != "author":
+            go_to(at, page)
+    if check:
+        assert not at.exception, at.exception
+    return at
+
+
+def open_function(
+    script: Callable[[], None], *, language: str | None = None, state: dict[str, Any] | None = None
+) -> AppTest:
+    """A panel on its own: ``script`` (a function whose body imports what it needs) run as an app, with
+    ``state`` in the session and the sidebar's ``language`` chosen; fails on an exception it raised."""
+    at = AppTest.from_function(script, default_timeout=60)
+    if language:
+        at.session_state[LANGUAGE_KEY] = language
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    with speaking(language):
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def go_to(at: AppTest, page: str) -> AppTest:
+    """Open ``page`` in the running app (as a click in the sidebar's menu would) and run it.
+
+    The pages are functions (``st.Page(page, url_path=...)``), which ``AppTest.switch_page`` cannot name (it
+    takes a file): the page is asked for by the hash ``st.navigation`` gives its URL path, as a browser's
+    request for ``/data`` does. The one place that knows this."""
+    from streamlit.util import calc_hash
+
+    assert page in PAGES, f"no page {page!r}; the pages are {PAGES}"
+    at._page_hash = calc_hash(page)
+    return at.run()
+
+
+def run_until(
+    at: AppTest, done: Callable[[AppTest], bool], timeout: float = 60.0, *, what: str = "the expected state"
+) -> AppTest:
+    """Rerun the page until ``done(at)`` holds (checks, scoring and other jobs run in background threads);
+    fail on an exception the page raised, or when ``timeout`` seconds pass first."""
+    deadline = time.monotonic() + timeout
+    while not done(at):
+        assert not at.exception, at.exception
+        assert time.monotonic() < deadline, f"the page did not reach {what} within {timeout:g} s"
+        time.sleep(POLL_S)
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+@contextmanager
+def speaking(language: str | None) -> Iterator[None]:
+    """The test's thread in ``language`` (nothing changes without one)."""
+    with use_language(language) if language else nullcontext():
+        yield
+
+
+def button(at: AppTest, label: str) -> Any:
+    """The button whose label is ``label`` (the first, when several have it)."""
+    return next(item for item in at.button if item.label == label)

@@ -1,0 +1,509 @@
+"""The Author page through Streamlit's AppTest: the editor's text is fed as the editor component's events."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from skynet_core.datasets import load_example
+from skynet_core.examples import EXAMPLE_METRICS
+from skynet_core.store import DATA_DIR_ENV, Store
+from tests.app.harness import APP, open_app, run_until
+
+SYNTAX_ERROR = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'\n"
+NEW_SCORE = (
+    "def score(input, output, expected=None):\n"
+    "    return 0.5, {'feedback': 'Half marks for trying.', 'scores': {'tone': 0.25}}\n"
+)
+LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass\n"
+
+
+@pytest.fixture
+def app() -> AppTest:
+    return open_app(check=False)
+
+
+def editor_key(at: AppTest) -> str:
+    return f"author.editor.{at.session_state['author.editor_gen']}.metric.py"
+
+
+def type_text(at: AppTest, text: str, kind: str = "change") -> AppTest:
+    """What the editor component sends after a pause in typing (``change``) or on Ctrl+Enter (``submit``)."""
+    type_text.count = getattr(type_text, "count", 0) + 1
+    at.session_state[editor_key(at)] = {"id": f"e{type_text.count}", "type": kind, "text": text, "lang": "python"}
+    return at.run()
+
+
+def draft_text(at: AppTest) -> str:
+    import os
+
+    return Store(Path(os.environ[DATA_DIR_ENV])).draft() or EXAMPLE_METRICS["Exact match"].read_text()
+
+
+def cases_table(at: AppTest):
+    """The per-case table of a scoring run, or None when none is drawn."""
+    return next((frame.value for frame in at.dataframe if "duration_ms" in frame.value.columns), None)
+
+
+def verdict(at: AppTest) -> str:
+    return " ".join([s.value for s in at.success] + [e.value for e in at.error])
+
+
+def stage_lines(at: AppTest) -> dict[str, str]:
+    """Each stage's line with the plain texts drawn under it (until the next stage)."""
+    lines: dict[str, str] = {}
+    label = None
+    for node in at.main:
+        value = str(getattr(node, "value", ""))
+        found = [
+            name
+            for name in ("load", "signature", "reward spec", "metric return value")
+            if node.type == "markdown" and f"**{name}** · " in value
+        ]
+        if found:
+            label = found[-1]
+            lines[label] = value
+        elif label is not None and node.type == "text":
+            lines[label] += "\n" + value
+    return lines
+
+
+def sampled(at: AppTest) -> list[dict[str, str]]:
+    """The cases the check ran, as the page writes them (text, one block a case): id, split, status, why, then
+    ``score`` and each named score; ``feedback`` is the code block that follows each."""
+    found = []
+    nodes = list(at.main)
+    for index, node in enumerate(nodes):
+        if node.type != "text":
+            continue
+        first, *rest = str(node.value).splitlines()
+        parts = first.split(" · ")
+        if len(parts) == 4 and parts[3] in ("sampled", "pinned"):
+            case = dict(zip(("id", "split", "status", "why"), parts, strict=True))
+            case |= dict(line.rsplit(" ", 1) for line in rest)
+            after = next((n for n in nodes[index + 1 :] if n.type in ("code", "text")), None)
+            case["feedback"] = str(after.value) if after is not None and after.type == "code" else ""
+            found.append(case)
+    return found
+
+
+def test_the_example_metric_passes_the_contract_on_first_open(app):
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    stages = stage_lines(app)
+    assert "passed" in stages["load"] and "passed" in stages["signature"]
+    assert "skipped" in stages["reward spec"] and "passed" in stages["metric return value"]
+    assert draft_text(app) == EXAMPLE_METRICS["Exact match"].read_text()
+    assert len(sampled(app)) == 3
+
+
+def test_a_syntax_error_fails_load_with_its_line_and_later_stages_do_not_run(app, data_dir):
+    type_text(app, SYNTAX_ERROR)
+    run_until(app, lambda at: "breaks the contract at **load**" in verdict(at))
+    assert "metric.py line 2" in verdict(app)
+    stages = stage_lines(app)
+    assert "failed" in stages["load"] and "metric.py line 2" in stages["load"]
+    assert all("not run" in stages[label] for label in ("signature", "reward spec", "metric return value"))
+    assert any("metric.py line 2" in block.value for block in app.markdown if "arrow_right_alt" in block.value)
+    # The error is shown once, under its stage (first line) with the rest behind an expander, not again here.
+    assert not any(block.value.startswith("load:") for block in app.code)
+
+
+def test_fixing_the_metric_shows_new_feedback_and_named_score(app):
+    type_text(app, NEW_SCORE)
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    cases = sampled(app)  # each sampled case, whole, as text
+    assert len(cases) == 3 and {case["feedback"] for case in cases} == {"Half marks for trying."}
+    assert {case["score.tone"] for case in cases} == {"0.250"} and {case["score"] for case in cases} == {"0.500"}
+
+
+def test_a_reward_spec_that_score_never_passes_to_reward_is_flagged_beside_the_check(app):
+    unused = (
+        'REWARD_SPEC = {"weights": {"accuracy": 1.0, "speed": 0.0, "cost": 0.0}, "accuracy": {}}\n'
+        "def score(input, output, expected=None):\n"
+        "    return 1.0, {'feedback': 'Correct: the label matches.'}\n"
+    )
+    type_text(app, unused)
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    warnings = [w.value for w in app.warning]
+    assert any("never calls reward()" in w for w in warnings), warnings
+
+
+def test_typed_text_is_saved_as_the_draft(app, data_dir):
+    type_text(app, NEW_SCORE)
+    assert Store(data_dir).draft() == NEW_SCORE
+    fresh = open_app(check=False)
+    assert fresh.session_state["author.base"] == Store(data_dir).draft_record().revision
+
+
+def test_score_all_fills_the_table_with_every_case(app):
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    app.button(key="author.score_all").click().run()
+    run_until(app, lambda at: cases_table(at) is not None, timeout=60)
+    expected = len(load_example().for_candidate(load_example().candidates[0]))
+    assert len(cases_table(app)) == expected
+    assert any(f"Showing {expected} of {expected} scored cases" in c.value for c in app.caption)
+    assert any(m.label == "Mean score (ok cases)" for m in app.metric)
+
+
+def test_status_filter_narrows_the_table(app):
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    app.button(key="author.score_all").click().run()
+    run_until(app, lambda at: cases_table(at) is not None, timeout=60)
+    app.multiselect(key="author.filter_status").select("ok").run()
+    assert set(cases_table(app)["status"]) == {"ok"}
+
+
+def test_a_hanging_metric_times_out_with_a_clear_message(app):
+    app.number_input(key="author.timeout").set_value(1).run()
+    type_text(app, LOOPS)
+    run_until(app, lambda at: "breaks the contract" in verdict(at), timeout=30)
+    stages = stage_lines(app)
+    assert "did not finish within 1 s" in stages["metric return value"]
+    assert "case " in stages["metric return value"]  # the case that hung is named
+
+
+def test_loading_the_reward_example_draws_the_weights_and_keeps_the_old_text(app, data_dir):
+    type_text(app, NEW_SCORE)
+    app.selectbox(key="author.example").select("Accuracy, speed and cost").run()
+    app.button[0].click().run()
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    assert draft_text(app) == EXAMPLE_METRICS["Accuracy, speed and cost"].read_text()
+    assert "passed" in stage_lines(app)["reward spec"]
+    assert len(app.get("plotly_chart")) == 1
+    assert [v.source for v in Store(data_dir).versions() if v.kind.value == "kept"] == [NEW_SCORE]
+
+
+def test_cancel_stops_scoring_and_keeps_the_cases_done(app):
+    slow = (
+        "import time\n\ndef score(input, output, expected=None):\n"
+        "    time.sleep(0.1)\n    return 1.0, {'feedback': 'slow but fine'}\n"
+    )
+    type_text(app, slow)
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    app.button(key="author.score_all").click().run()
+    run_until(app, lambda at: any(b.key == "author.score.cancel" for b in at.button))
+    app.button(key="author.score.cancel").click().run()
+    run_until(app, lambda at: any("cancelled" in w.value for w in at.warning))
+    warning = next(w.value for w in app.warning if "cancelled" in w.value)
+    assert "of 72 cases" in warning
+    assert len(cases_table(app)) < 72
+
+
+def test_litellm_is_not_imported_by_opening_the_app(data_dir):
+    # A fresh interpreter: other tests in this session may have imported litellm already.
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, time\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        f"at = AppTest.from_file({APP!r}, default_timeout=30)\n"
+        "at.run()\n"
+        "print('litellm' in sys.modules, not at.exception)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, DATA_DIR_ENV: str(data_dir)},
+        cwd=Path(APP).parent,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-2:] == ["False", "True"]
+
+
+def test_editor_events_set_the_text_and_ctrl_enter_checks_again(app):
+    editor = editor_key(app)
+    type_text(app, NEW_SCORE)
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    assert draft_text(app) == NEW_SCORE
+    assert editor_key(app) == editor  # the editor was not rebuilt
+    first = app.session_state["studio.jobs.check"].job.id
+    app.run()
+    assert app.session_state["studio.jobs.check"].job.id == first  # same text: no new check
+    type_text(app, NEW_SCORE, "submit")
+    assert app.session_state["studio.jobs.check"].job.id != first  # Ctrl+Enter: checked again
+
+
+def test_a_new_session_shows_the_last_scored_run(app, data_dir):
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    app.button(key="author.score_all").click().run()
+    run_until(app, lambda at: cases_table(at) is not None, timeout=60)
+    scored = cases_table(app)
+    fresh = open_app(check=False)
+    assert cases_table(fresh)["id"].tolist() == scored["id"].tolist()
+    assert any("Results of the last run, scored" in c.value for c in fresh.caption)
+    from skynet_core.runs import RunStore
+
+    runs = RunStore(data_dir)
+    assert runs.latest("example").id == 1  # the restored run was not saved a second time
+    assert any("match the current metric.py" in c.value for c in fresh.caption)
+
+
+def test_results_say_they_are_stale_after_the_split_changes(app, data_dir):
+    from skynet_core.workspace import Workspace
+
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    app.button(key="author.score_all").click().run()
+    run_until(app, lambda at: cases_table(at) is not None, timeout=60)
+    Workspace(data_dir).choose_cases(None, "val")
+    app.run()
+    stale = [w.value for w in app.warning if "out of date" in w.value]
+    assert stale and "the split is now val" in stale[0]
+    app.button(key="author.rescore").click().run()
+    run_until(app, lambda at: not any("out of date" in w.value for w in at.warning), timeout=60)
+    run_until(app, lambda at: cases_table(at) is not None and set(cases_table(at)["split"]) == {"val"}, timeout=60)
+
+
+def test_save_version_confirms_and_never_saves_the_same_text_twice(app, data_dir):
+    type_text(app, NEW_SCORE)
+    app.text_input(key="author.version_name").input("half marks")
+    app.button(key="author.save_version").click().run()
+    assert any("Saved version" in t.value for t in app.toast)
+    app.button(key="author.save_version").click().run()
+    assert any("Nothing new to save" in t.value for t in app.toast)
+    assert [(v.name, v.source) for v in Store(data_dir).versions()] == [("half marks", NEW_SCORE)]
+
+
+def test_a_write_from_another_tab_is_shown_and_a_stale_write_keeps_both(app, data_dir):
+    from skynet_core.workspace import Workspace
+
+    type_text(app, NEW_SCORE)
+    other = Workspace(data_dir)
+    other.type_draft(SYNTAX_ERROR, other.draft().revision)  # another tab typed
+    type_text(app, LOOPS)  # this tab's editor had not seen it yet
+    assert draft_text(app) == LOOPS
+    assert SYNTAX_ERROR in [v.source for v in Store(data_dir).versions()]
+    assert any("Another tab changed metric.py" in w.value for w in app.warning)
+
+
+def test_a_metric_folder_is_edited_file_by_file(app, data_dir):
+    app.text_input(key="author.new_file").input("helpers.py")
+    next(b for b in app.button if b.label == "Add the file").click().run()
+    assert app.session_state["author.file"] == "helpers.py"
+    assert any(b.label == "helpers.py" for b in app.button)  # the folder now shows its files as tabs
+    type_text_file(app, "helpers.py", "LABEL = 'billing'\n")
+    draft = Store(data_dir).draft_record()
+    assert dict(draft.metric.files) == {
+        "metric.py": EXAMPLE_METRICS["Exact match"].read_text(),
+        "helpers.py": "LABEL = 'billing'\n",
+    }
+    app.text_input(key="author.rename_to").input("labels.py")
+    next(b for b in app.button if b.label == "Rename").click().run()
+    assert set(Store(data_dir).draft_record().metric.files) == {"metric.py", "labels.py"}
+    next(b for b in app.button if b.label == "Delete labels.py").click().run()
+    assert set(Store(data_dir).draft_record().metric.files) == {"metric.py"}
+    assert any("labels.py" in v.folder.files for v in Store(data_dir).versions())  # kept before the deletion
+
+
+def type_text_file(at: AppTest, file: str, text: str) -> AppTest:
+    type_text.count = getattr(type_text, "count", 0) + 1
+    key = f"author.editor.{at.session_state['author.editor_gen']}.{file}"
+    at.session_state[key] = {"id": f"f{type_text.count}", "type": "change", "text": text, "lang": "python"}
+    return at.run()
+
+
+def test_the_packages_panel_lists_what_the_metric_imports(app):
+    type_text(app, "import numpy\n" + NEW_SCORE)
+    run_until(app, lambda at: any("numpy" in str(frame.value) for frame in at.dataframe))
+    assert any(item.label == "Packages the metric imports" for item in app.expander)
+
+
+def test_a_reflection_step_on_the_real_page_shows_the_prompt_without_a_model(app):
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    app.button(key="author.score_all").click().run()
+    run_until(app, lambda at: cases_table(at) is not None, timeout=60)
+    assert app.text_area(key="author.reflection.instruction").value  # the example's instruction
+    app.button(key="author.reflection.run").click().run()
+    assert not app.exception, app.exception
+    prompts = [block.value for block in app.code if "lowest" in block.value.lower() or len(block.value) > 500]
+    assert any(str(app.text_area(key="author.reflection.instruction").value)[:40] in p for p in prompts)
+    assert any("No reflection model is set" in c.value for c in app.caption)
+
+
+def test_a_ray_address_where_nothing_listens_shows_the_cluster_error_for_the_check_and_score_all(app, data_dir):
+    pytest.importorskip("ray", reason="Ray is not installed (requirements-ray.txt)")
+    from skynet_core.workspace import Workspace
+
+    Workspace(data_dir).set_ray_address("127.0.0.2:1")
+    app.run()
+    unreachable = "Ray cluster answers at 127.0.0.2"
+    # The check scores its sample on the cluster too (every scoring job does): it says the cluster cannot.
+    run_until(app, lambda at: any(unreachable in e.value for e in at.error), timeout=60)
+    app.button(key="author.score_all").click().run()
+    run_until(app, lambda at: sum(unreachable in e.value for e in at.error) == 2, timeout=60)
+    assert cases_table(app) is None
+    assert any("on the Ray cluster at 127.0.0.2" in c.value for c in app.caption)
+    assert not any("cluster.py:" in e.value or "ClusterError" in e.value for e in app.error)  # the message only
+
+
+def test_a_failure_in_a_helper_file_is_named_with_its_file_and_not_marked_in_metric_py(app):
+    app.text_input(key="author.new_file").input("helpers.py")
+    next(b for b in app.button if b.label == "Add the file").click().run()
+    type_text_file(app, "helpers.py", "X = 1\nraise RuntimeError('helper broke')\n")
+    next(b for b in app.button if b.label == "metric.py").click().run()
+    type_text_file(app, "metric.py", "import helpers\n" + NEW_SCORE)
+    run_until(app, lambda at: "breaks the contract" in verdict(at))
+    assert "helpers.py line 2" in verdict(app)
+    assert not any("arrow_right_alt" in block.value for block in app.markdown)
+
+
+# --- issue 15: choose the check's cases, try one case, candidate and split, rough edges; Ctrl+S (issue 10) ----
+
+RAISES = "def score(input, output, expected=None):\n    raise ValueError('bad case ' + 'x' * 300)\n"
+PRINTS = (
+    "def score(input, output, expected=None):\n"
+    "    print('seen', input)\n"
+    "    return 0.25, {'feedback': 'typed case seen', 'scores': {'tone': 0.5}}\n"
+)
+
+
+def score_all(at: AppTest) -> AppTest:
+    run_until(at, lambda a: "meets the contract" in verdict(a) or "breaks the contract" in verdict(a))
+    at.button(key="author.score_all").click().run()
+    return run_until(at, lambda a: cases_table(a) is not None, timeout=60)
+
+
+def select_row(at: AppTest, row: int) -> AppTest:
+    """Select a row of the per-case table (what a click on its selection cell sends)."""
+    from streamlit.elements.arrow import DataframeState
+
+    frame = next(f for f in at.dataframe if "duration_ms" in f.value.columns)
+    at.session_state[frame.key] = DataframeState(  # type: ignore[typeddict-item]
+        selection={"rows": [row], "columns": [], "cells": []}
+    )
+    return at.run()
+
+
+def test_pinned_cases_are_what_the_check_runs_and_say_so(app, data_dir):
+    score_all(app)
+    ids = cases_table(app)["id"].tolist()
+    pin = ids[10]
+    select_row(app, 10)
+    app.button(key=f"author.pin.{pin}").click().run()
+    assert studio_ws(data_dir).check_pins() == [pin]
+    run_until(app, lambda at: "meets the contract" in verdict(at) and [c["id"] for c in sampled(at)] == [pin])
+    assert {case["why"] for case in sampled(app)} == {"pinned"}
+    assert any("1 of 1 pinned case" in m.value for m in app.markdown)
+    app.button(key="author.unpin_all").click().run()
+    run_until(app, lambda at: len(sampled(at)) == 3)
+    assert {case["why"] for case in sampled(app)} == {"sampled"}
+
+
+def test_a_pin_whose_case_vanished_is_named_and_the_sample_comes_back(app, data_dir):
+    studio_ws(data_dir).set_check_pins(["NO-SUCH-CASE"])
+    app.run()
+    run_until(app, lambda at: "meets the contract" in verdict(at))
+    assert any("NO-SUCH-CASE" in c.value and "left out" in c.value for c in app.caption)
+    assert len(sampled(app)) == 3
+
+
+def studio_ws(data_dir):
+    from skynet_core.workspace import Workspace
+
+    return Workspace(data_dir)
+
+
+def test_try_one_case_runs_in_the_sandbox_and_bad_json_names_the_field(app, data_dir):
+    type_text(app, PRINTS)
+    app.text_area(key="author.try.input").input('{"question": ').run()
+    app.button(key="author.try.run").click().run()
+    assert any("The input is not valid" in e.value for e in app.error)
+    app.text_area(key="author.try.input").input('{"question": "hello"}')
+    app.text_area(key="author.try.output").input('"hi there"')
+    app.text_area(key="author.try.expected").input("")
+    app.button(key="author.try.run").click().run()
+    run_until(app, lambda at: any(m.label == "Score" and m.value == "0.250" for m in at.metric))
+    codes = [c.value for c in app.code]
+    assert "typed case seen" in codes and any("seen {'question': 'hello'}" in c for c in codes)
+    assert app.session_state["studio.jobs.try"].job.kind == "try"  # a workspace job: the runner's sandbox
+    app.text_input(key="author.try.id").input("my-1")
+    app.button(key="author.try.save").click().run()
+    saved = data_dir / "uploads" / "my-cases.jsonl"
+    assert saved.exists() and '"id":"my-1"' in saved.read_text()
+    assert any("my-cases.jsonl" in s.value for s in app.success)
+
+
+def test_re_run_one_row_from_the_table(app):
+    type_text(app, PRINTS)
+    score_all(app)
+    case_id = cases_table(app)["id"].tolist()[3]
+    select_row(app, 3)
+    app.button(key=f"author.try.{case_id}").click().run()
+    run_until(app, lambda at: any(m.label == "Score" and m.value == "0.250" for m in at.metric))
+    assert app.text_input(key="author.try.id").value == case_id
+
+
+def test_candidate_and_split_on_the_author_page_make_results_stale(app, data_dir):
+    score_all(app)
+    app.selectbox(key="author.split").select("val").run()
+    assert studio_ws(data_dir).dataset_choice().split == "val"
+    stale = [w.value for w in app.warning if "out of date" in w.value]
+    assert stale and "the split is now val" in stale[0]
+    app.session_state["author.split"] = "all"  # a label sent back by an earlier language's picker
+    app.selectbox(key="author.split").select("").run()
+    assert studio_ws(data_dir).dataset_choice().split is None and len(cases_table(app)) > 0
+    if len(load_example().candidates) > 1:
+        other = load_example().candidates[1]
+        app.selectbox(key="author.candidate").select(other).run()
+        assert studio_ws(data_dir).dataset_choice().candidate == other
+
+
+def test_an_erroring_metric_shows_the_failures_beside_the_mean_and_no_empty_histogram(app):
+    type_text(app, RAISES)
+    score_all(app)
+    failed = next(m for m in app.metric if m.label == "Did not score")
+    assert failed.value == "72 of 72"
+    assert next(m for m in app.metric if m.label == "Mean score (ok cases)").value == "–"
+    assert any("No ok case to plot" in i.value for i in app.info)
+    assert not app.get("plotly_chart")
+    select_row(app, 0)
+    assert any("returned no side information" in c.value for c in app.caption)
+    assert not any('"feedback": ""' in str(j.value) for j in app.json)
+
+
+def test_the_check_says_how_many_cases_ran_and_shows_a_repeated_error_once(app):
+    app.number_input(key="author.timeout").set_value(1).run()
+    type_text(app, LOOPS)
+    run_until(app, lambda at: "breaks the contract" in verdict(at), timeout=30)
+    assert any(re.search(r"\*\*Cases run\*\* · 1 of 3 sampled cases", m.value) for m in app.markdown)
+    type_text(app, RAISES)
+    run_until(app, lambda at: "breaks the contract" in verdict(at) and "ValueError" in str(stage_lines(at)))
+    # The one error is shown under its stage, not again under every case.
+    assert {case["status"] for case in sampled(app)} == {"error"}
+    assert sum("same error as above" in str(text.value) for text in app.main.text) == 3
+    assert any(e.label == "The full error" for e in app.expander)
+    app.number_input(key="author.timeout").set_value(60).run()
+
+
+def test_the_example_picker_is_neutral_unless_the_editor_holds_an_example(app):
+    assert app.selectbox(key="author.example").value == "Exact match"
+    type_text(app, NEW_SCORE)
+    assert app.selectbox(key="author.example").value is None
+    app.selectbox(key="author.example").select("Accuracy, speed and cost").run()
+    assert app.selectbox(key="author.example").value == "Accuracy, speed and cost"  # a pick is kept until Load
+
+
+def test_ctrl_s_saves_a_named_version_once(app, data_dir):
+    type_text(app, NEW_SCORE)
+    type_text(app, NEW_SCORE, "saved")  # what the editor's Save button (Ctrl+S) sends
+    assert any("Saved version" in t.value for t in app.toast)
+    type_text(app, NEW_SCORE, "saved")
+    assert any("Nothing new to save" in t.value for t in app.toast)
+    assert [v.source for v in Store(data_dir).versions() if v.kind.value == "named"] == [NEW_SCORE]
+
+
+def test_the_author_page_reads_in_chinese():
+    from tests.i18n_scan import english_words, render
+
+    at = render()
+    run_until(at, lambda a: len(a.success) + len(a.error) > 0)
+    # The example dataset's name and candidate names are data.
+    candidates = {"Support", "tickets", "example", "fast", "small", "balanced", "large", "careful"}
+    left = english_words(at, allowed=candidates, where="main")
+    assert left == []

@@ -1,0 +1,257 @@
+"""The Settings page through Streamlit's AppTest: models saved, keys kept in the session only, test connection."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from skynet_core.llm import STORE_KEY, ModelConfig, load_settings
+from skynet_core.store import Store
+from tests.app.harness import open_app
+from tests.fake_openai import FakeOpenAI
+
+SECRET = "sk-typed-secret-0123456789WXYZ"
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(latency_s=0.02) as fake:
+        yield fake
+
+
+def open_page() -> AppTest:
+    return open_app("settings")
+
+
+def plain(markdown: str) -> str:
+    """Markdown escaped by ``display.markdown_text``, as the reader sees it."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
+
+
+def texts(at: AppTest) -> str:
+    """Everything the page shows as text, for asserting what a user can read."""
+    parts = [
+        element.value
+        for kind in ("markdown", "caption", "success", "error", "warning", "info")
+        for element in getattr(at.main, kind)
+    ]
+    parts += [toast.value for toast in at.toast]
+    parts += [str(widget.value) for widget in at.text_input]
+    return "\n".join(str(part) for part in parts)
+
+
+def configure(at: AppTest, server: FakeOpenAI, model: str = "openai/gpt-4o-mini") -> AppTest:
+    at.text_input(key="settings.metric.model").input(model)
+    at.text_input(key="settings.metric.api_base").input(server.url)
+    return at.run()
+
+
+def test_without_any_model_the_page_says_how_to_set_one(data_dir) -> None:
+    at = open_page()
+    assert at.main.warning[0].value.startswith("No model answers metrics' `llm()` calls: give a metric model")
+    assert "SKYNET_METRIC_MODEL" in at.main.warning[0].value
+
+
+def test_the_environment_gives_the_defaults(data_dir, monkeypatch) -> None:
+    monkeypatch.setenv("SKYNET_REFLECTION_MODEL", "openai/gpt-4o")
+    monkeypatch.setenv("SKYNET_REFLECTION_API_BASE", "http://127.0.0.1:11434/v1")
+    at = open_page()
+    assert at.text_input(key="settings.reflection.model").value == "openai/gpt-4o"
+    assert at.text_input(key="settings.metric.model").value == ""
+    assert "openai/gpt-4o" in at.main.success[0].value and "reflection model" in at.main.success[0].value
+
+
+def test_settings_round_trip_through_the_store(data_dir, server) -> None:
+    at = configure(open_page(), server)
+    at.text_input(key="settings.reflection.model").input("openai/reflector")
+    at.number_input(key="settings.reflection.price_in").set_value(0.5)
+    at.number_input(key="settings.reflection.price_out").set_value(1.5)
+    at.slider(key="settings.temperature").set_value(0.3)
+    at.number_input(key="settings.timeout").set_value(12.0)
+    at.number_input(key="settings.concurrency").set_value(4)
+    at.number_input(key="settings.retries").set_value(3)
+    at.run()
+    assert "Unsaved changes" in texts(at)
+    at.button(key="settings.save").click().run()
+    assert not at.exception
+
+    saved = load_settings(Store(data_dir))
+    assert saved.metric == ModelConfig("openai/gpt-4o-mini", server.url)
+    assert saved.reflection == ModelConfig("openai/reflector", price_per_million=(0.5, 1.5))
+    assert (saved.temperature, saved.request_timeout_s, saved.concurrency, saved.max_retries) == (0.3, 12.0, 4, 3)
+    assert "Unsaved changes" not in texts(at)
+    assert "openai/gpt-4o-mini" in at.main.success[0].value and "the metric model" in at.main.success[0].value
+
+    again = open_page()  # a new session reads what was saved
+    assert again.text_input(key="settings.metric.api_base").value == server.url
+    assert again.number_input(key="settings.reflection.price_out").value == 1.5
+    assert again.number_input(key="settings.concurrency").value == 4
+
+    again.button(key="settings.reset").click().run()
+    assert Store(data_dir).get(STORE_KEY) is None
+    assert again.text_input(key="settings.metric.model").value == ""
+
+
+def test_a_typed_key_is_masked_kept_in_the_session_and_never_written(data_dir, server) -> None:
+    at = configure(open_page(), server)
+    at.text_input(key="settings.metric.key").input(SECRET)
+    at.button(key="settings.save").click().run()
+    assert not at.exception
+    shown = texts(at)
+    assert "typed in for this session (…WXYZ)" in shown
+    assert SECRET not in shown and at.text_input(key="settings.metric.key").value == ""
+    assert at.session_state["studio.llm_keys"] == {"metric": SECRET}
+    for path in data_dir.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), f"the key was written to {path.name}"
+            assert b"0123456789WXYZ" not in path.read_bytes()
+
+    at.button(key="settings.metric.test").click().run()
+    assert server.requests[-1].authorization == f"Bearer {SECRET}"
+    assert "replied" in at.main.success[-1].value
+
+    at.button(key="settings.metric.forget").click().run()
+    assert at.session_state["studio.llm_keys"] == {}
+    assert "typed in for this session" not in texts(at)
+
+
+def test_test_connection_shows_reply_latency_and_cost(data_dir, server) -> None:
+    at = configure(open_page(), server)
+    at.button(key="settings.metric.test").click().run()
+    message = at.main.success[-1].value
+    assert "replied “PASS. The triage fits.”" in message and " ms " in message and "cost $0.0000" in message
+    assert server.requests[-1].system.startswith("This is a connection test")
+
+
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        (lambda s: setattr(s, "require_key", "sk-other-key-0000"), "rejected the API key"),
+        (lambda s: setattr(s, "models", {"something-else"}), "does not know the model"),
+        (lambda s: setattr(s, "script", [503]), "failed to answer"),
+    ],
+)
+def test_test_connection_shows_each_failure_clearly(data_dir, server, setup, expected) -> None:
+    setup(server)
+    at = configure(open_page(), server)
+    at.button(key="settings.metric.test").click().run()
+    assert expected in plain(at.main.error[-1].value)
+
+
+def test_test_connection_reports_an_unreachable_server_and_a_timeout(data_dir, server) -> None:
+    at = open_page()
+    at.text_input(key="settings.metric.model").input("openai/judge")
+    at.text_input(key="settings.metric.api_base").input("http://127.0.0.1:9/v1").run()
+    at.button(key="settings.metric.test").click().run()
+    assert "could not reach http://127.0.0.1:9/v1" in plain(at.main.error[-1].value)
+    server.latency_s = 2.5
+    configure(at, server, "openai/judge")
+    at.number_input(key="settings.timeout").set_value(1.0)
+    at.button(key="settings.metric.test").click().run()
+    assert "did not answer within 1 s" in plain(at.main.error[-1].value)
+
+
+def test_a_model_without_a_known_price_asks_for_one(data_dir, server) -> None:
+    at = configure(open_page(), server, "openai/local-judge")
+    assert "litellm has no price for this model" in texts(at)
+    at.number_input(key="settings.metric.price_in").set_value(1.0)
+    at.run()
+    assert "Enter both prices, or neither." in texts(at)
+
+
+def test_the_judge_example_shows_judge_cost_and_time(data_dir, server) -> None:
+    at = configure(open_page(), server)
+    at.button(key="settings.try").click().run()
+    assert at.session_state["studio.jobs.settings.try"].job.wait(60)  # it runs in the background
+    at.run()
+    assert not at.exception
+    metrics = {metric.label: metric.value for metric in at.metric}
+    assert metrics["Judge calls"] == "5"
+    assert metrics["Judge time per 1,000 cases"].endswith(" s")
+    assert metrics["Judge cost per 1,000 cases"].startswith("$")
+    assert len(server.requests) == 5
+
+
+def test_the_isolation_level_is_shown(data_dir) -> None:
+    at = open_page()
+    assert any("full" in element.value or "reduced" in element.value for element in at.main.markdown)
+
+
+def test_a_connection_test_of_other_values_is_not_shown_after_the_model_changes(data_dir, server) -> None:
+    at = configure(open_page(), server, "openai/first")
+    at.button(key="settings.metric.test").click().run()
+    assert at.main.success or at.main.error
+    shown = len(at.main.success) + len(at.main.error)
+    at.text_input(key="settings.metric.model").input("openai/second").run()
+    assert len(at.main.success) + len(at.main.error) == shown - 1
+
+
+def test_call_cap_budget_and_ray_address_are_saved(data_dir: Path) -> None:
+    at = open_page()
+    from skynet_core.llm import API_BASE_KEY_RULE
+
+    assert API_BASE_KEY_RULE in [c.value for c in at.main.caption]
+    at.number_input(key="settings.max_calls").set_value(7)
+    at.number_input(key="settings.budget").set_value(2.5)
+    at.text_input(key="settings.ray_address").input("127.0.0.2:1")
+    at.button(key="settings.save").click().run()
+    assert not at.exception, at.exception
+    saved = load_settings(Store(data_dir))
+    assert saved.max_calls_per_case == 7 and saved.max_cost_usd == 2.5
+    from skynet_core.workspace import Workspace
+
+    assert Workspace(data_dir).ray_address() == "127.0.0.2:1"
+    at.number_input(key="settings.budget").set_value(0.0)
+    at.text_input(key="settings.ray_address").input("")
+    at.button(key="settings.save").click().run()
+    assert load_settings(Store(data_dir)).max_cost_usd is None
+    assert Workspace(data_dir).ray_address() == ""
+
+
+def test_placeholders_read_as_examples_and_empty_means_not_set(data_dir) -> None:
+    at = open_page()
+    for role in ("metric", "reflection"):
+        model = at.text_input(key=f"settings.{role}.model")
+        assert model.value == "" and model.placeholder.startswith("e.g. openai/gpt-4o-mini")
+        assert at.text_input(key=f"settings.{role}.api_base").placeholder.startswith("e.g. http://")
+        assert not at.text_input(key=f"settings.{role}.key").placeholder.startswith("sk-")
+    assert at.text_input(key="settings.ray_address").placeholder.startswith("e.g. ")
+    notes = [item.value for item in at.main.caption if "Not set" in item.value]
+    assert len(notes) == 2 and "no model answers metrics' `llm()` calls" in notes[0]
+
+    at.text_input(key="settings.reflection.model").input("openai/gpt-4o").run()
+    notes = [item.value for item in at.main.caption if "Not set" in item.value]
+    assert notes == [":material/info: Not set: metrics' `llm()` calls use the reflection model."]
+    at.button(key="settings.save").click().run()
+    saved = load_settings(Store(data_dir))
+    assert saved.metric is None and saved.reflection is not None  # the empty field is saved as "not set"
+
+
+def test_an_old_connection_error_goes_when_the_model_or_timeout_changes(data_dir, server) -> None:
+    at = open_page()
+    at.text_input(key="settings.metric.model").input("openai/judge")
+    at.text_input(key="settings.metric.api_base").input("http://127.0.0.1:9/v1").run()
+    at.button(key="settings.metric.test").click().run()
+    assert len(at.main.error) == 1 and "could not reach" in plain(at.main.error[0].value)
+    at.text_input(key="settings.metric.model").input("openai/other").run()
+    assert not at.main.error  # the error was about other values
+    at.button(key="settings.metric.test").click().run()
+    assert len(at.main.error) == 1
+    at.number_input(key="settings.timeout").set_value(5.0).run()
+    assert not at.main.error
+    at.button(key="settings.save").click().run()
+    assert not at.main.error and not at.exception
+
+
+def test_the_settings_page_reads_in_chinese(data_dir, server) -> None:
+    from tests.i18n_scan import english_words, render
+
+    at = render("settings")
+    assert at.title[0].value == "设置"
+    names = {"skynet_metric_model", "skynet_metric_api_base", "skynet_reflection_model", "skynet_reflection_api_base"}
+    names |= {"head", "host", "usd", "key", "variable", "value", "token", "off"}  # a placeholder's name, units, terms
+    assert english_words(at, allowed=names, where="main") == []

@@ -1,0 +1,46 @@
+"""Issue 21, "Also seen": CSV files escape control characters in headers and cells, and the CLI prints
+invisible characters such as U+200B as escapes, as it does control characters."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from skynet_core.cli import EXIT_OK, run
+from skynet_core.display import terminal_text
+from skynet_core.export import write_results
+from skynet_core.results import CaseResult, CaseStatus
+
+
+def test_csv_headers_and_cells_hold_no_raw_control_characters(tmp_path):
+    result = CaseResult(
+        id="a\x1b[31mred",
+        status=CaseStatus.OK,
+        score=1.0,
+        scores={"bell\x07\nname": 0.5},
+        feedback="first line\nsecond\x1b]52;c;AAAA\x07 \u202eevil",
+    )
+    path = write_results([result], tmp_path / "r.csv")
+    text = path.read_text()
+    assert not any(char in text for char in "\x1b\x07\u202e")
+    header, row = list(csv.reader(io.StringIO(text)))
+    assert "score.bell\\x07\\nname" in header
+    cells = dict(zip(header, row, strict=True))
+    assert cells["id"] == "a\\e[31mred"
+    assert cells["feedback"] == "first line\nsecond\\e]52;c;AAAA\\x07 \\u202eevil"  # a cell keeps its line breaks
+
+
+def test_the_terminal_shows_invisible_characters_as_escapes():
+    for char in "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u2028\u2029":
+        assert terminal_text(f"a{char}b") == f"a\\u{ord(char):04x}b"
+    assert terminal_text("soft\u00adhyphen") == "soft\\xadhyphen"
+
+
+def test_the_cli_prints_a_zero_width_id_as_an_escape(tmp_path):
+    metric = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
+    (tmp_path / "metric.py").write_text(metric)
+    data = tmp_path / "cases.jsonl"
+    data.write_text('{"id": "ad\u200bmin", "input": {"q": "1"}, "output": "x"}\n')
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["check", str(tmp_path / "metric.py"), "--data", str(data)], stdout=out, stderr=err) == EXIT_OK
+    assert "ad\\u200bmin" in out.getvalue() and "\u200b" not in out.getvalue()

@@ -1,0 +1,103 @@
+"""What a person does again and again in the studio, as browser moves: open the Author page, type into its
+editor, read the editor back, go to another page, pick an option."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, expect
+
+from tests.e2e.browser import wait_for_app_run
+
+EDITOR = 'iframe[title="code_editor.code_editor"]'
+PASSES = "The metric meets the contract."
+LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass\n"
+
+
+def open_author(page: Page, url: str, *, editor: bool = True) -> None:
+    """The Author page, once its check panel and (with ``editor``) its editor have drawn."""
+    page.goto(url)
+    expect(page.get_by_text("Contract check", exact=True)).to_be_visible(timeout=60_000)
+    if editor:
+        page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=60_000)  # its component loads last
+
+
+def type_metric(page: Page, text: str) -> None:
+    """Click into the editor, select everything, and type ``text`` over it."""
+    expect(page.locator(EDITOR)).to_have_count(1)
+    page.frame_locator(EDITOR).locator(".ace_content").click()
+    page.keyboard.press("Control+A")
+    # insert_text types the whole text at once, as an input method would: Ace's auto-closing
+    # brackets and auto-indent would otherwise rewrite key-by-key typing of Python.
+    page.keyboard.insert_text(text)
+
+
+def wait_for_editor_text(page: Page, check: Callable[[str], bool], timeout: float = 10.0) -> str:
+    """The editor's text once ``check(text)`` holds (an example or upload replaces the editor)."""
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        try:
+            text = (
+                page.frame_locator(EDITOR)
+                .last.locator(".ace_editor")
+                .evaluate("el => el.env.editor.getValue()", timeout=2_000)
+            )
+        except PlaywrightError:  # the old editor's frame went away mid-read
+            continue
+        if check(text):
+            break
+        time.sleep(0.1)
+    return text
+
+
+def editor_text(page: Page) -> str:
+    expect(page.locator(EDITOR)).to_have_count(1)  # a freshly loaded example replaces the editor
+    return str(page.frame_locator(EDITOR).locator(".ace_editor").evaluate("el => el.env.editor.getValue()"))
+
+
+def check_shows(page: Page, feedback: str) -> None:
+    """The check passed, and its sampled cases show ``feedback``."""
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    expect(page.get_by_test_id("stMain").get_by_text(feedback).first).to_be_attached()
+
+
+def go_to(page: Page, title: str) -> None:
+    """Open another page from the sidebar's menu."""
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    wait_for_app_run(page)
+
+
+def choose(page: Page, label: str, option_start: str, where: Any = None) -> None:
+    """Pick the option of the select box ``label`` whose text starts with ``option_start``."""
+    (where or page).get_by_test_id("stSelectbox").filter(has_text=label).click()
+    page.get_by_role("option").filter(has_text=re.compile("^" + re.escape(option_start))).first.click()
+    wait_for_app_run(page)
+
+
+def pick_language(page: Page, name: str) -> None:
+    """The sidebar's language picker: ``name`` as it lists it ("English", "简体中文")."""
+    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
+    page.get_by_role("option", name=name).click()
+    wait_for_app_run(page)
+
+
+def set_timeout(page: Page, seconds: int) -> None:
+    field = page.get_by_role("spinbutton", name="Timeout per call (s)")
+    field.fill(str(seconds))
+    field.press("Enter")
+    wait_for_app_run(page)
+
+
+def start_endless_scoring(page: Page, url: str) -> None:
+    """Start "Score all cases" of a metric that never returns (each call stopped after 5 s)."""
+    open_author(page, url)
+    set_timeout(page, 5)
+    type_metric(page, LOOPS)
+    expect(page.get_by_text(re.compile(r"Checking…"))).to_be_visible()  # the check of the endless loop started
+    page.get_by_role("button", name="Score all cases").click()
+    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^scoring · "))).to_be_visible()

@@ -1,0 +1,69 @@
+"""The contract check's sampled cases can be read whole (issue 23 item 3): every sampled case's score, named scores
+and whole feedback are text in the page, wrapped, inside the window, at 1400 px and at 1000 px; and a check on
+screen is drawn again in the language just picked (issue 23, Chinese left in English)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from skynet_core.examples import EXAMPLE_METRICS
+from skynet_core.jobs import JobSlot
+from skynet_core.workspace import Workspace
+from tests.e2e.browser import assert_readable_picture, shot, wait_for_app_run
+from tests.e2e.editor_moves import PASSES, open_author, pick_language
+
+REWARD = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
+
+
+def expected_sample(workspace: Workspace) -> list[tuple[str, float, dict[str, float], str]]:
+    """The sampled cases as the workspace scores them: id, score, named scores, feedback."""
+    job = workspace.check(JobSlot(), workspace.draft().metric)
+    assert job.wait(60) and job.result is not None
+    return [(case.id, case.score or 0.0, case.scores, case.feedback) for case in job.result.cases]
+
+
+@pytest.mark.parametrize("width", [1400, 1000])
+def test_every_sampled_case_reads_whole_as_text(page: Page, server: str, workspace: Workspace, width: int) -> None:
+    workspace.replace_draft(REWARD, "the test")
+    expected = expected_sample(workspace)
+    assert any("\n" in feedback for *_rest, feedback in expected)  # reward()'s lines: several per case
+    page.set_viewport_size({"width": width, "height": 1400})
+    open_author(page, server)
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    wait_for_app_run(page)
+    samples = page.locator(".st-key-author-samples")
+    expect(samples.locator("canvas")).to_have_count(0)  # text, not a grid drawn on a canvas
+    for index, (case_id, score, named, feedback) in enumerate(expected):
+        card = page.locator(f".st-key-author-sample-{index}")
+        card.scroll_into_view_if_needed()
+        text = card.inner_text()
+        assert case_id in text and f"score {score:.3f}" in text
+        for name, value in named.items():
+            assert f"score.{name} {value:.3f}" in text
+        for line in feedback.splitlines():  # the whole feedback, literally
+            assert line in text, (line, text)
+        box = card.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width  # inside the window, nothing off to the right
+        code = card.locator("pre").first
+        assert code.evaluate("el => el.scrollWidth <= el.clientWidth + 1")  # wrapped: no sideways scrolling
+    card = page.locator(".st-key-author-sample-0")
+    card.scroll_into_view_if_needed()
+    assert_readable_picture(shot(page, f"check-samples-{width}"), width)
+
+
+def test_the_check_on_screen_is_drawn_again_in_the_language_picked(page: Page, server: str) -> None:
+    open_author(page, server)
+    expect(page.get_by_text(PASSES)).to_be_visible()
+    expect(page.get_by_text("metric.py compiles and imports")).to_be_visible()
+    pick_language(page, "简体中文")
+    expect(page.get_by_text("指标符合契约").first).to_be_visible()
+    expect(page.get_by_text("metric.py compiles and imports")).to_have_count(0)
+    main = page.get_by_test_id("stMain")
+    page.get_by_text("上传 metric.py 或指标文件夹的 .zip", exact=False).first.click()
+    uploader = main.get_by_test_id("stFileUploader").first
+    expect(uploader).to_be_visible()
+    expect(uploader.get_by_text("per file", exact=False)).to_be_hidden()
+    expect(uploader.get_by_text("Upload", exact=True)).to_be_hidden()
+    expect(main.get_by_text("每个文件最大", exact=False).first).to_be_visible()
+    shot(page, "check-redrawn-in-chinese")

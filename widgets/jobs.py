@@ -1,0 +1,133 @@
+"""Jobs on a page: the one polling fragment, the progress line, the one outcome panel, and the running jobs.
+
+A page draws a job in two parts. :func:`job_panel` is the poll-then-rerun loop, written once: while the
+slot's job runs, a fragment redraws its progress (with Cancel) every ``POLL_S``; once it has finished and
+no full run has drawn it finished yet, it asks for one full rerun. It returns the outcome the run saw at
+its start; the page then draws a finished outcome itself: :func:`outcome_panel` says what went wrong, if
+anything, and the page draws the results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import streamlit as st
+
+import keys as K
+from skynet_core.i18n import _, format_datetime, format_duration, format_number
+from skynet_core.jobs import Job, JobSlot
+from skynet_core.results import ErrorKind, Outcome, OutcomeStatus
+from studio import apply_language, session
+from widgets.text import long_text, md
+
+POLL_S = 0.2
+JOBS_POLL_S = 2.0
+S = st.session_state
+
+
+def progress_text(job: Job[Any], spent: float | None) -> str:
+    """The progress line of a running job: what, how far, how long, and what its ``llm()`` calls spent so far
+    (``spent`` is ``None`` while the job starts, or for a job without a model: then it is left out)."""
+    values = {
+        "what": job.kind.label,
+        "done": format_number(job.done),
+        "total": format_number(job.total),
+        "elapsed": format_duration(job.elapsed_s),
+    }
+    if not spent:
+        return _("{what}… {done} of {total} ({elapsed})").format(**values)
+    cost = "\\$" + format_number(spent, 4)
+    return _("{what}… {done} of {total} ({elapsed}) · llm() spent {cost}").format(cost=cost, **values)
+
+
+def progress_row(slot: JobSlot, job: Job[Any], key: str) -> None:
+    """The progress bar of a running job, with its Cancel button."""
+    left, right = st.columns([5, 1], vertical_alignment="center")
+    text = progress_text(job, session().workspace.llm_spent(job))
+    left.progress(job.progress, text=text[:1].upper() + text[1:])
+    right.button(_("Cancel"), on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
+
+
+def job_panel(slot: JobSlot, key: str, running: Callable[[Job[Any]], None] | None = None) -> Outcome | None:
+    """The slot's job as this run sees it (``None``: there is none), and while it runs the polling fragment:
+    ``running(job)`` (default: :func:`progress_row`) redrawn every ``POLL_S``, then one full rerun once it has
+    finished. ``key`` prefixes this panel's widget and state keys."""
+    job = slot.job
+    outcome = job.outcome() if job is not None else None
+    if job is not None and outcome is not None and outcome.finished:
+        S[K.drawn(key)] = job.id
+
+    @st.fragment(run_every=POLL_S if outcome is not None and not outcome.finished else None)
+    def poll() -> None:
+        apply_language()  # a fragment's rerun may run in a new thread, without app.py's choice
+        me = session()
+        me.workspace.jobs.watch(me.watcher)
+        current = slot.job
+        if current is None or current.finished:
+            if current is not None and S.get(K.drawn(key)) != current.id:
+                st.rerun()  # a full run draws the finished job and stops the polling
+            return
+        (running or (lambda job: progress_row(slot, job, key)))(current)
+
+    poll()
+    return outcome
+
+
+def outcome_panel(outcome: Outcome, key: str) -> bool:
+    """Say what went wrong with a finished job, if anything, the one way every page does; True when there is
+    nothing more to draw (it could not run, no case was scored, or it was cancelled before any case ran)."""
+    message = outcome.message()
+    if outcome.status is OutcomeStatus.SCORED:
+        return False
+    if outcome.status is OutcomeStatus.CANCELLED:
+        (st.warning if outcome.results else st.info)(message, icon=":material/cancel:")
+        return not outcome.results
+    if outcome.status is OutcomeStatus.COULD_NOT_RUN:
+        icon = ":material/hub:" if outcome.error_kind is ErrorKind.CLUSTER else ":material/error:"
+        st.error(md(message), icon=icon)
+        if outcome.error_kind is ErrorKind.INTERNAL and outcome.error:
+            long_text(outcome.error, key=f"{key}.error")
+        return True
+    st.error(message, icon=":material/error:")
+    if outcome.failure is not None and outcome.failure.message:
+        long_text(outcome.failure.message, key=f"{key}.failure")
+    return True
+
+
+def running_jobs() -> None:
+    """Every running job of the studio, whichever session or tab started it, with a Cancel button each."""
+    me = session()
+    board = me.workspace.jobs
+
+    @st.fragment(run_every=JOBS_POLL_S if board.running(me.watcher) else None)
+    def panel() -> None:
+        apply_language()
+        current = board.running(me.watcher)
+        if not current:
+            # Nothing left to list. No full rerun to stop the polling: it would redraw an idle tab (and
+            # reload its editor) whenever another tab's job ends; the next run of the page stops it.
+            return
+        st.markdown("**{title}**".format(title=_("Running jobs")))
+        for job in current:
+            started = format_datetime(datetime.fromtimestamp(job.started_wall), "HH:mm:ss")
+            kind = job.kind.label
+            # One container per job, so its caption and its Cancel button stay together (and can be found so).
+            with st.container(key=f"studio.jobs.job.{job.id}"):
+                st.caption(
+                    _("{kind} · {done} of {total} · started {time}").format(
+                        kind=kind, done=format_number(job.done), total=format_number(job.total), time=started
+                    )
+                )
+                st.button(
+                    _("Cancel"),
+                    key=f"studio.jobs.cancel.{job.id}",
+                    on_click=board.cancel,
+                    args=(job.id,),
+                    icon=":material/stop_circle:",
+                    type="tertiary",
+                    help=_("Cancel this job: {kind}").format(kind=kind),
+                )
+
+    panel()

@@ -1,0 +1,70 @@
+"""The sidebar every page shares: the language, the dataset in use, the running jobs, and the isolation."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import keys as K
+from skynet_core.i18n import LANGUAGES, _, format_number, ngettext, set_language
+from skynet_core.runner import WorkerPool
+from skynet_core.runner.watchdog import MEMORY_LIMIT_MODE
+from skynet_core.workspace import Snapshot
+from studio import session
+from widgets.jobs import running_jobs
+from widgets.text import md
+
+S = st.session_state
+
+
+def _pick_language() -> None:
+    chosen = S[K.LANGUAGE]
+    session().workspace.set_language(chosen)
+    set_language(chosen)
+
+
+def language_picker(current: str) -> None:
+    """The sidebar's language picker; the choice is saved with the settings."""
+    S.setdefault(K.LANGUAGE, current)
+    st.selectbox(
+        _("Language"), list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=K.LANGUAGE, on_change=_pick_language
+    )
+
+
+def isolation_line(workers: WorkerPool, bold: bool = False) -> str:
+    """How strongly metric code is isolated, as one coloured markdown line (the reason in this language)."""
+    reason = md(_(workers.isolation_reason))
+    if workers.isolation.value == "full":
+        level, line = _("full"), ":green[:material/shield: {level}] · {reason}"
+    else:
+        level, line = _("reduced"), ":orange[:material/warning: {level}] · {reason}"
+    return line.format(level=f"**{level}**" if bold else level, reason=reason)
+
+
+def sidebar(snap: Snapshot, language: str) -> None:
+    """The language picker, the dataset in use, the running jobs, and how strongly metric code is isolated."""
+    chosen = snap.in_use
+    with st.sidebar:
+        language_picker(language)
+        st.markdown("**{title}**".format(title=_("Dataset")))
+        count = len(chosen.cases)
+        details = ngettext(
+            "{count} case · candidate {candidate} · split {split}",
+            "{count} cases · candidate {candidate} · split {split}",
+            count,
+        ).format(
+            count=format_number(count),
+            candidate=md(chosen.candidate or _("(only one)")),
+            split=md(chosen.split or _("all")),
+        )
+        st.markdown(f"{md(chosen.data.name)}  \n{details}")
+        if chosen.problem:
+            st.warning(md(chosen.problem))
+        running_jobs()
+        workers = session().workspace.pool
+        st.markdown("**{title}**".format(title=_("Isolation")))
+        st.markdown(isolation_line(workers))
+        st.caption(
+            _(
+                "Memory limit: {size} GiB per sandbox as a whole ({mode}: all its processes, shared memory and /tmp)"
+            ).format(size=format_number(workers.limits.memory_bytes / (1 << 30)), mode=MEMORY_LIMIT_MODE)
+        )
