@@ -36,7 +36,7 @@ from ..store import data_dir
 from ._answer import CachedAnswer, Source
 from ._file import CACHE_DB_NAME, CacheUsage, LlmCache
 from ._key import KEYED_PARAMETERS, NEUTRAL_PARAMETERS, AnswerRequest, Repeats
-from ._setting import SETTING_KEY, CacheSetting, cache_setting, save_cache_setting
+from ._setting import MAX_MB_RANGE, SETTING_KEY, CacheSetting, cache_setting, save_cache_setting
 
 if TYPE_CHECKING:
     from ..runner.worker import LlmHandler
@@ -81,6 +81,7 @@ __all__ = [
     "CACHE_DB_NAME",
     "FRESH_ANSWERS",
     "KEYED_PARAMETERS",
+    "MAX_MB_RANGE",
     "NEUTRAL_PARAMETERS",
     "SETTING_KEY",
     "AnswerRequest",
