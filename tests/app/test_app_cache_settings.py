@@ -9,10 +9,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import keys as K
+from skynet_core.cases import Case
+from skynet_core.jobs import JobSlot
 from skynet_core.llm_cache import CachedAnswer, CacheSetting
+from skynet_core.metric_source import MetricSource
 from skynet_core.runner.limit import default_capacity, sandbox_limit
-from skynet_core.workspace import Workspace
-from tests.app.harness import button, open_app
+from skynet_core.workspace import Workspace, workspace_for
+from tests.app.harness import button, open_app, run_until
 
 
 @pytest.fixture(autouse=True)
@@ -73,3 +76,23 @@ def test_the_panel_in_chinese(data_dir) -> None:
     assert at.toggle(key=K.SETTINGS_CACHE_ON).label == "复用模型的回答"
     assert any(item.value == "回答缓存" for item in at.main.subheader)
     assert "已保存 0 条回答" in captions(at) and "默认值为本机核心数的两倍" in captions(at)
+
+
+def test_a_job_waiting_for_a_sandbox_says_so_in_the_sidebar(data_dir) -> None:
+    ws = workspace_for()
+    ws.set_sandbox_cap(1)
+    ws.set_timeout_s(600)
+    hangs = MetricSource.of("def score(input, output, expected=None):\n    while True:\n        pass\n")
+    jobs = [ws.score(JobSlot(), hangs, [Case(id="a", input={"q": "x"}, output="y")], ws.run_options()) for _ in "ab"]
+    try:
+        at = open_app("settings")
+
+        def marked(at: AppTest) -> list[str]:
+            return [item.value for item in at.sidebar.caption if "waiting for a sandbox" in item.value]
+
+        run_until(at, lambda at: bool(marked(at)), timeout=120, what="a job marked as waiting for a sandbox")
+        assert len(marked(at)) == 1
+    finally:
+        for job in jobs:
+            job.cancel.set()
+        assert all(job.wait(60) for job in jobs)
