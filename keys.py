@@ -90,3 +90,6 @@ TRADEOFFS_WEIGHTS_A = "tradeoffs.weights_a"
 # --- Settings (pages/settings/) ----------------------------------------------------------------------------
 SETTINGS_NOTICE = "settings.notice"
 SETTINGS_RAY_ADDRESS = "settings.ray_address"
+SETTINGS_CACHE_ON = "settings.cache.enabled"  # the answer cache's switch (saved at once: settings/cache.py)
+SETTINGS_CACHE_MB = "settings.cache.max_mb"  # the answer cache's bound in MB
+SETTINGS_SANDBOX_CAP = "settings.sandbox_cap"  # the cap on sandboxes alive at once, across every session

@@ -11,6 +11,10 @@ back to back (alternated, so load on a shared machine hits them alike), and
 the ratios are of the medians. Peak memory is the max RSS of the CLI process
 (``wait4``), the sandboxed children excluded.
 
+``--baseline TREE`` adds ``score (text)`` and ``score --json --out r.jsonl`` run from another checkout
+of the project (e.g. ``git worktree add /tmp/before main``), alternated with the others, so a change
+is measured against what it changes in one run, under the same load.
+
 ``--million`` generates 1,000,000 cases in a temporary folder, runs the bare
 loop and ``score --out r.jsonl`` once each, and checks that every case is in
 the output, in order.
@@ -70,10 +74,10 @@ def write_cases(path: Path, count: int) -> None:
             )
 
 
-def timed(command: list[str]) -> tuple[float, float, int, float]:
+def timed(command: list[str], cwd: Path = ROOT) -> tuple[float, float, int, float]:
     """Wall seconds, max RSS in MB, exit status and CPU seconds (with the children it waited for) of one process."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -83,18 +87,18 @@ def timed(command: list[str]) -> tuple[float, float, int, float]:
     return wall, usage.ru_maxrss / 1024, process.returncode, usage.ru_utime + usage.ru_stime
 
 
-def compile_package() -> None:
+def compile_package(root: Path = ROOT) -> None:
     """Write the package's bytecode first, as an installed or once-run package has it: with
     PYTHONDONTWRITEBYTECODE set (as in some shells), every run would compile its modules again,
     a tenth of a second that no user pays."""
-    compileall.compile_dir(ROOT / "skynet_core", quiet=1)
+    compileall.compile_dir(root / "skynet_core", quiet=1)
 
 
 def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "skynet_core", *args]
 
 
-def bench(tmp: Path, count: int, repeats: int) -> None:
+def bench(tmp: Path, count: int, repeats: int, baseline: Path | None = None) -> None:
     data, metric = tmp / f"cases{count}.jsonl", tmp / "exact.py"
     write_cases(data, count)
     metric.write_text(EXACT)
@@ -106,12 +110,17 @@ def bench(tmp: Path, count: int, repeats: int) -> None:
         ),
         "score --json-lines": cli("score", str(metric), "--data", str(data), "--json-lines"),
     }
+    where = dict.fromkeys(runs, ROOT)
+    if baseline is not None:
+        runs["baseline: score (text)"] = runs["score (text)"]
+        runs["baseline: score --json --out"] = runs["score --json --out r.jsonl"]
+        where["baseline: score (text)"] = where["baseline: score --json --out"] = baseline
     walls: dict[str, list[float]] = {name: [] for name in runs}
     cpus: dict[str, list[float]] = {name: [] for name in runs}
     rss: dict[str, float] = dict.fromkeys(runs, 0.0)
     for _ in range(repeats):
         for name, command in runs.items():
-            wall, peak, _, cpu = timed(command)
+            wall, peak, _, cpu = timed(command, where[name])
             walls[name].append(wall)
             cpus[name].append(cpu)
             rss[name] = max(rss[name], peak)
@@ -149,15 +158,18 @@ def main() -> None:
     parser.add_argument("--cases", type=int, nargs="+", default=[20000, 100000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--million", action="store_true", help="1,000,000 cases, score --out r.jsonl, once")
+    parser.add_argument("--baseline", type=Path, default=None, help="another checkout to compare with")
     args = parser.parse_args()
     compile_package()
+    if args.baseline is not None:
+        compile_package(args.baseline)
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     with tempfile.TemporaryDirectory() as tmp:
         if args.million:
             million(Path(tmp))
         else:
             for count in args.cases:
-                bench(Path(tmp), count, args.repeats)
+                bench(Path(tmp), count, args.repeats, args.baseline)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

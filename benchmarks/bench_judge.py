@@ -11,6 +11,11 @@ only sleeps (the runner's own overhead, no HTTP or litellm), and the litellm
 call's own overhead per call (a judge that answers at once, one call at a time).
 The machine is shared: read ratios rather than absolutes.
 
+``--cached``: instead, "Score all" again after an edit that left the judge's calls alone (only the
+feedback's wording changed), against the answer cache filled by a first run (a fresh cache in a
+temporary folder): the provider calls it made (target 0) and its wall time as a ratio of the same
+metric with the judge call removed (target ≤ 1.5), medians of ``--repeats`` runs alternated.
+
 ``--first-call``: instead, how soon a command line ``check`` of the judge
 metric (3 cases) makes its first model call, from the process's start (median
 of ``--repeats``), next to how long importing litellm takes in a fresh Python,
@@ -35,11 +40,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
+sys.path.insert(0, str(ROOT))  # this tree's skynet_core (not another checkout's installed one), the tests' helpers
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings, complete, make_handler  # noqa: E402
+from skynet_core.llm_cache import LlmCache  # noqa: E402
 from skynet_core.runner import LlmRequest, WorkerPool, score_cases  # noqa: E402
-
-sys.path.insert(0, str(ROOT))  # for the tests' helpers; skynet_core itself is installed (setup.sh)
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 TARGET_RATIO = 1.5
@@ -59,6 +64,13 @@ def score(input, output, expected=None):
     verdict = llm("Answer PASS or FAIL, then one sentence.", input=f"Question: {input['question']}\\nAnswer: {output}")
     return (1.0 if verdict.strip().upper().startswith("PASS") else 0.0), {"feedback": verdict}
 """
+# The same calls as JUDGE (an edit of the feedback's wording), and the same metric without its judge.
+JUDGE_REWORDED = JUDGE.replace('{"feedback": verdict}', '{"feedback": "The judge said: " + verdict}')
+NO_JUDGE = """
+def score(input, output, expected=None):
+    verdict = f"PASS. Question: {input['question']}, answer: {output}."
+    return (1.0 if verdict.strip().upper().startswith("PASS") else 0.0), {"feedback": "The judge said: " + verdict}
+"""
 
 
 def make_cases(count: int) -> list[Case]:
@@ -68,14 +80,53 @@ def make_cases(count: int) -> list[Case]:
     ]
 
 
-def timed_run(pool: WorkerPool, cases: list[Case], concurrency: int, handler: Any) -> float:
+def timed_run(pool: WorkerPool, cases: list[Case], concurrency: int, handler: Any, metric: str = JUDGE) -> float:
     started = time.perf_counter()
-    run = score_cases(JUDGE, cases, concurrency=concurrency, llm=handler, pool=pool)
+    run = score_cases(metric, cases, concurrency=concurrency, llm=handler, pool=pool)
     elapsed = time.perf_counter() - started
     failed = [result for result in run.results if not result.ok]
     if failed or len(run.results) != len(cases):
         raise SystemExit(f"the benchmark run failed: {failed[0].error if failed else 'cases missing'}")
     return elapsed
+
+
+def cached(count: int, latency_ms: float, concurrency: int, repeats: int) -> None:
+    """Score all again from the answer cache, against the metric without its judge (module docstring)."""
+    cases = make_cases(count)
+    pool = WorkerPool()
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(latency_s=latency_ms / 1000.0, usage=(60, 12)) as server:
+        cache = LlmCache(Path(tmp))
+        settings = ModelSettings(metric=ModelConfig("openai/gpt-4o-mini", api_base=server.url))
+        complete(settings, "warm up litellm")  # its import takes seconds; the app pays it once
+        server.requests.clear()
+        try:
+            first = timed_run(pool, cases, concurrency, make_handler(settings, cache=cache))
+            filled = len(server.requests)
+            timed_run(pool, cases[:concurrency], concurrency, None, NO_JUDGE)  # warm the pool
+            again, plain = [], []
+            for _ in range(repeats):
+                again.append(timed_run(pool, cases, concurrency, make_handler(settings, cache=cache), JUDGE_REWORDED))
+                plain.append(timed_run(pool, cases, concurrency, None, NO_JUDGE))
+            calls = len(server.requests) - filled
+        finally:
+            pool.close()
+    ratio = statistics.median(again) / statistics.median(plain)
+    print(
+        f"judge scoring from the answer cache: {count} cases, judge latency {latency_ms:g} ms, {concurrency} in flight"
+    )
+    print(f"  first run (fills the cache)         {first:6.2f} s   {filled} provider calls")
+    print(
+        f"  again after a feedback edit         {statistics.median(again):6.3f} s   {calls} provider calls in "
+        f"{repeats} runs (target 0)   runs: " + ", ".join(f"{value:.3f}" for value in again)
+    )
+    print(
+        f"  the metric without its judge        {statistics.median(plain):6.3f} s   runs: "
+        + ", ".join(f"{value:.3f}" for value in plain)
+    )
+    print(
+        f"  ratio                               {ratio:6.2f}    (target <= 1.5: {'met' if ratio <= 1.5 else 'NOT met'})"
+    )
+    print(f"  load average                        {os.getloadavg()[0]:6.1f}")
 
 
 def first_call(repeats: int) -> None:
@@ -148,7 +199,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--first-call", action="store_true", help="time the CLI's first model call instead")
+    parser.add_argument("--cached", action="store_true", help="score again from the answer cache instead")
     args = parser.parse_args()
+    if args.cached:
+        cached(args.cases, args.latency_ms, args.concurrency, max(args.repeats, 5))
+        return
     if args.first_call:
         compileall.compile_dir(ROOT / "skynet_core", quiet=1)  # as bench_cli: bytecode as a user has it
         first_call(args.repeats)

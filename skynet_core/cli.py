@@ -201,6 +201,11 @@ def build_parser() -> argparse.ArgumentParser:
             ),
         )
         sub.add_argument(
+            "--no-cache",
+            action="store_true",
+            help=_("ask the model for every llm() call instead of reusing the answers cached in the data directory"),
+        )
+        sub.add_argument(
             "--trace",
             action="store_true",
             help="with --json, --json-lines or a .jsonl --out: each case's llm() calls (what was sent, the "
@@ -350,7 +355,11 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         settings = settings.with_changes(max_calls_per_case=args.max_calls)
     if args.max_cost is not None:
         settings = settings.with_changes(max_cost_usd=args.max_cost)
-    llm = make_handler(settings)
+    if args.no_cache:
+        settings = settings.with_changes(cache=False)
+    from .llm_cache import answer_cache  # here: main's imports above changed beside where it would go
+
+    llm = make_handler(settings, cache=answer_cache() if settings.cache else None)
     try:
         timeout = validate_timeout(args.timeout)
         if args.command == "score":
@@ -415,6 +424,9 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         return EXIT_USAGE
     output = ReportOutput(args, stdout, labels)
     concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
+    from .runner.limit import sandbox_limit  # here: main's imports above changed beside where it would go
+
+    sandbox_limit().raise_to(concurrency)  # the limit guards a shared server; this process is one run
     sink = _Sink(output, out)
     report: CheckReport | None = None
     try:
@@ -594,16 +606,16 @@ class _Sink:
         self.output, self.out = output, out
         self.cancel = threading.Event()
         self.failed: OSError | None = None
+        # Decided once, not for every case: whether each result is encoded here, once for the file and
+        # standard output alike.
+        self._trace = output.trace
+        self._encode = out is not None and (output.wants_json or output.trace)
 
     def __call__(self, result: CaseResult) -> None:
         if self.failed is not None:
             return
         try:
-            # Encoded once for the file and standard output alike.
-            trace = self.output.trace
-            encoded = (
-                result.to_json_bytes(trace) if self.out is not None and (self.output.wants_json or trace) else None
-            )
+            encoded = result.to_json_bytes(self._trace) if self._encode else None
             if self.out is not None:
                 self.out.write(result, encoded)
             self.output.case(result, encoded)

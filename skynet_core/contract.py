@@ -112,7 +112,7 @@ def check_metric(
     pool = pool or default_pool()
     started = time.monotonic()
     stages: dict[StageName, Stage] = {}
-    worker = pool.take()
+    worker = pool.take(cancel)
     owned: Worker | None = worker  # closed here, unless score_cases took it
     try:
         try:

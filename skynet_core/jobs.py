@@ -35,6 +35,7 @@ from typing import Any, Generic, TypeVar
 
 from .provenance import Provenance
 from .results import CaseResult, CheckReport, ErrorKind, JobError, JobKind, Outcome, OutcomeStatus
+from .runner.limit import holding
 from .runner.worker import Cancelled
 
 T = TypeVar("T")
@@ -145,7 +146,8 @@ class Job(Generic[T]):
 
     def _run(self, target: Callable[[Job[T]], T]) -> None:
         try:
-            value = target(self)
+            with holding(self.label or str(self.kind), self.id):  # its sandboxes count as one run in the queue
+                value = target(self)
             if self.cancel.is_set():
                 self.cancelled = True
             else:

@@ -33,7 +33,8 @@ class JudgeSummary:
 
     ``calls`` counts every call, ``failed`` those that failed (refused by a
     limit too), ``errors`` the failed ones by kind (the error's class name, e.g.
-    ``RateLimitError``), most frequent first.
+    ``RateLimitError``), most frequent first; ``cached`` those the answer cache
+    answered (no model call, cost 0: costs count real calls only).
     ``ms_per_1000`` is the judge's time summed over calls (what 1,000 cases
     cost in judge time one at a time; wall time divides it by the calls in
     flight). ``cost_per_1000`` is None when no call had a known price;
@@ -48,6 +49,7 @@ class JudgeSummary:
     unpriced_cases: int
     failed: int = 0
     errors: Mapping[str, int] = field(default_factory=dict)
+    cached: int = 0
 
     @property
     def answered(self) -> int:
@@ -79,6 +81,7 @@ class JudgeSummary:
             "unpriced_cases": self.unpriced_cases,
             "failed_calls": self.failed,
             "errors_by_kind": dict(self.errors),
+            "cached_calls": self.cached,
         }
 
     def error_kinds(self) -> str:
@@ -109,6 +112,12 @@ class JudgeSummary:
                 "({count} cases had no known price; enter one on the Settings page)",
                 self.unpriced_cases,
             ).format(count=format_number(self.unpriced_cases))
+        if self.cached:
+            line += " " + ngettext(
+                "({count} answered from the cache, at no cost)",
+                "({count} answered from the cache, at no cost)",
+                self.cached,
+            ).format(count=format_number(self.cached))
         return line
 
 
@@ -131,6 +140,7 @@ def judge_summary_of(tally: RunTally) -> JudgeSummary:
         tally.judge_unpriced,
         tally.judge_failed,
         errors,
+        tally.judge_cached,
     )
 
 
@@ -238,6 +248,13 @@ class Consistency:
     @property
     def errors(self) -> int:
         return sum(len(case.errors) for case in self.cases)
+
+    @property
+    def cache_note(self) -> str:
+        """That every run asked the model afresh (the answer cache is bypassed), for the page to say."""
+        from .llm_cache import FRESH_ANSWERS  # here, as in judge_consistency: main's imports changed beside it
+
+        return _(FRESH_ANSWERS)
 
     def describe(self) -> str:
         """One line for people, in the current language."""
@@ -360,15 +377,18 @@ def judge_consistency(
 
     Runs through the isolated runner like any scoring (``on_result`` and
     ``cancel`` as in :func:`~skynet_core.runner.score_cases`); a cancelled run
-    reports the runs that finished.
+    reports the runs that finished. Every run asks the model afresh: the answer
+    cache is bypassed (:attr:`Consistency.cache_note`).
     """
+    from .llm_cache import without_cache
+
     repeated = repeat_cases(cases, repeats)
     run = score_cases(
         source,
         repeated,
         timeout=timeout,
         concurrency=concurrency,
-        llm=llm,
+        llm=without_cache(llm),
         pool=pool,
         cancel=cancel,
         on_result=on_result,

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .i18n import N_, _
+from .llm_cache import AnswerRequest, CachedAnswer, LlmCache, Repeats, Source
 from .redact import redact
 from .runner.worker import LlmRequest
 from .trace import LIMIT_REACHED, LlmCall
@@ -142,6 +143,10 @@ class ModelSettings:
     ``max_calls_per_case`` ``llm()`` calls, and a run may spend at most
     ``max_cost_usd`` (None: no budget) on them; going over ends the case with an
     error naming the limit. Calls whose cost is unknown count as free.
+
+    ``cache``: answers are taken from the answer cache when it has them
+    (:mod:`skynet_core.llm_cache`; saved as the ``llm.cache`` setting, not with
+    these, and turned off by the command line's ``--no-cache``).
     """
 
     metric: ModelConfig | None = None
@@ -153,6 +158,7 @@ class ModelSettings:
     backoff_s: float = 0.5
     max_calls_per_case: int = 50
     max_cost_usd: float | None = None
+    cache: bool = True
 
     def effective(self) -> tuple[ModelConfig, str] | None:
         """The model metric calls use: the metric model, else the reflection model (contract Part A)."""
@@ -260,7 +266,12 @@ def load_settings(
     store: Store | None, keys: Mapping[str, str] | None = None, env: Mapping[str, str] | None = None
 ) -> ModelSettings:
     """The settings in effect: what the Settings page saved in ``store``, over the environment, with ``keys``."""
-    return ModelSettings.resolve(store.get(STORE_KEY) if store is not None else None, env, keys)
+    settings = ModelSettings.resolve(store.get(STORE_KEY) if store is not None else None, env, keys)
+    if store is not None:
+        from .llm_cache import cache_setting
+
+        settings = settings.with_changes(cache=cache_setting(store).enabled)
+    return settings
 
 
 def machine_settings() -> ModelSettings:
@@ -660,11 +671,20 @@ class MetricLlm:
     (calls per case, the run's budget) the reply also carries ``"end_case"``: the
     runner then fails the case with that error whatever the metric returns.
     ``spent_usd`` is what this run's calls have cost so far (thread-safe).
+
+    With a ``cache`` (and ``settings.cache`` on), an answer the cache holds, or
+    that an identical call in flight is getting, costs no call: its trace is
+    marked ``cached``, with cost 0 and the lookup's latency, and it adds nothing
+    to ``spent_usd``. Answers are redacted before they are stored.
     """
 
-    def __init__(self, settings: ModelSettings, mock_response: str | None = None) -> None:
+    def __init__(
+        self, settings: ModelSettings, mock_response: str | None = None, cache: LlmCache | None = None
+    ) -> None:
         self.settings = settings
         self.mock_response = mock_response
+        self.cache = cache if settings.cache else None
+        self._repeats = Repeats()
         self.spent_usd = 0.0
         self._lock = threading.Lock()
         self._keys = [config.api_key for config in (settings.metric, settings.reflection) if config is not None]
@@ -679,7 +699,7 @@ class MetricLlm:
         model = self._model()
         started = time.perf_counter()
         try:
-            reply = complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
+            reply, source = self._answer(request)
         except LlmError as exc:
             return {"error": str(exc), "call": self._trace(request, model, error=str(exc), kind=exc.kind, failure=exc)}
         except Exception as exc:  # noqa: BLE001  (a failure here must reach the metric as an error, not a hang)
@@ -689,8 +709,14 @@ class MetricLlm:
                 "error": error,
                 "call": self._trace(request, model, error=error, kind=type(exc).__name__, elapsed_ms=elapsed),
             }
+        if source.cached:
+            return self._answered(request, _looked_up(reply, started), cached=True)
         with self._lock:
             self.spent_usd += reply.cost_usd or 0.0
+        return self._answered(request, reply)
+
+    def _answered(self, request: LlmRequest, reply: LlmReply, cached: bool = False) -> dict[str, Any]:
+        """The metric's reply (``text``, ``usage``) and the call's trace (``call``)."""
         call = LlmCall.make(
             request.instructions,
             request.input,
@@ -703,10 +729,73 @@ class MetricLlm:
             elapsed_ms=reply.elapsed_ms or reply.latency_ms,
             cost_usd=reply.cost_usd,
             retries=reply.attempts - 1,
+            cached=cached,
         )
         # The answer crosses to the metric, and from it to feedback, --out and the database: an endpoint that
         # echoes the request's Authorization header (or any key) must not hand the key to metric code.
         return {"text": redact(reply.text, self._keys), "usage": reply.usage(), "call": call}
+
+    def without_cache(self) -> MetricLlm:
+        """A handler with these settings that asks the model every time (measurements of variance)."""
+        return MetricLlm(self.settings, self.mock_response)
+
+    def answer_at_once(self, request: LlmRequest) -> dict[str, Any] | None:
+        """The reply when the cache holds the answer in memory: no model call, no wait, so the runner
+        takes it without a thread of its own (see ``LlmHandler``); None otherwise."""
+        if self.cache is None or self._over_limit(request):
+            return None
+        started = time.perf_counter()
+        asked = self._request(request)
+        if asked is None:
+            return None
+        digest = asked.key()
+        repeat = self._repeats.peek(request.case, digest)
+        found = self.cache.remembered(replace(asked, repeat=repeat).key() if repeat else digest)
+        if found is None:
+            return None
+        self._repeats.take(request.case, digest)
+        return self._answered(
+            request, _looked_up(LlmReply(found.text, 0.0, 0, 0, 0.0, model=found.model), started), True
+        )
+
+    def _request(self, request: LlmRequest) -> AnswerRequest | None:
+        """What makes ``request`` the same call as another (the cache's key), or None without a model."""
+        chosen = self.settings.effective()
+        if chosen is None:
+            return None
+        config = chosen[0]
+        return AnswerRequest(
+            config.model,
+            config.api_base,
+            request.instructions,
+            request.input,
+            self.settings.temperature,
+            self.mock_response,
+        )
+
+    def _answer(self, request: LlmRequest) -> tuple[LlmReply, Source]:
+        """The reply to ``request``: from the cache, or shared with an identical call in flight, or asked."""
+        asked = self._request(request) if self.cache is not None else None
+        if self.cache is None or asked is None:
+            return self._ask(request), Source.PROVIDER
+        repeat = self._repeats.take(request.case, asked.key())
+        made: list[LlmReply] = []
+
+        def ask() -> CachedAnswer:
+            made.append(reply := self._ask(request))
+            return CachedAnswer(
+                reply.text, reply.model, reply.prompt_tokens, reply.completion_tokens, reply.cost_usd, reply.latency_ms
+            )
+
+        answer, source = self.cache.answer(replace(asked, repeat=repeat).key() if repeat else asked.key(), ask)
+        if made:
+            return made[0], source
+        return LlmReply(answer.text, 0.0, 0, 0, 0.0, model=answer.model), source
+
+    def _ask(self, request: LlmRequest) -> LlmReply:
+        """The model's reply, its text redacted (so that no key is stored in the cache or reaches the metric)."""
+        reply = complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
+        return replace(reply, text=redact(reply.text, self._keys))
 
     def _model(self) -> str:
         chosen = self.settings.effective()
@@ -756,6 +845,15 @@ class MetricLlm:
         return None
 
 
-def make_handler(settings: ModelSettings, mock_response: str | None = None) -> MetricLlm:
-    """The LlmHandler for one run (see :class:`MetricLlm`); litellm starts importing now when a model is set."""
-    return MetricLlm(settings, mock_response)
+def _looked_up(reply: LlmReply, started: float) -> LlmReply:
+    """A cached answer's reply as its trace shows it: no tokens, cost 0, the lookup's latency (since ``started``)."""
+    latency_ms = (time.perf_counter() - started) * 1000.0
+    return replace(
+        reply, prompt_tokens=0, completion_tokens=0, cost_usd=0.0, latency_ms=latency_ms, elapsed_ms=latency_ms
+    )
+
+
+def make_handler(settings: ModelSettings, mock_response: str | None = None, cache: LlmCache | None = None) -> MetricLlm:
+    """The LlmHandler for one run (see :class:`MetricLlm`; ``cache`` answers calls it has seen, while
+    ``settings.cache`` is on); litellm starts importing now when a model is set."""
+    return MetricLlm(settings, mock_response, cache)

@@ -76,8 +76,9 @@ def connect(path: Path) -> Iterator[sqlite3.Connection]:
         db.close()
 
 
-def open_database(directory: str | Path | None, schema: str) -> tuple[Path, Path]:
-    """Create the data directory and ``schema``'s tables (WAL mode); return the directory and the file."""
+def open_database(directory: str | Path | None, schema: str, name: str = DB_NAME) -> tuple[Path, Path]:
+    """Create the data directory and ``schema``'s tables (WAL mode) in its file ``name``; return the directory
+    and the file."""
     folder = Path(directory) if directory is not None else data_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -87,7 +88,7 @@ def open_database(directory: str | Path | None, schema: str) -> tuple[Path, Path
                 folder=folder, reason=exc.strerror, variable=DATA_DIR_ENV
             )
         ) from None
-    path = folder / DB_NAME
+    path = folder / name
     with connect(path) as db:
         db.execute("PRAGMA journal_mode=WAL")
         db.executescript(schema)

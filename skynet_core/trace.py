@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .redact import redact
+from .redact import known_secrets, redact
 
 CLIP_CHARS = 4_000
 """Most characters of one text (instructions, input, answer, error) a trace keeps."""
@@ -65,7 +65,9 @@ class LlmCall:
     last attempt's time; ``elapsed_ms`` the whole call's, with the earlier
     attempts and the waits between them. ``retries`` is the attempts after the
     first. ``cost_usd`` is None when unknown (or the call failed). ``clipped``
-    maps each clipped text's field name to its full length.
+    maps each clipped text's field name to its full length. ``cached`` is true
+    when no model call was made: the answer came from the answer cache (or from
+    an identical call in flight), at no cost, in ``latency_ms`` of lookup.
     """
 
     instructions: str
@@ -81,6 +83,7 @@ class LlmCall:
     error: str = ""
     error_kind: str = ""
     clipped: Mapping[str, int] = field(default_factory=dict)
+    cached: bool = False
 
     @property
     def ok(self) -> bool:
@@ -97,13 +100,13 @@ class LlmCall:
         **numbers: Any,
     ) -> LlmCall:
         """A call with its texts redacted (the ``secrets`` given, the environment's keys, key shapes) and clipped."""
-        keys = list(secrets)
+        found = known_secrets(None, secrets)  # the environment is read once for the call's texts, not per text
         texts: dict[str, Any] = {"instructions": instructions, "input": input, "answer": answer}
         texts["error"] = numbers.pop("error", "") or ""
         clipped: dict[str, int] = {}
         for name, value in texts.items():
             if isinstance(value, str) and value:
-                shown, full = clip_text(redact(value, keys))
+                shown, full = clip_text(redact(value, found, env={}))
                 texts[name] = shown
                 if full is not None:
                     clipped[name] = full
@@ -130,6 +133,7 @@ class LlmCall:
             self.error,
             self.error_kind,
             lengths,
+            self.cached,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -147,6 +151,7 @@ class LlmCall:
             "error": self.error,
             "error_kind": self.error_kind,
             "clipped": dict(self.clipped),
+            "cached": self.cached,
         }
 
     @classmethod
@@ -179,6 +184,7 @@ class LlmCall:
             clipped={str(k): int(v) for k, v in clipped.items() if isinstance(v, int)}
             if isinstance(clipped, Mapping)
             else {},
+            cached=data.get("cached") is True,
         )
 
 

@@ -45,6 +45,7 @@ ALLOWED = {
     "https",
     "gib",
     "mib",
+    "mb",
     "kib",
     "utf",
     "id",

@@ -110,15 +110,18 @@ def running_jobs() -> None:
             # reload its editor) whenever another tab's job ends; the next run of the page stops it.
             return
         st.markdown("**{title}**".format(title=_("Running jobs")))
+        queued = {request.run.job_id for request in me.workspace.sandbox_queue().waiting}  # over the sandbox cap
         for job in current:
             started = format_datetime(datetime.fromtimestamp(job.started_wall), "HH:mm:ss")
             kind = job.kind.label
+            waits = " · " + _("waiting for a sandbox") if job.id in queued else ""
             # One container per job, so its caption and its Cancel button stay together (and can be found so).
             with st.container(key=f"studio.jobs.job.{job.id}"):
                 st.caption(
                     _("{kind} · {done} of {total} · started {time}").format(
                         kind=kind, done=format_number(job.done), total=format_number(job.total), time=started
                     )
+                    + waits
                 )
                 st.button(
                     _("Cancel"),

@@ -133,4 +133,5 @@ def consistency_panel(snap: Snapshot) -> None:
     changes = stale_changes(job.provenance, snap.provenance)
     stale_banner(changes, _("These repeated runs"), None, key="author.consistency_stale")
     st.text(job.result.describe())
+    st.caption(job.result.cache_note)
     st.dataframe(pd.DataFrame(job.result.rows()), hide_index=True, width="stretch")

@@ -12,6 +12,7 @@ import streamlit as st
 
 import keys as K
 import studio
+from pages.settings.cache import cache_panel
 from pages.settings.calls import calls_panel, environment_panel, isolation_panel
 from pages.settings.model import effective_banner, form, model_panel
 from pages.settings.try_judge import try_judge
@@ -82,5 +83,6 @@ def draw(saved: ModelSettings, ray_address: str) -> None:
     st.divider()
     try_judge()
     st.divider()
+    cache_panel()
     environment_panel()
     isolation_panel()

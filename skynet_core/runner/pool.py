@@ -2,6 +2,9 @@
 
 A worker is used for one metric and then killed; the pool only keeps fresh,
 never-used children waiting (started, imports done, blocked on their channel).
+Every worker handed out holds a place of the process-wide sandbox limit until it
+is closed (:mod:`skynet_core.runner.limit`): a take waits in its queue when all
+places are taken.
 """
 
 from __future__ import annotations
@@ -9,9 +12,11 @@ from __future__ import annotations
 import atexit
 import threading
 import time
+import weakref
 
 from ..results import Isolation
 from . import sandbox
+from .limit import Place, SandboxLimit, sandbox_limit
 from .worker import Worker
 
 SPARE_WAIT_S = 30.0  # the longest take() waits for a spare being started (a child's start allows as long)
@@ -23,6 +28,7 @@ class WorkerPool:
     Thread-safe: several runs can take workers at once; each gets its own child.
     Spares are started by one long-lived thread because bubblewrap's
     ``--die-with-parent`` ties a sandbox's life to the thread that started it.
+    ``limit``: the places every worker handed out holds (the process's limit by default).
     """
 
     def __init__(
@@ -31,8 +37,11 @@ class WorkerPool:
         limits: sandbox.Limits | None = None,
         spares: int = 2,
         refill: bool = True,
+        limit: SandboxLimit | None = None,
     ) -> None:
         self.limits = limits or sandbox.Limits()
+        self.limit = limit or sandbox_limit()
+        self._places: weakref.WeakKeyDictionary[Worker, Place] = weakref.WeakKeyDictionary()
         self.spares = spares
         # Without ``refill``, only the first ``spares`` are started (a command line's one run needs one child,
         # and every sandbox started beside it takes a core from the run).
@@ -61,8 +70,27 @@ class WorkerPool:
         if not self._early:
             self._spawner.start()
 
-    def take(self) -> Worker:
-        """A started worker of this pool's isolation; the caller closes it when done."""
+    def take(self, cancel: threading.Event | None = None) -> Worker:
+        """A started worker of this pool's isolation, once the sandbox limit has a place for it (waiting in
+        its queue meanwhile; raises ``Cancelled`` when ``cancel`` is set first). The caller closes it when
+        done, which frees the place."""
+        place = self.limit.acquire(cancel)
+        try:
+            worker = self._take()
+        except BaseException:
+            place.release()
+            raise
+        worker.on_close = place.release
+        self._places[worker] = place
+        return worker
+
+    def crowded(self, worker: Worker) -> bool:
+        """Whether ``worker``'s run should hand its place back (close it) at the end of its batch: another
+        run with fewer places waits (see :meth:`SandboxLimit.crowded`)."""
+        place = self._places.get(worker)
+        return place is not None and self.limit.crowded(place)
+
+    def _take(self) -> Worker:
         deadline = time.monotonic() + SPARE_WAIT_S
         with self._wanted:
             worker = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import math
+import statistics
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +18,7 @@ from typing import Any
 import orjson
 
 from ..cases import Case
+from ..heap import Settler
 from ..i18n import _
 from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
 from ..overflow import SIDE_KEEP_BYTES, bound_side_information
@@ -37,10 +39,16 @@ AHEAD_CASES = 8 * MAX_BATCH_CASES  # how far past the first unfinished case work
 # busy machine does not count, while a judge's first answer does).
 SLOW_CASE_MS = 0.05
 BUSY_MS = 20.0
+# Nor when what is left would take one child less than this: starting a child costs about 0.1 s of CPU, so
+# 200 cases of a judge answered from the cache (a millisecond each) are done sooner by the one child.
+HELPERS_PAY_MS = 500.0
+TYPICAL_OF = 64
 MAX_DURATION_MS = 3_600_000.0  # an honest call ends within the 600 s timeout; beyond an hour is forged
 
 ResultCallback = Callable[[CaseResult], None]
 _ABSENT: Any = object()  # a key the child's reply leaves out
+_OK = CaseStatus.OK
+_IDLE: Any = (-1, [])  # take_batch's answer to a shard that must give its sandbox back before it waits
 
 
 @dataclass
@@ -155,9 +163,8 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
         and 0.0 <= duration <= MAX_DURATION_MS
         and len(feedback) <= SIDE_KEEP_BYTES // 4
     ):
-        return CaseResult(
-            id=case.id, split=case.split, candidate=case.candidate, score=score, feedback=feedback, duration_ms=duration
-        )
+        # Positional: keyword matching costs more than the rest of this construction.
+        return CaseResult(case.id, case.split, _OK, score, {}, feedback, {}, "", duration, "", None, case.candidate)
     duration = _finite(reply.get("duration_ms"))
     honest = duration is not None and 0.0 <= duration <= MAX_DURATION_MS  # else forged on the channel
     duration_ms = duration if duration is not None and honest else 0.0
@@ -322,7 +329,7 @@ class _Shard:
 
     def _fresh(self) -> Worker:
         if self.worker is None:
-            self.worker = self.pool.take()
+            self.worker = self.pool.take(self.cancel)
             try:
                 load_into(self.worker, self.source, self.timeout, self.cancel)
             except BaseException:
@@ -503,11 +510,13 @@ def score_cases(
     tally = RunTally()
     lock = threading.Condition(threading.Lock())  # never taken twice by one thread, so no RLock
     load_error: list[LoadFailure] = []
+    settler = Settler()  # kept results leave the garbage collector's scans (skynet_core.heap)
 
     def deliver(result: CaseResult) -> None:
         tally.add(result)
         if keep:
             results.append(result)
+            settler.kept()
         if in_order is not None:
             in_order(result)
 
@@ -521,7 +530,9 @@ def score_cases(
         if not helpers:
             busy[0] += 1
             busy[1] += result.duration_ms
-            if busy[1] >= max(BUSY_MS, SLOW_CASE_MS * busy[0]):
+            if len(first) < TYPICAL_OF:
+                first.append(result.duration_ms)
+            if slow():
                 start_helpers()
 
     def emit_many(indexes: list[int], results: list[CaseResult]) -> None:
@@ -535,8 +546,18 @@ def score_cases(
         if not helpers:
             busy[0] += len(results)
             busy[1] += sum(result.duration_ms for result in results)
-            if busy[1] >= max(BUSY_MS, SLOW_CASE_MS * busy[0]):
+            first.extend(result.duration_ms for result in results[: TYPICAL_OF - len(first)])
+            if slow():
                 start_helpers()
+
+    def slow() -> bool:
+        """Whether more children would finish sooner (see SLOW_CASE_MS, BUSY_MS and HELPERS_PAY_MS). What is
+        left is judged by the typical case (the median of the first ones), not by their mean: on a busy
+        machine one case held up for 0.2 s would otherwise start every helper for a run of quick ones."""
+        seen, spent = busy
+        if spent < max(BUSY_MS, SLOW_CASE_MS * seen):
+            return False
+        return statistics.median(first) * (len(cases) - seen) >= HELPERS_PAY_MS
 
     workers = max(1, min(int(concurrency), len(cases) or 1))
     line_batch = getattr(cases, "line_batch", None)
@@ -545,7 +566,7 @@ def score_cases(
 
     halt = threading.Event() if stop_on_timeout else None
 
-    def take_batch() -> tuple[int, list[Case]] | None:
+    def take_batch(shard: _Shard) -> tuple[int, list[Case]] | None:
         with lock:
             while True:
                 start = next_start[0]
@@ -553,6 +574,8 @@ def score_cases(
                     return None
                 if start - ordered.next <= AHEAD_CASES or cancel.is_set():
                     break
+                if shard.worker is not None and pool.limit.waiting():
+                    return _IDLE  # its sandbox would sit idle while others wait for a place: it is closed first
                 ordered.waiting += 1  # the first unfinished case is still running; do not run too far ahead of it
                 lock.wait(0.1)
                 ordered.waiting -= 1
@@ -563,8 +586,13 @@ def score_cases(
 
     def drive(shard: _Shard) -> None:
         try:
-            while (batch := take_batch()) is not None:
+            while (batch := take_batch(shard)) is not None:
+                if batch is _IDLE:
+                    shard.close()
+                    continue
                 shard.run_batch(*batch)
+                if shard.worker is not None and pool.crowded(shard.worker):
+                    shard.close()  # the sandbox limit's place goes to a run that holds fewer
         except Cancelled:
             cancelled[0] = True
         except LoadFailure as exc:
@@ -575,6 +603,7 @@ def score_cases(
 
     helpers: list[threading.Thread] = []
     busy = [0, 0.0]  # results seen and the time their calls took, until the helpers start
+    first: list[float] = []  # the durations of the first TYPICAL_OF of them
 
     def start_helpers() -> None:
         with lock:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import atexit
 import fcntl
+import itertools
 import mmap
 import os
+import random
 import re
 import select
 import shutil
@@ -48,6 +50,9 @@ CHANNEL_BROKEN_EXIT = 86  # the child's exit code when metric code broke its cha
 # Metric folders of workers not closed yet; removed at exit too (a spare being started when the
 # interpreter exits is never closed).
 _live_roots: set[str] = set()
+# Numbers that tell running cases apart (LlmRequest.case), from a random start: unique across the
+# processes whose calls one driver answers (a Ray cluster's nodes).
+_case_numbers = itertools.count(random.SystemRandom().getrandbits(62) + 1)
 
 
 class ChildDied(Exception):
@@ -81,14 +86,22 @@ class Cancelled(Exception):
 
 @dataclass
 class LlmRequest:
-    """One `llm()` call of the metric; ``call`` is its number within the running case (1 for the first)."""
+    """One `llm()` call of the metric; ``call`` is its number within the running case (1 for the first).
+
+    ``case`` tells the running cases apart: the same number for every call of one case, another for every
+    other case (0: not known). The answer cache counts identical calls within a case by it.
+    """
 
     instructions: str
     input: str | None
     call: int = 1
+    case: int = 0
 
 
 LlmHandler = Callable[[LlmRequest], dict[str, Any]]
+"""Answers a metric's ``llm()`` call. It may also have ``answer_at_once(request) -> dict | None``: the
+reply when it has one at hand without waiting (a cached answer), which the runner then takes without
+starting a thread for the call; None otherwise, and the call is made as usual."""
 
 
 class EncodedCases:
@@ -186,6 +199,7 @@ class Worker:
         self._python_pid: int | None = None
         self._ready: dict[str, Any] | None = None
         self._lock = threading.Lock()
+        self.on_close: Callable[[], None] | None = None  # called once when closed (the pool frees its place)
 
     # -- lifecycle -------------------------------------------------------
 
@@ -217,6 +231,9 @@ class Worker:
         if self._closed:
             return
         self._closed = True
+        closed, self.on_close = self.on_close, None
+        if closed is not None:
+            closed()
         watchdog().forget(self)
         reaper = _first_child(self.process.pid)
         self._signal_tree()
@@ -551,18 +568,20 @@ class Worker:
         judge: list[LlmCall] = []
         # The running case's llm() calls (the child sends its results before each call, so every call
         # since the last result is the running case's), and the error that ended it, if a limit did.
-        calls, ended = 0, None
+        calls, ended, case = 0, None, 0
         try:
             while self._unanswered < len(cases):
                 message = self.receive(answered_at + limit_s, cancel)
                 kind = message["t"]
                 if kind == "llm":
                     calls += 1
+                    if calls == 1:
+                        case = next(_case_numbers)
                     if ended is not None:  # refused again, untraced: the case is over already
                         reply = {"op": "llm_reply", "error": ended}
                     else:
                         # The judge's time counts toward the call's timeout like any other work.
-                        reply = self._answer_llm(message, llm, answered_at + limit_s, cancel, calls)
+                        reply = self._answer_llm(message, llm, answered_at + limit_s, cancel, calls, case)
                         if reply.pop("end_case", False):
                             ended = reply["error"]
                         judge.append(_traced(message, reply))
@@ -618,6 +637,7 @@ class Worker:
         deadline: float,
         cancel: threading.Event | None,
         number: int = 1,
+        case: int = 0,
     ) -> dict[str, Any]:
         """Make the metric's model call here, in the parent, which alone holds the keys."""
         if llm is None:
@@ -634,11 +654,16 @@ class Worker:
                 "error": i18n._("llm() takes a string of instructions and an optional input"),
                 "error_kind": "TypeError",
             }
+        request = LlmRequest(instructions, text, number, case)
+        at_once = getattr(llm, "answer_at_once", None)
+        ready = at_once(request) if at_once is not None else None
+        if ready is not None:
+            return {"op": "llm_reply", **ready}
         result: dict[str, Any] = {}
 
         def call() -> None:
             try:
-                result.update(llm(LlmRequest(instructions, text, number)))
+                result.update(llm(request))
             except Exception as exc:  # noqa: BLE001  (a broken handler fails the call, not the run)
                 result["error"] = redact(
                     i18n._("the model call failed in the runner: {error}: {message}").format(

@@ -9,6 +9,9 @@ A :class:`Workspace` owns what the studio remembers and runs, one part per modul
 - ``settings``: the model settings (saved settings over the environment), the timeout, the Ray address,
   the language; the run options and the one scorer they make; provenance; the :meth:`Workspace.snapshot`
   a page's script run reads;
+- ``bounds``: what the server shares and bounds for every session: the answer cache of ``llm()`` calls
+  (on or off, its bound and size, clearing it; the run options use it) and the cap on sandboxes alive at
+  once, with its queue;
 - ``records``: scored runs and feedback marks;
 - ``usecases``: the jobs (check, score, compare, consistency, probes, grading, the trade-offs' candidates),
   on the :class:`~skynet_core.jobs.JobBoard`, whoever started them.
@@ -96,4 +99,5 @@ def workspace_for(directory: str | Path | None = None) -> Workspace:
     with _workspaces_lock:
         if folder not in _workspaces:
             _workspaces[folder] = Workspace(folder)
+            _workspaces[folder].apply_sandbox_cap()  # the server's cap on sandboxes is its data directory's setting
         return _workspaces[folder]

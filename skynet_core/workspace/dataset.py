@@ -19,6 +19,7 @@ from ..datasets import (
     roles_to_json,
     save_upload,
 )
+from ..heap import quiet
 from ..i18n import _
 from ..paths import PathRefused, server_path
 from .base import WorkspaceBase
@@ -90,11 +91,14 @@ class DatasetPart(WorkspaceBase):
             if key in self._datasets:
                 self._datasets.move_to_end(key)
                 return self._datasets[key]
-        data = (
-            load_example()
-            if path == EXAMPLE_SOURCE
-            else load_dataset(path, roles=roles, candidate_files=list(candidate_files), main_candidate=main_candidate)
-        )
+        with quiet():  # its cases live on: out of the garbage collector's scans (skynet_core.heap)
+            data = (
+                load_example()
+                if path == EXAMPLE_SOURCE
+                else load_dataset(
+                    path, roles=roles, candidate_files=list(candidate_files), main_candidate=main_candidate
+                )
+            )
         with self._lock:
             self._datasets[key] = data
             while len(self._datasets) > DATASETS_KEPT:

@@ -11,6 +11,7 @@ from ..llm import ModelSettings, forget_settings, load_settings, make_handler, s
 from ..metric_source import MetricSource
 from ..provenance import Provenance, settings_fingerprint
 from ..scoring import RunOptions, Scorer, scorer_for
+from .bounds import BoundsPart
 from .dataset import DatasetPart
 from .draft import DraftPart
 from .values import SETTING_LANGUAGE, SETTING_RAY_ADDRESS, SETTING_TIMEOUT, DatasetInUse, Snapshot
@@ -19,7 +20,7 @@ from .values import SETTING_LANGUAGE, SETTING_RAY_ADDRESS, SETTING_TIMEOUT, Data
 MODEL_ENV = ("SKYNET_METRIC_MODEL", "SKYNET_METRIC_API_BASE", "SKYNET_REFLECTION_MODEL", "SKYNET_REFLECTION_API_BASE")
 
 
-class SettingsPart(DraftPart, DatasetPart):
+class SettingsPart(DraftPart, DatasetPart, BoundsPart):
     def model_settings(self, keys: Mapping[str, str] | None = None) -> ModelSettings:
         """The models in effect: saved settings over the environment, with a session's ``keys``."""
         return load_settings(self.store, keys, self._env)
@@ -74,10 +75,12 @@ class SettingsPart(DraftPart, DatasetPart):
         settings: ModelSettings | None = None,
         timeout_s: float | None = None,
     ) -> RunOptions:
-        """The options every run of metric code uses now (``settings`` overrides the saved models, for a try-out)."""
+        """The options every run of metric code uses now (``settings`` overrides the saved models, for a try-out):
+        the metric's ``llm()`` calls answered from the answer cache while ``settings.cache`` is on."""
         settings = settings or self.model_settings(keys)
         timeout = self.timeout_s() if timeout_s is None else timeout_s
-        return RunOptions(timeout, settings.concurrency, make_handler(settings), self.pool)
+        llm = make_handler(settings, cache=self.answer_cache() if settings.cache else None)
+        return RunOptions(timeout, settings.concurrency, llm, self.pool)
 
     def provenance(
         self,

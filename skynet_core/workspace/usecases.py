@@ -20,6 +20,7 @@ from ..i18n import language, use_language
 from ..jobs import Job, JobSlot
 from ..judge import Consistency, consistency_of, repeat_cases
 from ..llm import ModelSettings
+from ..llm_cache import without_cache
 from ..metric_source import MetricSource
 from ..provenance import Provenance
 from ..results import CaseResult, CheckReport, JobKind
@@ -130,8 +131,9 @@ class UseCasesPart(RecordsPart):
         *,
         watcher: str | None = None,
     ) -> Job[CheckReport]:
-        """Score ``cases`` with ``settings`` (saved or not: the Settings page's form), never kept as a run."""
-        options = self.run_options(settings=settings)
+        """Score ``cases`` with ``settings`` (saved or not: the Settings page's form), never kept as a run. Every
+        call asks the model (the answer cache is bypassed): the try-out shows whether these settings answer."""
+        options = self.run_options(settings=settings.with_changes(cache=False))
         return self.score(slot, metric, cases, options, kind=JobKind.TRY_JUDGE, watcher=watcher)
 
     def probes(
@@ -163,8 +165,10 @@ class UseCasesPart(RecordsPart):
         keys: Mapping[str, str] | None = None,
         watcher: str | None = None,
     ) -> Job[Consistency]:
-        """Score ``cases`` ``repeats`` times each: how far a judge's verdicts spread on the same case."""
+        """Score ``cases`` ``repeats`` times each: how far a judge's verdicts spread on the same case. Every run
+        asks the model afresh (the answer cache is bypassed: the spread is the model's own)."""
         options, scorer, repeated = self.run_options(keys), self.scorer(), repeat_cases(cases, repeats)
+        options = dataclasses.replace(options, llm=without_cache(options.llm))
 
         def run(job: Job[Consistency]) -> Consistency:
             return consistency_of(cases, scorer(metric, repeated, options.watched_by(job)).results, repeats)

@@ -121,7 +121,9 @@ def test_the_cli_scores_a_judge_metric_with_the_environments_model(server, tmp_p
     text = io.StringIO()
     cli.run(["score", str(EXAMPLE_METRICS["Model as judge"]), "--data", str(data)], stdout=text, stderr=io.StringIO())
     assert "judge: 4 calls; per 1,000 cases" in text.getvalue()
-    assert not (tmp_path / "no-store-here").exists()  # the CLI reads saved settings, it never creates a store
+    assert "4 answered from the cache" in text.getvalue()  # the second run asked the model nothing
+    # The CLI reads saved settings, it never creates the studio's store (only the answer cache beside it).
+    assert not (tmp_path / "no-store-here" / "studio.sqlite3").exists()
 
 
 # -- consistency -----------------------------------------------------------

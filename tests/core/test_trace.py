@@ -96,6 +96,7 @@ def test_a_call_round_trips_through_json() -> None:
         "error",
         "error_kind",
         "clipped",
+        "cached",
     }
 
 

@@ -1,0 +1,248 @@
+"""The app's paths in headless Chromium, from the action to the result drawn, against a real `streamlit run app.py`.
+
+    .venv/bin/python benchmarks/bench_pages.py [--repeats 5] [--judge-ms 250]
+
+Each figure is a median of ``--repeats`` (the first page load is measured once: it is the first):
+
+- first page load after the server is healthy: from navigation to the example's verdict (≤ 1.5 s),
+  and later loads in fresh browser contexts;
+- end of typing to the verdict on screen: a trivial metric's feedback in the sampled cases (≤ 0.5 s);
+- loading an example: from the click on Load to the example's verdict (≤ 1 s), two examples alternated;
+- "Score all cases" on 40 cases: from the click to the filled table (≤ 1 s);
+- the judge check: from the end of typing a model-as-judge metric to its verdict, against
+  tests/fake_openai.py on 127.0.0.1 answering after ``--judge-ms`` (≤ 1.5 s). Each edit changes the
+  judge's instructions, so every check asks the model (no answer is cached);
+- each page's first draw: from navigation to the page's script run finished, its title shown (≤ 1 s).
+
+The machine is shared: the load average is printed at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this tree's skynet_core and app, the tests' helpers
+
+from bench_author import EDITOR, type_metric  # noqa: E402
+
+from skynet_core.store import Store  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
+from tests.fake_openai import FakeOpenAI  # noqa: E402
+
+PASSES = "The metric meets the contract."
+SCORED = re.compile(r"Showing 40 of 40 scored cases")
+LABELS = ["billing", "technical", "shipping", "refund", "account"]
+SCORES = (0.25, 0.75)
+EXAMPLES = ("Accuracy, speed and cost", "Exact match")  # two that meet the contract on these cases
+# Each page's address (its file's name) and the title it draws.
+PAGES = {
+    "data": "Data",
+    "feedback": "Feedback review",
+    "tradeoffs": "Reward trade-offs",
+    "history": "History",
+    "runs": "Runs",
+    "settings": "Settings",
+}
+TARGETS = {
+    "first page load": 1.5,
+    "later page loads": 1.5,
+    "end of typing to verdict": 0.5,
+    "loading an example": 1.0,
+    "score all, 40 cases": 1.0,
+    "judge check": 1.5,
+}
+JUDGE = """from skynet import llm
+
+def score(input, output, expected=None):
+    verdict = llm("Answer PASS or FAIL. {token}", input=f"Ticket: {{input['subject']}}, triage: {{output}}")
+    return (1.0 if verdict.strip().upper().startswith("PASS") else 0.0), {{"feedback": "judge {token} " + verdict}}
+"""
+
+
+def trivial(token: str, value: float = 1.0) -> str:
+    return f"def score(input, output, expected=None):\n    return {value}, {{'feedback': 'ok {token}'}}\n"
+
+
+def write_cases(path: Path, count: int) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for index in range(count):
+            label = LABELS[index % len(LABELS)]
+            handle.write(
+                json.dumps(
+                    {
+                        "id": f"T-{index:03d}",
+                        "input": {"subject": f"Ticket {index}", "message": "My order has not arrived yet."},
+                        "output": json.dumps({"label": label, "priority": "low", "reply": "Thanks, we are on it."}),
+                        "expected": {"label": LABELS[(index // 3) % len(LABELS)]},
+                    }
+                )
+                + "\n"
+            )
+
+
+def script_done(page: Page, timeout_ms: int = 30_000) -> None:
+    """The page's script run has finished (Streamlit marks its root with the run's state)."""
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
+
+
+def timed(action: Callable[[], None], done: Callable[[], None]) -> float:
+    started = time.perf_counter()
+    action()
+    done()
+    return time.perf_counter() - started
+
+
+def sampled(page: Page):
+    return page.get_by_test_id("stDataFrame").filter(has_text="feedback").first
+
+
+def new_page(browser: Browser) -> Page:
+    return browser.new_context(viewport={"width": 1500, "height": 1400}).new_page()
+
+
+def measure(browser: Browser, url: str, repeats: int) -> dict[str, list[float]]:
+    figures: dict[str, list[float]] = {name: [] for name in TARGETS}
+    page = new_page(browser)
+    figures["first page load"].append(
+        timed(lambda: page.goto(url), lambda: expect(page.get_by_text(PASSES)).to_be_visible(timeout=60_000))
+    )
+    for _ in range(repeats):
+        fresh = new_page(browser)
+        figures["later page loads"].append(
+            timed(
+                lambda fresh=fresh: fresh.goto(url),
+                lambda fresh=fresh: expect(fresh.get_by_text(PASSES)).to_be_visible(),
+            )
+        )
+        fresh.context.close()
+
+    for index in range(repeats):
+        token = f"edit-{index}-{time.time_ns()}"
+        figures["end of typing to verdict"].append(
+            timed(
+                lambda token=token: type_metric(page, trivial(token)),
+                lambda token=token: expect(sampled(page)).to_contain_text(f"ok {token}"),
+            )
+        )
+        time.sleep(0.3)
+
+    for index in range(repeats):
+        title = EXAMPLES[index % 2]
+        page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()
+        page.get_by_role("option", name=title, exact=True).click()
+        script_done(page)
+        load = page.get_by_role("button", name="Load", exact=True)
+        expect(load).to_be_enabled()
+        first_line = '"""Accuracy' if title.startswith("Accuracy") else '"""Exact match'
+
+        def loaded(first_line: str = first_line) -> None:
+            expect(page.get_by_text(PASSES)).to_be_visible()
+            text = ""
+            deadline = time.monotonic() + 30
+            while not text.startswith(first_line) and time.monotonic() < deadline:
+                try:
+                    text = (
+                        page.frame_locator(EDITOR)
+                        .last.locator(".ace_editor")
+                        .evaluate("el => el.env.editor.getValue()", timeout=2_000)
+                    )
+                except Exception:  # noqa: BLE001  (the old editor's frame went away mid-read)
+                    text = ""
+            expect(page.get_by_text(PASSES)).to_be_visible()
+            script_done(page)
+
+        figures["loading an example"].append(timed(load.click, loaded))
+
+    button = page.get_by_role("button", name="Score all cases")
+    caption = page.get_by_text(SCORED)
+    mean = page.get_by_test_id("stMetric").filter(has_text="Mean score").first
+    for index in range(repeats):
+        # Each run scores a metric of another mean, so that its table is told from the last one's.
+        value = SCORES[index % 2]
+        token = f"score-{index}-{time.time_ns()}"
+        type_metric(page, trivial(token, value))
+        expect(sampled(page)).to_contain_text(f"ok {token}")
+        script_done(page)
+        expect(button).to_be_enabled()
+
+        def filled(value: float = value) -> None:
+            expect(mean).to_contain_text(re.compile(rf"{value:.2f}"), timeout=60_000)
+            expect(caption).to_be_visible()
+
+        figures["score all, 40 cases"].append(timed(button.click, filled))
+
+    for index in range(repeats):
+        token = f"judge-{index}-{time.time_ns()}"
+        figures["judge check"].append(
+            timed(
+                lambda token=token: type_metric(page, JUDGE.format(token=token)),
+                lambda token=token: (
+                    expect(sampled(page)).to_contain_text(f"judge {token} PASS", timeout=60_000),
+                    expect(page.get_by_text(PASSES)).to_be_visible(),
+                ),
+            )
+        )
+        time.sleep(0.3)
+    page.context.close()
+
+    for path, title in PAGES.items():
+        samples = figures.setdefault(f"first draw: {title}", [])
+        TARGETS.setdefault(f"first draw: {title}", 1.0)
+        for _ in range(repeats):
+            fresh = new_page(browser)
+
+            def drawn(fresh: Page = fresh, title: str = title) -> None:
+                expect(fresh.get_by_role("heading", name=title, exact=True).first).to_be_visible(timeout=60_000)
+                script_done(fresh)
+
+            samples.append(timed(lambda fresh=fresh, path=path: fresh.goto(f"{url}/{path}"), drawn))
+            fresh.context.close()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--judge-ms", type=float, default=250.0)
+    args = parser.parse_args()
+    expect.set_options(timeout=30_000)
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    data_dir = Path(tempfile.mkdtemp(prefix="skynet-bench-pages-"))
+    forty = data_dir / "tickets-40.jsonl"
+    write_cases(forty, 40)
+    store = Store(data_dir)
+    store.set("dataset.path", str(forty))
+    store.save_draft((ROOT / "skynet_core/examples/metrics/exact_match.py").read_text())
+    with FakeOpenAI(latency_s=args.judge_ms / 1000.0) as judge:
+        process, url = start_server(
+            data_dir, env={"SKYNET_METRIC_MODEL": "openai/judge", "SKYNET_METRIC_API_BASE": judge.url}
+        )
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                figures = measure(browser, url, args.repeats)
+                browser.close()
+        finally:
+            stop_server(process)
+    for name, values in figures.items():
+        median, target = statistics.median(values), TARGETS[name]
+        verdict = "met" if median <= target else "NOT met"
+        runs = ", ".join(f"{value:.2f}" for value in values)
+        print(f"  {name:<32} median {median:6.2f} s  (target ≤ {target:g} s: {verdict}; runs: {runs})")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""Long-lived data leave the garbage collector's scans, so that a full collection stays short while a large
+job runs (Streamlit collects after every script run)."""
+
+from __future__ import annotations
+
+import gc
+
+from skynet_core.cases import Case
+from skynet_core.heap import SETTLE_EVERY, Settler, quiet, settle
+from skynet_core.runner import score_cases
+
+TRIVIAL = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
+
+
+def test_settled_objects_are_not_scanned_and_still_freed() -> None:
+    kept = [{"case": [index]} for index in range(10_000)]
+    settle()
+    assert not any(item is kept[0] for item in gc.get_objects())  # a full collection no longer visits them
+    assert gc.get_freeze_count() >= len(kept)
+    del kept  # reference counting still frees them: nothing grows
+
+
+def test_a_settler_settles_once_per_every_objects_kept() -> None:
+    settler = Settler(every=3)
+    young = [[index] for index in range(5)]
+    settler.kept(2)
+    assert any(item is young[0] for item in gc.get_objects())
+    settler.kept()
+    assert not any(item is young[0] for item in gc.get_objects())
+
+
+def test_nothing_is_collected_automatically_while_quiet() -> None:
+    enabled = gc.isenabled()
+    with quiet():
+        assert not gc.isenabled()
+        built = [[index] for index in range(1_000)]
+    assert gc.isenabled() == enabled
+    assert not any(item is built[0] for item in gc.get_objects())
+
+
+def test_a_run_that_keeps_its_results_settles_them(pool) -> None:
+    count = SETTLE_EVERY + 10
+    cases = [Case(id=str(index), input={"q": index}, output="a") for index in range(count)]
+    run = score_cases(TRIVIAL, cases, pool=pool)
+    assert len(run.results) == count
+    assert not any(item is run.results[0] for item in gc.get_objects())

@@ -1,0 +1,46 @@
+"""When a run starts more sandboxes than its first: only when what is left would keep one busy long enough
+to pay for starting them (a sandbox's start costs about 0.1 s of CPU)."""
+
+from __future__ import annotations
+
+from skynet_core.cases import Case
+from skynet_core.runner import WorkerPool, score_cases
+from skynet_core.runner.limit import SandboxLimit
+
+SLEEPS = """
+import time
+
+def score(input, output, expected=None):
+    time.sleep(input["ms"] / 1000)
+    return 1.0, {"feedback": "ok"}
+"""
+
+
+def sandboxes_taken(count: int, ms: float, concurrency: int) -> int:
+    """How many sandboxes a run of ``count`` cases of ``ms`` each took (every case must score)."""
+    pool = WorkerPool(limit=SandboxLimit(8), spares=1)
+    taken = [0]
+    take = pool.take
+
+    def counted(*args, **kwargs):
+        taken[0] += 1
+        return take(*args, **kwargs)
+
+    pool.take = counted  # type: ignore[method-assign]
+    try:
+        cases = [Case(id=f"c{i}", input={"ms": ms}, output="x") for i in range(count)]
+        run = score_cases(SLEEPS, cases, concurrency=concurrency, pool=pool)
+    finally:
+        pool.close()
+    assert len(run.results) == count and all(result.ok for result in run.results)
+    return taken[0]
+
+
+def test_a_run_one_sandbox_finishes_soon_keeps_one() -> None:
+    # 100 cases of 1 ms: 0.1 s in one sandbox, which more sandboxes could only slow down.
+    assert sandboxes_taken(100, 1.0, concurrency=8) == 1
+
+
+def test_a_run_of_slow_cases_starts_helpers() -> None:
+    # 40 cases of 50 ms: 2 s in one sandbox; in flight at once they finish sooner.
+    assert sandboxes_taken(40, 50.0, concurrency=4) == 4
