@@ -34,7 +34,7 @@ from pathlib import Path
 
 from ..scoring import RunOptions
 from ..store import data_dir
-from .uplift import UpliftForm, UpliftPart
+from .uplift import UpliftForm, UpliftPart, UpliftSetup
 from .values import (
     AUTO_VERSION_S,
     EXAMPLE_SOURCE,
@@ -78,6 +78,7 @@ __all__ = [
     "SavedVersion",
     "Snapshot",
     "UpliftForm",
+    "UpliftSetup",
     "Workspace",
     "example_metric",
     "workspace_for",

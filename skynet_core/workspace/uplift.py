@@ -81,6 +81,28 @@ class UpliftForm:
         return cls(**whole, max_cost_usd=float(budget) if usable and budget > 0 else None)
 
 
+@dataclass(frozen=True)
+class UpliftSetup:
+    """A run as it would start now: its ``plan`` (the calls at most, their estimated cost) and the cases it learns
+    from (``train``) and is measured on (``val``), from the dataset's own splits or not (``from_dataset``)."""
+
+    plan: UpliftPlan
+    train: int
+    val: int
+    from_dataset: bool
+
+    def describe_cases(self) -> str:
+        """Where the cases come from, for people."""
+        if self.from_dataset:
+            return _(
+                "It learns from the {train} cases of the train split and measures on the {val} cases of the val split."
+            ).format(train=self.train, val=self.val)
+        return _(
+            "The cases in use have no train and val splits: it learns from a seeded half ({train} cases) and measures "
+            "on the other ({val} cases)."
+        ).format(train=self.train, val=self.val)
+
+
 def missing_models(settings: ModelSettings) -> tuple[str, ...]:
     """The roles among ``task`` and ``reflection`` that have no model in ``settings`` (the experiment needs both)."""
     return tuple(role for role in UPLIFT_ROLES if settings.config(role) is None)
@@ -140,12 +162,14 @@ class UpliftPart(UseCasesPart):
         split = split_cases(in_use.cases, config.seed)
         return Experiment(sandboxed, split, config, Models(settings.task, settings.reflection, settings))
 
-    def plan_uplift(self, config: UpliftConfig, keys: Mapping[str, str] | None = None) -> UpliftPlan:
-        """The calls a run of ``config`` would make at most, and their estimated cost (imports litellm for the
-        models' prices). Raises ``ValueError`` like :meth:`uplift_experiment`."""
+    def plan_uplift(self, config: UpliftConfig, keys: Mapping[str, str] | None = None) -> UpliftSetup:
+        """A run of ``config`` as it would start now: the calls it would make at most, their estimated cost (litellm
+        is imported for the models' prices), and its cases. Raises ``ValueError`` like :meth:`uplift_experiment`."""
         from ..engines.uplift import plan_uplift
 
-        return plan_uplift(self.uplift_experiment(config, keys))
+        experiment = self.uplift_experiment(config, keys)
+        split = experiment.split
+        return UpliftSetup(plan_uplift(experiment), len(split.train), len(split.val), split.from_dataset)
 
     def start_uplift(
         self,

@@ -109,9 +109,10 @@ def test_without_a_task_model_nothing_starts_and_the_message_says_what_to_set(ws
 
 def test_the_plan_counts_the_calls_of_the_cases_in_use(ws) -> None:
     use_models(ws, "http://127.0.0.1:9")
-    plan = ws.plan_uplift(SMALL)
-    val = len([case for case in world.cases() if case.split == "val"])
-    assert plan.validation_cases == val
+    setup = ws.plan_uplift(SMALL)
+    plan, val = setup.plan, len([case for case in world.cases() if case.split == "val"])
+    assert plan.validation_cases == setup.val == val and setup.train == len(world.cases()) - val
+    assert setup.from_dataset and f"the {val} cases of the val split" in setup.describe_cases()
     assert plan.reflection.calls == 2 * 3 * 2
     assert plan.cost_usd is None  # the scripted models have no price
     assert any("no known price" in line for line in plan.describe())
