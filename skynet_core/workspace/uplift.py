@@ -239,10 +239,17 @@ class UpliftPart(UseCasesPart):
 def missing_models_message(missing: tuple[str, ...]) -> str:
     """What to set, for people, when the experiment lacks models (``missing``: roles among task and reflection)."""
     if missing == ("task",):
-        return _("The experiment needs a task model, which runs the instruction on each case: set one on Settings.")
+        return _(
+            'The experiment needs a task model, which runs the instruction on each case: set "Task model" on Settings '
+            "(or SKYNET_TASK_MODEL in the server's environment)."
+        )
     if missing == ("reflection",):
-        return _("The experiment needs a reflection model, which writes the next instruction: set one on Settings.")
+        return _(
+            'The experiment needs a reflection model, which writes the next instruction: set "Reflection model" on '
+            "Settings (or SKYNET_REFLECTION_MODEL in the server's environment)."
+        )
     return _(
         "The experiment needs a task model (runs the instruction on each case) and a reflection model (writes the next "
-        "instruction): set both on Settings."
+        'instruction): set "Task model" and "Reflection model" on Settings (or SKYNET_TASK_MODEL and '
+        "SKYNET_REFLECTION_MODEL in the server's environment)."
     )
