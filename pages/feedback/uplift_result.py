@@ -12,7 +12,7 @@ import keys as K
 from skynet_core.engines.uplift import Arm, UpliftResult
 from skynet_core.engines.uplift.charts import gains_figure, instruction_diff, scores_figure
 from skynet_core.engines.uplift.store import SavedUplift
-from skynet_core.i18n import _, format_datetime, format_number
+from skynet_core.i18n import _, format_datetime, format_number, ngettext
 from skynet_core.workspace import Snapshot
 from widgets.stale import stale_banner, stale_changes
 from widgets.text import literal, md, number
@@ -23,13 +23,13 @@ def header(snap: Snapshot, saved: SavedUplift) -> None:
     task, reflection = result.models
     st.markdown(
         _(
-            "**Latest experiment** · {when} · task model {task} · reflection model {reflection} · {rounds} rounds, "
-            "minibatch {minibatch} · `metric.py` `{version}`"
+            "**Latest experiment** · {when} · task model {task} · reflection model {reflection} · {rounds}, minibatch "
+            "{minibatch} · `metric.py` `{version}`"
         ).format(
             when=format_datetime(datetime.fromtimestamp(saved.created_at)),
             task=md(task),
             reflection=md(reflection),
-            rounds=result.config.rounds,
+            rounds=ngettext("{count} round", "{count} rounds", result.config.rounds).format(count=result.config.rounds),
             minibatch=result.config.minibatch,
             version=saved.metric.digest[:12],
         )

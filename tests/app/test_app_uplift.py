@@ -18,18 +18,12 @@ from skynet_core.datasets import load_example
 from skynet_core.engines.uplift import (
     ALL_ARMS,
     Arm,
-    Calls,
     Outcome,
-    SeedRun,
     UpliftConfig,
-    UpliftResult,
     run_uplift,
 )
-from skynet_core.engines.uplift.store import UpliftStore
 from skynet_core.i18n import format_number
 from skynet_core.llm import ModelConfig, ModelSettings
-from skynet_core.metric_source import MetricSource
-from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, JobKind
 from skynet_core.runs import RunKey, RunStore
 from skynet_core.workspace import Workspace
@@ -39,9 +33,8 @@ from tests.core import uplift_world as world
 from tests.fake_openai import FakeOpenAI
 from tests.i18n_scan import english
 from tests.i18n_scan import texts as drawn
+from tests.uplift_saved import HELPS, LEARNED, saved_result
 
-START = "You triage customer support tickets."
-LEARNED = "Refunds are billing."
 EXAMPLE_WORDS = {"tickets", "example", "support", "fast", "small", "triage", "customer", "you", "refunds", "are"}
 EXAMPLE_WORDS |= {"billing", "task", "reflect", "openai"}
 
@@ -69,32 +62,6 @@ def with_models(workspace: Workspace, *, task: bool = True, reflection: bool = T
     )
 
 
-def saved_result(workspace: Workspace, ends: dict[Arm, list[float]]) -> UpliftResult:
-    """A finished experiment of the draft on the example, saved as the job saves one."""
-    runs = tuple(
-        SeedRun(arm, seed, (), START + (f"\n{LEARNED}" if arm is Arm.FEEDBACK else ""), end)
-        for arm in ALL_ARMS
-        for seed, end in enumerate(ends[arm])
-    )
-    result = UpliftResult(
-        UpliftConfig(START, rounds=2, seeds=3, minibatch=3),
-        0.25,
-        runs,
-        Calls(120, 18),
-        0.0123,
-        Outcome.COMPLETE,
-        models=("openai/task", "openai/reflect"),
-        val_ids=tuple(f"v{index}" for index in range(14)),
-        split_from_dataset=True,
-        created_at=1_700_000_000.0,
-    )
-    data = load_example()
-    metric = MetricSource.of(WRONG_METRIC)
-    made_by = Provenance(metric.digest, data.source, data.name, data.candidates[0], None)
-    UpliftStore(workspace.directory).save(result, metric, made_by)
-    return result
-
-
 def open_feedback(language: str | None = None) -> AppTest:
     """Feedback review, with time for a first plan on a busy machine (the page loads litellm for the prices)."""
     return open_app("feedback", language=language, timeout=180)
@@ -105,9 +72,6 @@ class Scope:
 
     def __init__(self, node: object) -> None:
         self._tree = self.main = self.sidebar = node
-
-
-HELPS = {Arm.FEEDBACK: [0.6, 0.65, 0.7], Arm.SCORE_ONLY: [0.25, 0.3, 0.25], Arm.SHUFFLED: [0.4, 0.3, 0.35]}
 
 
 def texts(at: AppTest) -> str:
