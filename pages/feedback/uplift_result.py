@@ -114,9 +114,9 @@ def draw_result(snap: Snapshot, saved: SavedUplift) -> None:
             )
         )
     value_line(result)
-    charts = st.columns(2)
-    charts[0].plotly_chart(scores_figure(result), width="stretch", key="feedback.uplift.scores")
-    charts[1].plotly_chart(gains_figure(result), width="stretch", key="feedback.uplift.gains")
+    # One above the other: side by side at 1000 px their titles and the arms' names were cut.
+    st.plotly_chart(scores_figure(result), width="stretch", key="feedback.uplift.scores")
+    st.plotly_chart(gains_figure(result), width="stretch", key="feedback.uplift.gains")
     arms_table(result)
     spent_line(result)
     instructions(result)
