@@ -74,6 +74,16 @@ FEEDBACK_THRESHOLD_GEN = "feedback.threshold_gen"  # "Reset to defaults" starts 
 FEEDBACK_CASE = "feedback.case"  # the case shown side by side
 FEEDBACK_TABLE_PICK = "feedback.table_pick"
 FEEDBACK_SHOW_CHOICE = "feedback.show_choice"
+# "Does this feedback help?" (pages/feedback/uplift.py): the form's widgets (their values are kept in the workspace),
+# the message of a start that was refused, and the arm and seed whose final instruction is shown.
+UPLIFT_INSTRUCTION = "feedback.uplift.instruction"
+UPLIFT_ROUNDS = "feedback.uplift.rounds"
+UPLIFT_SEEDS = "feedback.uplift.seeds"
+UPLIFT_MINIBATCH = "feedback.uplift.minibatch"
+UPLIFT_BUDGET = "feedback.uplift.budget"
+UPLIFT_REFUSED = "feedback.uplift.refused"
+UPLIFT_ARM = "feedback.uplift.arm"
+UPLIFT_SEED = "feedback.uplift.seed"
 
 
 def feedback_note(run_id: int, case_id: str) -> str:

@@ -6,9 +6,9 @@ when a call is made (it takes seconds), with its offline cost map so nothing
 reaches for the internet.
 
 Where a setting comes from, strongest first: what the Settings page saved (the
-store's ``llm.settings``), then the environment (``SKYNET_METRIC_MODEL``,
-``SKYNET_REFLECTION_MODEL``, ``SKYNET_METRIC_API_BASE``,
-``SKYNET_REFLECTION_API_BASE``), then the defaults below. Keys are never
+store's ``llm.settings``), then the environment (``SKYNET_<ROLE>_MODEL`` and
+``SKYNET_<ROLE>_API_BASE`` for the roles ``METRIC``, ``REFLECTION`` and
+``TASK``), then the defaults below. Keys are never
 saved: they come from the provider's usual variable (``OPENAI_API_KEY``, …)
 or are typed in for one browser session.
 """
@@ -42,7 +42,9 @@ NO_MODEL_MESSAGE = N_(
 )
 """Marked for translation: shown as ``_(NO_MODEL_MESSAGE)``."""
 STORE_KEY = "llm.settings"
-ROLES = ("metric", "reflection")
+ROLES = ("metric", "reflection", "task")
+"""The models the studio keeps: the metric model answers ``llm()``, the reflection model writes new versions,
+the task model runs an instruction on a case (the feedback-uplift experiment). Only the first two answer ``llm()``."""
 # Provider errors worth another try: litellm's classes (and their subclasses) for 429, timeouts, lost connections, 5xx.
 RETRYABLE = (
     "RateLimitError",
@@ -63,7 +65,8 @@ PING_INSTRUCTIONS = "This is a connection test. Reply with the single word OK."
 NO_KEY = "no-key-needed"  # the OpenAI client insists on a key; servers that check none ignore it
 API_BASE_KEY_RULE = N_(
     "The server's own keys (OPENAI_API_KEY, …) go only to the provider's endpoint or to an API base set in the "
-    "server's environment (SKYNET_METRIC_API_BASE, SKYNET_REFLECTION_API_BASE). An API base typed here gets only "
+    "server's environment (SKYNET_METRIC_API_BASE, SKYNET_REFLECTION_API_BASE, SKYNET_TASK_API_BASE). An API base "
+    "typed here gets only "
     "a key typed here."
 )
 
@@ -132,7 +135,10 @@ def mask(secret: str | None) -> str:
 
 @dataclass(frozen=True)
 class ModelSettings:
-    """The metric model, the reflection model, and how calls are made.
+    """The metric model, the reflection model, the task model, and how calls are made.
+
+    Metric code's ``llm()`` calls use the metric model, else the reflection model (:meth:`effective`); the task
+    model only runs an instruction on a case for the feedback-uplift experiment, and is never given to metric code.
 
     ``concurrency`` is the number of cases (hence judge calls) in flight when the
     app scores a dataset. A call that fails with a rate limit, a timeout, a lost
@@ -151,6 +157,7 @@ class ModelSettings:
 
     metric: ModelConfig | None = None
     reflection: ModelConfig | None = None
+    task: ModelConfig | None = None
     temperature: float = 0.0
     request_timeout_s: float = 30.0
     max_retries: int = 2
@@ -169,8 +176,8 @@ class ModelSettings:
         return None
 
     def config(self, role: str) -> ModelConfig | None:
-        """The ``metric`` or ``reflection`` model."""
-        return {"metric": self.metric, "reflection": self.reflection}[role]
+        """The ``metric``, ``reflection`` or ``task`` model."""
+        return {"metric": self.metric, "reflection": self.reflection, "task": self.task}[role]
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ModelSettings:
@@ -184,7 +191,7 @@ class ModelSettings:
                 model = "openai/default"  # a local server that serves one model ignores the name
             return ModelConfig(model, base) if model else None
 
-        return cls(metric=config("METRIC"), reflection=config("REFLECTION"))
+        return cls(metric=config("METRIC"), reflection=config("REFLECTION"), task=config("TASK"))
 
     @classmethod
     def resolve(
@@ -223,6 +230,7 @@ class ModelSettings:
         return {
             "metric": self.metric.to_stored() if self.metric else None,
             "reflection": self.reflection.to_stored() if self.reflection else None,
+            "task": self.task.to_stored() if self.task else None,
             "temperature": self.temperature,
             "request_timeout_s": self.request_timeout_s,
             "concurrency": self.concurrency,
@@ -442,7 +450,7 @@ def complete(
 
 
 def env_api_bases(env: Mapping[str, str] | None = None) -> set[str]:
-    """The API bases the server's environment names (``SKYNET_METRIC_API_BASE``, ``SKYNET_REFLECTION_API_BASE``)."""
+    """The API bases the server's environment names (``SKYNET_<ROLE>_API_BASE`` of every role in :data:`ROLES`)."""
     env = os.environ if env is None else env
     return {_normal_base(value) for role in ROLES if (value := env.get(f"SKYNET_{role.upper()}_API_BASE", "").strip())}
 
@@ -687,7 +695,7 @@ class MetricLlm:
         self._repeats = Repeats()
         self.spent_usd = 0.0
         self._lock = threading.Lock()
-        self._keys = [config.api_key for config in (settings.metric, settings.reflection) if config is not None]
+        self._keys = [config.api_key for role in ROLES if (config := settings.config(role)) is not None]
         if settings.effective() is not None:
             warm_up()  # a model is configured: a metric may call it soon
 

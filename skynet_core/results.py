@@ -366,6 +366,7 @@ class JobKind(StrEnum):
     GRADE = "grade"
     TRY_JUDGE = "try judge"
     TRADEOFFS = "trade-offs"
+    UPLIFT = "uplift"
 
     @property
     def label(self) -> str:
@@ -382,6 +383,7 @@ _JOB_LABELS = {
     JobKind.GRADE: N_("feedback grading"),
     JobKind.TRY_JUDGE: N_("judge trial"),
     JobKind.TRADEOFFS: N_("reward trade-offs"),
+    JobKind.UPLIFT: N_("feedback uplift"),
 }
 
 

@@ -56,6 +56,7 @@ def settings_from_form(values: Mapping[str, Any], session_keys: Mapping[str, str
     settings = ModelSettings(
         metric=configs["metric"],
         reflection=configs["reflection"],
+        task=configs["task"],
         temperature=float(values[f"{PREFIX}temperature"]),
         request_timeout_s=float(values[f"{PREFIX}timeout"]),
         concurrency=int(values[f"{PREFIX}concurrency"]),
@@ -79,6 +80,11 @@ def not_set_note(role: str, settings: ModelSettings) -> str | None:
     """What an empty model field means for ``role`` (None when the field names a model)."""
     if settings.config(role) is not None:
         return None
+    if role == "task":
+        return _(
+            'Not set: "Does this feedback help?" (Feedback review) cannot run, since it needs a model to run '
+            "the instruction on each case."
+        )
     other = settings.config("reflection" if role == "metric" else "metric")
     if role == "metric":
         if other is not None:

@@ -141,6 +141,7 @@ SKIPPED_FIELDS = {
     "query_params",
     "page_script_hash",
     "page_name",
+    "page",  # a page link's URL path (its label is checked)
     "script_hash",
     "name",
     "selection_mode",

@@ -11,6 +11,7 @@ import keys as K
 import studio
 from pages.author import try_case
 from skynet_core.i18n import _, format_datetime
+from skynet_core.judge_noise import noise_acceptance
 from skynet_core.results import CaseResult
 from skynet_core.workspace import Snapshot
 from widgets.cases import cases_table
@@ -134,4 +135,5 @@ def consistency_panel(snap: Snapshot) -> None:
     stale_banner(changes, _("These repeated runs"), None, key="author.consistency_stale")
     st.text(job.result.describe())
     st.caption(job.result.cache_note)
+    st.caption(noise_acceptance(job.result).describe())  # the chance GEPA keeps an unchanged candidate (issue 25)
     st.dataframe(pd.DataFrame(job.result.rows()), hide_index=True, width="stretch")

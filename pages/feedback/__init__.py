@@ -18,6 +18,7 @@ import studio
 from pages.feedback.case import draw_case, exports
 from pages.feedback.filters import case_filter, pick_case, rule_counts, thresholds_editor
 from pages.feedback.health import Pairs, action_row, current_grades, draw_health, draw_model_review
+from pages.feedback.uplift import uplift_panel
 from skynet_core.engines.reflection import dataset_instruction
 from skynet_core.feedback import Grade, Mark, MarkValue, Review, Thresholds, review
 from skynet_core.feedback import view as fv
@@ -201,6 +202,7 @@ def page() -> None:
         return
     result = reviewed(run, pairs, thresholds_editor())
     review_section(snap, run, pairs, result)
+    uplift_panel(snap)
     with st.expander(_("Try one reflection step: would this feedback help an optimizer?")):
         draw_reflection_step(
             MetricSource.of(run.metric_source) if run.metric_source else snap.metric,

@@ -14,6 +14,7 @@ from widgets.cases import column_config
 from widgets.compare import comparison_row
 from widgets.jobs import job_panel, outcome_panel
 from widgets.stale import stale_banner, stale_changes
+from widgets.uplift import versions_feedback_value
 from widgets.versions import save_version_control
 
 CURRENT = N_("Current draft")
@@ -91,6 +92,7 @@ def page() -> None:
         st.code(diff, language="diff")
     else:
         st.caption(_("The two versions are the same text."))
+    versions_feedback_value(snap, old, new)
     with st.container(horizontal=True):  # buttons as wide as their labels, never cut
         st.button(_("Compare scores"), type="primary", disabled=not diff, on_click=start_comparison, args=(old, new))
         if old_label != _(CURRENT):

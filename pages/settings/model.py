@@ -12,10 +12,14 @@ from skynet_core.settings_form import check_key, not_set_note, settings_from_for
 from widgets.text import md
 
 S = st.session_state
-TITLES = {"metric": N_("Metric model"), "reflection": N_("Reflection model")}
+TITLES = {"metric": N_("Metric model"), "reflection": N_("Reflection model"), "task": N_("Task model")}
 PURPOSE = {
     "metric": N_("Answers the `llm()` calls of metric code (a model as judge)."),
     "reflection": N_("The model the engines use to write new versions; metrics use it when no metric model is set."),
+    "task": N_(
+        'Runs the instruction on each case\'s input for "Does this feedback help?" (Feedback review); never answers '
+        "metrics' `llm()` calls."
+    ),
 }
 
 

@@ -14,7 +14,8 @@ A :class:`Workspace` owns what the studio remembers and runs, one part per modul
   once, with its queue;
 - ``records``: scored runs and feedback marks;
 - ``usecases``: the jobs (check, score, compare, consistency, probes, grading, the trade-offs' candidates),
-  on the :class:`~skynet_core.jobs.JobBoard`, whoever started them.
+  on the :class:`~skynet_core.jobs.JobBoard`, whoever started them;
+- ``uplift``: "Does the feedback help?", the feedback-uplift experiment as a job, and the results it keeps.
 
 It is process-wide, like the database; what belongs to one browser session (the API keys typed on the
 Settings page, the session's id as a job watcher, its job slots) is passed in explicitly. It never
@@ -36,7 +37,7 @@ from pathlib import Path
 
 from ..scoring import RunOptions
 from ..store import data_dir
-from .usecases import UseCasesPart
+from .uplift import UpliftForm, UpliftPart, UpliftSetup
 from .values import (
     AUTO_VERSION_S,
     EXAMPLE_SOURCE,
@@ -79,13 +80,15 @@ __all__ = [
     "RunOptions",
     "SavedVersion",
     "Snapshot",
+    "UpliftForm",
+    "UpliftSetup",
     "Workspace",
     "example_metric",
     "workspace_for",
 ]
 
 
-class Workspace(UseCasesPart):
+class Workspace(UpliftPart):
     """The studio's state and use cases (see the package docstring). Thread-safe; one per data directory."""
 
 

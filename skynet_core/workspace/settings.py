@@ -17,7 +17,14 @@ from .draft import DraftPart
 from .values import SETTING_LANGUAGE, SETTING_RAY_ADDRESS, SETTING_TIMEOUT, DatasetInUse, Snapshot
 
 # The server's environment variables that give the model defaults (read by ``ModelSettings.from_env``).
-MODEL_ENV = ("SKYNET_METRIC_MODEL", "SKYNET_METRIC_API_BASE", "SKYNET_REFLECTION_MODEL", "SKYNET_REFLECTION_API_BASE")
+MODEL_ENV = (
+    "SKYNET_METRIC_MODEL",
+    "SKYNET_METRIC_API_BASE",
+    "SKYNET_REFLECTION_MODEL",
+    "SKYNET_REFLECTION_API_BASE",
+    "SKYNET_TASK_MODEL",
+    "SKYNET_TASK_API_BASE",
+)
 
 
 class SettingsPart(DraftPart, DatasetPart, BoundsPart):

@@ -31,3 +31,11 @@ def test_repeated_runs_show_each_cases_spread(data_dir, source, flips):
     assert len(table) == 10
     assert set(table["runs"]) == {4}
     assert bool(table["flipped"].any()) is flips
+    noise = " ".join(str(caption.value) for caption in at.caption)
+    if flips:  # the noise GEPA would accept: a coin wins a minibatch of 3 in a good share of tries
+        assert (
+            "An unchanged candidate would pass GEPA's acceptance test (a strictly higher sum on a minibatch of 3)"
+            in noise
+        )
+    else:
+        assert "GEPA would never accept an unchanged candidate on noise alone" in noise

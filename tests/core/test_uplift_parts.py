@@ -240,6 +240,7 @@ def test_the_scores_figure_has_a_point_per_seed_a_mean_per_arm_and_the_start() -
     assert [list(trace.y) for trace in points] == list(THREE.values())
     assert [trace.y[0] for trace in means] == pytest.approx([0.75, 1 / 3, 1 / 3])
     assert figure.layout.shapes[0].y0 == 0.25
+    assert list(figure.layout.xaxis.range) == [-0.5, 2.5] and figure.layout.showlegend is False  # no arm cut off
 
 
 def test_the_gains_figure_shows_the_feedback_value_with_its_interval() -> None:

@@ -68,7 +68,11 @@ def scores_figure(result: UpliftResult) -> go.Figure:
             annotation_text=_("start {score}").format(score=format_number(result.start, 3)),
             annotation_position="top left",
         )
-    figure.update_xaxes(tickvals=list(range(len(arms))), ticktext=[found.arm.label for found in arms])
+    # Every arm's column whole, its name under it; no legend: the names are the ticks, the means in the hover.
+    figure.update_xaxes(
+        tickvals=list(range(len(arms))), ticktext=[found.arm.label for found in arms], range=[-0.5, len(arms) - 0.5]
+    )
+    figure.update_layout(showlegend=False)
     return _layout(figure, _("Validation score of each arm's final instruction"), _("Arm"), _("Mean score"))
 
 

@@ -29,7 +29,6 @@ from .config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS
 if TYPE_CHECKING:
     from .loop import Experiment, Progress
     from .result import UpliftResult
-    from .stats import Interval
 
 EXIT_OK, EXIT_STOPPED, EXIT_USAGE = 0, 1, 2
 MODEL_VARIABLES = {
@@ -202,11 +201,11 @@ def format_result(result: UpliftResult) -> str:
     for arm, found in result.arms.items():
         ends = " ".join(format_number(end, 3) for end in found.ends) or "-"
         lines.append(
-            _("  {arm}: end per seed {ends}; gain {gain}").format(arm=arm.label, ends=ends, gain=_interval(found.gain))
+            _("  {arm}: end per seed {ends}; gain {gain}").format(arm=arm.label, ends=ends, gain=found.gain.describe())
         )
     lines.append(
         _("Feedback value (gain with feedback − gain with the score only): {value}").format(
-            value=_interval(result.feedback_value)
+            value=result.feedback_value.describe()
         )
     )
     lines.append(result.verdict())
@@ -229,17 +228,6 @@ def format_result(result: UpliftResult) -> str:
             lines.extend("    " + line for line in instruction.splitlines())
     lines.append(result.message())
     return "\n".join(terminal_text(line) for line in lines) + "\n"
-
-
-def _interval(interval: Interval) -> str:
-    if interval.value is None:
-        return "-"
-    value = f"{interval.value:+.3f}"
-    if interval.low is None or interval.high is None:
-        return value
-    return _("{value} (95% interval {low} to {high})").format(
-        value=value, low=f"{interval.low:+.3f}", high=f"{interval.high:+.3f}"
-    )
 
 
 def _line(text: str) -> str:

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...i18n import _
+
 CONFIDENCE = 0.95
 
 
@@ -39,6 +41,18 @@ class Interval:
     def excludes_zero(self) -> bool:
         """Whether the whole interval lies on one side of 0: the effect is there at the 95% level."""
         return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
+
+    def describe(self) -> str:
+        """The value with its interval for people, signed to 3 decimals: "+0.250 (95% interval +0.100 to +0.400)";
+        "-" without a value, the value alone without an interval."""
+        if self.value is None:
+            return "-"
+        value = f"{self.value:+.3f}"
+        if self.low is None or self.high is None:
+            return value
+        return _("{value} (95% interval {low} to {high})").format(
+            value=value, low=f"{self.low:+.3f}", high=f"{self.high:+.3f}"
+        )
 
     def to_json(self) -> dict[str, Any]:
         """``{"value", "low", "high"}``: the command line's and the store's shape."""
@@ -68,3 +82,35 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> In
 
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def difference(later: Interval, earlier: Interval, confidence: float = CONFIDENCE) -> Interval:
+    """``later − earlier`` for two means from independent experiments (two metric versions' feedback values), with
+    Welch's t-interval: each side's standard error is read back from its own t-interval (half its width over its t
+    quantile) and the degrees of freedom are Welch–Satterthwaite's. No interval when either side has none; ``n`` is
+    the smaller side's."""
+    if later.value is None or earlier.value is None:
+        return Interval(None, None, None, 0)
+    value = later.value - earlier.value
+    n = min(later.n, earlier.n)
+    first, second = _standard_error(later, confidence), _standard_error(earlier, confidence)
+    if first is None or second is None:
+        return Interval(value, None, None, n)
+    (error_a, n_a), (error_b, n_b) = first, second
+    spread = error_a**2 + error_b**2
+    if spread == 0:
+        return Interval(value, value, value, n)
+    freedom = spread**2 / sum(error**4 / (count - 1) for error, count in ((error_a, n_a), (error_b, n_b)) if error)
+    from scipy.special import stdtrit
+
+    half = float(stdtrit(freedom, (1 + confidence) / 2)) * math.sqrt(spread)
+    return Interval(value, value - half, value + half, n)
+
+
+def _standard_error(interval: Interval, confidence: float) -> tuple[float, int] | None:
+    """(standard error, n) of a t-interval, or ``None`` when it has no interval."""
+    if interval.low is None or interval.high is None or interval.value is None or interval.n < 2:
+        return None
+    from scipy.special import stdtrit
+
+    return (interval.high - interval.low) / 2 / float(stdtrit(interval.n - 1, (1 + confidence) / 2)), interval.n

@@ -1,0 +1,255 @@
+"""Does the feedback help? The uplift experiment as a workspace job, and the results it keeps.
+
+:meth:`UpliftPart.start_uplift` runs :func:`~skynet_core.engines.uplift.run_uplift` for the draft metric on the
+cases in use (the candidate and split the Data page chose), with the task and reflection models of the settings,
+as a job on the job board: listed under Running jobs, cancellable, its progress counted in steps
+(:class:`~skynet_core.engines.uplift.Progress`, read with :meth:`UpliftPart.uplift_progress`). A run that
+finished at least one seed (whole, cancelled or stopped at its budget) is saved with the metric version that made
+it (:class:`~skynet_core.engines.uplift.store.UpliftStore`), so Feedback review, History and Runs read it back.
+
+The instruction is the workspace's text of the dataset (``Workspace.instruction``, shared with "Try one reflection
+step": one text being optimized per dataset), prefilled from the dataset's own instruction; the experiment's size
+(:class:`UpliftForm`) is kept in the store too, so both survive a visit to another page and a reload.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..engines.uplift.config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS, Models, UpliftConfig
+from ..engines.uplift.store import SavedUplift, UpliftStore, UpliftSummary
+from ..i18n import _
+from ..jobs import Job, JobSlot
+from ..llm import ModelSettings
+from ..metric_source import MetricSource
+from ..results import JobKind
+from ..store import connect
+from .usecases import UseCasesPart
+from .values import DatasetInUse
+
+if TYPE_CHECKING:  # the experiment's loop and plan load GEPA's pieces: only when a run is planned or started
+    from ..engines.uplift import Experiment, Progress, UpliftPlan, UpliftResult
+
+SETTING_UPLIFT_FORM = "uplift.form"  # {"rounds", "seeds", "minibatch", "max_cost_usd"}: the panel's last values
+UPLIFT_ROLES = ("task", "reflection")
+
+
+@dataclass(frozen=True)
+class UpliftForm:
+    """The experiment's size as last asked for (checked only when a config is made of it): rounds, seeds, minibatch
+    and a budget in US dollars (``None``: none)."""
+
+    rounds: int = DEFAULT_ROUNDS
+    seeds: int = DEFAULT_SEEDS
+    minibatch: int = DEFAULT_MINIBATCH
+    max_cost_usd: float | None = None
+
+    def config(self, instruction: str) -> UpliftConfig:
+        """The experiment's config; raises ``ValueError`` for people when a value is impossible."""
+        return UpliftConfig(
+            instruction,
+            rounds=self.rounds,
+            seeds=self.seeds,
+            minibatch=self.minibatch,
+            max_cost_usd=self.max_cost_usd,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rounds": self.rounds,
+            "seeds": self.seeds,
+            "minibatch": self.minibatch,
+            "max_cost_usd": self.max_cost_usd,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> UpliftForm:
+        """The form stored as ``data``; a value missing or of the wrong type takes the default."""
+        data = data if isinstance(data, Mapping) else {}
+        whole = {
+            name: value
+            for name in ("rounds", "seeds", "minibatch")
+            if isinstance(value := data.get(name), int) and not isinstance(value, bool)
+        }
+        budget = data.get("max_cost_usd")
+        usable = isinstance(budget, int | float) and not isinstance(budget, bool) and math.isfinite(budget)
+        return cls(**whole, max_cost_usd=float(budget) if usable and budget > 0 else None)
+
+
+@dataclass(frozen=True)
+class UpliftSetup:
+    """A run as it would start now: its ``plan`` (the calls at most, their estimated cost) and the cases it learns
+    from (``train``) and is measured on (``val``), from the dataset's own splits or not (``from_dataset``)."""
+
+    plan: UpliftPlan
+    train: int
+    val: int
+    from_dataset: bool
+
+    def describe_cases(self) -> str:
+        """Where the cases come from, for people."""
+        if self.from_dataset:
+            return _(
+                "It learns from the {train} cases of the train split and measures on the {val} cases of the val split."
+            ).format(train=self.train, val=self.val)
+        return _(
+            "The cases in use have no train and val splits: it learns from a seeded half ({train} cases) and measures "
+            "on the other ({val} cases)."
+        ).format(train=self.train, val=self.val)
+
+
+def missing_models(settings: ModelSettings) -> tuple[str, ...]:
+    """The roles among ``task`` and ``reflection`` that have no model in ``settings`` (the experiment needs both)."""
+    return tuple(role for role in UPLIFT_ROLES if settings.config(role) is None)
+
+
+class UpliftPart(UseCasesPart):
+    def __init__(self, directory: str | Path | None = None, **options: Any) -> None:
+        super().__init__(directory, **options)
+        self.uplifts = UpliftStore(self.directory)
+        self._uplift_progress: weakref.WeakKeyDictionary[Job[Any], Progress] = weakref.WeakKeyDictionary()
+
+    # --- what the panel asks for, kept ----------------------------------------------------------------------
+
+    def uplift_instruction(self, in_use: DatasetInUse | None = None) -> str:
+        """The instruction the experiment starts from: the text kept for the dataset in use, else the dataset's own
+        instruction (the bundled example has one), else ``""``."""
+        from ..engines.reflection import dataset_instruction
+
+        data = (in_use or self.dataset()).data
+        kept = self.instruction(data.source)
+        return kept if kept is not None else dataset_instruction(data) or ""
+
+    def uplift_form(self) -> UpliftForm:
+        return UpliftForm.from_json(self.store.get(self._key(SETTING_UPLIFT_FORM)))
+
+    def set_uplift_form(self, form: UpliftForm) -> None:
+        self.store.set(self._key(SETTING_UPLIFT_FORM), form.to_json())
+
+    # --- the experiment ------------------------------------------------------------------------------------------
+
+    def uplift_experiment(
+        self,
+        config: UpliftConfig,
+        keys: Mapping[str, str] | None = None,
+        *,
+        metric: MetricSource | None = None,
+        in_use: DatasetInUse | None = None,
+    ) -> Experiment:
+        """The experiment of ``config`` for the draft (or ``metric``) on the cases in use, with the task and reflection
+        models of the settings. Raises ``ValueError`` for people: a model missing, too few cases for the config."""
+        from ..engines.sandboxed import SandboxedMetric
+        from ..engines.uplift import Experiment, split_cases
+
+        settings = self.model_settings(keys)
+        missing = missing_models(settings)
+        if missing or settings.task is None or settings.reflection is None:
+            raise ValueError(missing_models_message(missing))
+        in_use = in_use or self.dataset()
+        options = self.run_options(keys, settings)
+        sandboxed = SandboxedMetric(
+            metric or self.draft().metric,
+            timeout=options.timeout_s,
+            llm=options.llm,
+            pool=self.pool,
+            concurrency=options.concurrency,
+        )
+        split = split_cases(in_use.cases, config.seed)
+        return Experiment(sandboxed, split, config, Models(settings.task, settings.reflection, settings))
+
+    def plan_uplift(self, config: UpliftConfig, keys: Mapping[str, str] | None = None) -> UpliftSetup:
+        """A run of ``config`` as it would start now: the calls it would make at most, their estimated cost (litellm
+        is imported for the models' prices), and its cases. Raises ``ValueError`` like :meth:`uplift_experiment`."""
+        from ..engines.uplift import plan_uplift
+
+        experiment = self.uplift_experiment(config, keys)
+        split = experiment.split
+        return UpliftSetup(plan_uplift(experiment), len(split.train), len(split.val), split.from_dataset)
+
+    def start_uplift(
+        self,
+        slot: JobSlot,
+        config: UpliftConfig,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+    ) -> Job[UpliftResult]:
+        """Run the experiment of ``config`` for the draft in the background; raises ``ValueError`` for people before
+        anything starts (see :meth:`uplift_experiment`). A run that finished a seed is saved with the draft's metric
+        folder and the provenance of the run, cancelled or not; the job's result is the whole
+        :class:`~skynet_core.engines.uplift.UpliftResult` (none when cancelled: the saved one holds its seeds)."""
+        from ..engines.uplift import run_uplift, total_steps
+
+        metric, in_use = self.draft().metric, self.dataset()
+        experiment = self.uplift_experiment(config, keys, metric=metric, in_use=in_use)
+        made_by = self.provenance(metric, keys, in_use)
+
+        def run(job: Job[UpliftResult]) -> UpliftResult:
+            def seen(progress: Progress) -> None:
+                self._uplift_progress[job] = progress
+                job.done = progress.done
+
+            result = run_uplift(experiment, cancel=job.cancel, on_progress=seen)
+            if result.seeds_finished:
+                self.uplifts.save(result, metric, made_by)
+            return result
+
+        job: Job[UpliftResult] = Job(JobKind.UPLIFT, total_steps(config), in_use.data.source, provenance=made_by)
+        return self.submit(slot, job, run, watcher)
+
+    def uplift_progress(self, job: Job[Any]) -> Progress | None:
+        """Where the uplift ``job`` is (``None`` before its first step)."""
+        return self._uplift_progress.get(job)
+
+    # --- saved results --------------------------------------------------------------------------------------
+
+    def uplift_results(self, *, metric: str | None = None, dataset: str | None = None) -> list[UpliftSummary]:
+        """Saved experiments, newest first; of the metric folder digest ``metric`` and the dataset ``dataset`` only,
+        when given."""
+        return self.uplifts.list(metric=metric, dataset=dataset)
+
+    def uplift_result(self, saved: int) -> SavedUplift | None:
+        return self.uplifts.get(saved)
+
+    def latest_uplift(self, in_use: DatasetInUse | None = None) -> SavedUplift | None:
+        """The newest saved experiment of the dataset and candidate in use, whatever metric version made it."""
+        in_use = in_use or self.dataset()
+        found = self.uplift_results(dataset=in_use.data.source)
+        newest = next((item for item in found if item.provenance.candidate == in_use.candidate), None)
+        return self.uplift_result(newest.id) if newest is not None else None
+
+    def feedback_value_of(self, metric: str, dataset: str) -> UpliftSummary | None:
+        """The newest saved experiment of the metric folder ``metric`` (a digest) on ``dataset`` (a source) that has a
+        feedback value: what History and Runs show for a metric version."""
+        found = self.uplift_results(metric=metric, dataset=dataset)
+        return next((item for item in found if item.feedback_value.value is not None), None)
+
+    def clear(self) -> None:
+        """Forget everything (see ``RecordsPart.clear``), the saved experiments too."""
+        super().clear()
+        with connect(self.uplifts.path) as db:
+            db.execute("DELETE FROM uplift_runs")
+
+
+def missing_models_message(missing: tuple[str, ...]) -> str:
+    """What to set, for people, when the experiment lacks models (``missing``: roles among task and reflection)."""
+    if missing == ("task",):
+        return _(
+            'The experiment needs a task model, which runs the instruction on each case: set "Task model" on Settings '
+            "(or SKYNET_TASK_MODEL in the server's environment)."
+        )
+    if missing == ("reflection",):
+        return _(
+            'The experiment needs a reflection model, which writes the next instruction: set "Reflection model" on '
+            "Settings (or SKYNET_REFLECTION_MODEL in the server's environment)."
+        )
+    return _(
+        "The experiment needs a task model (runs the instruction on each case) and a reflection model (writes the next "
+        'instruction): set "Task model" and "Reflection model" on Settings (or SKYNET_TASK_MODEL and '
+        "SKYNET_REFLECTION_MODEL in the server's environment)."
+    )
