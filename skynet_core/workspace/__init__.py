@@ -10,6 +10,8 @@ A :class:`Workspace` owns what the studio remembers and runs, one part per modul
   the language; the run options and the one scorer they make; provenance; the :meth:`Workspace.snapshot`
   a page's script run reads;
 - ``records``: scored runs and feedback marks;
+- ``human``: human scores (the labels of the data in use, the rater, the pass threshold, label files) and the
+  metric's agreement with them; every run kept records its agreement with the labels that exist then;
 - ``usecases``: the jobs (check, score, compare, consistency, probes, grading, the trade-offs' candidates),
   on the :class:`~skynet_core.jobs.JobBoard`, whoever started them.
 
