@@ -14,6 +14,7 @@ import keys as K
 import studio
 from pages.settings.calls import calls_panel, environment_panel, isolation_panel
 from pages.settings.model import effective_banner, form, model_panel
+from pages.settings.rater import rater_panel
 from pages.settings.try_judge import try_judge
 from skynet_core.i18n import _
 from skynet_core.llm import ROLES, ModelSettings, litellm_ready, warm_up
@@ -81,6 +82,8 @@ def draw(saved: ModelSettings, ray_address: str) -> None:
         )
     st.divider()
     try_judge()
+    st.divider()
+    rater_panel()
     st.divider()
     environment_panel()
     isolation_panel()
