@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from skynet_core.cases import Case
@@ -32,6 +33,7 @@ from skynet_core.runs import SavedRun
 from studio import session
 from widgets.disagreements import disagreements, opened_case
 from widgets.text import md
+from widgets.text import number as text_number
 
 S = st.session_state
 UNKNOWN_SHOWN = 20
@@ -87,20 +89,30 @@ def controls(labels: HumanLabels, key: str) -> tuple[float, str | None]:
     return float(S[threshold_key]), rater
 
 
+def shown(value: Any) -> str:
+    """A figure's number as the report shows it: 3 decimals in the reader's locale, "–" where it is undefined."""
+    return "–" if value is None or pd.isna(value) else text_number(float(value))
+
+
 def figures(agreement: Agreement) -> None:
-    """Every figure with its interval and what it means (or why it is undefined); each named score's ρ."""
+    """Every figure with its interval and what it means (or why it is undefined), as a table that wraps its
+    text; each named score's ρ."""
     number = st.column_config.NumberColumn
-    st.dataframe(
-        figures_table(agreement),
+    table = figures_table(agreement)
+    interval = [
+        "–" if pd.isna(low) else f"{shown(low)} – {shown(high)}"
+        for low, high in zip(table["low"], table["high"], strict=True)
+    ]
+    st.table(
+        pd.DataFrame(
+            {
+                _("figure"): table["figure"].map(md),
+                _("value"): table["value"].map(shown),
+                _("95% interval"): interval,
+                _("what it means"): table["note"].map(md),
+            }
+        ),
         hide_index=True,
-        width="stretch",
-        column_config={
-            "figure": st.column_config.TextColumn(_("figure")),
-            "value": number(_("value"), format="%.3f"),
-            "low": number(_("95% low"), format="%.3f"),
-            "high": number(_("95% high"), format="%.3f"),
-            "note": st.column_config.TextColumn(_("what it means"), width="large"),
-        },
     )
     if agreement.named:
         st.markdown("**" + _("Named scores against the human score") + "**")

@@ -19,6 +19,7 @@ from skynet_core.workspace import Workspace
 from tests.app.harness import button, open_app
 from tests.case_factory import WRONG_METRIC, weak_every_third
 from tests.i18n_scan import english_words, render
+from widgets.text import number
 
 DATA_WORDS = {"support", "tickets", "example", "wrong", "correct", "label", "billing", "refund", "fast", "small"}
 
@@ -106,10 +107,10 @@ def test_the_report_shows_the_figures_the_workspace_computes_and_false_passes_fi
     assert run is not None
     expected = ws.human_agreement(run.results, "example", ws.dataset().candidate)
     assert expected is not None and expected.n == 12 and expected.confusion.fp == 2
-    figures = next(frame.value for frame in at.dataframe if "figure" in frame.value.columns)
-    assert list(figures["value"].round(6)) == [
-        round(expected.figure(name).value or float("nan"), 6) for name in ("spearman", "kendall", "pearson", "mae",
-                                                                            "kappa", "true_pass_rate", "true_fail_rate")
+    figures = next(table.value for table in at.table if "figure" in table.value.columns)
+    assert list(figures["value"]) == [
+        number(expected.figure(name).value) for name in ("spearman", "kendall", "pearson", "mae", "kappa",
+                                                         "true_pass_rate", "true_fail_rate")
     ]  # fmt: skip
     assert any("Only 12 labelled cases" in warning.value for warning in at.warning)
     cards = [m.value for m in at.markdown if m.value.startswith("**1.** ") or m.value.startswith("**2.** ")]
