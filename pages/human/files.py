@@ -64,8 +64,8 @@ def files_panel(labels: HumanLabels, rater: str) -> None:
             st.button(_("Import"), on_click=import_file, icon=":material/upload:", key="human.import")
         st.caption(
             _(
-                "Columns: id, human (a number or pass/fail), and optionally candidate, note, rater. A second "
-                "person's file, imported under their name, gives the agreement between raters below."
+                "Columns: `id`, `human` (a number or `pass`/`fail`), and optionally `candidate`, `note`, `rater`. "
+                "A second person's file, imported under their name, gives the agreement between raters below."
             )
         )
     with right:

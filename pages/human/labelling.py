@@ -109,7 +109,7 @@ def score_keys(case_id: str, scale: LabelScale, order: Sequence[str], labelled: 
             for key, value in scale.keys:
                 if key not in "fp":
                     st.button(key, on_click=give, args=(case_id, value, *args), shortcut=key, key=f"human.key.{key}")
-    st.caption(scale.keys_help + " · " + _("← → move, n: the next unlabelled case, Delete: remove the score"))
+    st.caption(scale.keys_help + " · " + _("← → move, `n`: the next unlabelled case, `Delete`: remove the score"))
 
 
 def moves(case_id: str, label: HumanScore | None, order: Sequence[str], labelled: frozenset[str]) -> None:
