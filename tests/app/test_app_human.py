@@ -13,10 +13,11 @@ from streamlit.testing.v1 import AppTest
 import keys as K
 from skynet_core.datasets import load_example
 from skynet_core.feedback import MarkValue
-from skynet_core.human import ScaleKind
+from skynet_core.human import FILE_RATER, ScaleKind
+from skynet_core.human.settings import default_rater
 from skynet_core.runs import RunKey
 from skynet_core.workspace import Workspace
-from tests.app.harness import button, open_app
+from tests.app.harness import button, go_to, open_app
 from tests.case_factory import WRONG_METRIC, weak_every_third
 from tests.i18n_scan import english_words, render
 from widgets.text import number
@@ -163,3 +164,23 @@ def test_the_page_in_chinese_has_no_english_left(ws: Workspace) -> None:
     found = [(word, text) for word, text in english_words(at, allowed=DATA_WORDS, where="main")
              if not text.startswith('{"')]  # fmt: skip
     assert found == []
+
+
+def test_the_rater_is_the_os_user_until_named_on_settings_and_the_human_scores_page_uses_the_name(
+    data_dir: Path,
+) -> None:
+    at = open_app("settings")
+    field = at.text_input(key=K.SETTINGS_RATER)
+    assert field.label == "Your name as a rater" and field.value == default_rater()
+    field.input("  bo  ").run()
+    ws = Workspace(data_dir, env={})
+    assert ws.rater() == "bo" and at.text_input(key=K.SETTINGS_RATER).value == "bo"
+    at.text_input(key=K.SETTINGS_RATER).input(FILE_RATER).run()  # the data file's column: refused, said
+    assert ws.rater() == "bo" and [toast.value for toast in at.toast][-1].endswith("choose another name.")
+    go_to(at, "human")
+    assert at.text_input(key=K.HUMAN_RATER).value == "bo"
+    go_to(at, "settings")
+    at.text_input(key=K.SETTINGS_RATER).input("").run()
+    assert ws.rater() == default_rater() and at.text_input(key=K.SETTINGS_RATER).value == default_rater()
+    go_to(at, "human")  # visited before: its field shows the name in force
+    assert at.text_input(key=K.HUMAN_RATER).value == default_rater()
