@@ -107,9 +107,9 @@ def disagreements(
     shown = min(len(found), int(S.get(shown_key, PAGE)))
     st.caption(
         ngettext(
-            "{count} case where the scores differ ({false_passes} false passes). False passes first: the metric "
+            "{count} case where the scores differ (false passes: {false_passes}). False passes first: the metric "
             "passes what the person fails, and an optimizer will exploit them.",
-            "{count} cases where the scores differ ({false_passes} false passes). False passes first: the metric "
+            "{count} cases where the scores differ (false passes: {false_passes}). False passes first: the metric "
             "passes what the person fails, and an optimizer will exploit them.",
             len(found),
         ).format(count=len(found), false_passes=len(agreement.false_passes))
