@@ -37,6 +37,7 @@ from widgets.text import number as text_number
 
 S = st.session_state
 UNKNOWN_SHOWN = 20
+SCATTER_PX, MATRIX_PX = 560, 380
 EVERY_RATER = ""
 
 
@@ -142,7 +143,8 @@ def clicked_case(event: Any) -> str | None:
 
 def charts(agreement: Agreement, results: Sequence[CaseResult], humans: dict[str, float], key: str) -> str | None:
     """The scatter of metric score against human score (a click opens the case) and the confusion matrix."""
-    left, right = st.columns([3, 2], gap="medium")
+    row = st.container(horizontal=True, gap="medium")  # side by side when wide, the matrix below when narrow
+    left, right = row.container(width=SCATTER_PX), row.container(width=MATRIX_PX)
     with left:
         scatter = agreement_scatter(pair_results(results, humans), agreement.threshold)
         scatter.update_layout(height=420, margin={"t": 50, "b": 30, "l": 50, "r": 10})
