@@ -37,7 +37,7 @@ from widgets.text import number as text_number
 
 S = st.session_state
 UNKNOWN_SHOWN = 20
-SCATTER_PX, MATRIX_PX = 560, 380
+SCATTER_PX, MATRIX_PX = 540, 360  # side by side in the main pane at 1400 px (about 940 px wide)
 EVERY_RATER = ""
 
 
