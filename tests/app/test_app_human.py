@@ -103,7 +103,7 @@ def test_the_pass_fail_scale_and_a_note_kept_with_the_score(ws: Workspace) -> No
 
 def test_the_report_shows_the_figures_the_workspace_computes_and_false_passes_first(ws: Workspace) -> None:
     label_twelve(ws)
-    at = open_app("human")
+    at = open_app("human", timeout=180)  # the report's bootstrap on a loaded machine
     run = ws.latest_run()
     assert run is not None
     expected = ws.human_agreement(run.results, "example", ws.dataset().candidate)

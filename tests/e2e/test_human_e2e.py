@@ -42,6 +42,7 @@ def press(page: Page, key: str) -> None:
     wait_for_app_run(page)
 
 
+@pytest.mark.timeout(900)  # twenty script runs of a page with charts: minutes on a loaded machine
 def test_ten_cases_labelled_by_keyboard_give_the_agreement_and_survive_a_reload(
     page: Page, server: str, workspace: Workspace
 ) -> None:
