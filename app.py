@@ -13,7 +13,7 @@ and, with no such file, says "Page not found" over the app. So each page but Aut
 import streamlit as st
 
 import studio
-from pages import author, data, feedback, history, runs, settings, tradeoffs
+from pages import author, data, feedback, history, human, runs, settings, tradeoffs
 from skynet_core.i18n import N_, _
 from widgets.sidebar import sidebar
 
@@ -22,6 +22,7 @@ PAGES = [
     (author.page, N_("Author"), ":material/edit_note:", "author"),
     (data.page, N_("Data"), ":material/table:", "data"),
     (feedback.page, N_("Feedback review"), ":material/rate_review:", "feedback"),
+    (human.page, N_("Human scores"), ":material/person_check:", "human"),
     (tradeoffs.page, N_("Reward trade-offs"), ":material/balance:", "tradeoffs"),
     (history.page, N_("History"), ":material/history:", "history"),
     (runs.page, N_("Runs"), ":material/format_list_numbered:", "runs"),

@@ -103,3 +103,25 @@ SETTINGS_RAY_ADDRESS = "settings.ray_address"
 SETTINGS_CACHE_ON = "settings.cache.enabled"  # the answer cache's switch (saved at once: settings/cache.py)
 SETTINGS_CACHE_MB = "settings.cache.max_mb"  # the answer cache's bound in MB
 SETTINGS_SANDBOX_CAP = "settings.sandbox_cap"  # the cap on sandboxes alive at once, across every session
+SETTINGS_RATER = "settings.rater"  # the rater's name field (saved as it changes)
+
+# --- Human scores (pages/human/) ---------------------------------------------------------------------------
+HUMAN_CASE = "human.case"  # the id of the case being labelled
+HUMAN_SCALE = "human.scale"  # the scale labels are given on (a ScaleKind)
+HUMAN_STEP = "human.step"  # the step of the 0-to-1 scale
+HUMAN_ORDER = "human.order"  # which case comes next after the unlabelled ones (a LabelOrder)
+HUMAN_SEED = "human.seed"  # the random order's seed
+HUMAN_ADVANCE = "human.advance"  # move to the next unlabelled case after a score is given
+HUMAN_SHOW_METRIC = "human.show_metric"  # show the metric's score and feedback (hidden by default: no anchoring)
+HUMAN_RATER = "human.rater"  # the rater's name field
+HUMAN_FLASH = "human.flash"  # a message about the last import or rater change, shown once
+HUMAN_UPLOAD = "human.upload"
+HUMAN_UPLOAD_RATER = "human.upload_rater"  # whose scores a labels file's rows without a rater are
+HUMAN_FIRST = "human.first_rater"
+HUMAN_SECOND = "human.second_rater"
+HUMAN_AGREEMENT = "human.agreement"  # the prefix of the agreement report's widgets on the Human scores page
+
+
+def human_note(source: str, candidate: str, case_id: str) -> str:
+    """The note box of one case's label (typed text stays while the person moves between cases)."""
+    return f"human.note.{source}.{candidate}.{case_id}"

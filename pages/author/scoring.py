@@ -14,6 +14,7 @@ from skynet_core.i18n import _, format_datetime
 from skynet_core.judge_noise import noise_acceptance
 from skynet_core.results import CaseResult
 from skynet_core.workspace import Snapshot
+from widgets.agreement import agreement_line
 from widgets.cases import cases_table
 from widgets.jobs import job_panel, outcome_panel
 from widgets.stale import stale_banner, stale_changes
@@ -76,6 +77,7 @@ def score_panel(snap: Snapshot, pins: list[str]) -> list[CaseResult]:
         when = format_datetime(datetime.fromtimestamp(saved.created_at))
         st.caption(_("Results of the last run, scored {when}.").format(when=when))
         stale_banner(stale_changes(saved.provenance, snap.provenance), stale, start_score, key="author.rescore")
+        agreement_line(saved.results, saved.key.dataset, saved.key.candidate)
         cases_table(("run", saved.id), saved.results, cases, "author", **table)  # type: ignore[arg-type]
         return saved.results
     if not outcome.finished or outcome_panel(outcome, "author.score"):
@@ -84,6 +86,8 @@ def score_panel(snap: Snapshot, pins: list[str]) -> list[CaseResult]:
     assert job is not None
     stale_banner(stale_changes(job.provenance, snap.provenance), stale, start_score, key="author.rescore")
     results = list(outcome.results)
+    if job.provenance is not None:
+        agreement_line(results, job.provenance.dataset, job.provenance.candidate)
     cases_table(("job", job.id), results, cases, "author", **table)  # type: ignore[arg-type]
     return results
 

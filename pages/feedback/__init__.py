@@ -15,6 +15,7 @@ import streamlit as st
 
 import keys as K
 import studio
+from pages.feedback.agreement import draw_agreement
 from pages.feedback.case import draw_case, exports
 from pages.feedback.filters import case_filter, pick_case, rule_counts, thresholds_editor
 from pages.feedback.health import Pairs, action_row, current_grades, draw_health, draw_model_review
@@ -202,6 +203,7 @@ def page() -> None:
         return
     result = reviewed(run, pairs, thresholds_editor())
     review_section(snap, run, pairs, result)
+    draw_agreement(run, pairs, result)
     uplift_panel(snap)
     with st.expander(_("Try one reflection step: would this feedback help an optimizer?")):
         draw_reflection_step(

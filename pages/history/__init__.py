@@ -10,6 +10,7 @@ from skynet_core.history import compare_runs, folder_diff, version_label
 from skynet_core.i18n import N_, _
 from skynet_core.metric_source import MetricSource
 from skynet_core.workspace import Snapshot
+from widgets.agreement_compare import agreement_change
 from widgets.cases import column_config
 from widgets.compare import comparison_row
 from widgets.jobs import job_panel, outcome_panel
@@ -65,6 +66,7 @@ def comparison(snap: Snapshot) -> None:
         )
         st.plotly_chart(figure, width="stretch")
     st.dataframe(result.table, hide_index=True, width="stretch", column_config=column_config())
+    agreement_change(before, after, snap.in_use.data.source, snap.in_use.candidate, key="history.agreement")
 
 
 def page() -> None:

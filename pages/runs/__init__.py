@@ -16,6 +16,8 @@ from skynet_core import run_views as views
 from skynet_core.i18n import N_, _, format_number
 from skynet_core.runs import RunSummary, SavedRun
 from skynet_core.workspace import Snapshot
+from widgets.agreement import run_agreement_panel
+from widgets.agreement_compare import agreement_change
 from widgets.cases import column_config
 from widgets.compare import comparison_row
 from widgets.stale import stale_banner, stale_changes
@@ -124,6 +126,7 @@ def open_run(snap: Snapshot, summary: RunSummary) -> None:
     kept = filters(frame, "runs.case", views.Columns(), list(frame.columns), "score")
     st.dataframe(views.shown_frame(kept), hide_index=True, width="stretch", column_config=column_config())
     downloads(run, frame)
+    run_agreement_panel(run)
 
 
 def compare(summaries: list[RunSummary], names: dict[str, str]) -> None:
@@ -145,6 +148,8 @@ def compare(summaries: list[RunSummary], names: dict[str, str]) -> None:
     st.caption(_("Means are over cases that scored ok in both runs; score ranges apply to run B."))
     kept = filters(table, "runs.compare", views.COMPARED, [BY_CHANGE, *table.columns], BY_CHANGE)
     st.dataframe(views.shown_frame(kept), hide_index=True, width="stretch", column_config=column_config())
+    if (old.key.dataset, old.key.candidate) == (new.key.dataset, new.key.candidate):
+        agreement_change(old.results, new.results, new.key.dataset, new.key.candidate, key="runs.agreement")
 
 
 def page() -> None:

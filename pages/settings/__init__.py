@@ -15,6 +15,7 @@ import studio
 from pages.settings.cache import cache_panel
 from pages.settings.calls import calls_panel, environment_panel, isolation_panel
 from pages.settings.model import effective_banner, form, model_panel
+from pages.settings.rater import rater_panel
 from pages.settings.try_judge import try_judge
 from skynet_core.i18n import _
 from skynet_core.llm import ROLES, ModelSettings, litellm_ready, warm_up
@@ -84,5 +85,8 @@ def draw(saved: ModelSettings, ray_address: str) -> None:
     try_judge()
     st.divider()
     cache_panel()
+    st.divider()
+    rater_panel()
+    st.divider()
     environment_panel()
     isolation_panel()

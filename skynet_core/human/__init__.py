@@ -12,7 +12,8 @@ with its bootstrap interval, and the disagreements with false passes first. For 
     report = measure_agreement(pair_results(results, humans), threshold=0.5)
     report.kappa.value, report.kappa.low, report.kappa.high
 
-The rest: the labelling order (:func:`labelling_order`, :func:`progress`), the label scales
+The rest: a dataset's labels as a page reads them (:class:`HumanLabels`, the data file's column as the
+rater :data:`FILE_RATER`), the labelling order (:func:`labelling_order`, :func:`progress`), the label scales
 (:class:`LabelScale`), two raters' agreement (:func:`rater_agreement`), the feedback rules against
 the useful/weak marks (:func:`rules_against_marks`), agreement kept per run and compared across
 versions (:class:`RunAgreements`, :func:`compare_agreement`), the figures (:func:`agreement_scatter`,
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .charts import agreement_scatter, confusion_figure, confusion_table
     from .estimate import Estimate, Undefined
-    from .files import labels_csv, labels_jsonl, read_labels, write_labels
+    from .files import labels_csv, labels_from_bytes, labels_jsonl, read_labels, write_labels
     from .human_score import (
         FAIL_VALUE,
         PASS_VALUE,
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
         scores_from_cases,
     )
     from .interrater import RaterAgreement, RaterDisagreement, rater_agreement
-    from .order import LabelOrder, Progress, labelling_order, progress, step
+    from .labels import FILE_RATER, HumanLabels, ImportedLabels, rater_label
+    from .order import LabelOrder, Progress, labelling_order, next_unlabelled, progress, step
     from .pairing import LabelledCase, Pairing, PairingBuilder, pair_results
     from .report import DEFAULT_THRESHOLD, FEW_CASES, FIGURES, Agreement, Confusion, Disagreement, by_gap
     from .rule_marks import RuleAgreement, rules_against_marks
@@ -76,16 +78,16 @@ if TYPE_CHECKING:
         CaseMove,
         Movement,
         RunAgreements,
-        agreement_with,
+        agreement_of,
         compare_agreement,
         record_run_agreement,
-        run_agreement,
     )
 
 _HOMES = {
     **dict.fromkeys(("agreement_scatter", "confusion_figure", "confusion_table"), "charts"),
     **dict.fromkeys(("Estimate", "Undefined"), "estimate"),
-    **dict.fromkeys(("labels_csv", "labels_jsonl", "read_labels", "write_labels"), "files"),
+    **dict.fromkeys(("labels_csv", "labels_from_bytes", "labels_jsonl", "read_labels", "write_labels"), "files"),
+    **dict.fromkeys(("FILE_RATER", "HumanLabels", "ImportedLabels", "rater_label"), "labels"),
     **dict.fromkeys(
         (
             "FAIL_VALUE",
@@ -99,7 +101,7 @@ _HOMES = {
         "human_score",
     ),
     **dict.fromkeys(("RaterAgreement", "RaterDisagreement", "rater_agreement"), "interrater"),
-    **dict.fromkeys(("LabelOrder", "Progress", "labelling_order", "progress", "step"), "order"),
+    **dict.fromkeys(("LabelOrder", "Progress", "labelling_order", "next_unlabelled", "progress", "step"), "order"),
     **dict.fromkeys(("LabelledCase", "Pairing", "PairingBuilder", "pair_results"), "pairing"),
     **dict.fromkeys(
         ("DEFAULT_THRESHOLD", "FEW_CASES", "FIGURES", "Agreement", "Confusion", "Disagreement", "by_gap"), "report"
@@ -149,10 +151,9 @@ _HOMES = {
             "CaseMove",
             "Movement",
             "RunAgreements",
-            "agreement_with",
+            "agreement_of",
             "compare_agreement",
             "record_run_agreement",
-            "run_agreement",
         ),
         "versions",
     ),
@@ -175,6 +176,7 @@ __all__ = [
     "FAIL_VALUE",
     "FEW_CASES",
     "FIGURES",
+    "FILE_RATER",
     "PASS_VALUE",
     "RATER_SETTING",
     "THRESHOLD_SETTING",
@@ -182,7 +184,7 @@ __all__ = [
     "agreement_lines",
     "agreement_scatter",
     "agreement_summary",
-    "agreement_with",
+    "agreement_of",
     "AgreementComparison",
     "by_gap",
     "CaseMove",
@@ -201,19 +203,23 @@ __all__ = [
     "figure_meaning",
     "figures_table",
     "human_values",
+    "HumanLabels",
     "HumanScore",
     "HumanScores",
+    "ImportedLabels",
     "LabelError",
     "LabelledCase",
     "labelling_order",
     "LabelOrder",
     "labels_csv",
+    "labels_from_bytes",
     "labels_jsonl",
     "LabelScale",
     "measure_agreement",
     "Movement",
     "moves_table",
     "named_table",
+    "next_unlabelled",
     "pair_results",
     "Pairing",
     "PairingBuilder",
@@ -223,6 +229,7 @@ __all__ = [
     "Progress",
     "rater_agreement",
     "rater_name",
+    "rater_label",
     "RaterAgreement",
     "RaterDisagreement",
     "raters_table",
@@ -232,7 +239,6 @@ __all__ = [
     "rules_against_marks",
     "rules_table",
     "scores_from_cases",
-    "run_agreement",
     "RunAgreements",
     "ScaleKind",
     "set_pass_threshold",

@@ -35,15 +35,17 @@ def read_labels(path: str | Path, *, dataset: str, rater: str) -> list[HumanScor
     pass/fail, a row without an id, the same case, candidate and rater twice, a file that cannot be read.
     """
     path = Path(path)
-    file = path.name
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", *_JSONL):
-        raise LabelError(
-            _("{file}: human scores are read from a .csv or .jsonl file with the columns id and human.").format(
-                file=file
-            )
-        )
-    text = _read_text(path)
+    _check_suffix(path.name)
+    return labels_from_bytes(_read_bytes(path), path.name, dataset=dataset, rater=rater)
+
+
+def labels_from_bytes(data: bytes, name: str, *, dataset: str, rater: str) -> list[HumanScore]:
+    """The human scores in the bytes of a file named ``name`` (an upload): as :func:`read_labels` reads a file."""
+    file = Path(name).name
+    suffix = _check_suffix(file)
+    if len(data) > MAX_LABEL_BYTES:
+        raise _too_large(file)
+    text = _decode(file, data)
     rows = _jsonl_rows(file, text) if suffix in _JSONL else _csv_rows(file, text)
     found: dict[tuple[str, str, str], int] = {}
     scores = []
@@ -77,22 +79,40 @@ def read_labels(path: str | Path, *, dataset: str, rater: str) -> list[HumanScor
     return scores
 
 
-def _read_text(path: Path) -> str:
+def _check_suffix(file: str) -> str:
+    suffix = Path(file).suffix.lower()
+    if suffix not in (".csv", *_JSONL):
+        raise LabelError(
+            _("{file}: human scores are read from a .csv or .jsonl file with the columns id and human.").format(
+                file=file
+            )
+        )
+    return suffix
+
+
+def _too_large(file: str) -> LabelError:
+    return LabelError(
+        _("{file} is larger than {limit} MB; human scores fit in far less.").format(
+            file=file, limit=MAX_LABEL_BYTES >> 20
+        )
+    )
+
+
+def _read_bytes(path: Path) -> bytes:
     file = path.name
     if kind := special_file(path):
         raise LabelError(_("{file} is {kind}, not a file of human scores.").format(file=file, kind=kind))
     try:
         if path.stat().st_size > MAX_LABEL_BYTES:
-            raise LabelError(
-                _("{file} is larger than {limit} MB; human scores fit in far less.").format(
-                    file=file, limit=MAX_LABEL_BYTES >> 20
-                )
-            )
-        data = path.read_bytes()
+            raise _too_large(file)
+        return path.read_bytes()
     except OSError as exc:
         raise LabelError(
             _("cannot read the human scores in {file} ({reason}).").format(file=path, reason=exc.strerror or exc)
         ) from None
+
+
+def _decode(file: str, data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -76,6 +76,16 @@ def step(order: Sequence[str], current: str | None, delta: int) -> str | None:
     return ids[max(0, min(len(ids) - 1, ids.index(current) + delta))]
 
 
+def next_unlabelled(order: Sequence[str], labelled: Collection[str], current: str | None) -> str | None:
+    """The first unlabelled case after ``current`` in ``order``, going round to the start; the first unlabelled
+    one when ``current`` is not in the order; ``None`` when every case is labelled (``current`` itself counts
+    only when it is the one left)."""
+    ids = list(order)
+    done = set(labelled)
+    start = ids.index(current) + 1 if current in ids else 0
+    return next((case_id for case_id in ids[start:] + ids[:start] if case_id not in done), None)
+
+
 @dataclass(frozen=True)
 class Progress:
     """How many of the cases have a human score: ``labelled`` of ``total`` (0 <= labelled <= total)."""

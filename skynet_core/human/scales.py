@@ -106,6 +106,14 @@ class LabelScale:
             return self.to_metric(float(digit)) if 1 <= digit <= 5 else None
         return self.to_metric(self.levels[digit]) if digit < len(self.levels) else None
 
+    @property
+    def keys(self) -> tuple[tuple[str, float], ...]:
+        """Every key that sets a label and the value (on the metric's scale) it sets: the levels' digits in
+        ascending order, then ``f`` (the lowest level) and ``p`` (the highest)."""
+        first = 1 if self.kind is ScaleKind.FIVE else 0
+        digits = [str(first + index) for index in range(len(self.levels))]
+        return tuple((key, value) for key in (*digits, "f", "p") if (value := self.value_for_key(key)) is not None)
+
     def label_text(self, value: float) -> str:
         """A stored value as this scale shows it: "pass" / "fail", "4", or "0.75"."""
         level = self.from_metric(value)

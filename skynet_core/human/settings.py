@@ -46,9 +46,13 @@ def set_rater_name(settings: Settings, name: str) -> str:
 
     Raises ``ValueError`` for a name over :data:`MAX_RATER_CHARS` characters or with a line break.
     """
+    from .labels import FILE_RATER
+
     name = name.strip()
     if len(name) > MAX_RATER_CHARS or "\n" in name or "\r" in name:
         raise ValueError(_("A rater's name is one line of at most {limit} characters.").format(limit=MAX_RATER_CHARS))
+    if name == FILE_RATER:
+        raise ValueError(_("{name} stands for the data file's human column; choose another name.").format(name=name))
     settings.set(RATER_SETTING, name)
     return name or default_rater()
 

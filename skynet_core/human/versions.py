@@ -19,14 +19,12 @@ from pathlib import Path
 import orjson
 
 from skynet_core.results import CaseResult
-from skynet_core.runs import SavedRun
 from skynet_core.store import connect, open_database
 
 from .bootstrap import RESAMPLES, SEED
 from .pairing import pair_results
 from .report import DEFAULT_THRESHOLD, FIGURES, Agreement
 from .statistics import measure_agreement
-from .store import HumanScores
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS run_agreements (
@@ -74,50 +72,35 @@ class RunAgreements:
         return {int(run_id): Agreement.from_record(orjson.loads(text)) for run_id, text in rows}
 
 
-def agreement_with(
-    scores: HumanScores,
-    dataset: str,
-    candidate: str,
+def agreement_of(
     results: Iterable[CaseResult],
+    humans: Mapping[str, float],
     *,
     threshold: float = DEFAULT_THRESHOLD,
-    rater: str | None = None,
     resamples: int = RESAMPLES,
     seed: int = SEED,
 ) -> Agreement | None:
-    """The agreement of one candidate's ``results`` on ``dataset`` (its ``Dataset.source``) with the human scores
-    kept for it now (``rater``'s alone, or every rater's mean), or ``None`` when there are none: what the Author
-    page's "Score all" summary and the Feedback review report show."""
-    humans = scores.values(dataset, candidate, rater)
+    """The agreement of one candidate's ``results`` with ``humans`` (human scores by case id, see
+    :meth:`.HumanLabels.values`), or ``None`` when there are none: what a scored run's summary, the report and
+    the record kept with a run show."""
     if not humans:
         return None
     return measure_agreement(pair_results(results, humans), threshold=threshold, resamples=resamples, seed=seed)
 
 
-def run_agreement(
-    run: SavedRun,
-    scores: HumanScores,
+def record_run_agreement(
+    run_id: int,
+    results: Iterable[CaseResult],
+    humans: Mapping[str, float],
+    kept: RunAgreements,
     *,
     threshold: float = DEFAULT_THRESHOLD,
-    rater: str | None = None,
-    resamples: int = RESAMPLES,
-    seed: int = SEED,
-) -> Agreement | None:
-    """A saved run's agreement with the human scores of its dataset and candidate as they are now, or ``None``."""
-    return agreement_with(
-        scores, run.key.dataset, run.key.candidate, run.results,
-        threshold=threshold, rater=rater, resamples=resamples, seed=seed,
-    )  # fmt: skip
-
-
-def record_run_agreement(
-    run: SavedRun, scores: HumanScores, kept: RunAgreements, *, threshold: float = DEFAULT_THRESHOLD
 ) -> Agreement | None:
     """Compute a run's agreement with the human scores that exist now and keep it with the run: what to call
-    right after a scored run is saved. ``None`` (nothing kept) when its dataset has no human scores."""
-    agreement = run_agreement(run, scores, threshold=threshold)
+    right after a scored run is saved. ``None`` (nothing kept) when there are no human scores."""
+    agreement = agreement_of(results, humans, threshold=threshold)
     if agreement is not None:
-        kept.save(run.id, agreement)
+        kept.save(run_id, agreement)
     return agreement
 
 

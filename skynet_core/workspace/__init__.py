@@ -13,6 +13,8 @@ A :class:`Workspace` owns what the studio remembers and runs, one part per modul
   (on or off, its bound and size, clearing it; the run options use it) and the cap on sandboxes alive at
   once, with its queue;
 - ``records``: scored runs and feedback marks;
+- ``human``: human scores (the labels of the data in use, the rater, the pass threshold, label files) and the
+  metric's agreement with them; every run kept records its agreement with the labels that exist then;
 - ``usecases``: the jobs (check, score, compare, consistency, probes, grading, the trade-offs' candidates),
   on the :class:`~skynet_core.jobs.JobBoard`, whoever started them;
 - ``uplift``: "Does the feedback help?", the feedback-uplift experiment as a job, and the results it keeps.

@@ -26,14 +26,14 @@ from ..provenance import Provenance
 from ..results import CaseResult, CheckReport, JobKind
 from ..scored_candidates import candidate_cases
 from ..scoring import RunOptions, Scorer, check
-from .records import RecordsPart
+from .human import HumanPart
 
 T = TypeVar("T")
 Compared = tuple[list[CaseResult], list[CaseResult]]
 Pairs = Sequence[tuple[Case, CaseResult]]
 
 
-class UseCasesPart(RecordsPart):
+class UseCasesPart(HumanPart):
     def submit(self, slot: JobSlot, job: Job[T], target: Callable[[Job[T]], T], watcher: str | None) -> Job[T]:
         """Start ``job`` in ``slot`` (cancelling the slot's older job) and list it on the job board."""
         self.jobs.add(job, watcher)

@@ -22,7 +22,7 @@ from skynet_core.i18n import use_language
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-PAGES = ("author", "data", "feedback", "tradeoffs", "history", "runs", "settings")
+PAGES = ("author", "data", "feedback", "human", "tradeoffs", "history", "runs", "settings")
 LANGUAGE_KEY = "studio.language"  # the sidebar picker's session-state key
 POLL_S = 0.1
 

@@ -10,8 +10,8 @@ from skynet_core.feedback import Mark, MarkValue, review
 from skynet_core.human import (
     HumanScore,
     HumanScores,
+    agreement_of,
     agreement_summary,
-    agreement_with,
     compare_agreement,
     comparison_table,
     disagreements_table,
@@ -86,9 +86,9 @@ def test_named_scores_rules_comparison_moves_and_raters_tables():
 
 def test_the_summary_line_and_the_agreement_with_the_stored_scores(tmp_path):
     store = HumanScores(tmp_path)
-    assert agreement_with(store, "cases.jsonl", "", run(SCORES)) is None
+    assert agreement_of(run(SCORES), store.values("cases.jsonl", "")) is None
     store.set_many([HumanScore("cases.jsonl", case_id, "", value, "ana") for case_id, value in HUMANS.items()])
-    found = agreement_with(store, "cases.jsonl", "", run(SCORES))
+    found = agreement_of(run(SCORES), store.values("cases.jsonl", ""))
     assert found is not None and found.n == 4
     line = agreement_summary(found)
     assert line.startswith("Agreement with 4 human scores: Spearman ρ ")

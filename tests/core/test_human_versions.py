@@ -38,10 +38,10 @@ def test_a_saved_run_keeps_its_agreement_with_the_scores_that_existed_then(tmp_p
     key = RunKey("cases.jsonl", "", None, "abc", "cases")
     first = runs.get(runs.save(key, results({"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.1})))
     assert first is not None
-    assert record_run_agreement(first, humans, kept) is None  # nobody scored anything yet
-    assert kept.get(first.id) is None
+    assert record_run_agreement(first.id, first.results, humans.values("cases.jsonl", ""), kept) is None
+    assert kept.get(first.id) is None  # nobody scored anything yet
     humans.set_many([HumanScore("cases.jsonl", case_id, "", value, "ana") for case_id, value in HUMANS.items()])
-    agreement = record_run_agreement(first, humans, kept)
+    agreement = record_run_agreement(first.id, first.results, humans.values("cases.jsonl", ""), kept)
     assert agreement is not None and agreement.n == 4 and agreement.confusion.fp == 1
     humans.set(HumanScore("cases.jsonl", "b", "", 1.0, "ana"))  # later labels do not rewrite the past
     assert RunAgreements(tmp_path).get(first.id) == agreement
@@ -56,7 +56,7 @@ def test_the_agreement_of_a_dropped_run_goes_with_it(tmp_path):
     for _ in range(KEEP_RUNS + 1):
         run = runs.get(runs.save(key, results({"a": 0.9, "b": 0.2, "c": 0.7, "d": 0.1})))
         assert run is not None
-        record_run_agreement(run, humans, kept)
+        record_run_agreement(run.id, run.results, humans.values("cases.jsonl", ""), kept)
         ids.append(run.id)
     assert kept.get(ids[0]) is None
     assert kept.get(ids[-1]) is not None

@@ -1,0 +1,90 @@
+"""The Human scores page in headless Chromium: a person labels ten cases with the keyboard only (digits, p and f,
+the arrows and n), watches the progress, finds the agreement report and its false passes below, and after a
+reload finds the labels kept. Then screenshots of the labelling view and the report, in English and Chinese, at
+1400 and 1000 px (see browser.shot), each with nothing sticking out to the right.
+
+Seeded with a run of the example data where every third case scores 0 and the others 1 (the last errored).
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from skynet_core.datasets import load_example
+from skynet_core.runs import RunKey
+from skynet_core.workspace import SETTING_LANGUAGE, Workspace
+from tests.case_factory import WRONG_METRIC, weak_every_third
+from tests.e2e.browser import assert_readable_picture, shot, wait_for_app_run
+
+WAIT_MS = 60_000
+# The keys a person presses, one case after another (the view moves on after each score): the metric scores the
+# cases 0, 3, 6, 9 zero and the others one; the person agrees, except on case 1, which they fail (a false pass).
+KEYS = ["f", "0", "p", "0", "4", "p"]
+MORE = ["f", "4", "p", "f"]
+
+
+def seed(workspace: Workspace, language: str = "en") -> None:
+    workspace.set_rater("ana")
+    workspace.replace_draft(WRONG_METRIC, "the test")
+    data = load_example()
+    workspace.runs.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
+                        metric_source=WRONG_METRIC)  # fmt: skip
+    workspace.store.set(SETTING_LANGUAGE, language)
+
+
+def progress(page: Page, done: int) -> None:
+    expect(page.get_by_test_id("stProgress").get_by_text(f"{done} of 72 labelled")).to_be_visible(timeout=WAIT_MS)
+
+
+def press(page: Page, key: str) -> None:
+    page.keyboard.press(key)
+    wait_for_app_run(page)
+
+
+@pytest.mark.timeout(900)  # twenty script runs of a page with charts: minutes on a loaded machine
+def test_ten_cases_labelled_by_keyboard_give_the_agreement_and_survive_a_reload(
+    page: Page, server: str, workspace: Workspace
+) -> None:
+    seed(workspace)
+    page.goto(f"{server}/human")
+    expect(page.get_by_role("heading", name="Human scores", exact=True)).to_be_visible(timeout=WAIT_MS)
+    progress(page, 0)
+    expect(page.get_by_text("not labelled yet")).to_be_visible(timeout=WAIT_MS)
+    for done, key in enumerate(KEYS, start=1):
+        press(page, key)
+        progress(page, done)
+    press(page, "ArrowLeft")  # back to the sixth case, scored pass
+    expect(page.get_by_text("your score:")).to_be_visible(timeout=WAIT_MS)
+    press(page, "n")  # on to the next unlabelled case
+    expect(page.get_by_text("not labelled yet")).to_be_visible(timeout=WAIT_MS)
+    for done, key in enumerate(MORE, start=len(KEYS) + 1):
+        press(page, key)
+        progress(page, done)
+    expect(page.get_by_role("heading", name="Is the metric right? Agreement with human scores")).to_be_visible()
+    expect(page.get_by_text("10 labelled and scored, 62 unlabelled")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("false pass", exact=True).first).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("1 case where the scores differ (false passes: 1)")).to_be_visible(timeout=WAIT_MS)
+    page.reload()
+    progress(page, 10)
+    expect(page.get_by_text("10 labelled and scored, 62 unlabelled")).to_be_visible(timeout=WAIT_MS)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("width", [1400, 1000])
+def test_screenshots_of_the_labelling_view_and_the_report(
+    page: Page, server: str, workspace: Workspace, language: str, width: int
+) -> None:
+    seed(workspace, language)
+    data = load_example()
+    for index, case in enumerate(data.for_candidate(data.candidates[0])[:12]):
+        workspace.set_human_score(case.id, 0.0 if index % 3 == 0 or index == 1 else 1.0, "too vague" * (index == 1))
+    page.set_viewport_size({"width": width, "height": 1400})
+    page.goto(f"{server}/human")
+    title = "人工评分" if language == "zh_CN" else "Human scores"
+    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("TCK-4102").first).to_be_visible(timeout=WAIT_MS)  # the false pass, at the bottom
+    wait_for_app_run(page, timeout_ms=2 * WAIT_MS)
+    expect(page.get_by_test_id("stPlotlyChart")).to_have_count(2, timeout=2 * WAIT_MS)  # plotly.js loads late
+    picture = shot(page, f"human-{language}-{width}", whole=True)
+    assert_readable_picture(picture, width)
