@@ -23,6 +23,7 @@ from ..llm import ModelSettings
 from ..metric_source import MetricSource
 from ..provenance import Provenance
 from ..results import CaseResult, CheckReport, JobKind
+from ..runs import by_candidate
 from ..scored_candidates import candidate_cases
 from ..scoring import RunOptions, Scorer, check
 from .records import RecordsPart
@@ -211,9 +212,8 @@ class UseCasesPart(RecordsPart):
         made_by = self.provenance(metric, keys, in_use)
 
         def keep(report: CheckReport) -> None:
-            for name in names:
-                mine = [result for result in report.cases if result.candidate == name]
-                self.keep_run(metric, mine, dataclasses.replace(made_by, candidate=name, split=split))
+            for name, (results, scored) in by_candidate(report.cases, cases, names).items():
+                self.keep_run(metric, results, dataclasses.replace(made_by, candidate=name, split=split), scored)
 
         return self.score(
             slot,
