@@ -65,6 +65,19 @@ DATA_NEW_NAME = "data.new_name"
 DATA_NEW_PATH = "data.new_path"
 DATA_NEW_GEN = "data.new_gen"
 DATA_NEW_ERROR = "data.new_error"
+DATA_ROLES_GEN = "data.roles_gen"  # a new generation of the role editors (they start from the draft's roles)
+DATA_ROLES_DIRTY = "data.roles_dirty"  # an editor needs a field name shown: draw the editors again
+
+
+def data_main(generation: int) -> str:
+    """The main file's candidate name, while candidate files are added (per generation of the draft)."""
+    return f"data.main.{generation}"
+
+
+def data_new_upload(generation: int) -> str:
+    """The uploader of a new candidate file (a new generation empties it)."""
+    return f"data.new_upload.{generation}"
+
 
 # --- Feedback review (pages/feedback/) -------------------------------------------------------------------
 FEEDBACK_REVIEW = "feedback.review"  # the review of (run, thresholds, language), computed once

@@ -123,7 +123,6 @@ def test_an_ab_export_is_used_as_one_candidate_per_output_column(page: Page, ser
     expect(page.get_by_text("Using ab.csv: 40 cases × 2 candidates.")).to_be_visible(timeout=30_000)
 
 
-@pytest.mark.xfail(strict=True, reason=PAGE_PART.format(item=5))
 def test_the_same_file_added_as_a_second_candidate_is_warned(page: Page, server: str, workspace: Workspace) -> None:
     url, ws = server, workspace
     folder = files(ws, "twice")
@@ -133,7 +132,6 @@ def test_the_same_file_added_as_a_second_candidate_is_warned(page: Page, server:
     expect(page.get_by_text(re.compile("have identical outputs on every case"))).to_be_visible()
 
 
-@pytest.mark.xfail(strict=True, reason=PAGE_PART.format(item=5))
 def test_a_candidate_file_gets_its_own_role_editor(page: Page, server: str, workspace: Workspace) -> None:
     url, ws = server, workspace
     folder = files(ws, "roles")
