@@ -48,7 +48,8 @@ def test_a_candidate_file_gets_a_role_editor_whose_roles_load_it(data_dir: Path,
     assert any("no output column" in item.value for item in at.main.error)
 
     editor = at.data_editor[1].key
-    at.session_state[editor] = {"edited_rows": {1: {"role": "output of a candidate"}}, "added_rows": [], "deleted_rows": []}
+    edits = {1: {"role": "output of a candidate"}}
+    at.session_state[editor] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
     at.run()
     assert roles_of(at, 1)[1] == ("out_large", "output of a candidate", "large")  # the field named, never blank
     button(at, "Use this dataset").click()
