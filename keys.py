@@ -37,6 +37,7 @@ AUTHOR_RENAME_TO = "author.rename_to"
 AUTHOR_CHECK_KEY = "author.check_key"  # what the last check started was of (metric, data, settings, cases)
 AUTHOR_EXAMPLE = "author.example"  # the example picker
 AUTHOR_EXAMPLE_REV = "author.example_rev"  # the draft revision the picker was last set for
+AUTHOR_EXAMPLE_FIELDS = "author.example_fields"  # (example title, the draft revision it was loaded or mapped as)
 AUTHOR_TIMEOUT = "author.timeout"
 AUTHOR_CANDIDATE = "author.candidate"
 AUTHOR_SPLIT = "author.split"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 LABELS = ("positive", "negative", "neutral")
@@ -98,3 +99,26 @@ def score(input, output, expected=None):
         return 1.0, {"feedback": "Correct."}
     return 0.0, {"feedback": f"Expected {want!r}, got {got!r}."}
 '''
+
+
+def key_error_reviews(folder: Path, broken: int = 11) -> Path:
+    """The reviews as JSON Lines where ``broken`` cases that the check's sample never meets have no ``label`` in
+    ``expected`` (``sentiment`` instead): :data:`KEY_ERROR_METRIC` fails on exactly those, at line 12."""
+    from skynet_core.cases import Case
+    from skynet_core.datasets import sample_for_check
+
+    cases = [Case(row["id"], {"text": row["text"]}, row["label"], {"label": row["label"]}) for row in review_rows()]
+    sampled = {case.id for case in sample_for_check(cases)}
+    unmet = set(sorted(case.id for case in cases if case.id not in sampled)[:broken])
+    lines = [
+        {
+            "id": case.id,
+            "input": case.input,
+            "output": case.output,
+            "expected": {"sentiment": case.output} if case.id in unmet else case.expected,
+        }
+        for case in cases
+    ]
+    path = folder / "reviews.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path

@@ -8,7 +8,6 @@ items 5, 6, 8 and 10 come after the redesign: their tests are strict expected fa
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import time
@@ -17,14 +16,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from skynet_core.cases import Case
-from skynet_core.datasets import CandidateFile, sample_for_check
+from skynet_core.datasets import CandidateFile
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.runs import RunKey, metric_hash
 from skynet_core.workspace import Workspace
-from tests.core.newcomer_data import KEY_ERROR_METRIC, large_csv, review_rows, reviews_csv, write_csv
+from tests.core.newcomer_data import KEY_ERROR_METRIC, key_error_reviews, large_csv, review_rows, reviews_csv, write_csv
 from tests.e2e.browser import wait_for_app_run
 
 pytestmark = pytest.mark.e2e
@@ -147,29 +145,10 @@ def test_a_candidate_file_gets_its_own_role_editor(page: Page, server: str, work
 # --- item 6: the verdict takes what "Score all" found -----------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=PAGE_PART.format(item=6))
 def test_score_all_failures_become_the_verdict_and_mark_the_line(page: Page, server: str, workspace: Workspace) -> None:
     url, ws = server, workspace
     folder = files(ws, "verdict")
-    path = folder / "reviews.jsonl"
-    cases = [Case(row["id"], {"text": row["text"]}, row["label"], {"label": row["label"]}) for row in review_rows()]
-    sampled = {case.id for case in sample_for_check(cases)}
-    broken = {case.id for case in cases if case.id not in sampled}
-    broken = set(sorted(broken)[:11])  # the check's three cases never meet them
-    path.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "id": case.id,
-                    "input": case.input,
-                    "output": case.output,
-                    "expected": {"sentiment": case.output} if case.id in broken else case.expected,
-                }
-            )
-            + "\n"
-            for case in cases
-        )
-    )
+    path = key_error_reviews(folder)
     ws.save_dataset_choice(str(path))
     ws.store.save_draft(KEY_ERROR_METRIC)
     open_page(page, url)
@@ -217,7 +196,6 @@ def test_runs_compare_opens_on_two_runs_of_one_candidate(page: Page, server: str
 # --- item 10: examples say which fields they need --------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=PAGE_PART.format(item=10))
 def test_an_example_loaded_on_other_data_names_the_fields_it_needs(
     page: Page, server: str, workspace: Workspace
 ) -> None:
