@@ -80,6 +80,9 @@ def data_new_upload(generation: int) -> str:
     return f"data.new_upload.{generation}"
 
 
+# --- Runs (pages/runs/) -----------------------------------------------------------------------------------
+RUNS_BY_ID = "runs.by_id"  # compare two candidates' runs by case id
+
 # --- Feedback review (pages/feedback/) -------------------------------------------------------------------
 FEEDBACK_REVIEW = "feedback.review"  # the review of (run, thresholds, language), computed once
 FEEDBACK_HEALTH = "feedback.health"  # the health findings of (run, language), computed once

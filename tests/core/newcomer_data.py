@@ -6,6 +6,10 @@ import csv
 import json
 from pathlib import Path
 
+from skynet_core.provenance import Provenance
+from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.runs import RunKey, RunStore, metric_hash
+
 LABELS = ("positive", "negative", "neutral")
 REVIEWS = 40
 
@@ -122,3 +126,21 @@ def key_error_reviews(folder: Path, broken: int = 11) -> Path:
     path = folder / "reviews.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
+
+
+def four_runs(runs: RunStore, dataset: str) -> list[int]:
+    """Four kept runs of the 40 reviews under :data:`KEY_ERROR_METRIC`: small, large, small, large (newest), in
+    that order; r07 fails with a ``KeyError`` in the first run of each candidate and scores in the second."""
+    ids = [row["id"] for row in review_rows()]
+    kept = []
+    for candidate, fixed in (("small", False), ("large", False), ("small", True), ("large", True)):
+        made_by = Provenance("digest", dataset, "reviews", candidate, None)
+        results = [
+            CaseResult(case_id, status=CaseStatus.OK, score=0.5, feedback="ok", candidate=candidate)
+            if fixed or case_id != "r07"
+            else CaseResult(case_id, status=CaseStatus.ERROR, error="KeyError: 'label'", candidate=candidate)
+            for case_id in ids
+        ]
+        key = RunKey(dataset, candidate, None, metric_hash(KEY_ERROR_METRIC), "reviews")
+        kept.append(runs.save(key, results, metric_source=KEY_ERROR_METRIC, provenance=made_by, cases=[]))
+    return kept

@@ -2,8 +2,7 @@
 
 One server for the module and a fresh workspace for each test (``tests/e2e/conftest.py``); each test writes the
 draft, the data and the runs it needs into it before it opens a page, so no test depends on another's screen
-or database. The page halves of
-items 5, 6, 8 and 10 come after the redesign: their tests are strict expected failures until then.
+or database.
 """
 
 from __future__ import annotations
@@ -18,18 +17,22 @@ from playwright.sync_api import Page, expect
 
 from skynet_core.datasets import CandidateFile
 from skynet_core.examples import EXAMPLE_METRICS
-from skynet_core.provenance import Provenance
-from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runs import RunKey, metric_hash
 from skynet_core.workspace import Workspace
-from tests.core.newcomer_data import KEY_ERROR_METRIC, key_error_reviews, large_csv, review_rows, reviews_csv, write_csv
+from tests.core.newcomer_data import (
+    KEY_ERROR_METRIC,
+    four_runs,
+    key_error_reviews,
+    large_csv,
+    review_rows,
+    reviews_csv,
+    write_csv,
+)
 from tests.e2e.browser import wait_for_app_run
 
 pytestmark = pytest.mark.e2e
 
 EDITOR = 'iframe[title="code_editor.code_editor"]'
 REWARD_METRIC = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
-PAGE_PART = "issue 23 item {item}: page part after the redesign"
 
 
 def files(ws: Workspace, name: str) -> Path:
@@ -162,29 +165,11 @@ def test_score_all_failures_become_the_verdict_and_mark_the_line(page: Page, ser
 # --- item 8: Runs compare -------------------------------------------------------------------------------
 
 
-def keep_runs(ws: Workspace, dataset: str) -> list[int]:
-    """Four runs of 40 cases: small, large, small, large (newest), the second of each with r07 fixed."""
-    ids = [row["id"] for row in review_rows()]
-    kept = []
-    for candidate, fixed in (("small", False), ("large", False), ("small", True), ("large", True)):
-        made_by = Provenance("digest", dataset, "reviews", candidate, None)
-        results = [
-            CaseResult(case_id, status=CaseStatus.OK, score=0.5, feedback="ok", candidate=candidate)
-            if fixed or case_id != "r07"
-            else CaseResult(case_id, status=CaseStatus.ERROR, error="KeyError: 'label'", candidate=candidate)
-            for case_id in ids
-        ]
-        key = RunKey(dataset, candidate, None, metric_hash(KEY_ERROR_METRIC), "reviews")
-        kept.append(ws.runs.save(key, results, metric_source=KEY_ERROR_METRIC, provenance=made_by, cases=[]))
-    return kept
-
-
-@pytest.mark.xfail(strict=True, reason=PAGE_PART.format(item=8))
 def test_runs_compare_opens_on_two_runs_of_one_candidate(page: Page, server: str, workspace: Workspace) -> None:
     url, ws = server, workspace
     folder = files(ws, "runs")
     ws.save_dataset_choice(str(reviews_csv(folder)))
-    older_large = keep_runs(ws, str(folder / "reviews.csv"))[1]
+    older_large = four_runs(ws.runs, str(folder / "reviews.csv"))[1]
     open_page(page, url, "runs")
     page.get_by_text("Compare two runs", exact=True).click()
     wait_for_app_run(page)
