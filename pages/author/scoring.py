@@ -11,7 +11,7 @@ import keys as K
 import studio
 from pages.author import try_case
 from skynet_core.authoring import ScoredResults, ScoredRun
-from skynet_core.i18n import _, format_datetime
+from skynet_core.i18n import _, format_datetime, with_language
 from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
 from skynet_core.workspace import Snapshot
@@ -69,7 +69,7 @@ def score_panel(snap: Snapshot, pins: list[str], last: ScoredRun | None) -> list
     with st.container(horizontal=True, vertical_alignment="center"):
         st.button(
             _("Score all cases"),
-            on_click=start_score,
+            on_click=with_language(start_score),
             disabled=running or not cases,
             type="primary",
             icon=":material/play_arrow:",
@@ -136,7 +136,7 @@ def consistency_panel(snap: Snapshot) -> None:
         )
         st.button(
             _("Judge each case again"),
-            on_click=start_consistency,
+            on_click=with_language(start_consistency),
             disabled=(slot.job is not None and slot.job.running) or not cases,
             icon=":material/repeat:",
         )

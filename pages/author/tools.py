@@ -9,7 +9,7 @@ import studio
 from skynet_core.authoring import example_shown
 from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
 from skynet_core.examples import EXAMPLE_METRICS, FieldFit, apply_field_mapping, example_fields, fit_fields
-from skynet_core.i18n import N_, _
+from skynet_core.i18n import N_, _, with_language
 from skynet_core.metric_source import MAIN_FILE, MetricSource, MetricSourceError
 from skynet_core.workspace import Snapshot, example_metric
 from widgets.text import md, uploader_note
@@ -57,7 +57,7 @@ def fields_notice(snap: Snapshot) -> None:
         st.warning(md(fit.message), icon=":material/join_inner:")
         st.button(
             _("Map"),
-            on_click=map_fields,
+            on_click=with_language(map_fields),
             args=(loaded[0], fit),
             disabled=not any(fit.mapping.values()),
             icon=":material/arrow_forward:",
@@ -127,7 +127,7 @@ def tools(snap: Snapshot) -> None:
         )
         st.button(
             _("Load"),
-            on_click=load_example,
+            on_click=with_language(load_example),
             icon=":material/file_open:",
             disabled=not S.get(K.AUTHOR_EXAMPLE),
             help=_("Replaces the editor's text with the example; your current text is kept as a saved version."),

@@ -19,7 +19,7 @@ from pages.data.draft import PREVIEW_ROWS, draw_draft, preview_frame, read_error
 from pages.data.splits import draw_splits
 from skynet_core.datasets import EXAMPLE_PATH, MAX_FILE_BYTES, Dataset, DatasetError, candidate_warnings
 from skynet_core.datasets.preview import DatasetDraft
-from skynet_core.i18n import _, format_number, language, ngettext
+from skynet_core.i18n import _, format_number, language, ngettext, with_language
 from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, server_path
 from skynet_core.workspace import EXAMPLE_SOURCE, Snapshot
 from widgets.text import md, uploader_note
@@ -135,7 +135,7 @@ def file_source() -> None:
                 folders=roots_help(), variable=DATA_ROOTS_ENV
             ),
         )
-        st.button(_("Open this file"), on_click=open_path, icon=":material/folder_open:")
+        st.button(_("Open this file"), on_click=with_language(open_path), icon=":material/folder_open:")
     if S.get(K.DATA_UPLOAD_ERROR):
         st.error(md(S[K.DATA_UPLOAD_ERROR]), icon=":material/error:")
     draft = S[K.DATA_DRAFT]
@@ -207,7 +207,7 @@ def example_source(in_use: bool) -> None:
     st.button(
         _("Use the example"),
         type="primary",
-        on_click=use_example,
+        on_click=with_language(use_example),
         disabled=in_use,
         icon=":material/check:",
         help=_("The example is the dataset in use.") if in_use else None,

@@ -14,7 +14,7 @@ import studio
 from pages.data.roles import roles_table
 from skynet_core.datasets import CandidateFile, DatasetError, Role, candidate_file_roles, read_table
 from skynet_core.datasets.preview import DatasetDraft
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.paths import PathRefused, data_roots, server_path
 from widgets.text import md, uploader_note
 
@@ -111,7 +111,7 @@ def candidate_files_panel(draft: DatasetDraft, name: str, *, names_candidates: b
             cols[2].button(
                 _("Remove"),
                 key=f"data.remove.{index}.{item.name}",
-                on_click=remove_candidate_file,
+                on_click=with_language(remove_candidate_file),
                 args=(draft, index),
                 icon=":material/delete:",
             )
@@ -128,6 +128,6 @@ def candidate_files_panel(draft: DatasetDraft, name: str, *, names_candidates: b
         st.file_uploader(_("Upload its file"), type=FILE_TYPES, key=K.data_new_upload(S.get(K.DATA_NEW_GEN, 0)))
         uploader_note()
         st.text_input(_("…or its path on the server"), key=K.DATA_NEW_PATH, help=roots_help())
-        st.button(_("Add candidate"), on_click=add_candidate_file, args=(draft,), icon=":material/add:")
+        st.button(_("Add candidate"), on_click=with_language(add_candidate_file), args=(draft,), icon=":material/add:")
         if S.get(K.DATA_NEW_ERROR):
             st.error(md(S[K.DATA_NEW_ERROR]), icon=":material/error:")
