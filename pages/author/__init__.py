@@ -23,9 +23,10 @@ from widgets.text import md
 from widgets.versions import save_version_control
 
 # Below this width the editor and the check stack (a media query; Streamlit stacks columns only below 640 px).
+# Only blocks of columns: a horizontal container in them (a name field and its button) stays a row.
 STACK_CSS = """<style>
 @media (max-width: 1180px) {
-  .st-key-author-work [data-testid="stHorizontalBlock"] { flex-direction: column; }
+  .st-key-author-work [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) { flex-direction: column; }
   .st-key-author-work [data-testid="stColumn"] { width: 100%; flex: 1 1 100%; }
 }
 </style>"""

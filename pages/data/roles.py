@@ -53,11 +53,12 @@ def roles_table(
         num_rows="fixed",
         disabled=["column", "example"],
         height=min(38 + 35 * len(columns), 460),
+        # Widths that fit the four columns in a candidate file's box at 1000 px, the first value last.
         column_config={
-            "column": st.column_config.TextColumn(_("column"), width="medium", pinned=True),
+            "column": st.column_config.TextColumn(_("column"), width=130, pinned=True),
             "role": st.column_config.SelectboxColumn(
                 _("role"),
-                width="medium",
+                width=170,
                 options=list(ROLE_CHOICES),
                 format_func=lambda choice: _(str(choice)),
                 required=True,
@@ -65,13 +66,13 @@ def roles_table(
             ),
             "field": st.column_config.TextColumn(
                 _("field name"),
-                width="medium",
+                width=110,
                 help=_(
                     "For the field roles: the key the metric reads, e.g. input['question']. Empty means the "
                     "column's name."
                 ),
             ),
-            "example": st.column_config.TextColumn(_("first value"), width="large"),
+            "example": st.column_config.TextColumn(_("first value"), width="medium"),
         },
     )
     filled = with_default_fields(edited)
