@@ -37,6 +37,7 @@ AUTHOR_RENAME_TO = "author.rename_to"
 AUTHOR_CHECK_KEY = "author.check_key"  # what the last check started was of (metric, data, settings, cases)
 AUTHOR_EXAMPLE = "author.example"  # the example picker
 AUTHOR_EXAMPLE_REV = "author.example_rev"  # the draft revision the picker was last set for
+AUTHOR_EXAMPLE_FIELDS = "author.example_fields"  # (example title, the draft revision it was loaded or mapped as)
 AUTHOR_TIMEOUT = "author.timeout"
 AUTHOR_CANDIDATE = "author.candidate"
 AUTHOR_SPLIT = "author.split"
@@ -65,6 +66,22 @@ DATA_NEW_NAME = "data.new_name"
 DATA_NEW_PATH = "data.new_path"
 DATA_NEW_GEN = "data.new_gen"
 DATA_NEW_ERROR = "data.new_error"
+DATA_ROLES_GEN = "data.roles_gen"  # a new generation of the role editors (they start from the draft's roles)
+DATA_ROLES_DIRTY = "data.roles_dirty"  # an editor needs a field name shown: draw the editors again
+
+
+def data_main(generation: int) -> str:
+    """The main file's candidate name, while candidate files are added (per generation of the draft)."""
+    return f"data.main.{generation}"
+
+
+def data_new_upload(generation: int) -> str:
+    """The uploader of a new candidate file (a new generation empties it)."""
+    return f"data.new_upload.{generation}"
+
+
+# --- Runs (pages/runs/) -----------------------------------------------------------------------------------
+RUNS_BY_ID = "runs.by_id"  # compare two candidates' runs by case id
 
 # --- Feedback review (pages/feedback/) -------------------------------------------------------------------
 FEEDBACK_REVIEW = "feedback.review"  # the review of (run, thresholds, language), computed once

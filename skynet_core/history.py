@@ -42,6 +42,7 @@ REASONS = (
     N_("restoring {version}"),
     N_("Reward trade-offs wrote REWARD_SPEC"),
     N_("example {title}"),
+    N_("mapping the fields of {title}"),
     N_("upload of {name}"),
     N_("adding {name}"),
     N_("renaming {name}"),

@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 import keys as K
-from skynet_core.i18n import _, format_datetime, format_duration, format_number
+from skynet_core.i18n import _, format_cost, format_datetime, format_duration, format_number
 from skynet_core.jobs import Job, JobSlot
 from skynet_core.results import ErrorKind, Outcome, OutcomeStatus
 from studio import apply_language, session
@@ -38,7 +38,7 @@ def progress_text(job: Job[Any], spent: float | None) -> str:
     }
     if not spent:
         return _("{what}… {done} of {total} ({elapsed})").format(**values)
-    cost = "\\$" + format_number(spent, 4)
+    cost = format_cost(spent).replace("$", "\\$")  # not a formula to markdown
     return _("{what}… {done} of {total} ({elapsed}) · llm() spent {cost}").format(cost=cost, **values)
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.provenance import Provenance
 from widgets.text import md
 
@@ -34,5 +34,11 @@ def stale_banner(
             icon=":material/history:",
         )
         if refresh is not None:
-            st.button(label or _("Score again"), on_click=refresh, icon=":material/refresh:", key=key, type="primary")
+            st.button(
+                label or _("Score again"),
+                on_click=with_language(refresh),
+                icon=":material/refresh:",
+                key=key,
+                type="primary",
+            )
     return True

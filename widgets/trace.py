@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from skynet_core.i18n import _, format_duration, format_number, ngettext
+from skynet_core.i18n import _, format_cost, format_duration, format_number, ngettext
 from skynet_core.judge import JudgeSummary
 from skynet_core.results import CaseResult
 from skynet_core.trace import CLIP_CHARS, CLIP_HEAD, FULL_CALLS, LlmCall
@@ -25,10 +25,6 @@ def duration(ms: float) -> str:
     if ms < 1000.0:
         return _("{value} ms").format(value=format_number(ms, 0))
     return format_duration(ms / 1000.0)
-
-
-def cost(usd: float | None) -> str:
-    return f"${format_number(usd, 5)}" if usd is not None else _("unknown")
 
 
 def status(call: LlmCall) -> str:
@@ -47,7 +43,7 @@ def totals(calls: tuple[LlmCall, ...]) -> str:
         "prompt": format_number(sum(call.prompt_tokens for call in calls)),
         "completion": format_number(sum(call.completion_tokens for call in calls)),
         "time": duration(sum(call.elapsed_ms or call.latency_ms for call in calls)),
-        "cost": cost(sum(known)) if known else _("unknown"),
+        "cost": format_cost(sum(known)) if known else _("unknown"),
     }
     if failed == len(calls):  # nothing was answered: no tokens, no cost to speak of
         return ngettext("{calls}, failed · {time}", "{calls}, all failed · {time}", len(calls)).format(**values)
@@ -69,7 +65,7 @@ def calls_frame(calls: tuple[LlmCall, ...]) -> pd.DataFrame:
                 "completion_tokens": call.completion_tokens,
                 "latency_ms": call.latency_ms,
                 "retries": call.retries,
-                "cost_usd": call.cost_usd,
+                "cost_usd": format_cost(call.cost_usd),  # the one cost format, as text
             }
             for n, call in enumerate(calls, 1)
         ]
@@ -142,7 +138,7 @@ def show_calls(result: CaseResult, key: str = "trace") -> None:
         "completion_tokens": st.column_config.NumberColumn(_("tokens out")),
         "latency_ms": st.column_config.NumberColumn(_("latency (ms)"), format="%.0f"),
         "retries": st.column_config.NumberColumn(_("retries")),
-        "cost_usd": st.column_config.NumberColumn(_("cost"), format="$%.5f"),
+        "cost_usd": st.column_config.TextColumn(_("cost")),
     }
     st.dataframe(calls_frame(calls), hide_index=True, width="stretch", column_config=config, key=f"{base}.table")
     if len(calls) == 1:
@@ -164,8 +160,6 @@ def judge_metrics(summary: JudgeSummary) -> None:
     cols[1].metric(_("Failed calls"), format_number(summary.failed))
     cols[2].metric(_("Judge time per 1,000 cases"), format_duration(summary.ms_per_1000 / 1000.0))
     per_1000 = summary.cost_per_1000
-    cols[3].metric(
-        _("Judge cost per 1,000 cases"), f"${format_number(per_1000, 4)}" if per_1000 is not None else _("unknown")
-    )
+    cols[3].metric(_("Judge cost per 1,000 cases"), format_cost(per_1000))
     if summary.failed:
         st.caption(_("Failed calls by kind: {kinds}").format(kinds=md(summary.error_kinds())))

@@ -6,7 +6,7 @@ from typing import Literal
 
 import streamlit as st
 
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from studio import session
 
 S = st.session_state
@@ -43,7 +43,7 @@ def save_version_control(key: str, label_visibility: Literal["visible", "hidden"
         )
         st.button(
             _("Save version"),
-            on_click=save_version,
+            on_click=with_language(save_version),
             args=(key,),
             icon=":material/bookmark_add:",
             key=f"{key}.save_version",

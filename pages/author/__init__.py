@@ -23,9 +23,10 @@ from widgets.text import md
 from widgets.versions import save_version_control
 
 # Below this width the editor and the check stack (a media query; Streamlit stacks columns only below 640 px).
+# Only blocks of columns: a horizontal container in them (a name field and its button) stays a row.
 STACK_CSS = """<style>
 @media (max-width: 1180px) {
-  .st-key-author-work [data-testid="stHorizontalBlock"] { flex-direction: column; }
+  .st-key-author-work [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) { flex-direction: column; }
   .st-key-author-work [data-testid="stColumn"] { width: 100%; flex: 1 1 100%; }
 }
 </style>"""
@@ -41,17 +42,20 @@ def page() -> None:
     chosen = ws.check_cases(snap.in_use)
     check.start(snap, chosen, force=typed.check_again)
     report = check.latest_report(snap)
+    last = scoring.last_scoring(snap)
+    verdict = check.verdict_of(snap, report, last)
 
     st.html(STACK_CSS)
     st.title(_("Author metric.py"))
     editor.notices()
     editor.newer_draft_notice()
     tools.tools(snap)
+    tools.fields_notice(snap)
     tools.upload()
     with st.container(key="author-work"):
         editor_col, check_col = st.columns([3, 2], gap="medium")
     with editor_col:
-        markers = check.markers(report)
+        markers = check.markers(verdict)
         editor.metric_editor(snap.draft, markers)
         if markers:
             where = _("metric.py line {line}: see the contract check.").format(line=markers[0]["row"] + 1)
@@ -68,7 +72,7 @@ def page() -> None:
     with check_col:
         in_use = _("cases of {dataset}").format(dataset=md(snap.in_use.data.name))
         st.markdown("**" + _("Contract check") + "** · " + in_use)
-        check.check_panel(snap, chosen)
+        check.check_panel(snap, chosen, verdict)
         if chosen.pinned:
             st.button(
                 _("Use the planner's sample again"),
@@ -84,7 +88,7 @@ def page() -> None:
 
     st.divider()
     st.subheader(_("Every case"))
-    scored = scoring.score_panel(snap, ws.check_pins(snap.in_use))
+    scored = scoring.score_panel(snap, ws.check_pins(snap.in_use), last)
     with st.expander(_("Try one case: edit its input, output and expected"), expanded=bool(S.get(K.AUTHOR_TRY_OPEN))):
         try_case.draw_try_case(snap)
     with st.expander(_("Try one reflection step: would this feedback help an optimizer?")):

@@ -1,4 +1,8 @@
-"""The contract check's verdict: each stage, the cases it ran (and why) in full as text, the editor's marker."""
+"""The contract check's verdict: each stage, the cases it ran (and why) in full as text, the editor's marker.
+
+The verdict is ``authoring.contract_verdict``'s: the check's own, unless the last "Score all" of exactly what is
+current found failed cases: then it says how many and where ("11 of 40 cases fail at metric.py line 12"),
+and the editor marks that line."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import streamlit as st
 
 import keys as K
 import studio
-from skynet_core.authoring import CheckCases, error_headline
+from skynet_core.authoring import CheckCases, ScoredRun, Verdict, contract_verdict, error_headline
 from skynet_core.display import clipped, markdown_text
 from skynet_core.i18n import N_, _, format_number, language, ngettext
 from skynet_core.jobs import Job
@@ -56,7 +60,13 @@ def latest_report(snap: Snapshot) -> CheckReport | None:
     return report
 
 
-def check_panel(snap: Snapshot, chosen: CheckCases) -> None:
+def verdict_of(snap: Snapshot, report: CheckReport | None, run: ScoredRun | None) -> Verdict | None:
+    """The verdict on the draft: the check's (``report``, ``None`` until it finished), with what ``run`` (the last
+    scoring of the cases in use) found when it was made from exactly what is current."""
+    return None if report is None else contract_verdict(report, snap.provenance, run)
+
+
+def check_panel(snap: Snapshot, chosen: CheckCases, verdict: Verdict | None) -> None:
     """The check of the current draft: running (polled), replaced, failed to run, or each stage's verdict."""
     if chosen.dropped:
         st.caption(
@@ -74,7 +84,9 @@ def check_panel(snap: Snapshot, chosen: CheckCases) -> None:
     elif outcome.status is OutcomeStatus.COULD_NOT_RUN:
         outcome_panel(outcome, "author.check")
     elif outcome.finished and job.result is not None:
-        draw_report(job.result, job.total, chosen)
+        if verdict is None and job.provenance == snap.provenance:
+            st.rerun()  # it finished after the verdict was read: one more run, so the editor marks its line
+        draw_report(job.result, job.total, chosen, verdict)
 
 
 def running(job: Job[CheckReport], timeout: float, chosen: CheckCases) -> None:
@@ -94,19 +106,11 @@ def running(job: Job[CheckReport], timeout: float, chosen: CheckCases) -> None:
     sampled_cases(job.partial, chosen)
 
 
-def markers(report: CheckReport | None) -> list[dict[str, Any]]:
-    """Ace gutter markers for the failed stage's metric.py line."""
-    failure = report.first_failure if report else None
-    if failure is None or not failure.line or failure.file != "metric.py":
-        return []  # a line of a helper file is named in the verdict, not marked in metric.py
-    return [
-        {
-            "row": failure.line - 1,
-            "column": 0,
-            "type": "error",
-            "text": f"{failure.label}: {failure.message.splitlines()[0] if failure.message else 'failed'}",
-        }
-    ]
+def markers(verdict: Verdict | None) -> list[dict[str, Any]]:
+    """Ace gutter markers for the metric.py line the verdict names (a helper file's line is named, not marked)."""
+    if verdict is None or verdict.ok or verdict.marked_line is None:
+        return []
+    return [{"row": verdict.marked_line - 1, "column": 0, "type": "error", "text": verdict.message.splitlines()[0]}]
 
 
 def sampled_cases(results: list[CaseResult], chosen: CheckCases | None, shown_error: str = "") -> None:
@@ -132,9 +136,14 @@ def score_text(value: float | None) -> str:
     return "–" if value is None else format_number(value, 3)
 
 
-def draw_report(report: CheckReport, planned: int, chosen: CheckCases | None) -> None:
+def headline(report: CheckReport, verdict: Verdict | None) -> None:
+    """The verdict in one line: the check's, or what the last scoring run found (its message, shown literally)."""
     failure = report.first_failure
-    if failure is None:
+    if verdict is not None and verdict.from_run:
+        (st.success if verdict.ok else st.error)(
+            markdown_text(verdict.message), icon=":material/task_alt:" if verdict.ok else ":material/error:"
+        )
+    elif failure is None:
         st.success(_("The metric meets the contract."), icon=":material/task_alt:")
     elif failure.line:
         st.error(
@@ -147,6 +156,10 @@ def draw_report(report: CheckReport, planned: int, chosen: CheckCases | None) ->
         st.error(
             _("The metric breaks the contract at **{stage}**.").format(stage=failure.label), icon=":material/error:"
         )
+
+
+def draw_report(report: CheckReport, planned: int, chosen: CheckCases | None, verdict: Verdict | None) -> None:
+    headline(report, verdict)
     shown_error = ""
     for stage in report.stages:
         line = ""

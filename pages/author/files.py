@@ -7,7 +7,7 @@ import streamlit as st
 
 import keys as K
 import studio
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
 
 S = st.session_state
@@ -82,14 +82,14 @@ def file_tabs(metric: MetricSource) -> str:
     with row, st.popover(_("Files"), icon=":material/folder:"):
         st.caption(_("A metric is a folder: metric.py may import helper modules and read small data files beside it."))
         st.text_input(_("New file"), placeholder="helpers.py", key=K.AUTHOR_NEW_FILE)
-        st.button(_("Add the file"), on_click=_add_file, args=(metric,), icon=":material/note_add:")
+        st.button(_("Add the file"), on_click=with_language(_add_file), args=(metric,), icon=":material/note_add:")
         if file != MAIN_FILE:
             st.divider()
             st.text_input(_("Rename {file} to").format(file=file), key=K.AUTHOR_RENAME_TO)
-            st.button(_("Rename"), on_click=_rename_file, args=(metric, file))
+            st.button(_("Rename"), on_click=with_language(_rename_file), args=(metric, file))
             st.button(
                 _("Delete {file}").format(file=file),
-                on_click=_delete_file,
+                on_click=with_language(_delete_file),
                 args=(metric, file),
                 icon=":material/delete:",
                 help=_("The folder before the deletion is kept as a version."),

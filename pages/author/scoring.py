@@ -10,9 +10,11 @@ import streamlit as st
 import keys as K
 import studio
 from pages.author import try_case
-from skynet_core.i18n import _, format_datetime
+from skynet_core.authoring import ScoredResults, ScoredRun
+from skynet_core.i18n import _, format_datetime, with_language
 from skynet_core.judge_noise import noise_acceptance
 from skynet_core.results import CaseResult
+from skynet_core.runs import SavedRun
 from skynet_core.workspace import Snapshot
 from widgets.agreement import agreement_line
 from widgets.cases import cases_table
@@ -47,15 +49,29 @@ def where(snap: Snapshot) -> str:
     return _("in the background")
 
 
-def score_panel(snap: Snapshot, pins: list[str]) -> list[CaseResult]:
-    """The "Score all" button, its progress and the results table; returns the results shown (none: [])."""
+def last_scoring(snap: Snapshot) -> ScoredRun | None:
+    """What the last "Score all" found: this session's finished scoring job, or (when it has none) the newest
+    saved run of the cases in use; ``None`` while a job runs or when it gave nothing. Read once per run: the
+    verdict and the results table both show it."""
+    me = studio.session()
+    job = me.slot("score").job
+    if job is None:
+        return me.workspace.latest_run(snap.in_use)
+    if job.finished and job.result is not None:
+        return ScoredResults(job.provenance, job.result.cases)
+    return None
+
+
+def score_panel(snap: Snapshot, pins: list[str], last: ScoredRun | None) -> list[CaseResult]:
+    """The "Score all" button, its progress and the results table (``last``: :func:`last_scoring`, the saved run
+    shown when this session scored nothing); returns the results shown (none: [])."""
     me = studio.session()
     slot, cases = me.slot("score"), snap.cases
     running = slot.job is not None and slot.job.running
     with st.container(horizontal=True, vertical_alignment="center"):
         st.button(
             _("Score all cases"),
-            on_click=start_score,
+            on_click=with_language(start_score),
             disabled=running or not cases,
             type="primary",
             icon=":material/play_arrow:",
@@ -67,10 +83,13 @@ def score_panel(snap: Snapshot, pins: list[str]) -> list[CaseResult]:
             )
         )
     outcome = job_panel(slot, "author.score")
+    job = slot.job
+    if last is None and job is not None and job.finished and job.result is not None:
+        st.rerun()  # it finished after the verdict read it: one more run, so the verdict and the table agree
     stale = _("These results")
     table = {"pins": pins, "on_pin": toggle_pin, "on_try": try_row}
     if outcome is None:
-        saved = me.workspace.latest_run(snap.in_use)
+        saved = last if isinstance(last, SavedRun) else None
         if saved is None:
             st.caption(_("No cases scored yet."))
             return []
@@ -82,7 +101,6 @@ def score_panel(snap: Snapshot, pins: list[str]) -> list[CaseResult]:
         return saved.results
     if not outcome.finished or outcome_panel(outcome, "author.score"):
         return []
-    job = slot.job
     assert job is not None
     stale_banner(stale_changes(job.provenance, snap.provenance), stale, start_score, key="author.rescore")
     results = list(outcome.results)
@@ -123,7 +141,7 @@ def consistency_panel(snap: Snapshot) -> None:
         )
         st.button(
             _("Judge each case again"),
-            on_click=start_consistency,
+            on_click=with_language(start_consistency),
             disabled=(slot.job is not None and slot.job.running) or not cases,
             icon=":material/repeat:",
         )

@@ -8,9 +8,9 @@ import keys as K
 import studio
 from skynet_core.authoring import example_shown
 from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
-from skynet_core.examples import EXAMPLE_METRICS
-from skynet_core.i18n import N_, _
-from skynet_core.metric_source import MetricSource, MetricSourceError
+from skynet_core.examples import EXAMPLE_METRICS, FieldFit, apply_field_mapping, example_fields, fit_fields
+from skynet_core.i18n import N_, _, with_language
+from skynet_core.metric_source import MAIN_FILE, MetricSource, MetricSourceError
 from skynet_core.workspace import Snapshot, example_metric
 from widgets.text import md, uploader_note
 
@@ -29,9 +29,41 @@ def replace_source(new: MetricSource, reason: str) -> None:
 
 
 def load_example() -> None:
+    me = studio.session()
     title = S.get(K.AUTHOR_EXAMPLE)
     if title in EXAMPLE_METRICS:  # a picker can send back a label of an earlier language
         replace_source(example_metric(title), _("example {title}").format(title=title))
+        S[K.AUTHOR_EXAMPLE_FIELDS] = (title, me.own_revision)
+
+
+def map_fields(title: str, fit: FieldFit) -> None:
+    """Write the fields the data has into the example's keys (the text it replaces becomes a version first)."""
+    me = studio.session()
+    metric = me.workspace.draft().metric
+    mapped = apply_field_mapping(metric.main, fit.mapping)
+    replace_source(metric.with_file(MAIN_FILE, mapped), _("mapping the fields of {title}").format(title=title))
+    S[K.AUTHOR_EXAMPLE_FIELDS] = (title, me.own_revision)
+
+
+def fields_notice(snap: Snapshot) -> None:
+    """While the draft is the example just loaded: the fields it reads that the cases in use lack, and "Map"."""
+    loaded = S.get(K.AUTHOR_EXAMPLE_FIELDS)
+    if not loaded or loaded[1] != snap.draft.revision or loaded[0] not in EXAMPLE_METRICS:
+        return
+    fit = fit_fields(example_fields(loaded[0]), snap.cases)
+    if fit.ok:
+        return
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.warning(md(fit.message), icon=":material/join_inner:")
+        st.button(
+            _("Map"),
+            on_click=with_language(map_fields),
+            args=(loaded[0], fit),
+            disabled=not any(fit.mapping.values()),
+            icon=":material/arrow_forward:",
+            key="author.map_fields",
+            help=_("Rewrites the keys metric.py reads as shown; your current text is kept as a saved version."),
+        )
 
 
 def take_upload() -> None:
@@ -95,7 +127,7 @@ def tools(snap: Snapshot) -> None:
         )
         st.button(
             _("Load"),
-            on_click=load_example,
+            on_click=with_language(load_example),
             icon=":material/file_open:",
             disabled=not S.get(K.AUTHOR_EXAMPLE),
             help=_("Replaces the editor's text with the example; your current text is kept as a saved version."),

@@ -12,7 +12,7 @@ import keys as K
 import studio
 from skynet_core.authoring import CaseJsonError, case_json, parse_case
 from skynet_core.cases import Case
-from skynet_core.i18n import N_, _
+from skynet_core.i18n import N_, _, with_language
 from skynet_core.results import CaseResult
 from skynet_core.workspace import Snapshot
 from widgets.jobs import job_panel, outcome_panel
@@ -98,12 +98,12 @@ def draw_try_case(snap: Snapshot) -> None:
     with st.container(horizontal=True):
         st.button(
             _("Run this case"),
-            on_click=run,
+            on_click=with_language(run),
             type="primary",
             icon=":material/play_arrow:",
             key=f"{KEY}.run",
         )
-        st.button(_("Save as a case"), on_click=save, icon=":material/add_notes:", key=f"{KEY}.save")
+        st.button(_("Save as a case"), on_click=with_language(save), icon=":material/add_notes:", key=f"{KEY}.save")
     if error := S.get(f"{KEY}.error"):
         st.error(error, icon=":material/data_object:")
     if saved := S.pop(f"{KEY}.saved", None):

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 import keys as K
 import studio
-from pages.data.draft import FILE_TYPES, PREVIEW_ROWS, draw_draft, preview_frame, read_error, roots_help
+from pages.data.candidates import FILE_TYPES, roots_help, table
+from pages.data.draft import PREVIEW_ROWS, draw_draft, preview_frame, read_error
 from pages.data.splits import draw_splits
-from skynet_core.datasets import EXAMPLE_PATH, MAX_FILE_BYTES, CandidateFile, DatasetError, read_table
+from skynet_core.datasets import EXAMPLE_PATH, MAX_FILE_BYTES, Dataset, DatasetError, candidate_warnings
 from skynet_core.datasets.preview import DatasetDraft
-from skynet_core.datasets.role_editor import changed_roles
-from skynet_core.i18n import _, format_number, ngettext
+from skynet_core.i18n import _, format_number, language, ngettext, with_language
 from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, server_path
 from skynet_core.workspace import EXAMPLE_SOURCE, Snapshot
 from widgets.text import md, uploader_note
@@ -30,19 +29,15 @@ EXAMPLE, A_FILE = "example", "file"
 MAX_UPLOAD_MB = MAX_FILE_BYTES // 1_000_000
 
 
-@st.cache_resource(show_spinner=False, max_entries=2)
-def _table(path: str, mtime_ns: int) -> pd.DataFrame:
-    return read_table(path)
+@st.cache_data(show_spinner=False, max_entries=4)
+def _data_warnings(source: str, identity: str, count: int, lang: str, _data: Dataset) -> list[str]:
+    return [*_data.warnings, *candidate_warnings(_data)]
 
 
-def table(path: str) -> pd.DataFrame:
-    """The file as a table (cached while it is unchanged). Raises DatasetError."""
-    try:
-        mtime_ns = Path(path).stat().st_mtime_ns
-    except OSError:
-        mtime_ns = 0  # read_table then says what is wrong with the path
-    with st.spinner(_("Reading the file…")):
-        return _table(path, mtime_ns)
+def data_warnings(data: Dataset) -> list[str]:
+    """What the dataset in use loads with but may not be meant: twin ids, candidates with identical outputs
+    (the same file added twice). Read once per dataset and language."""
+    return _data_warnings(data.source, data.identity, len(data.cases), language(), data)
 
 
 def new_draft(draft: DatasetDraft | None) -> None:
@@ -92,62 +87,27 @@ def use_example() -> None:
     S[K.DATA_FLASH] = _("Using the bundled example.")
 
 
-def add_candidate_file(draft: DatasetDraft) -> None:
-    name = (S.get(K.DATA_NEW_NAME) or "").strip()
-    upload = S.get(f"data.new_upload.{S.get(K.DATA_NEW_GEN, 0)}")
-    typed = (S.get(K.DATA_NEW_PATH) or "").strip()
-    if not name:
-        S[K.DATA_NEW_ERROR] = _("Name the candidate whose outputs the file holds.")
-        return
-    if name in (item.name for item in draft.files):
-        S[K.DATA_NEW_ERROR] = _("A candidate file is already named “{name}”. Give each candidate its own name.").format(
-            name=name
-        )
-        return
-    try:
-        if upload is not None:
-            path = str(studio.session().workspace.save_upload(upload.name, upload))
-        elif typed:
-            path = str(server_path(typed))
-            table(path)  # says now, not at "Use this dataset", when the file cannot be read
-        else:
-            S[K.DATA_NEW_ERROR] = _("Upload the candidate's file, or type its path on the server.")
-            return
-    except (DatasetError, PathRefused) as exc:
-        S[K.DATA_NEW_ERROR] = str(exc)
-        return
-    draft.files.append(CandidateFile(name=name, path=path))
-    S.pop(K.DATA_NEW_ERROR, None)
-    S[K.DATA_NEW_NAME] = S[K.DATA_NEW_PATH] = ""
-    S[K.DATA_NEW_GEN] = S.get(K.DATA_NEW_GEN, 0) + 1
-
-
-def remove_candidate_file(draft: DatasetDraft, index: int) -> None:
-    del draft.files[index]
-
-
 def cases_text(cases: int, candidates: int) -> str:
     return ngettext("{cases} × {count} candidate", "{cases} × {count} candidates", candidates).format(
         cases=ngettext("{count} case", "{count} cases", cases).format(count=format_number(cases)), count=candidates
     )
 
 
-def apply(draft: DatasetDraft, edited: pd.DataFrame, columns: list[str]) -> None:
-    """Load the draft with the edited roles; store it when it loads, else show why (keeping the edits)."""
-    changed = changed_roles(edited, columns)
-    main = (S.get(f"data.main.{S[K.DATA_GEN]}") or "").strip() or None
+def apply(draft: DatasetDraft) -> None:
+    """Load the draft with the roles set; store it when it loads, else show why (keeping the edits)."""
+    main = (S.get(K.data_main(S[K.DATA_GEN])) or "").strip() or None
     ws = studio.session().workspace
     try:
         with st.spinner(_("Loading the cases…")):
-            data = ws.load(draft.path, changed, tuple(draft.files), main)
+            data = ws.load(draft.path, draft.roles, tuple(draft.files), main)
     except (DatasetError, OSError) as exc:
         st.error(md(read_error(exc, draft.path)), icon=":material/error:")
         return
-    ws.save_dataset_choice(draft.path, changed, draft.files, main)
+    ws.save_dataset_choice(draft.path, draft.roles, draft.files, main)
     split = ws.dataset_choice().split
     if split not in (None, *[name for name, count in data.split_counts().items() if count]):
         ws.choose_cases(ws.dataset().candidate, None)
-    new_draft(DatasetDraft(path=draft.path, roles=changed, files=list(draft.files), main_candidate=main))
+    new_draft(DatasetDraft(path=draft.path, roles=draft.roles, files=list(draft.files), main_candidate=main))
     S[K.DATA_FLASH] = _("Using {file}: {cases}.").format(
         file=Path(draft.path).name, cases=cases_text(sum(data.split_counts().values()), len(data.candidates))
     )
@@ -175,7 +135,7 @@ def file_source() -> None:
                 folders=roots_help(), variable=DATA_ROOTS_ENV
             ),
         )
-        st.button(_("Open this file"), on_click=open_path, icon=":material/folder_open:")
+        st.button(_("Open this file"), on_click=with_language(open_path), icon=":material/folder_open:")
     if S.get(K.DATA_UPLOAD_ERROR):
         st.error(md(S[K.DATA_UPLOAD_ERROR]), icon=":material/error:")
     draft = S[K.DATA_DRAFT]
@@ -186,7 +146,7 @@ def file_source() -> None:
     except DatasetError as exc:
         st.error(md(str(exc)), icon=":material/error:")
         return
-    draw_draft(draft, frame, on_apply=apply, on_add=add_candidate_file, on_remove=remove_candidate_file)
+    draw_draft(draft, frame, on_apply=apply)
 
 
 def remember_choice(snap: Snapshot) -> None:
@@ -215,6 +175,8 @@ def page() -> None:
     st.markdown(_("In use: **{name}** · {cases}").format(name=md(data.name), cases=counts))
     if problem:
         st.warning(md(problem), icon=":material/warning:")
+    for warning in data_warnings(data):
+        st.warning(md(warning), icon=":material/warning:")
     if flash := S.pop(K.DATA_FLASH, None):
         st.success(flash, icon=":material/task_alt:")
     source = st.radio(
@@ -245,7 +207,7 @@ def example_source(in_use: bool) -> None:
     st.button(
         _("Use the example"),
         type="primary",
-        on_click=use_example,
+        on_click=with_language(use_example),
         disabled=in_use,
         icon=":material/check:",
         help=_("The example is the dataset in use.") if in_use else None,

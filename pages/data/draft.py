@@ -1,5 +1,5 @@
 """The Data page's draft: the opened file's preview, its column roles, the problems loading would refuse,
-and the candidate files joined to it. Callbacks and storing stay on the page (``pages/data/__init__.py``)."""
+and the candidate files joined to it (``candidates.py``). Storing stays on the page (``pages/data/__init__.py``)."""
 
 from __future__ import annotations
 
@@ -10,29 +10,17 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-import keys as K
+from pages.data.candidates import candidate_files_panel
+from pages.data.roles import role_help, roles_table, show_default_fields
 from skynet_core.datasets import DatasetError, Role, infer_roles, roles_to_json
 from skynet_core.datasets.preview import DatasetDraft, preview_problems, preview_warnings
-from skynet_core.datasets.role_editor import ROLE_CHOICES, cell_text, changed_roles, editor_rows
+from skynet_core.datasets.role_editor import cell_text
 from skynet_core.i18n import _, format_number, language, ngettext
-from skynet_core.paths import data_roots
-from widgets.text import md, uploader_note
+from widgets.text import md
 
-S = st.session_state
-FILE_TYPES = ["csv", "jsonl", "json", "parquet"]
 PREVIEW_ROWS = 20
 WIDE_COLUMNS = 100
 Roles = dict[str, tuple[Role, str]] | None
-
-
-def role_help() -> str:
-    return _(
-        "**input field**: `input[field]` · **expected field**: `expected[field]`, keyed like the output · "
-        "**output**: the whole output to score (**output field** builds an object) · **object** roles: the cell is "
-        "a JSON object holding every field · **observation**: the measured latency (ms) or cost (USD) · "
-        "**candidate**, **split**, **id**: by name · **ignored**: not passed to the metric. Columns named like "
-        "`question`, `answer`, `label` or `response` start with a guessed role: check it."
-    )
 
 
 def preview_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -45,15 +33,9 @@ def preview_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return preview
 
 
-def draw_draft(
-    draft: DatasetDraft,
-    frame: pd.DataFrame,
-    *,
-    on_apply: Callable[[DatasetDraft, pd.DataFrame, list[str]], None],
-    on_add: Callable[[DatasetDraft], None],
-    on_remove: Callable[[DatasetDraft, int], None],
-) -> None:
-    """Draw the opened file (its preview, role editor, problems, candidate files and the "Use" button)."""
+def draw_draft(draft: DatasetDraft, frame: pd.DataFrame, *, on_apply: Callable[[DatasetDraft], None]) -> None:
+    """Draw the opened file: its preview, its role editor, the problems loading would refuse it for, the
+    candidate files (each with its role editor) and "Use this dataset" (``on_apply``, with the draft as set)."""
     name = Path(draft.path).name
     columns = [str(column) for column in frame.columns]
     st.markdown(f"#### {md(name)}")
@@ -77,17 +59,19 @@ def draw_draft(
     preview = preview_frame(frame.head(PREVIEW_ROWS))
     st.dataframe(preview, height=min(38 + 35 * len(preview), 420))
 
-    edited = role_editor(draft, frame, columns)
-    chosen = changed_roles(edited, list(frame.columns))
-    problems = problems_of(draft.path, frame, chosen)
+    st.caption(role_help())
+    start = infer_roles(list(frame.columns))
+    chosen = {column: role for column, role in (draft.roles or {}).items() if column in start} or None
+    draft.roles = roles_table(frame, start, chosen, key="main", file=name)
+    problems = problems_of(draft.path, frame, draft.roles)
     for problem in problems:
         st.warning(md(problem), icon=":material/warning:")
-    for note in preview_warnings(frame, chosen, draft.path):
+    for note in preview_warnings(frame, draft.roles, draft.path):
         st.info(md(note), icon=":material/info:")
-    has_candidate_column = any(
-        role is Role.CANDIDATE for role, _field in {**infer_roles(list(frame.columns)), **(chosen or {})}.values()
-    )
-    candidate_files_panel(draft, name, has_candidate_column=has_candidate_column, on_add=on_add, on_remove=on_remove)
+    final = {**start, **(draft.roles or {})}.values()
+    names_candidates = any(role in (Role.CANDIDATE, Role.CANDIDATE_OUTPUT) for role, _field in final)
+    candidate_files_panel(draft, name, names_candidates=names_candidates, main_roles=draft.roles)
+    show_default_fields()
     if st.button(
         _("Use this dataset"),
         type="primary",
@@ -96,44 +80,7 @@ def draw_draft(
         disabled=bool(problems),
         help=_("Fix the problems above first: loading would refuse the file.") if problems else None,
     ):
-        on_apply(draft, edited, list(frame.columns))
-
-
-def role_editor(draft: DatasetDraft, frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """The role of every column (guessed from its name until set), as an editable table; what it holds now."""
-    st.markdown(_("**Column roles**"))
-    st.caption(role_help())
-    roles = infer_roles(list(frame.columns))
-    roles.update({column: role for column, role in (draft.roles or {}).items() if column in roles})
-    edited: pd.DataFrame = st.data_editor(
-        editor_rows(frame, roles),
-        key=f"data.roles.{S[K.DATA_GEN]}",
-        hide_index=True,
-        num_rows="fixed",
-        disabled=["column", "example"],
-        height=min(38 + 35 * len(columns), 460),
-        column_config={
-            "column": st.column_config.TextColumn(_("column"), width="medium", pinned=True),
-            "role": st.column_config.SelectboxColumn(
-                _("role"),
-                width="medium",
-                options=list(ROLE_CHOICES),
-                format_func=lambda choice: _(str(choice)),
-                required=True,
-                help=_("What the column means to the metric."),
-            ),
-            "field": st.column_config.TextColumn(
-                _("field name"),
-                width="medium",
-                help=_(
-                    "For the field roles: the key the metric reads, e.g. input['question']. Empty means the "
-                    "column's name."
-                ),
-            ),
-            "example": st.column_config.TextColumn(_("first value"), width="large"),
-        },
-    )
-    return edited
+        on_apply(draft)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -149,53 +96,6 @@ def problems_of(path: str, frame: pd.DataFrame, roles: Roles) -> list[str]:
         mtime_ns = 0
     key = json.dumps(roles_to_json(roles or {}), sort_keys=True)
     return _problems(path, mtime_ns, key, language(), frame, roles)
-
-
-def candidate_files_panel(
-    draft: DatasetDraft,
-    name: str,
-    *,
-    has_candidate_column: bool,
-    on_add: Callable[[DatasetDraft], None],
-    on_remove: Callable[[DatasetDraft, int], None],
-) -> None:
-    st.markdown(_("**More candidates** · one file per candidate (optional)"))
-    st.caption(
-        _(
-            "Another candidate's outputs for the same cases, joined to {name} by id. Each file needs an id column "
-            "and an output column; its latency and cost are its own. Columns named as in {name} get the same roles."
-        ).format(name=md(name))
-    )
-    for index, item in enumerate(draft.files):
-        cols = st.columns([2, 5, 2], vertical_alignment="center")
-        cols[0].markdown(f"**{md(item.name)}**")
-        cols[1].caption(md(item.path))
-        cols[2].button(
-            _("Remove"),
-            key=f"data.remove.{index}.{item.name}",
-            on_click=on_remove,
-            args=(draft, index),
-            icon=":material/delete:",
-        )
-    if draft.files and not has_candidate_column:
-        S.setdefault(f"data.main.{S[K.DATA_GEN]}", draft.main_candidate or Path(draft.path).stem)
-        st.text_input(
-            _("Candidate name of {name}").format(name=name),
-            key=f"data.main.{S[K.DATA_GEN]}",
-            help=_("The name the Author and Reward trade-offs pages use for this file's outputs."),
-        )
-    with st.expander(_("Add a candidate file"), expanded=bool(S.get(K.DATA_NEW_ERROR))):
-        st.text_input(_("Candidate name"), key=K.DATA_NEW_NAME, placeholder=_("e.g. large-careful"))
-        st.file_uploader(_("Upload its file"), type=FILE_TYPES, key=f"data.new_upload.{S.get(K.DATA_NEW_GEN, 0)}")
-        uploader_note()
-        st.text_input(_("…or its path on the server"), key=K.DATA_NEW_PATH, help=roots_help())
-        st.button(_("Add candidate"), on_click=on_add, args=(draft,), icon=":material/add:")
-        if S.get(K.DATA_NEW_ERROR):
-            st.error(md(S[K.DATA_NEW_ERROR]), icon=":material/error:")
-
-
-def roots_help() -> str:
-    return _("Only files in these folders: {folders}.").format(folders=", ".join(str(r) for r in data_roots()))
 
 
 def read_error(exc: DatasetError | OSError, path: str) -> str:

@@ -23,7 +23,7 @@ from pages.feedback.uplift import uplift_panel
 from skynet_core.engines.reflection import dataset_instruction
 from skynet_core.feedback import Grade, Mark, MarkValue, Review, Thresholds, review
 from skynet_core.feedback import view as fv
-from skynet_core.i18n import _, format_datetime, language, ngettext
+from skynet_core.i18n import _, format_datetime, language, ngettext, with_language
 from skynet_core.metric_source import MetricSource
 from skynet_core.runs import SavedRun
 from skynet_core.workspace import Snapshot
@@ -46,7 +46,7 @@ def score_controls(case_count: int, primary: bool) -> None:
     with action_row():
         st.button(
             _("Score all cases now"),
-            on_click=start_scoring,
+            on_click=with_language(start_scoring),
             disabled=(slot.job is not None and slot.job.running) or case_count == 0,
             type="primary" if primary else "secondary",
             icon=":material/play_arrow:",

@@ -12,7 +12,7 @@ import studio
 from skynet_core.cases import Case
 from skynet_core.feedback import Grade, HealthFinding, Review, Severity, health, judge_probes
 from skynet_core.feedback.view import case_ids_text, grade_summary, to_grade
-from skynet_core.i18n import N_, _, language
+from skynet_core.i18n import N_, _, language, with_language
 from skynet_core.llm import NO_MODEL_MESSAGE
 from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult
@@ -80,7 +80,7 @@ def draw_probes(run: SavedRun, pairs: Pairs) -> None:
     with action_row():
         st.button(
             _("Run probes"),
-            on_click=start_probes,
+            on_click=with_language(start_probes),
             args=(run, [case for case, _res in pairs]),
             disabled=slot.job is not None and slot.job.running,
             icon=":material/science:",
@@ -148,7 +148,7 @@ def draw_model_review(snap: Snapshot, run: SavedRun, pairs: Pairs, result: Revie
         with action_row():
             st.button(
                 _("Grade {count} flagged").format(count=len(chosen_pairs)),
-                on_click=start_grading,
+                on_click=with_language(start_grading),
                 args=(run, chosen_pairs),
                 disabled=(slot.job is not None and slot.job.running) or not chosen_pairs,
                 icon=":material/grading:",

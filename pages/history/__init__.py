@@ -7,7 +7,7 @@ import streamlit as st
 
 import studio
 from skynet_core.history import compare_runs, folder_diff, version_label
-from skynet_core.i18n import N_, _
+from skynet_core.i18n import N_, _, with_language
 from skynet_core.metric_source import MetricSource
 from skynet_core.workspace import Snapshot
 from widgets.agreement_compare import agreement_change
@@ -96,8 +96,14 @@ def page() -> None:
         st.caption(_("The two versions are the same text."))
     versions_feedback_value(snap, old, new)
     with st.container(horizontal=True):  # buttons as wide as their labels, never cut
-        st.button(_("Compare scores"), type="primary", disabled=not diff, on_click=start_comparison, args=(old, new))
+        st.button(
+            _("Compare scores"),
+            type="primary",
+            disabled=not diff,
+            on_click=with_language(start_comparison),
+            args=(old, new),
+        )
         if old_label != _(CURRENT):
-            st.button(_("Restore A into the editor"), on_click=restore, args=(old, old_label))
+            st.button(_("Restore A into the editor"), on_click=with_language(restore), args=(old, old_label))
     st.subheader(_("Per-case change in scores"))
     comparison(snap)

@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+import keys as K
 import studio
 from skynet_core import run_views as views
 from skynet_core.i18n import N_, _, format_number
@@ -86,7 +87,7 @@ def filters(frame: Any, key: str, columns: views.Columns, sorts: list[str], defa
     chosen_filter = views.CaseFilter(score_range, named, named_range, tuple(status), tuple(split), text)
     kept = views.filter_frame(frame, chosen_filter, columns)
     if sort == BY_CHANGE:
-        kept = views.sort_frame(kept, "delta", descending, magnitude=True)
+        kept = views.sort_by_change(kept, descending)  # a change of status (error → ok) first
     else:
         kept = views.sort_frame(kept, sort, descending)
     st.caption(_("Showing {shown} of {total} cases").format(shown=format_number(len(kept)), total=len(frame)))
@@ -130,19 +131,31 @@ def open_run(snap: Snapshot, summary: RunSummary) -> None:
 
 
 def compare(summaries: list[RunSummary], names: dict[str, str]) -> None:
+    """Two runs side by side, opening on the two latest of one candidate (:func:`run_views.default_pair`); runs of
+    two candidates pair their cases by id when asked."""
     by_id = {summary.id: summary for summary in summaries}
+    ids = list(by_id)
+    first, second = views.default_pair(summaries) or (ids[1], ids[0])
     label = lambda run_id: views.run_label(by_id[run_id], names)  # noqa: E731
-    old_id = st.selectbox(_("Run A"), list(by_id), index=1, format_func=label, key="runs.a")
-    new_id = st.selectbox(_("Run B"), list(by_id), index=0, format_func=label, key="runs.b")
+    old_id = st.selectbox(_("Run A"), ids, index=ids.index(first), format_func=label, key="runs.a")
+    new_id = st.selectbox(_("Run B"), ids, index=ids.index(second), format_func=label, key="runs.b")
     directory = str(studio.session().workspace.directory)
     old, new = saved_run(old_id, directory), saved_run(new_id, directory)
     if old is None or new is None:
         st.info(_("This run is no longer kept."))
         return
-    result = views.compare(old, new)
+    across = old.key.candidate != new.key.candidate and st.toggle(
+        _("Pair the cases by id across the candidates"),
+        key=K.RUNS_BY_ID,
+        help=_("Run A and run B scored different candidates: compare each case's score for one with the other's."),
+    )
+    result = views.compare(old, new, by_id=across)
     table = result.table
     if table.empty:
-        st.info(_("The two runs have no case in common."))
+        if old.key.candidate != new.key.candidate:
+            st.info(_("The two runs have no case in common: they scored different candidates. Pair them by id above."))
+        else:
+            st.info(_("The two runs have no case in common."))
         return
     comparison_row(result)
     st.caption(_("Means are over cases that scored ok in both runs; score ranges apply to run B."))

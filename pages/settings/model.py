@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import studio
-from skynet_core.i18n import N_, _
+from skynet_core.i18n import N_, _, format_cost
 from skynet_core.llm import API_BASE_KEY_RULE, ConnectionCheck, ModelSettings, check_connection, key_status, known_price
 from skynet_core.settings_form import check_key, not_set_note, settings_from_form, typed_keys
 from widgets.text import md
@@ -51,7 +51,7 @@ def effective_banner(saved: ModelSettings) -> None:
 
 
 def price_text(value: float | None) -> str:
-    return _("unknown") if value is None else f"${value:.6f}"
+    return format_cost(value)
 
 
 def draw_check(check: ConnectionCheck) -> None:

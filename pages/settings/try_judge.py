@@ -8,7 +8,7 @@ import streamlit as st
 import studio
 from skynet_core.datasets import load_example
 from skynet_core.export import results_frame
-from skynet_core.i18n import _, format_number
+from skynet_core.i18n import _, format_cost, format_number, with_language
 from skynet_core.judge import judge_summary
 from skynet_core.settings_form import settings_from_form
 from skynet_core.workspace import example_metric
@@ -42,7 +42,7 @@ def try_judge() -> None:
         _("Run the judge example"),
         key=SLOT,
         icon=":material/gavel:",
-        on_click=start_try,
+        on_click=with_language(start_try),
         disabled=slot.job is not None and slot.job.running,
     )
     outcome = job_panel(slot, "settings.try_job")
@@ -57,7 +57,7 @@ def try_judge() -> None:
     )
     cols[2].metric(
         _("Judge cost per 1,000 cases"),
-        f"${summary.cost_per_1000:.4f}" if summary.cost_per_1000 is not None else _("unknown"),
+        format_cost(summary.cost_per_1000),
     )
     frame = results_frame(results)[COLUMNS]
     frame["error"] = frame["error"].map(lambda text: text.splitlines()[0] if text else "")

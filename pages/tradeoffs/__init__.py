@@ -17,7 +17,7 @@ import streamlit as st
 import keys as K
 import studio
 from pages.tradeoffs import analysis, controls, scoring
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.reward import MetricSourceError, RewardSpecError, replace_reward_spec
 from skynet_core.reward_spec import RewardSpecInSource, reward_spec_in
 from skynet_core.workspace import example_metric
@@ -86,7 +86,7 @@ def spec_section(in_source: RewardSpecInSource) -> dict[str, Any] | None:
     )
     st.button(
         _("Start from the example spec"),
-        on_click=start_from_example,
+        on_click=with_language(start_from_example),
         icon=":material/start:",
         key="tradeoffs.use_example",
         help=_(

@@ -16,7 +16,7 @@ from pages.tradeoffs import controls
 from pages.tradeoffs.ab import a_vs_b
 from pages.tradeoffs.cases import case_by_case
 from skynet_core.charts import candidates_figure, ternary_winner_figure
-from skynet_core.i18n import _, format_number, ngettext
+from skynet_core.i18n import _, format_cost, format_number, ngettext
 from skynet_core.reward import NormalizedSpec
 from skynet_core.scored_candidates import ScoredCandidates
 from skynet_core.tradeoffs import (
@@ -98,7 +98,7 @@ def _summary_table(summary: CandidateSummary, winner: int) -> pd.DataFrame:
             _("candidate"): summary.names,
             _("mean accuracy"): summary.mean_accuracy,
             _("mean latency (ms)"): summary.mean_latency_ms,
-            _("mean cost (USD)"): summary.mean_cost_usd,
+            _("mean cost (USD)"): [format_cost(float(usd)) if pd.notna(usd) else None for usd in summary.mean_cost_usd],
             _("mean reward"): summary.mean_reward,
             _("Pareto front"): [yes if on else _("no") for on in summary.pareto],
             _("winner"): [yes if index == winner else "" for index in range(len(summary.names))],
@@ -147,7 +147,6 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
         column_config={
             _("mean accuracy"): st.column_config.NumberColumn(format="%.3f"),
             _("mean latency (ms)"): st.column_config.NumberColumn(format="%.0f"),
-            _("mean cost (USD)"): st.column_config.NumberColumn(format="$%.5f"),
             _("mean reward"): st.column_config.NumberColumn(format="%.3f"),
         },
     )

@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 import keys as K
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.reward import PARTS, NormalizedSpec, RewardSpecError, validate_reward_spec, weight_vector
 from skynet_core.tradeoffs import (
     PART_LABELS,
@@ -155,7 +155,7 @@ def draw(
         with st.container(horizontal=True, vertical_alignment="center"):
             st.button(
                 _("Write to metric.py"),
-                on_click=write,
+                on_click=with_language(write),
                 args=(base,),
                 type="primary",
                 icon=":material/save:",

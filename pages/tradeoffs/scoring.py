@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 import studio
-from skynet_core.i18n import _, ngettext
+from skynet_core.i18n import _, ngettext, with_language
 from skynet_core.scored_candidates import ScoredCandidates, candidate_cases, display_name, metric_key
 from skynet_core.workspace import Snapshot
 from widgets.jobs import job_panel, outcome_panel
@@ -32,7 +32,7 @@ def draw(snap: Snapshot) -> ScoredCandidates | None:
     with st.container(horizontal=True, vertical_alignment="center"):
         st.button(
             _("Score candidates"),
-            on_click=start_scoring,
+            on_click=with_language(start_scoring),
             type="primary",
             icon=":material/play_arrow:",
             disabled=(slot.job is not None and slot.job.running) or count == 0,

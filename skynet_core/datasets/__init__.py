@@ -73,7 +73,7 @@ dataset's digest), ``load`` and ``lines`` (a JSON Lines file kept compact for sc
 cases). Import from the package.
 """
 
-from .candidates import CandidateFile, join_candidates
+from .candidates import CandidateFile, candidate_file_roles, join_candidates
 from .files import MAX_COLUMNS, MAX_FILE_BYTES, check_size, read_table, save_upload
 from .frames import cases_from_frame
 from .lines import CaseLines, read_case_lines
@@ -96,6 +96,7 @@ __all__ = [
     "RolesFile",
     "SPLITS",
     "assign_splits",
+    "candidate_file_roles",
     "candidate_warnings",
     "cases_from_frame",
     "check_size",

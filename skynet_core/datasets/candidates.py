@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -105,6 +105,17 @@ def join_candidates(
     )
 
 
+def candidate_file_roles(
+    columns: list[str], name: str, main_roles: Mapping[str, tuple[Role, str]] | None = None
+) -> dict[str, tuple[Role, str]]:
+    """Every column's role in the file of candidate ``name`` before the file's own ``roles`` (see
+    :class:`CandidateFile`): the main file's roles (``main_roles``, those set by hand) for columns of the same
+    name, then the columns named for this candidate, then :func:`infer_roles`' guess. Where the Data page's
+    role editor of a candidate file starts, and what loading gives the columns the file's roles leave out."""
+    inherited = {column: role for column, role in (main_roles or {}).items() if column in columns}
+    return {**infer_roles(columns), **_own_columns(columns, name), **inherited}
+
+
 def _own_columns(columns: list[str], name: str) -> dict[str, tuple[Role, str]]:
     """The columns of a candidate file named for its candidate (``out_large`` in the file of ``large``), when
     no column is the output by its name already."""
@@ -123,9 +134,7 @@ def _candidate_cases(
     file = _file_label(extra.path)
     frame = read_table(extra.path)
     columns = list(frame.columns)
-    inherited = {column: role for column, role in (main_roles or {}).items() if column in columns}
-    guessed = _own_columns(columns, name)
-    final = _final_roles(file, columns, {**guessed, **inherited, **(extra.roles or {})})
+    final = _final_roles(file, columns, {**candidate_file_roles(columns, name, main_roles), **(extra.roles or {})})
     _check_roles(file, columns, final, joined_to=main_file)
     has = {role for role, _ in final.values()}
     rows, unit = _frame_rows(frame, shared_roles(final), extra.path)

@@ -4,7 +4,7 @@ and back from the edited rows to the roles that differ from the ones inferred fr
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -124,11 +124,14 @@ def editor_rows(frame: pd.DataFrame, roles: dict[str, tuple[Role, str]]) -> pd.D
     return pd.DataFrame(rows, columns=["column", "role", "field", "example"])
 
 
-def changed_roles(edited: pd.DataFrame, columns: list[str]) -> dict[str, tuple[Role, str]] | None:
-    """The roles of the edited rows that differ from those inferred from the column names (None: none differ)."""
+def changed_roles(
+    edited: pd.DataFrame, columns: list[str], start: Mapping[str, tuple[Role, str]] | None = None
+) -> dict[str, tuple[Role, str]] | None:
+    """The roles of the edited rows that differ from those the editor started from, ``start`` (default: those
+    inferred from the column names; a candidate file's: ``candidate_file_roles``). None: none differ."""
     chosen = {
         column: role_of(row["role"], row["field"], column)
         for column, (_, row) in zip(columns, edited.iterrows(), strict=True)
     }
-    inferred = infer_roles(columns)
-    return {column: role for column, role in chosen.items() if role != inferred[column]} or None
+    start = infer_roles(columns) if start is None else start
+    return {column: role for column, role in chosen.items() if role != start.get(column)} or None

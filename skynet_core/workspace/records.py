@@ -6,6 +6,7 @@ import shutil
 
 from ..cases import Case
 from ..feedback.marks import Mark, MarkValue
+from ..history import keep_scored_text
 from ..metric_source import MetricSource
 from ..provenance import Provenance
 from ..results import CaseResult
@@ -42,7 +43,9 @@ class RecordsPart(SettingsPart):
     ) -> int:
         """Keep scored results in the database (the run of ``made_by``'s dataset, candidate and split), with
         the ``cases`` scored when given, so the run can be opened and exported with its inputs and outputs
-        even after the dataset changes."""
+        even after the dataset changes. The text scored is kept as a version unless one holds it already
+        (``history.keep_scored_text``): every scored text can be found on History, and Runs names it."""
+        keep_scored_text(self.store, metric, self.name)
         key = RunKey(made_by.dataset, made_by.candidate, made_by.split, metric_hash(metric.main), made_by.dataset_name)
         return self.runs.save(key, results, metric_source=metric.main, provenance=made_by, cases=cases)
 

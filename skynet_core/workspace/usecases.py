@@ -24,6 +24,7 @@ from ..llm_cache import without_cache
 from ..metric_source import MetricSource
 from ..provenance import Provenance
 from ..results import CaseResult, CheckReport, JobKind
+from ..runs import by_candidate
 from ..scored_candidates import candidate_cases
 from ..scoring import RunOptions, Scorer, check
 from .human import HumanPart
@@ -215,9 +216,8 @@ class UseCasesPart(HumanPart):
         made_by = self.provenance(metric, keys, in_use)
 
         def keep(report: CheckReport) -> None:
-            for name in names:
-                mine = [result for result in report.cases if result.candidate == name]
-                self.keep_run(metric, mine, dataclasses.replace(made_by, candidate=name, split=split))
+            for name, (results, scored) in by_candidate(report.cases, cases, names).items():
+                self.keep_run(metric, results, dataclasses.replace(made_by, candidate=name, split=split), scored)
 
         return self.score(
             slot,

@@ -125,12 +125,12 @@ def test_preview_says_what_is_missing_before_use_and_keeps_the_role_choices(data
 
     edit_roles(at, {1: {"role": "input field"}})
     assert len(warnings(at)) == 1 and warnings(at)[0].startswith("cases.csv has no output column.")
-    key = at.data_editor[0].key
-    assert at.session_state[key]["edited_rows"] == {1: {"role": "input field"}}
+    # The field the role reads is shown at once (it was left blank), and the choice stays through later runs.
+    assert at.data_editor[0].value.iloc[1][["role", "field"]].tolist() == ["input field", "ask"]
     at.run()
-    assert at.data_editor[0].key == key and at.session_state[key]["edited_rows"] == {1: {"role": "input field"}}
+    assert at.data_editor[0].value.iloc[1][["role", "field"]].tolist() == ["input field", "ask"]
     assert Store(data_dir).get(ws.SETTING_DATASET_PATH) is None  # the example stays in use
-    edit_roles(at, {1: {"role": "input field"}, 3: {"role": "output"}})
+    edit_roles(at, {3: {"role": "output"}})
     assert warnings(at) == [] and not button(at, "Use this dataset").disabled
 
 

@@ -125,7 +125,7 @@ def test_comparing_two_runs_case_by_case_sorted_by_change(seeded):
     at.radio(key="runs.view").set_value("Compare two runs").run()
     assert not at.exception, at.exception
     table = at.dataframe[1].value
-    assert list(table["id"])[0] == "T-1"  # the largest change first
+    assert list(table["id"])[:2] == ["T-2", "T-1"]  # a change of status first (issue 23 item 8), then the largest
     by_id = table.set_index("id")
     assert by_id.loc["T-1", "delta"] == pytest.approx(1.0)
     assert by_id.loc["T-2", "status_change"] == "ok → error"

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
+
+from skynet_core.provenance import Provenance
+from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.runs import RunKey, RunStore, metric_hash
 
 LABELS = ("positive", "negative", "neutral")
 REVIEWS = 40
@@ -98,3 +103,44 @@ def score(input, output, expected=None):
         return 1.0, {"feedback": "Correct."}
     return 0.0, {"feedback": f"Expected {want!r}, got {got!r}."}
 '''
+
+
+def key_error_reviews(folder: Path, broken: int = 11) -> Path:
+    """The reviews as JSON Lines where ``broken`` cases that the check's sample never meets have no ``label`` in
+    ``expected`` (``sentiment`` instead): :data:`KEY_ERROR_METRIC` fails on exactly those, at line 12."""
+    from skynet_core.cases import Case
+    from skynet_core.datasets import sample_for_check
+
+    cases = [Case(row["id"], {"text": row["text"]}, row["label"], {"label": row["label"]}) for row in review_rows()]
+    sampled = {case.id for case in sample_for_check(cases)}
+    unmet = set(sorted(case.id for case in cases if case.id not in sampled)[:broken])
+    lines = [
+        {
+            "id": case.id,
+            "input": case.input,
+            "output": case.output,
+            "expected": {"sentiment": case.output} if case.id in unmet else case.expected,
+        }
+        for case in cases
+    ]
+    path = folder / "reviews.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def four_runs(runs: RunStore, dataset: str) -> list[int]:
+    """Four kept runs of the 40 reviews under :data:`KEY_ERROR_METRIC`: small, large, small, large (newest), in
+    that order; r07 fails with a ``KeyError`` in the first run of each candidate and scores in the second."""
+    ids = [row["id"] for row in review_rows()]
+    kept = []
+    for candidate, fixed in (("small", False), ("large", False), ("small", True), ("large", True)):
+        made_by = Provenance("digest", dataset, "reviews", candidate, None)
+        results = [
+            CaseResult(case_id, status=CaseStatus.OK, score=0.5, feedback="ok", candidate=candidate)
+            if fixed or case_id != "r07"
+            else CaseResult(case_id, status=CaseStatus.ERROR, error="KeyError: 'label'", candidate=candidate)
+            for case_id in ids
+        ]
+        key = RunKey(dataset, candidate, None, metric_hash(KEY_ERROR_METRIC), "reviews")
+        kept.append(runs.save(key, results, metric_source=KEY_ERROR_METRIC, provenance=made_by, cases=[]))
+    return kept
