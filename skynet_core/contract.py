@@ -9,7 +9,6 @@ or the case, and the fix.
 
 from __future__ import annotations
 
-import ast
 import threading
 import time
 from collections.abc import Sequence
@@ -17,13 +16,13 @@ from collections.abc import Sequence
 from .cases import Case
 from .i18n import _, ngettext
 from .metric_source import MAIN_FILE, MetricSource
-from .pysource import parse as parse_source
 from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, RunTally, Stage, StageName, StageStatus
 from .reward_spec import calls_reward, reward_spec_line
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_cases
 from .runner.worker import Cancelled, LlmHandler, Worker
 from .sandbox.returns import check_number, check_return, check_signature
+from .score_lines import def_line, fix_line
 from .scoring import LocalScorer, RunOptions, Scorer
 
 __all__ = [
@@ -133,7 +132,7 @@ def check_metric(
                 StageName.SIGNATURE,
                 StageStatus.FAILED,
                 str(signature.get("message") or _("score has an unusable signature")),
-                line=line if isinstance(line, int) else _def_line(main),
+                line=line if isinstance(line, int) else def_line(main),
                 file=file if isinstance(file, str) and isinstance(line, int) else MAIN_FILE,
             )
             return _report(stages, started, pool)
@@ -241,7 +240,7 @@ def check_metric(
                 ).format(message=message, more=tally.failed - 1, total=len(sample))
             line, file = bad.line, bad.file
             if line is None and bad.status is CaseStatus.INVALID:
-                line, file = _return_line(main), MAIN_FILE  # where the fix goes: score's return
+                line, file = fix_line(main), MAIN_FILE  # where the fix goes: score's return
             stages[StageName.RETURN_VALUE] = Stage(
                 StageName.RETURN_VALUE,
                 StageStatus.FAILED,
@@ -254,31 +253,3 @@ def check_metric(
     finally:
         if owned is not None:
             owned.close()
-
-
-def _score_def(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    try:
-        tree = parse_source(source)
-    except SyntaxError:
-        return None
-    found = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return next((node for node in found if node.name == "score"), None) or next(
-        (node for node in found if node.name == "metric"), None
-    )
-
-
-def _def_line(source: str) -> int | None:
-    """The line of ``def score`` (or of ``def metric``, a name from other frameworks)."""
-    node = _score_def(source)
-    return node.lineno if node is not None else None
-
-
-def _return_line(source: str) -> int | None:
-    """The line of score's one ``return`` with a value, else of ``def score``: where a wrongly shaped
-    return value is fixed."""
-    from .authoring import return_line
-
-    node = _score_def(source)
-    if node is None:
-        return None
-    return return_line(source) or node.lineno
