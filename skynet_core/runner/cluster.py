@@ -374,7 +374,8 @@ class _LlmQueue:
         self._answers[call_id] = answer
         await self._asked.put((call_id, request))
         try:
-            return await answer
+            reply: dict[str, Any] = await answer
+            return reply
         finally:
             self._answers.pop(call_id, None)
 
@@ -439,7 +440,8 @@ def _score_batch(
     def ask_driver(request: LlmRequest) -> dict[str, Any]:
         # The whole request crosses, so the driver's handler sees what the local runner's would. Bounded,
         # so that a vanished driver cannot leave this thread waiting for ever.
-        return ray.get(relay.ask.remote(request), timeout=timeout + 60.0)
+        reply: dict[str, Any] = ray.get(relay.ask.remote(request), timeout=timeout + 60.0)
+        return reply
 
     with use_language(lang):
         return score_batch_json(files, cases, timeout, ask_driver if relay is not None else None)
