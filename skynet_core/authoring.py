@@ -7,7 +7,6 @@ Streamlit-free and unit tested (tests/test_authoring.py); ``pages/author.py`` an
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,8 +19,8 @@ from .contract import SAMPLE_SIZE
 from .i18n import N_, _, ngettext
 from .metric_source import MAIN_FILE
 from .provenance import Provenance
-from .pysource import parse as parse_source
 from .results import CaseResult, CheckReport
+from .score_lines import return_line as return_line  # where a wrong return value is fixed
 
 SETTING_CHECK_PINS = "check.pins"
 """Store key: {dataset source: [case id, ...]}, the cases pinned for the live check, per dataset."""
@@ -151,35 +150,6 @@ def save_user_case(folder: Path, case: Case) -> Path:
     with path.open("ab") as handle:
         handle.write(orjson.dumps(row) + b"\n")
     return path
-
-
-# --- where a wrong return value is fixed ------------------------------------------------------
-
-
-def return_line(source: str) -> int | None:
-    """The line of ``score``'s obvious ``return``: its only ``return`` with a value (nested functions
-    aside), else its last statement when that is a ``return``. ``None`` when there is none or it cannot parse."""
-    try:
-        tree = parse_source(source)
-    except SyntaxError:
-        return None
-    found = [node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
-    func = next((node for node in found if node.name == "score"), None)
-    if func is None:
-        return None
-    returns: list[ast.Return] = []
-    stack: list[ast.AST] = list(func.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            continue
-        if isinstance(node, ast.Return) and node.value is not None:
-            returns.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    if len(returns) == 1:
-        return returns[0].lineno
-    last = func.body[-1]
-    return last.lineno if isinstance(last, ast.Return) and last.value is not None else None
 
 
 # --- a scoring run's numbers --------------------------------------------------------------------

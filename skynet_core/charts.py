@@ -41,7 +41,7 @@ _MAX_BARS = 500
 
 def candidate_color(index: int) -> str:
     """The colour of candidate ``index`` in every figure (a colour-blind-safe palette)."""
-    return qualitative.Safe[index % len(qualitative.Safe)]
+    return str(qualitative.Safe[index % len(qualitative.Safe)])
 
 
 def weights_figure(normalized_weights: Mapping[str, float]) -> go.Figure:

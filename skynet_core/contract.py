@@ -9,21 +9,21 @@ or the case, and the fix.
 
 from __future__ import annotations
 
-import ast
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .cases import Case
 from .i18n import _, ngettext
 from .metric_source import MAIN_FILE, MetricSource
-from .pysource import parse as parse_source
 from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, RunTally, Stage, StageName, StageStatus
 from .reward_spec import calls_reward, reward_spec_line
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_cases
 from .runner.worker import Cancelled, LlmHandler, Worker
 from .sandbox.returns import check_number, check_return, check_signature
+from .score_lines import def_line, fix_line
 from .scoring import LocalScorer, RunOptions, Scorer
 
 __all__ = [
@@ -108,67 +108,16 @@ def check_metric(
     """
     timeout = validate_timeout(timeout)
     source = MetricSource.of(source)
-    main = source.main
     pool = pool or default_pool()
     started = time.monotonic()
     stages: dict[StageName, Stage] = {}
     worker = pool.take(cancel)
     owned: Worker | None = worker  # closed here, unless score_cases took it
     try:
-        try:
-            loaded = load_into(worker, source, timeout, cancel)
-        except LoadFailure as exc:
-            message = exc.message if not exc.detail else f"{exc.message}\n{exc.detail}"
-            stages[StageName.LOAD] = Stage(StageName.LOAD, StageStatus.FAILED, message, line=exc.line, file=exc.file)
-            return _report(stages, started, pool)
-        stages[StageName.LOAD] = Stage(
-            StageName.LOAD, StageStatus.PASSED, _("{file} compiles and imports").format(file=name)
-        )
-
-        signature = loaded.get("signature") or {}
-        if not signature.get("ok"):
-            line = signature.get("line")
-            file = signature.get("file")
-            stages[StageName.SIGNATURE] = Stage(
-                StageName.SIGNATURE,
-                StageStatus.FAILED,
-                str(signature.get("message") or _("score has an unusable signature")),
-                line=line if isinstance(line, int) else _def_line(main),
-                file=file if isinstance(file, str) and isinstance(line, int) else MAIN_FILE,
-            )
-            return _report(stages, started, pool)
-        arity = signature.get("arity")
-        how = "score(input, output, expected)" if arity == 3 else "score(input, output)"
-        stages[StageName.SIGNATURE] = Stage(
-            StageName.SIGNATURE,
-            StageStatus.PASSED,
-            _("found {found}; Skynet calls {call}").format(found=signature.get("signature"), call=how),
-        )
-
-        spec = loaded.get("reward_spec")
-        if spec is None:
-            stages[StageName.REWARD_SPEC] = Stage(
-                StageName.REWARD_SPEC, StageStatus.SKIPPED, _("{file} defines no REWARD_SPEC").format(file=name)
-            )
-        elif not spec.get("ok"):
-            stages[StageName.REWARD_SPEC] = Stage(
-                StageName.REWARD_SPEC, StageStatus.FAILED, str(spec.get("message")), line=reward_spec_line(main)
-            )
-            return _report(stages, started, pool)
-        else:
-            unused = not calls_reward(source.files)
-            stages[StageName.REWARD_SPEC] = Stage(
-                StageName.REWARD_SPEC,
-                StageStatus.PASSED,
-                _("REWARD_SPEC is valid"),
-                line=reward_spec_line(main),
-                warning=_(
-                    "metric.py defines REWARD_SPEC but never calls reward(): the spec changes no score. "
-                    "Return reward(REWARD_SPEC, accuracy, feedback) from score, or remove REWARD_SPEC."
-                )
-                if unused
-                else "",
-            )
+        for stage in _static_stages(worker, source, timeout, cancel, name):
+            stages[stage.name] = stage
+            if stage.status is StageStatus.FAILED:
+                return _report(stages, started, pool)
 
         sampled = sample is None
         if sample is None:
@@ -182,103 +131,133 @@ def check_metric(
                 _("there are no cases to sample; load a dataset with at least one case"),
             )
             return _report(stages, started, pool)
-        if scorer is not None and not isinstance(scorer, LocalScorer):
-            owned = None
-            worker.close()  # the cases run elsewhere
-            options = RunOptions(timeout, concurrency, llm, pool, cancel, on_result, in_order, keep, stop_on_timeout)
-            run = scorer(source, list(sample), options)
-        else:
-            run = score_cases(
-                source,
-                sample,
-                timeout=timeout,
-                llm=llm,
-                cancel=cancel,
-                pool=pool,
-                worker=worker,
-                stop_on_timeout=stop_on_timeout,
-                concurrency=concurrency,
-                on_result=on_result,
-                in_order=in_order,
-                keep=keep,
-            )
-            owned = None  # score_cases closed it
+        options = RunOptions(timeout, concurrency, llm, pool, cancel, on_result, in_order, keep, stop_on_timeout)
+        run = _score_sample(source, list(sample), options, scorer, worker)
+        owned = None  # score_cases closed it, or it was closed before the cases ran elsewhere
         if run.cancelled:
             raise Cancelled()
-        tally = run.tally
-        if not tally.failed:
-            stages[StageName.RETURN_VALUE] = Stage(
-                StageName.RETURN_VALUE,
-                StageStatus.PASSED,
-                (
-                    ngettext(
-                        "{count} sampled case returned a valid (score, side information) pair",
-                        "{count} sampled cases returned valid (score, side information) pairs",
-                        tally.total,
-                    )
-                    if sampled
-                    else ngettext(
-                        "{count} case returned a valid (score, side information) pair",
-                        "{count} cases returned valid (score, side information) pairs",
-                        tally.total,
-                    )
-                ).format(count=tally.total),
-            )
-        else:
-            bad = tally.failures[0]
-            headline = {
-                CaseStatus.TIMEOUT: _("case {case} timed out: {error}"),
-                CaseStatus.INVALID: _("case {case} returned an invalid value: {error}"),
-                CaseStatus.ERROR: _("case {case} failed: {error}"),
-            }[bad.status]
-            first_line = bad.error.splitlines()[0] if bad.error else ""
-            message = headline.format(case=bad.id, error=first_line)
-            if tally.failed > 1:
-                message = ngettext(
-                    "{message} ({more} more of {total} cases failed too)",
-                    "{message} ({more} more of {total} cases failed too)",
-                    tally.failed - 1,
-                ).format(message=message, more=tally.failed - 1, total=len(sample))
-            line, file = bad.line, bad.file
-            if line is None and bad.status is CaseStatus.INVALID:
-                line, file = _return_line(main), MAIN_FILE  # where the fix goes: score's return
-            stages[StageName.RETURN_VALUE] = Stage(
-                StageName.RETURN_VALUE,
-                StageStatus.FAILED,
-                message,
-                line=line,
-                case_id=bad.id,
-                file=file,
-            )
+        stages[StageName.RETURN_VALUE] = _return_stage(run.tally, len(sample), sampled, source.main)
         return _report(stages, started, pool, run)
     finally:
         if owned is not None:
             owned.close()
 
 
-def _score_def(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def _static_stages(
+    worker: Worker, source: MetricSource, timeout: float, cancel: threading.Event | None, name: str
+) -> Iterator[Stage]:
+    """The stages before any case runs (load, signature, reward spec), in order; the caller stops at the
+    first failed one."""
     try:
-        tree = parse_source(source)
-    except SyntaxError:
-        return None
-    found = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return next((node for node in found if node.name == "score"), None) or next(
-        (node for node in found if node.name == "metric"), None
+        loaded = load_into(worker, source, timeout, cancel)
+    except LoadFailure as exc:
+        message = exc.message if not exc.detail else f"{exc.message}\n{exc.detail}"
+        yield Stage(StageName.LOAD, StageStatus.FAILED, message, line=exc.line, file=exc.file)
+        return
+    yield Stage(StageName.LOAD, StageStatus.PASSED, _("{file} compiles and imports").format(file=name))
+    yield _signature_stage(loaded.get("signature") or {}, source.main)
+    yield _reward_spec_stage(loaded.get("reward_spec"), source, name)
+
+
+def _signature_stage(signature: dict[str, Any], main: str) -> Stage:
+    if not signature.get("ok"):
+        line = signature.get("line")
+        file = signature.get("file")
+        return Stage(
+            StageName.SIGNATURE,
+            StageStatus.FAILED,
+            str(signature.get("message") or _("score has an unusable signature")),
+            line=line if isinstance(line, int) else def_line(main),
+            file=file if isinstance(file, str) and isinstance(line, int) else MAIN_FILE,
+        )
+    how = "score(input, output, expected)" if signature.get("arity") == 3 else "score(input, output)"
+    return Stage(
+        StageName.SIGNATURE,
+        StageStatus.PASSED,
+        _("found {found}; Skynet calls {call}").format(found=signature.get("signature"), call=how),
     )
 
 
-def _def_line(source: str) -> int | None:
-    """The line of ``def score`` (or of ``def metric``, a name from other frameworks)."""
-    node = _score_def(source)
-    return node.lineno if node is not None else None
+def _reward_spec_stage(spec: dict[str, Any] | None, source: MetricSource, name: str) -> Stage:
+    main = source.main
+    if spec is None:
+        return Stage(StageName.REWARD_SPEC, StageStatus.SKIPPED, _("{file} defines no REWARD_SPEC").format(file=name))
+    if not spec.get("ok"):
+        return Stage(StageName.REWARD_SPEC, StageStatus.FAILED, str(spec.get("message")), line=reward_spec_line(main))
+    unused = not calls_reward(source.files)
+    return Stage(
+        StageName.REWARD_SPEC,
+        StageStatus.PASSED,
+        _("REWARD_SPEC is valid"),
+        line=reward_spec_line(main),
+        warning=_(
+            "metric.py defines REWARD_SPEC but never calls reward(): the spec changes no score. "
+            "Return reward(REWARD_SPEC, accuracy, feedback) from score, or remove REWARD_SPEC."
+        )
+        if unused
+        else "",
+    )
 
 
-def _return_line(source: str) -> int | None:
-    """The line of score's one ``return`` with a value, else of ``def score``: where a wrongly shaped
-    return value is fixed."""
-    from .authoring import return_line
+def _score_sample(
+    source: MetricSource, sample: list[Case], options: RunOptions, scorer: Scorer | None, worker: Worker
+) -> ScoreRun:
+    """Score the cases: with ``scorer`` elsewhere (the loaded ``worker`` is closed first), else here in
+    ``worker``, which :func:`score_cases` closes."""
+    if scorer is not None and not isinstance(scorer, LocalScorer):
+        worker.close()  # the cases run elsewhere
+        return scorer(source, sample, options)
+    return score_cases(
+        source,
+        sample,
+        timeout=options.timeout_s,
+        llm=options.llm,
+        cancel=options.cancel,
+        pool=options.pool,
+        worker=worker,
+        stop_on_timeout=options.stop_on_timeout,
+        concurrency=options.concurrency,
+        on_result=options.on_result,
+        in_order=options.in_order,
+        keep=options.keep,
+    )
 
-    node = _score_def(source)
-    if node is None:
-        return None
-    return return_line(source) or node.lineno
+
+def _return_stage(tally: RunTally, sampled_count: int, sampled: bool, main: str) -> Stage:
+    """The return-value stage from the run's tally: passed, or the first failed case with how many more failed."""
+    if not tally.failed:
+        return Stage(
+            StageName.RETURN_VALUE,
+            StageStatus.PASSED,
+            (
+                ngettext(
+                    "{count} sampled case returned a valid (score, side information) pair",
+                    "{count} sampled cases returned valid (score, side information) pairs",
+                    tally.total,
+                )
+                if sampled
+                else ngettext(
+                    "{count} case returned a valid (score, side information) pair",
+                    "{count} cases returned valid (score, side information) pairs",
+                    tally.total,
+                )
+            ).format(count=tally.total),
+        )
+    bad = tally.failures[0]
+    headline = {
+        CaseStatus.TIMEOUT: _("case {case} timed out: {error}"),
+        CaseStatus.INVALID: _("case {case} returned an invalid value: {error}"),
+        CaseStatus.ERROR: _("case {case} failed: {error}"),
+    }[bad.status]
+    first_line = bad.error.splitlines()[0] if bad.error else ""
+    message = headline.format(case=bad.id, error=first_line)
+    if tally.failed > 1:
+        message = ngettext(
+            "{message} ({more} more of {total} cases failed too)",
+            "{message} ({more} more of {total} cases failed too)",
+            tally.failed - 1,
+        ).format(message=message, more=tally.failed - 1, total=sampled_count)
+    line, file = bad.line, bad.file
+    if line is None and bad.status is CaseStatus.INVALID:
+        line, file = fix_line(main), MAIN_FILE  # where the fix goes: score's return
+    return Stage(StageName.RETURN_VALUE, StageStatus.FAILED, message, line=line, case_id=bad.id, file=file)

@@ -66,7 +66,8 @@ class MetricSourceError(ValueError):
 def weight_vector(weights: Mapping[str, float]) -> np.ndarray:
     """The weights as an array in :data:`PARTS` order (accuracy, speed, cost), scaled to sum to 1."""
     vector = np.array([float(weights[part]) for part in PARTS])
-    return vector / vector.sum()
+    scaled: np.ndarray = vector / vector.sum()
+    return scaled
 
 
 def reward_parts(
@@ -112,7 +113,8 @@ def error_from_part_score(score: ArrayLike, ref: float) -> np.ndarray:
     """
     s = np.asarray(score, dtype=float)
     with np.errstate(divide="ignore"):
-        return ref * (1.0 - s) / s
+        errors: np.ndarray = ref * (1.0 - s) / s
+    return errors
 
 
 def spec_to_source(spec: Mapping[str, Any], newline: str = "\n") -> str:

@@ -117,13 +117,10 @@ def score_cases_ray(
     began = time.monotonic()
     files = dict(MetricSource.of(source).files)
     spans = _cut(len(cases), int(ray.cluster_resources().get("CPU", 1)), batch_cases)
-    slots: list[CaseResult | None] = [None] * len(cases)
-    batches: list[BatchRun] = []
-    load_errors: list[LoadFailure] = []
+    collected = _Collected([None] * len(cases), on_result, in_order)
     relay = _Relay(ray, llm) if llm is not None else None
     task = _remote_batch(ray).options(max_retries=retries, retry_exceptions=False, scheduling_strategy="SPREAD")
     files_ref = ray.put(files)
-    handed = 0  # results before this index have gone to ``in_order``
     pending = {
         task.remote(files_ref, cases[start:end], timeout, relay.actor if relay else None, language()): (start, end)
         for start, end in spans
@@ -133,42 +130,65 @@ def score_cases_ray(
             done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=POLL_S)
             for ref in done:
                 start, end = pending.pop(ref)
-                results, batch, load_error = _take(ray, ref, start, cases[start:end])
-                if batch is not None:
-                    batches.append(batch)
-                if load_error is not None:
-                    load_errors.append(load_error)
-                for offset, result in enumerate(results):
-                    slots[start + offset] = result
-                    if on_result is not None:
-                        on_result(result)
-                while in_order is not None and handed < len(slots) and (ready := slots[handed]) is not None:
-                    in_order(ready)
-                    handed += 1
+                collected.add(start, *_take(ray, ref, start, cases[start:end]))
     finally:
         _cancel_all(ray, list(pending))
         if relay is not None:
             relay.close()
-    results = [result for result in slots if result is not None]
-    if in_order is not None:
-        for late in slots[handed:]:
-            if late is not None:  # a cancelled run: what finished past the first gap
-                in_order(late)
-    tally = RunTally()
-    for result in results:  # in case order, as a local run feeds its tally
-        tally.add(result)
-    isolations = {batch.isolation for batch in batches} or {detect_isolation()[0]}
-    weakest = Isolation.REDUCED if Isolation.REDUCED in isolations else Isolation.FULL
-    return ClusterRun(
-        results=results,
-        isolation=weakest,
-        cancelled=bool(pending) or cancel.is_set(),
-        duration_ms=(time.monotonic() - began) * 1000.0,
-        load_error=load_errors[0] if load_errors else None,
-        by_status=dict(tally.by_status),
-        tally=tally,
-        batches=sorted(batches, key=lambda batch: batch.start),
-    )
+    return collected.run(unfinished=bool(pending), cancel=cancel, began=began)
+
+
+@dataclass
+class _Collected:
+    """A cluster run's results as its batches arrive (in any order), kept in case order: ``on_result`` gets
+    each at once, ``in_order`` each once every case before it has arrived."""
+
+    slots: list[CaseResult | None]
+    on_result: ResultCallback | None
+    in_order: ResultCallback | None
+    batches: list[BatchRun] = field(default_factory=list)
+    load_errors: list[LoadFailure] = field(default_factory=list)
+    handed: int = 0  # results before this index have gone to ``in_order``
+
+    def add(
+        self, start: int, results: list[CaseResult], batch: BatchRun | None, load_error: LoadFailure | None
+    ) -> None:
+        """One finished batch, its first case at ``start``."""
+        if batch is not None:
+            self.batches.append(batch)
+        if load_error is not None:
+            self.load_errors.append(load_error)
+        slots = self.slots
+        for offset, result in enumerate(results):
+            slots[start + offset] = result
+            if self.on_result is not None:
+                self.on_result(result)
+        while self.in_order is not None and self.handed < len(slots) and (ready := slots[self.handed]) is not None:
+            self.in_order(ready)
+            self.handed += 1
+
+    def run(self, *, unfinished: bool, cancel: threading.Event, began: float) -> ClusterRun:
+        """The run from what arrived (a cancelled run: ``in_order`` also gets what finished past the first gap)."""
+        results = [result for result in self.slots if result is not None]
+        if self.in_order is not None:
+            for late in self.slots[self.handed :]:
+                if late is not None:  # a cancelled run: what finished past the first gap
+                    self.in_order(late)
+        tally = RunTally()
+        for result in results:  # in case order, as a local run feeds its tally
+            tally.add(result)
+        isolations = {batch.isolation for batch in self.batches} or {detect_isolation()[0]}
+        weakest = Isolation.REDUCED if Isolation.REDUCED in isolations else Isolation.FULL
+        return ClusterRun(
+            results=results,
+            isolation=weakest,
+            cancelled=unfinished or cancel.is_set(),
+            duration_ms=(time.monotonic() - began) * 1000.0,
+            load_error=self.load_errors[0] if self.load_errors else None,
+            by_status=dict(tally.by_status),
+            tally=tally,
+            batches=sorted(self.batches, key=lambda batch: batch.start),
+        )
 
 
 def _cut(count: int, cpus: int, size: int | None) -> list[tuple[int, int]]:
@@ -354,7 +374,8 @@ class _LlmQueue:
         self._answers[call_id] = answer
         await self._asked.put((call_id, request))
         try:
-            return await answer
+            reply: dict[str, Any] = await answer
+            return reply
         finally:
             self._answers.pop(call_id, None)
 
@@ -419,7 +440,8 @@ def _score_batch(
     def ask_driver(request: LlmRequest) -> dict[str, Any]:
         # The whole request crosses, so the driver's handler sees what the local runner's would. Bounded,
         # so that a vanished driver cannot leave this thread waiting for ever.
-        return ray.get(relay.ask.remote(request), timeout=timeout + 60.0)
+        reply: dict[str, Any] = ray.get(relay.ask.remote(request), timeout=timeout + 60.0)
+        return reply
 
     with use_language(lang):
         return score_batch_json(files, cases, timeout, ask_driver if relay is not None else None)

@@ -161,8 +161,20 @@ def bwrap_command(
     at ``METRIC_MOUNT`` and ``PACKAGES_MOUNT`` when given."""
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
-    args = [
+    return [
         bwrap,
+        *_namespaces_and_system(limits),
+        *_mounts(metric_dir, packages_dir),
+        *(arg for name, value in child_env().items() for arg in ("--setenv", name, value)),
+        *_user(uid),
+        _interpreter(),
+        *python_args,
+    ]
+
+
+def _namespaces_and_system(limits: Limits) -> list[str]:
+    """bwrap's namespaces, and the system's files read-only with a private /tmp and /dev/shm of bounded size."""
+    return [
         "--unshare-pid",
         "--unshare-net",
         *([] if own_ipc_namespace() else ["--unshare-ipc"]),  # else made by child_setup()
@@ -203,6 +215,11 @@ def bwrap_command(
         "--chdir",
         "/tmp",
     ]
+
+
+def _mounts(metric_dir: str | None, packages_dir: str | None) -> list[str]:
+    """The interpreter's roots, the sandbox's own files, and the metric and packages folders, read-only."""
+    args: list[str] = []
     made: set[str] = set()
     for root in _bind_roots():
         args += _dirs_for(root + "/x", made)
@@ -213,13 +230,17 @@ def bwrap_command(
         if host is not None:
             args += _dirs_for(mount + "/x", made)
             args += ["--ro-bind", host, mount]
-    for name, value in child_env().items():
-        args += ["--setenv", name, value]
+    return args
+
+
+def _user(uid: int | None) -> list[str]:
+    """Who the metric runs as (an unused uid with no capabilities, or a user namespace), up to the ``--``
+    that ends bwrap's options."""
     if os.geteuid() == 0:
         # Root sets up the namespaces, then the metric runs as an unused uid with no capabilities.
         uid = uid if uid is not None else sandbox_uid()
         setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-        args += [
+        return [
             "--",
             setpriv,
             f"--reuid={uid}",
@@ -229,9 +250,7 @@ def bwrap_command(
             "--bounding-set=-all",
             "--no-new-privs",
         ]
-    else:
-        args += ["--unshare-user", "--cap-drop", "ALL", "--"]
-    return args + [_interpreter(), *python_args]
+    return ["--unshare-user", "--cap-drop", "ALL", "--"]
 
 
 def reduced_command(python_args: list[str], watch_fd: int) -> list[str]:

@@ -191,7 +191,8 @@ class _Watched:
     root: int
     limit: int
     private_tmp: bool
-    kill: weakref.WeakMethod  # not a strong reference: a worker dropped without close() is still collected
+    # Not a strong reference: a worker dropped without close() is still collected.
+    kill: weakref.WeakMethod[Callable[[Callable[[], str]], None]]
 
 
 class Watchdog:

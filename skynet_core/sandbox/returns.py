@@ -305,34 +305,45 @@ def check_signature(namespace: dict[str, Any], locate: Callable[[str], str | Non
     where the function is defined, when ``locate`` maps a code file name to the metric folder's.
     """
     if "score" not in namespace:
-        other = namespace.get("metric")
-        if inspect.isfunction(other):
-            if _dspy_shape(other):
-                message = _(
-                    "metric.py defines a function named metric, but Skynet calls score; rename it: "
-                    "`{definition}`. It has DSPy's metric signature: {fix}"
-                ).format(definition=SCORE_DEF, fix=_dspy_fix())
-            else:
-                message = _(
-                    "metric.py defines a function named metric, but Skynet calls score; rename it: `{definition}`."
-                ).format(definition=SCORE_DEF)
-            return {
-                "ok": False,
-                "signature": describe_signature(other).replace("score", "metric", 1),
-                "message": message,
-                **_where(other, locate),
-            }
-        return {
-            "ok": False,
-            "signature": "",
-            "message": _(
-                "metric.py defines no function named score; add "
-                '`def score(input, output, expected=None):` that returns (score, {{"feedback": ...}})'
-            ).format(),
-        }
+        return _no_score(namespace, locate)
     func = namespace["score"]
     found = describe_signature(func)
     where = _where(func, locate)
+    return _unusable_kind(func, found, where) or _by_parameters(func, found, where)
+
+
+def _no_score(namespace: dict[str, Any], locate: Callable[[str], str | None] | None) -> dict[str, Any]:
+    """The verdict when metric.py defines no ``score``: rename ``metric``, or add ``score``."""
+    other = namespace.get("metric")
+    if inspect.isfunction(other):
+        if _dspy_shape(other):
+            message = _(
+                "metric.py defines a function named metric, but Skynet calls score; rename it: "
+                "`{definition}`. It has DSPy's metric signature: {fix}"
+            ).format(definition=SCORE_DEF, fix=_dspy_fix())
+        else:
+            message = _(
+                "metric.py defines a function named metric, but Skynet calls score; rename it: `{definition}`."
+            ).format(definition=SCORE_DEF)
+        return {
+            "ok": False,
+            "signature": describe_signature(other).replace("score", "metric", 1),
+            "message": message,
+            **_where(other, locate),
+        }
+    return {
+        "ok": False,
+        "signature": "",
+        "message": _(
+            "metric.py defines no function named score; add "
+            '`def score(input, output, expected=None):` that returns (score, {{"feedback": ...}})'
+        ).format(),
+    }
+
+
+def _unusable_kind(func: Any, found: str, where: dict[str, Any]) -> dict[str, Any] | None:
+    """The verdict when ``score`` cannot be called as a plain function (DSPy's shape, async, a generator,
+    not a function), else ``None``."""
     if inspect.isfunction(func) and _dspy_shape(func):
         return {
             "ok": False,
@@ -367,6 +378,11 @@ def check_signature(namespace: dict[str, Any], locate: Callable[[str], str | Non
                 "score is a {type}, not a function; define it with `def score(input, output, expected=None):`"
             ).format(type=_type_name(func)),
         }
+    return None
+
+
+def _by_parameters(func: Any, found: str, where: dict[str, Any]) -> dict[str, Any]:
+    """The verdict from a plain function's parameters: called with 3 or 2 arguments, or why it cannot be."""
     params = list(inspect.signature(func).parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     required = [p for p in positional if p.default is p.empty]

@@ -469,7 +469,7 @@ def test_some_lines_without_a_candidate_are_refused(tmp_path: Path) -> None:
 
 def test_over_size_limit_says_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert datasets.MAX_FILE_BYTES >= 200_000_000
-    monkeypatch.setattr(datasets.files, "MAX_FILE_BYTES", 2_000_000)
+    monkeypatch.setattr(datasets.disk, "MAX_FILE_BYTES", 2_000_000)
     path = tmp_path / "big.jsonl"
     path.write_bytes(b" " * 2_500_000)
     message = _error(path)

@@ -81,7 +81,7 @@ def test_upload_of_an_unsupported_type_is_refused_before_anything_is_written(tmp
 
 
 def test_upload_over_the_size_limit_gets_the_size_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(datasets.files, "MAX_FILE_BYTES", 1_000_000)
+    monkeypatch.setattr(datasets.disk, "MAX_FILE_BYTES", 1_000_000)
     with pytest.raises(DatasetError) as caught:
         save_upload("big.csv", io.BytesIO(b"x" * 1_500_000), tmp_path)
     assert "big.csv is 1.5 MB, over the 1 MB limit" in str(caught.value) and "Keep a sample" in str(caught.value)
@@ -367,7 +367,7 @@ def test_file_with_hundreds_of_columns_loads(tmp_path: Path) -> None:
 def test_jsonl_with_too_many_keys_is_refused_before_the_table_is_built(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(datasets.files, "MAX_COLUMNS", 10)
+    monkeypatch.setattr(datasets.disk, "MAX_COLUMNS", 10)
     path = _jsonl(
         tmp_path, "cases.jsonl", [{"input": {f"k{line}_{i}": i for i in range(4)}, "output": 1} for line in range(5)]
     )

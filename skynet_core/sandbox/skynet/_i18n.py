@@ -15,7 +15,9 @@ import os
 from typing import Any
 
 if __package__ == "skynet_core.sandbox.skynet":  # imported by the studio
-    from skynet_core.i18n import N_, _, ngettext  # noqa: F401
+    from skynet_core.i18n import N_ as N_
+    from skynet_core.i18n import _ as _
+    from skynet_core.i18n import ngettext as ngettext
 else:  # the metric's child process
     _messages: dict[str, Any] = {}
     _loaded: dict[str, dict[str, Any]] = {}
