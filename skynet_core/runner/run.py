@@ -48,7 +48,10 @@ MAX_DURATION_MS = 3_600_000.0  # an honest call ends within the 600 s timeout; b
 ResultCallback = Callable[[CaseResult], None]
 _ABSENT: Any = object()  # a key the child's reply leaves out
 _OK = CaseStatus.OK
-_IDLE: Any = (-1, [])  # take_batch's answer to a shard that must give its sandbox back before it waits
+_IDLE: tuple[int, list[Case]] = (
+    -1,
+    [],
+)  # take_batch's answer to a shard that must give its sandbox back before it waits
 
 
 @dataclass

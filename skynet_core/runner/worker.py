@@ -265,9 +265,11 @@ class Worker:
         # reparented out of reach when the launcher dies.
         if self.isolation is Isolation.REDUCED and not _has_pid_namespace(self.process.pid):
             kill_below(self.process.pid)
-        for sig_target in (lambda: os.killpg(self.process.pid, signal.SIGKILL), lambda: self.process.kill()):
+        pid = self.process.pid
+        kills: tuple[Callable[[], None], ...] = (lambda: os.killpg(pid, signal.SIGKILL), self.process.kill)
+        for kill in kills:
             try:
-                sig_target()
+                kill()
             except (ProcessLookupError, PermissionError):
                 pass
 
