@@ -17,7 +17,7 @@ from skynet_core.human import FILE_RATER, ScaleKind
 from skynet_core.human.settings import default_rater
 from skynet_core.runs import RunKey
 from skynet_core.workspace import Workspace
-from tests.app.harness import button, go_to, open_app
+from tests.app.harness import button, go_to, open_app, run_until
 from tests.case_factory import WRONG_METRIC, weak_every_third
 from tests.i18n_scan import english_words, render
 from widgets.text import number
@@ -184,3 +184,21 @@ def test_the_rater_is_the_os_user_until_named_on_settings_and_the_human_scores_p
     assert ws.rater() == default_rater() and at.text_input(key=K.SETTINGS_RATER).value == default_rater()
     go_to(at, "human")  # visited before: its field shows the name in force
     assert at.text_input(key=K.HUMAN_RATER).value == default_rater()
+
+
+ALL_PASS = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Looks fine.'}\n"
+ALL_FAIL = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'Not good enough.'}\n"
+
+
+def test_history_compares_the_agreement_of_a_version_and_the_draft(ws: Workspace) -> None:
+    """A passes every case, B fails every case: of the twelve labels, the six the person fails move toward their
+    score and the six they pass move away."""
+    label_twelve(ws)
+    ws.store.save_version("passes everything", ALL_PASS)
+    ws.store.save_draft(ALL_FAIL)
+    at = open_app("history")
+    button(at, "Compare scores").click().run()
+    run_until(at, lambda app: any(m.label == "Moved away" for m in app.metric))
+    figures = {metric.label: metric.value for metric in at.metric}
+    assert figures["Labelled cases, A"] == "12" and figures["Labelled cases, B"] == "12"
+    assert figures["Moved toward the person's score"] == "6" and figures["Moved away"] == "6"

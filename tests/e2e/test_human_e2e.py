@@ -8,6 +8,8 @@ Seeded with a run of the example data where every third case scores 0 and the ot
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -88,3 +90,24 @@ def test_screenshots_of_the_labelling_view_and_the_report(
     expect(page.get_by_test_id("stPlotlyChart")).to_have_count(2, timeout=2 * WAIT_MS)  # plotly.js loads late
     picture = shot(page, f"human-{language}-{width}", whole=True)
     assert_readable_picture(picture, width)
+
+
+def test_a_click_on_a_point_of_the_scatter_opens_its_case(page: Page, server: str, workspace: Workspace) -> None:
+    seed(workspace)
+    data = load_example()
+    for index, case in enumerate(data.for_candidate(data.candidates[0])[:6]):  # the person agrees everywhere
+        workspace.set_human_score(case.id, 0.0 if index % 3 == 0 else 1.0, f"note of {case.id}")
+    page.goto(f"{server}/human")
+    expect(page.get_by_role("heading", name="Human scores", exact=True)).to_be_visible(timeout=WAIT_MS)
+    wait_for_app_run(page, timeout_ms=2 * WAIT_MS)
+    point = page.get_by_test_id("stPlotlyChart").first.locator(".scatterlayer path.point").first
+    point.wait_for(state="attached", timeout=2 * WAIT_MS)  # plotly.js loads late
+    expect(page.get_by_text(re.compile("^note of "))).to_have_count(0)  # no disagreement lists a note
+    page.get_by_test_id("stPlotlyChart").first.scroll_into_view_if_needed()
+    box = point.bounding_box()  # where it is on the screen now
+    assert box is not None
+    # plotly takes clicks on the layer above its points, at the point's place on the screen
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_for_app_run(page)
+    expect(page.get_by_role("heading", name="The case clicked")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text(re.compile("^note of TCK-")).first).to_be_visible(timeout=WAIT_MS)
