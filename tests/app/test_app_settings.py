@@ -221,11 +221,13 @@ def test_placeholders_read_as_examples_and_empty_means_not_set(data_dir) -> None
         assert not at.text_input(key=f"settings.{role}.key").placeholder.startswith("sk-")
     assert at.text_input(key="settings.ray_address").placeholder.startswith("e.g. ")
     notes = [item.value for item in at.main.caption if "Not set" in item.value]
-    assert len(notes) == 2 and "no model answers metrics' `llm()` calls" in notes[0]
+    assert len(notes) == 3 and "no model answers metrics' `llm()` calls" in notes[0]  # metric, reflection, task
+    assert '"Does this feedback help?"' in notes[2]
 
     at.text_input(key="settings.reflection.model").input("openai/gpt-4o").run()
     notes = [item.value for item in at.main.caption if "Not set" in item.value]
-    assert notes == [":material/info: Not set: metrics' `llm()` calls use the reflection model."]
+    assert notes[0] == ":material/info: Not set: metrics' `llm()` calls use the reflection model."
+    assert len(notes) == 2 and '"Does this feedback help?"' in notes[1]  # the task model is still not set
     at.button(key="settings.save").click().run()
     saved = load_settings(Store(data_dir))
     assert saved.metric is None and saved.reflection is not None  # the empty field is saved as "not set"

@@ -29,6 +29,13 @@ FIRST_TAB = "def score(input, output, expected=None):\n    return 1.0, {'feedbac
 SECOND_TAB = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'typed in the second tab'}\n"
 
 
+@pytest.fixture(scope="module")
+def server_env() -> dict[str, str]:
+    """A job whose browser closed is cancelled after this long unwatched: long enough for a new session to open
+    and find it on a loaded machine (at the default 60 s, under load, the job was gone before the click)."""
+    return {"SKYNET_JOB_ORPHAN_S": "600"}
+
+
 @pytest.mark.parametrize("away", ["Data", "Reward trade-offs", "History"])
 def test_the_editor_keeps_typed_text_after_visiting_another_page(page: Page, server: str, away: str):
     open_author(page, server)
