@@ -279,12 +279,12 @@ def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
             time.sleep(0.1)
         assert busy_workers(ray_cluster), cli_process.stderr.read().decode() if cli_process.poll() else "no task ran"
         cli_process.send_signal(signal.SIGINT)
-        cli_process.wait(timeout=30)
+        cli_process.wait(timeout=120)  # at once when quiet; under a loaded machine, seconds (30 s once ran out)
     finally:
         if cli_process.poll() is None:
             cli_process.kill()
     assert cli_process.returncode != 0
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 60
     while busy_workers(ray_cluster) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert busy_workers(ray_cluster) == []
