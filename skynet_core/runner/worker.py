@@ -46,7 +46,7 @@ STDERR_KEEP = 64 * 1024
 KILL_GRACE_S = 1.0  # after SIGUSR1, the most we wait for the stack dump (a busy machine is slow to schedule it)
 ANSWER_SLACK_S = 0.5  # beyond the timeout, since the last results: the child's flush interval and then some
 METRIC_FILE = "metric.py"
-CHANNEL_BROKEN_EXIT = 86  # the child's exit code when metric code broke its channel (child.py's, the same)
+CHANNEL_BROKEN_EXIT = 86  # the child's exit code when metric code broke its channel (as in sandbox/child_channel.py)
 # Metric folders of workers not closed yet; removed at exit too (a spare being started when the
 # interpreter exits is never closed).
 _live_roots: set[str] = set()
