@@ -74,7 +74,7 @@ def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(
 
     page.get_by_label("Note (optional)").fill("names nothing")
     page.get_by_role("button", name="Weak").click()
-    expect(page.get_by_text("Marked weak.")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("Marked weak.").first).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_test_id("stMetric").filter(has_text="Marked weak")).to_have_text(
         re.compile(r"Marked weak\s*1$"), timeout=WAIT_MS
     )
