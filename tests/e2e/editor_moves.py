@@ -9,13 +9,15 @@ from collections.abc import Callable
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.browser import wait_for_app_run
 
 EDITOR = 'iframe[title="code_editor.code_editor"]'
 PASSES = "The metric meets the contract."
-LOOPS = "def score(input, output, expected=None):\n    while True:\n        pass\n"
+# A metric that never returns, idly: each call waits until the runner stops it (a spinning loop would take
+# every core for the whole test and starve the other browser tests running beside it).
+LOOPS = "import time\n\ndef score(input, output, expected=None):\n    while True:\n        time.sleep(0.05)\n"
 
 
 def open_author(page: Page, url: str, *, editor: bool = True) -> None:
@@ -116,4 +118,27 @@ def start_endless_scoring(page: Page, url: str) -> None:
     type_metric(page, LOOPS)
     expect(page.get_by_text(re.compile(r"Checking…"))).to_be_visible()  # the check of the endless loop started
     page.get_by_role("button", name="Score all cases").click()
-    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^scoring · "))).to_be_visible()
+    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^scoring · "))).to_be_visible(timeout=60_000)
+
+
+def click_until_gone(button: Locator, gone: Locator, timeout_s: float = 90.0) -> None:
+    """Click ``button`` until ``gone`` has left the page. A button in a polling fragment can be drawn anew
+    between Playwright's checks that it stands still, again and again on a loaded machine; a click that
+    landed on a node just replaced is lost, so it is tried again until its effect shows."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if gone.count() == 0:
+                return
+            button.first.click(timeout=5_000)
+        except PlaywrightError:
+            try:  # no wait for it to stand still: the event goes to the node found now
+                button.first.dispatch_event("click", timeout=2_000)
+            except PlaywrightError:
+                pass
+        try:
+            expect(gone).to_have_count(0, timeout=10_000)
+            return
+        except AssertionError:
+            continue
+    expect(gone).to_have_count(0, timeout=1_000)
