@@ -14,7 +14,8 @@ The machine is shared: read ratios rather than absolutes.
 ``--cached``: instead, "Score all" again after an edit that left the judge's calls alone (only the
 feedback's wording changed), against the answer cache filled by a first run (a fresh cache in a
 temporary folder): the provider calls it made (target 0) and its wall time as a ratio of the same
-metric with the judge call removed (target ≤ 1.5), medians of ``--repeats`` runs alternated.
+metric with the judge call removed (target ≤ 1.5), medians of ``--repeats`` runs alternated, each started
+0.5 s after the one before (as a person's click would be: the pool has its spare worker started by then).
 
 ``--first-call``: instead, how soon a command line ``check`` of the judge
 metric (3 cases) makes its first model call, from the process's start (median
@@ -73,6 +74,9 @@ def score(input, output, expected=None):
 """
 
 
+SETTLE_S = 0.5  # --cached: the pause before each timed run (both arms alike)
+
+
 def make_cases(count: int) -> list[Case]:
     return [
         Case(id=f"case-{i}", input={"question": f"question {i}"}, output="billing", expected={"label": "billing"})
@@ -105,7 +109,11 @@ def cached(count: int, latency_ms: float, concurrency: int, repeats: int) -> Non
             timed_run(pool, cases[:concurrency], concurrency, None, NO_JUDGE)  # warm the pool
             again, plain = [], []
             for _ in range(repeats):
+                # Each run starts as a second click would, after the pool has started its spare worker: run
+                # back to back, the run after a 30 ms one waited ~80 ms for a child to start.
+                time.sleep(SETTLE_S)
                 again.append(timed_run(pool, cases, concurrency, make_handler(settings, cache=cache), JUDGE_REWORDED))
+                time.sleep(SETTLE_S)
                 plain.append(timed_run(pool, cases, concurrency, None, NO_JUDGE))
             calls = len(server.requests) - filled
         finally:

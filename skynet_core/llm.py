@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .i18n import N_, _
 from .llm_cache import AnswerRequest, CachedAnswer, LlmCache, Repeats, Source
-from .redact import redact
+from .redact import NO_ENV, known_secrets, redact
 from .runner.worker import LlmRequest
 from .trace import LIMIT_REACHED, LlmCall
 
@@ -695,7 +695,11 @@ class MetricLlm:
         self._repeats = Repeats()
         self.spent_usd = 0.0
         self._lock = threading.Lock()
-        self._keys = [config.api_key for role in ROLES if (config := settings.config(role)) is not None]
+        # The keys to hide, read from the environment once for the run rather than at each call (reading
+        # os.environ item by item took most of a cached answer's time).
+        self._keys = known_secrets(
+            None, [config.api_key for role in ROLES if (config := settings.config(role)) is not None]
+        )
         if settings.effective() is not None:
             warm_up()  # a model is configured: a metric may call it soon
 
@@ -711,7 +715,7 @@ class MetricLlm:
         except LlmError as exc:
             return {"error": str(exc), "call": self._trace(request, model, error=str(exc), kind=exc.kind, failure=exc)}
         except Exception as exc:  # noqa: BLE001  (a failure here must reach the metric as an error, not a hang)
-            error = redact(f"the model call failed unexpectedly: {type(exc).__name__}: {exc}", self._keys)
+            error = redact(f"the model call failed unexpectedly: {type(exc).__name__}: {exc}", self._keys, NO_ENV)
             elapsed = (time.perf_counter() - started) * 1000.0
             return {
                 "error": error,
@@ -730,6 +734,7 @@ class MetricLlm:
             request.input,
             reply.text,
             secrets=self._keys,
+            env=NO_ENV,
             model=reply.model,
             prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens,
@@ -741,7 +746,7 @@ class MetricLlm:
         )
         # The answer crosses to the metric, and from it to feedback, --out and the database: an endpoint that
         # echoes the request's Authorization header (or any key) must not hand the key to metric code.
-        return {"text": redact(reply.text, self._keys), "usage": reply.usage(), "call": call}
+        return {"text": redact(reply.text, self._keys, NO_ENV), "usage": reply.usage(), "call": call}
 
     def without_cache(self) -> MetricLlm:
         """A handler with these settings that asks the model every time (measurements of variance)."""
@@ -803,7 +808,7 @@ class MetricLlm:
     def _ask(self, request: LlmRequest) -> LlmReply:
         """The model's reply, its text redacted (so that no key is stored in the cache or reaches the metric)."""
         reply = complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
-        return replace(reply, text=redact(reply.text, self._keys))
+        return replace(reply, text=redact(reply.text, self._keys, NO_ENV))
 
     def _model(self) -> str:
         chosen = self.settings.effective()
@@ -825,6 +830,7 @@ class MetricLlm:
             request.input,
             None,
             secrets=self._keys,
+            env=NO_ENV,
             model=model,
             latency_ms=failure.latency_ms if failure is not None else 0.0,
             elapsed_ms=failure.elapsed_ms if failure is not None else elapsed_ms,

@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable, Mapping
 
 REDACTED = "[redacted]"
+NO_ENV: Mapping[str, str] = {}
+"""Pass as ``env`` when the environment's keys are already among the ``extra`` ones (read once, for a run)."""
 MIN_SECRET_CHARS = 8  # shorter values are no secret worth hiding, and hiding them would garble text
 _SECRET_NAMES = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
 _SHAPES = re.compile(

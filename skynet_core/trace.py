@@ -97,10 +97,12 @@ class LlmCall:
         answer: str | None = None,
         *,
         secrets: Iterable[str | None] = (),
+        env: Mapping[str, str] | None = None,
         **numbers: Any,
     ) -> LlmCall:
-        """A call with its texts redacted (the ``secrets`` given, the environment's keys, key shapes) and clipped."""
-        found = known_secrets(None, secrets)  # the environment is read once for the call's texts, not per text
+        """A call with its texts redacted (the ``secrets`` given, the keys of ``env`` (default: the process's
+        environment), key shapes) and clipped."""
+        found = known_secrets(env, secrets)  # the environment is read once for the call's texts, not per text
         texts: dict[str, Any] = {"instructions": instructions, "input": input, "answer": answer}
         texts["error"] = numbers.pop("error", "") or ""
         clipped: dict[str, int] = {}
