@@ -82,7 +82,6 @@ STAGE_WORDS = {
     StageStatus.SKIPPED: N_("skipped"),
     StageStatus.NOT_RUN: N_("not run"),
 }
-CASE_WORDS = {"ok": N_("ok"), "error": N_("error"), "timeout": N_("timed out"), "invalid": N_("invalid")}
 ISOLATION_WORDS = {"full": N_("full"), "reduced": N_("reduced")}
 
 
@@ -704,7 +703,7 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
         for case in shown:
             score = f"{case.score:.3f}" if case.score is not None else "-"
             text = case.feedback if case.ok else case.error.splitlines()[0] if case.error else ""
-            status = _(CASE_WORDS.get(case.status.value, case.status.value))
+            status = case.status.word
             lines.append(f"  {case.id[:14]:<14} {case.split:<6} {_pad(status, 8)} {score:>7}  {text[:100]}")
         if command == "score":
             if tally.mean is not None:

@@ -64,6 +64,19 @@ class CaseStatus(StrEnum):
     TIMEOUT = "timeout"
     INVALID = "invalid"
 
+    @property
+    def word(self) -> str:
+        """What people read for this status, in the current language ("timed out", "超时")."""
+        return _(CASE_WORDS[self])
+
+
+CASE_WORDS = {
+    CaseStatus.OK: N_("ok"),
+    CaseStatus.ERROR: N_("error"),
+    CaseStatus.TIMEOUT: N_("timed out"),
+    CaseStatus.INVALID: N_("invalid"),
+}
+
 
 class Isolation(StrEnum):
     """How strongly metric code was isolated.

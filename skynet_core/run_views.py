@@ -36,6 +36,7 @@ from .export import result_row, safe_csv_cell, score_names
 from .history import Comparison, compare_runs, short_name
 from .i18n import _, format_datetime, format_number
 from .provenance import Provenance
+from .results import CaseStatus
 from .runs import RunKey, RunSummary, SavedRun
 from .store import Version
 
@@ -76,10 +77,17 @@ def version_names(versions: Sequence[Version], draft_digest: str = "") -> dict[s
 
 
 def statuses_text(statuses: Mapping[str, int]) -> str:
-    """Counts by status, ok first, never cut: "ok 33 · error 39"."""
-    order = ["ok", "error", "timeout", "invalid"]
-    names = sorted(statuses, key=lambda name: (order.index(name) if name in order else len(order), name))
-    return " · ".join(f"{name} {format_number(statuses[name])}" for name in names)
+    """Counts by status, ok first, never cut, in the current language: "ok 33 · error 39 · timed out 1"."""
+    order = list(CaseStatus)
+    known = {status.value: status for status in order}
+
+    def rank(name: str) -> tuple[int, str]:
+        return (order.index(known[name]) if name in known else len(order), name)
+
+    return " · ".join(
+        f"{known[name].word if name in known else name} {format_number(statuses[name])}"
+        for name in sorted(statuses, key=rank)
+    )
 
 
 def when(created_at: float) -> str:

@@ -18,9 +18,10 @@ from skynet_core.authoring import run_numbers
 from skynet_core.cases import Case
 from skynet_core.charts import score_histogram
 from skynet_core.export import results_frame, score_names
-from skynet_core.i18n import _, format_number
+from skynet_core.i18n import _
 from skynet_core.judge import JudgeSummary, judge_summary
 from skynet_core.results import CaseResult
+from skynet_core.run_views import statuses_text
 from widgets.case_detail import case_details
 
 S = st.session_state
@@ -92,9 +93,7 @@ def summary(
             width="content",
         )
         with st.container(width="content"):
-            st.caption(
-                " · ".join(f"{status} {format_number(count)}" for status, count in sorted(numbers.by_status.items()))
-            )
+            st.caption(statuses_text(numbers.by_status))
             if judge is not None and judge.used:
                 st.text(judge.describe())
     if names:  # named-score keys come from metric code: table cells, never metric labels

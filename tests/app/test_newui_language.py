@@ -27,3 +27,23 @@ def test_score_all_in_a_chinese_session_writes_chinese_feedback(data_dir: Path) 
     assert run is not None
     feedback = [result.feedback for result in run.results if result.feedback]
     assert feedback and all(CHINESE.search(text) and "Speed:" not in text for text in feedback), feedback[:2]
+
+
+def test_the_chinese_author_page_names_the_case_statuses_in_chinese(data_dir: Path) -> None:
+    """The results' tally said "error 11 · ok 29" on the Chinese Author page: the status codes, not words."""
+    ws = Workspace(data_dir)
+    ws.save_dataset_choice("example")
+    # A metric that fails on some cases (a KeyError on outputs of odd length) and scores the others.
+    ws.store.save_draft(
+        "def score(input, output, expected=None):\n"
+        "    return (1.0, {'feedback': 'fine'}) if len(str(output)) % 2 else {}['x']\n"
+    )
+    at = open_app(language="zh_CN")
+    with use_language("zh_CN"):
+        at.button(key="author.score_all").click().run()
+        run_until(at, lambda at: bool(Workspace(data_dir).run_summaries()), what="the saved run")
+        at.run()
+    tallies = [caption.value for caption in at.caption if " · " in caption.value and re.search(r"\d", caption.value)]
+    tally = next((text for text in tallies if "错误" in text), None)
+    assert tally is not None and "成功" in tally, tallies
+    assert not re.search(r"\b(ok|error|timeout|invalid)\b", tally), tally

@@ -204,7 +204,8 @@ def test_the_list_of_runs_names_versions_and_says_which_runs_are_current(store, 
     assert unknown["metric"].startswith("metric.py ") and not bool(unknown["current"])
 
 
-def test_statuses_text_puts_ok_first_and_is_never_cut() -> None:
-    assert statuses_text({"error": 39, "ok": 33, "timeout": 1}) == "ok 33 · error 39 · timeout 1"
+def test_statuses_text_puts_ok_first_is_never_cut_and_speaks_the_language() -> None:
+    assert statuses_text({"error": 39, "ok": 33, "timeout": 1}) == "ok 33 · error 39 · timed out 1"
     with use_language("zh_CN"):
-        assert statuses_text({"ok": 1234}) == "ok 1,234"
+        # The words, not the codes: the Chinese Author page said "error 11 · ok 29" (issue 23).
+        assert statuses_text({"ok": 1234, "error": 11, "invalid": 2}) == "成功 1,234 · 错误 11 · 无效 2"
