@@ -34,7 +34,7 @@ from .cases import Case
 from .display import CELL_CHARS, clipped
 from .export import result_row, safe_csv_cell, score_names
 from .history import Comparison, compare_runs, short_name
-from .i18n import _, format_datetime, format_number
+from .i18n import _, format_cost, format_datetime, format_number
 from .provenance import Provenance
 from .results import CaseStatus
 from .runs import RunKey, RunSummary, SavedRun
@@ -354,9 +354,26 @@ def _json_text(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def shown_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` for a table on screen: input, output and expected as JSON text, long texts clipped."""
+COST_COLUMNS = ("judge_cost_usd", "cost_usd")
+"""Costs in US dollars: numbers in a run's frame and its downloads, :func:`format_cost` text on screen."""
+
+
+def costs_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its costs as every page writes them (:func:`~skynet_core.i18n.format_cost`: "$0.000045",
+    "$0.0020"); a case without a cost shows nothing. A copy when it has any: ``frame`` keeps its numbers."""
+    present = [column for column in COST_COLUMNS if column in frame]
+    if not present:
+        return frame
     shown = frame.copy()
+    for column in present:
+        shown[column] = shown[column].map(lambda usd: "" if usd is None or pd.isna(usd) else format_cost(float(usd)))
+    return shown
+
+
+def shown_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` for a table on screen: input, output and expected as JSON text, long texts clipped, costs
+    written as everywhere else (:func:`costs_shown`)."""
+    shown = costs_shown(frame).copy()
     for column in (*JSON_COLUMNS, *TEXT_COLUMNS, "old_feedback", "new_feedback"):
         if column in shown:
             texts = shown[column].map(_json_text) if column in JSON_COLUMNS else shown[column].fillna("").astype(str)

@@ -21,7 +21,7 @@ from skynet_core.export import results_frame, score_names
 from skynet_core.i18n import _
 from skynet_core.judge import JudgeSummary, judge_summary
 from skynet_core.results import CaseResult
-from skynet_core.run_views import statuses_text
+from skynet_core.run_views import costs_shown, statuses_text
 from widgets.case_detail import case_details
 
 S = st.session_state
@@ -46,9 +46,7 @@ def column_config(names: Iterable[str] = ()) -> dict[str, Any]:
         "judge_ms": number(
             _("judge time"), format="%.0f ms", help=_("Time the metric's llm() calls took for this case")
         ),
-        "judge_cost_usd": number(
-            _("judge cost"), format="$%.6f", help=_("What the metric's llm() calls cost for this case")
-        ),
+        "judge_cost_usd": text(_("judge cost"), help=_("What the metric's llm() calls cost for this case")),
         "old_status": text(_("status A")),
         "new_status": text(_("status B")),
         "status_change": text(_("status change")),
@@ -67,7 +65,7 @@ def frame_for(token: Any, results: list[CaseResult]) -> pd.DataFrame:
     """The per-case table of one set of results (``token`` names it), built once per session."""
     cached = S.get(CACHE)
     if cached is None or cached[0] != (token, len(results)):
-        cached = ((token, len(results)), results_frame(results))
+        cached = ((token, len(results)), costs_shown(results_frame(results)))
         S[CACHE] = cached
     return cached[1]
 

@@ -9,6 +9,7 @@ import studio
 from skynet_core.history import compare_runs, folder_diff, version_label
 from skynet_core.i18n import N_, _, with_language
 from skynet_core.metric_source import MetricSource
+from skynet_core.run_views import costs_shown
 from skynet_core.workspace import Snapshot
 from widgets.agreement_compare import agreement_change
 from widgets.cases import column_config
@@ -65,7 +66,7 @@ def comparison(snap: Snapshot) -> None:
             margin={"t": 40, "b": 40, "l": 40, "r": 10},
         )
         st.plotly_chart(figure, width="stretch")
-    st.dataframe(result.table, hide_index=True, width="stretch", column_config=column_config())
+    st.dataframe(costs_shown(result.table), hide_index=True, width="stretch", column_config=column_config())
     agreement_change(before, after, snap.in_use.data.source, snap.in_use.candidate, key="history.agreement")
 
 

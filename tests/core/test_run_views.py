@@ -17,6 +17,7 @@ from skynet_core.run_views import (
     CaseFilter,
     bounds,
     compare_frame,
+    costs_shown,
     export_bytes,
     filter_frame,
     narrowed,
@@ -209,3 +210,13 @@ def test_statuses_text_puts_ok_first_is_never_cut_and_speaks_the_language() -> N
     with use_language("zh_CN"):
         # The words, not the codes: the Chinese Author page said "error 11 · ok 29" (issue 23).
         assert statuses_text({"ok": 1234, "error": 11, "invalid": 2}) == "成功 1,234 · 错误 11 · 无效 2"
+
+
+def test_costs_on_screen_read_as_everywhere_else() -> None:
+    """A per-case cost showed "$0.002000" in the table and "$0.0020" in the trace and on Settings (issue 23:
+    one precision everywhere)."""
+    frame = pd.DataFrame({"judge_cost_usd": [0.000045, 0.002, None, 1234.5], "score": [1.0, 0.5, 0.0, 1.0]})
+    shown = costs_shown(frame)
+    assert list(shown["judge_cost_usd"]) == ["$0.000045", "$0.0020", "", "$1,234.50"]
+    assert frame["judge_cost_usd"].iloc[1] == 0.002  # the run's own frame (and its downloads) keep numbers
+    assert list(shown_frame(frame)["judge_cost_usd"]) == list(shown["judge_cost_usd"])
