@@ -154,7 +154,19 @@ def save_button() -> dict[str, Any]:
         "alwaysOn": True,
         "commands": [["response", SAVED_EVENT]],
         "bindKey": {"win": "Ctrl-S", "mac": "Command-S"},
-        "style": {"bottom": "0.4rem", "right": "0.4rem"},  # clear of the code, which starts at the top
+        # In the file bar under the code (:func:`file_bar`), never over a line of it.
+        "style": {"bottom": "0.3rem", "right": "0.4rem"},
+    }
+
+
+def file_bar(file: str) -> dict[str, Any]:
+    """The bar under the code: the file's name, and room for the Save button (the button floats over the
+    component's bottom edge; over the code, it hid the last visible line)."""
+    return {
+        "name": "skynet-file-bar",
+        "css": "display: flex; align-items: center; min-height: 2.9rem; padding: 0 0.75rem; font-size: 0.8rem;",
+        "style": {"order": 10},  # after the code (the component puts its info bar first)
+        "info": [{"name": file}],
     }
 
 
@@ -188,5 +200,6 @@ def metric_editor(draft: Draft, markers: list[dict[str, Any]]) -> None:
         replace_completer=lang == "python",
         keybindings={"completer": [{"name": "Return", "bindkey": ""}]},
         buttons=[save_button()],
+        info=file_bar(file),
         key=editor_key(file),
     )

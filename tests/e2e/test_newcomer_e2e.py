@@ -26,7 +26,7 @@ from tests.core.newcomer_data import (
     reviews_csv,
     write_csv,
 )
-from tests.e2e.browser import wait_for_app_run
+from tests.e2e.browser import shot, wait_for_app_run
 
 pytestmark = pytest.mark.e2e
 
@@ -201,3 +201,25 @@ def test_an_example_loaded_on_other_data_names_the_fields_it_needs(
     page.get_by_role("button", name="Load", exact=True).click()
     expect(page.get_by_text(re.compile(r"reads input\['subject'\], input\['message'\]"))).to_be_visible()
     expect(page.get_by_text(re.compile(r"input\['message'\] → input\['text'\]"))).to_be_visible()
+
+
+# --- polish: the editor's Save button -------------------------------------------------------------------
+
+
+def test_the_editors_save_button_covers_no_line_of_code(page: Page, server: str, workspace: Workspace) -> None:
+    """The floating "Save" sat over the last visible line: with code long enough to fill the editor, the
+    button's box must not overlap the text area's, at either width."""
+    workspace.store.save_draft("\n".join(f"x_{i} = '{'long text ' * 14}'" for i in range(80)) + "\n")
+    for width in (1400, 1000):
+        page.set_viewport_size({"width": width, "height": 1000})
+        open_page(page, server)
+        frame = page.frame_locator(EDITOR)
+        frame.locator(".ace_content").wait_for(timeout=60_000)
+        button = frame.get_by_role("button", name="Save").bounding_box()
+        text = frame.locator(".ace_scroller").bounding_box()
+        assert button is not None and text is not None
+        below = button["y"] >= text["y"] + text["height"] - 0.5
+        beside = button["x"] >= text["x"] + text["width"] - 0.5
+        assert below or beside, (width, button, text)
+        frame.get_by_role("button", name="Save").scroll_into_view_if_needed()
+        shot(page, f"newcomer-editor-save-{width}")
