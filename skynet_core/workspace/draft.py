@@ -57,14 +57,21 @@ class DraftPart(WorkspaceBase):
 
     def replace_draft(self, metric: str | MetricSource, reason: str, *, keep: bool = True) -> DraftWrite:
         """Make ``metric`` the draft for ``reason`` (an example, an upload, a restore…); the text it replaces
-        becomes a version first when it differs and was ever written. ``keep=False`` is for changes that lose
+        becomes a version first when it differs and was ever written (unless a version holds it already: that one
+        is returned as kept). ``keep=False`` is for changes that lose
         no text (adding an empty file, renaming one)."""
         metric = MetricSource.of(metric)
         current = self.draft()
         kept = None
         if keep and current.revision and current.metric != metric and current.source.strip():
+            # A version that holds the text already (scored, saved) is the one kept: no twin. An autosave of
+            # it gets the name instead, as in save_version.
             name = _("before {reason} ({time})").format(reason=reason, time=clock())
-            kept = self.store.save_version(name, current.metric, self.name, VersionKind.KEPT)
+            kept = next((version for version in self.versions() if version.folder == current.metric), None)
+            if kept is None:
+                kept = self.store.save_version(name, current.metric, self.name, VersionKind.KEPT)
+            elif kept.kind is VersionKind.AUTO:
+                kept = self.store.name_version(kept.id, name)
         return DraftWrite(self.store.write_draft(metric, None, self.name)[1], kept)
 
     def save_version(self, name: str, metric: str | MetricSource | None = None) -> SavedVersion:

@@ -61,6 +61,18 @@ def test_replacing_the_draft_keeps_the_old_text_as_a_version_first(ws):
     assert ws.replace_draft(B, "again").kept is None  # nothing to keep: same text
 
 
+def test_replacing_a_text_a_version_holds_already_makes_no_twin(ws):
+    """Scored, then REWARD_SPEC written: the scored text was kept twice, as "scored …" and "before … wrote
+    REWARD_SPEC" (issue 23 item 12). The version that holds it already is the one named as kept."""
+    from skynet_core.history import keep_scored_text
+
+    ws.type_draft(A, 0)
+    scored = keep_scored_text(ws.store, MetricSource.of(A), ws.name)
+    write = ws.replace_draft(B, "Reward trade-offs wrote REWARD_SPEC")
+    assert write.draft.source == B and write.kept is not None and write.kept.id == scored.id
+    assert [version.source for version in ws.versions()].count(A) == 1
+
+
 def test_the_names_the_studio_gives_versions_are_in_the_language_of_who_made_them(ws):
     from skynet_core.history import short_name
     from skynet_core.i18n import use_language
