@@ -27,7 +27,7 @@ from skynet_core.human import (
     rater_label,
 )
 from skynet_core.human.text import counts_text
-from skynet_core.i18n import _, ngettext
+from skynet_core.i18n import _, ngettext, with_language
 from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
 from studio import session
@@ -72,7 +72,7 @@ def controls(labels: HumanLabels, key: str) -> tuple[float, str | None]:
             step=0.05,
             format="%.2f",
             key=threshold_key,
-            on_change=save_threshold,
+            on_change=with_language(save_threshold),
             args=(threshold_key,),
             help=_("A score at or above it passes: Cohen's κ, the confusion counts and the rates use it."),
             width=180,

@@ -18,7 +18,7 @@ from skynet_core.authoring import run_numbers
 from skynet_core.cases import Case
 from skynet_core.charts import score_histogram
 from skynet_core.export import results_frame, score_names
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.judge import JudgeSummary, judge_summary
 from skynet_core.results import CaseResult
 from skynet_core.run_views import costs_shown, statuses_text
@@ -194,7 +194,7 @@ def case_actions(
             pinned = case_id in pins
             st.button(
                 _("Stop using in the live check") if pinned else _("Use in the live check"),
-                on_click=on_pin,
+                on_click=with_language(on_pin),
                 args=(case_id,),
                 icon=":material/keep_off:" if pinned else ":material/keep:",
                 key=f"{key}.pin.{case_id}",
@@ -203,7 +203,7 @@ def case_actions(
         if on_try is not None:
             st.button(
                 _("Re-run this case"),
-                on_click=on_try,
+                on_click=with_language(on_try),
                 args=(case_id,),
                 icon=":material/replay:",
                 key=f"{key}.try.{case_id}",

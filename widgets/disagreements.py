@@ -11,7 +11,7 @@ import streamlit as st
 from skynet_core.authoring import case_json
 from skynet_core.cases import Case
 from skynet_core.human import Agreement, Disagreement
-from skynet_core.i18n import _, ngettext
+from skynet_core.i18n import _, ngettext, with_language
 from skynet_core.results import CaseResult
 from widgets.text import literal, long_text, md, number
 
@@ -125,9 +125,13 @@ def disagreements(
             heading=heading,
         )
     if shown < len(found):
+
+        def more() -> None:
+            S[shown_key] = shown + PAGE
+
         st.button(
             _("Show {count} more").format(count=min(PAGE, len(found) - shown)),
-            on_click=lambda: S.__setitem__(shown_key, shown + PAGE),
+            on_click=with_language(more),
             key=f"{key}.more",
             icon=":material/expand_more:",
         )

@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 import keys as K
-from skynet_core.i18n import _, format_cost, format_datetime, format_duration, format_number
+from skynet_core.i18n import _, format_cost, format_datetime, format_duration, format_number, with_language
 from skynet_core.jobs import Job, JobSlot
 from skynet_core.results import ErrorKind, Outcome, OutcomeStatus
 from studio import apply_language, session
@@ -47,7 +47,7 @@ def progress_row(slot: JobSlot, job: Job[Any], key: str) -> None:
     left, right = st.columns([5, 1], vertical_alignment="center")
     text = progress_text(job, session().workspace.llm_spent(job))
     left.progress(job.progress, text=text[:1].upper() + text[1:])
-    right.button(_("Cancel"), on_click=slot.cancel, icon=":material/stop_circle:", key=f"{key}.cancel")
+    right.button(_("Cancel"), on_click=with_language(slot.cancel), icon=":material/stop_circle:", key=f"{key}.cancel")
 
 
 def job_panel(slot: JobSlot, key: str, running: Callable[[Job[Any]], None] | None = None) -> Outcome | None:
@@ -126,7 +126,7 @@ def running_jobs() -> None:
                 st.button(
                     _("Cancel"),
                     key=f"studio.jobs.cancel.{job.id}",
-                    on_click=board.cancel,
+                    on_click=with_language(board.cancel),
                     args=(job.id,),
                     icon=":material/stop_circle:",
                     type="tertiary",

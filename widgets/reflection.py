@@ -15,7 +15,7 @@ import streamlit as st
 from skynet_core.cases import Case
 from skynet_core.display import markdown_text
 from skynet_core.engines.reflection import DEFAULT_MINIBATCH, ReflectionStep, reflection_step
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.llm import ModelSettings
 from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult
@@ -56,6 +56,10 @@ def draw_reflection_step(
         )
     )
     text_key = f"{key}.instruction"
+
+    def keep_instruction(dataset: str, text_key: str) -> None:
+        session().workspace.set_instruction(dataset, S[text_key])
+
     workspace = session().workspace
     kept = workspace.instruction(dataset)
     S[text_key] = kept if kept is not None else instruction or ""
@@ -64,7 +68,8 @@ def draw_reflection_step(
         key=text_key,
         height=140,
         placeholder=_("Paste the instruction your candidates were given."),
-        on_change=lambda: workspace.set_instruction(dataset, S[text_key]),
+        on_change=with_language(keep_instruction),
+        args=(dataset, text_key),
     )
     cols = st.columns([1, 3], vertical_alignment="bottom")
     size = cols[0].number_input(

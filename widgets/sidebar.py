@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import keys as K
-from skynet_core.i18n import LANGUAGES, _, format_number, ngettext, set_language
+from skynet_core.i18n import LANGUAGES, _, format_number, ngettext, set_language, with_language
 from skynet_core.runner import WorkerPool
 from skynet_core.runner.watchdog import MEMORY_LIMIT_MODE
 from skynet_core.workspace import Snapshot
@@ -26,7 +26,11 @@ def language_picker(current: str) -> None:
     """The sidebar's language picker; the choice is saved with the settings."""
     S.setdefault(K.LANGUAGE, current)
     st.selectbox(
-        _("Language"), list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=K.LANGUAGE, on_change=_pick_language
+        _("Language"),
+        list(LANGUAGES),
+        format_func=LANGUAGES.__getitem__,
+        key=K.LANGUAGE,
+        on_change=with_language(_pick_language),
     )
 
 

@@ -16,7 +16,7 @@ from pages.author import check, editor, scoring, tools, try_case
 from pages.author.packages import draw_packages
 from skynet_core.charts import weights_figure
 from skynet_core.engines.reflection import dataset_instruction
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.reward_spec import reward_weights
 from widgets.reflection import draw_reflection_step
 from widgets.text import md
@@ -76,7 +76,8 @@ def page() -> None:
         if chosen.pinned:
             st.button(
                 _("Use the planner's sample again"),
-                on_click=lambda: studio.session().workspace.set_check_pins([]),
+                on_click=with_language(studio.session().workspace.set_check_pins),
+                args=([],),
                 icon=":material/shuffle:",
                 key="author.unpin_all",
                 type="tertiary",

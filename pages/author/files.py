@@ -75,7 +75,7 @@ def file_tabs(metric: MetricSource) -> str:
                 st.button(
                     name,
                     key=f"author.tab.{name}",
-                    on_click=_set_file,
+                    on_click=with_language(_set_file),
                     args=(name,),
                     type="primary" if name == file else "secondary",
                 )

@@ -139,7 +139,7 @@ def tools(snap: Snapshot) -> None:
             max_value=int(MAX_TIMEOUT_S),
             step=1,
             key=K.AUTHOR_TIMEOUT,
-            on_change=set_timeout,
+            on_change=with_language(set_timeout),
             help=_("Each call of score (and loading metric.py) is stopped after this many seconds."),
             width=170,
         )
@@ -150,7 +150,7 @@ def tools(snap: Snapshot) -> None:
                 data.candidates,
                 index=data.candidates.index(in_use.candidate),
                 key=K.AUTHOR_CANDIDATE,
-                on_change=choose_candidate,
+                on_change=with_language(choose_candidate),
                 width=200,
             )
         splits = ["", *[name for name, count in data.split_counts().items() if count]]
@@ -160,7 +160,7 @@ def tools(snap: Snapshot) -> None:
             index=splits.index(in_use.split or "") if (in_use.split or "") in splits else 0,
             format_func=lambda name: name or "all",  # the same in every language (a label is what comes back)
             key=K.AUTHOR_SPLIT,
-            on_change=choose_split,
+            on_change=with_language(choose_split),
             width=140,
         )
         downloads(metric)
@@ -180,7 +180,7 @@ def upload() -> None:
             _("A UTF-8 Python file, or a zip of the folder"),
             type=["py", "zip"],
             key=K.AUTHOR_UPLOAD,
-            on_change=take_upload,
+            on_change=with_language(take_upload),
         )
         uploader_note()
         if S.get(K.AUTHOR_UPLOAD_ERROR):

@@ -6,6 +6,8 @@ The case runs in the sandboxed runner through the workspace (a ``try`` job), nev
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 import keys as K
@@ -27,6 +29,13 @@ FIELDS = {
     "expected": N_("Expected (a JSON object, or empty)"),
 }
 FIELD_NAMES = {"input": N_("input"), "output": N_("output"), "expected": N_("expected")}
+
+
+def picked(cases: Sequence[Case]) -> None:
+    """The case chosen in the picker, copied into the fields."""
+    chosen = S.get(f"{KEY}.pick")
+    if chosen:
+        prefill(next(case for case in cases if case.id == chosen))
 
 
 def prefill(case: Case) -> None:
@@ -89,7 +98,8 @@ def draw_try_case(snap: Snapshot) -> None:
         index=None,
         placeholder=_("pick a case to copy its fields"),
         key=f"{KEY}.pick",
-        on_change=lambda: prefill(next(c for c in cases if c.id == S[f"{KEY}.pick"])) if S.get(f"{KEY}.pick") else None,
+        on_change=with_language(picked),
+        args=(cases,),
     )
     top[1].text_input(_("Case id"), key=f"{KEY}.id")
     cols = st.columns(3)

@@ -120,7 +120,7 @@ def file_source() -> None:
         _("Upload a CSV, JSON Lines or Parquet file (up to {size} MB)").format(size=format_number(MAX_UPLOAD_MB)),
         type=FILE_TYPES,
         key=K.DATA_UPLOAD,
-        on_change=take_upload,
+        on_change=with_language(take_upload),
         max_upload_size=MAX_UPLOAD_MB,
         help=_("Kept in the studio's data folder, so the choice survives a restart."),
     )

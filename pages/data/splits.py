@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import studio
-from skynet_core.i18n import N_, _, format_number, ngettext
+from skynet_core.i18n import N_, _, format_number, ngettext, with_language
 from skynet_core.workspace import Snapshot
 from widgets.text import md
 
@@ -68,7 +68,7 @@ def draw_splits(snap: Snapshot, opened: str | None) -> None:
             data.candidates,
             index=data.candidates.index(chosen_candidate),
             key=f"data.candidate.{token}",
-            on_change=_save_candidate,
+            on_change=with_language(_save_candidate),
             args=(token,),
         )
     sizes = {ALL_SPLITS: sum(counts.values()), **counts}
@@ -81,7 +81,7 @@ def draw_splits(snap: Snapshot, opened: str | None) -> None:
             split=split_label(split), count=format_number(sizes[split])
         ),
         key=f"data.split.{token}",
-        on_change=_save_split,
+        on_change=with_language(_save_split),
         args=(token,),
     )
     count = len(snap.cases)

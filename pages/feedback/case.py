@@ -14,7 +14,7 @@ from skynet_core.cases import Case
 from skynet_core.feedback import Flag, Grade, Mark, MarkValue, Review, export_rows, rows_csv, rows_jsonl
 from skynet_core.feedback import view as fv
 from skynet_core.feedback.view import fmt, mark_text, suggestions
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
 from widgets.text import long_text, md
@@ -106,13 +106,13 @@ def mark_controls(run: SavedRun, case_id: str, mark: Mark | None) -> None:
         ):
             st.button(
                 label,
-                on_click=set_mark,
+                on_click=with_language(set_mark),
                 args=(value,),
                 icon=icon,
                 key=f"feedback.mark_{value.value}",
                 type="primary" if mark and mark.value is value else "secondary",
             )
-        st.button(_("Clear mark"), on_click=clear, disabled=mark is None, key="feedback.mark_clear")
+        st.button(_("Clear mark"), on_click=with_language(clear), disabled=mark is None, key="feedback.mark_clear")
 
 
 def exports(run: SavedRun, pairs: Pairs, result: Review, marks: dict[str, Mark], grades: dict[str, Grade]) -> None:

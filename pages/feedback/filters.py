@@ -10,7 +10,7 @@ from pages.feedback.health import Pairs
 from skynet_core.display import markdown_frame
 from skynet_core.feedback import Review, Thresholds
 from skynet_core.feedback import view as fv
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.runs import SavedRun
 from widgets.text import md
 
@@ -45,7 +45,9 @@ def thresholds_editor() -> Thresholds:
                 key=key,
                 help=field.help,
             )
-        st.button(_("Reset to defaults"), on_click=reset, icon=":material/restart_alt:", key="feedback.reset")
+        st.button(
+            _("Reset to defaults"), on_click=with_language(reset), icon=":material/restart_alt:", key="feedback.reset"
+        )
     chosen, problem = fv.thresholds_from(values)
     if chosen is None:
         st.error(_("{problem} The review uses the previous thresholds.").format(problem=md(problem)))

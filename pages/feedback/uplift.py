@@ -15,7 +15,7 @@ import keys as K
 import studio
 from pages.feedback.uplift_result import draw_result
 from skynet_core.engines.uplift.config import MAX_MINIBATCH, MAX_ROUNDS, MAX_SEEDS
-from skynet_core.i18n import _, format_number
+from skynet_core.i18n import _, format_number, with_language
 from skynet_core.jobs import Job
 from skynet_core.llm import litellm_ready, warm_up
 from skynet_core.workspace import Snapshot, UpliftForm
@@ -93,7 +93,7 @@ def form_fields(snap: Snapshot) -> None:
         key=K.UPLIFT_INSTRUCTION,
         height=120,
         placeholder=_("Paste the instruction your candidates were given."),
-        on_change=keep_instruction,
+        on_change=with_language(keep_instruction),
         args=(snap.in_use.data.source,),
     )
     sizes = st.columns(4)
@@ -102,7 +102,9 @@ def form_fields(snap: Snapshot) -> None:
         (sizes[1], K.UPLIFT_SEEDS, _("Seeds"), MAX_SEEDS, _("Independent repeats: two or more give an interval.")),
         (sizes[2], K.UPLIFT_MINIBATCH, _("Minibatch"), MAX_MINIBATCH, _("Training cases per round (GEPA's is 3).")),
     ):
-        column.number_input(label, min_value=1, max_value=top, step=1, key=key, help=help_text, on_change=keep_form)
+        column.number_input(
+            label, min_value=1, max_value=top, step=1, key=key, help=help_text, on_change=with_language(keep_form)
+        )
     sizes[3].number_input(
         _("Budget ($, 0: none)"),
         min_value=0.0,
@@ -110,7 +112,7 @@ def form_fields(snap: Snapshot) -> None:
         format="%.2f",
         key=K.UPLIFT_BUDGET,
         help=_("The run stops once it has spent this much, keeping the seeds that finished."),
-        on_change=keep_form,
+        on_change=with_language(keep_form),
     )
 
 
@@ -174,7 +176,7 @@ def uplift_panel(snap: Snapshot) -> None:
         slot = studio.session().slot(SLOT)
         st.button(
             _("Run the experiment"),
-            on_click=start,
+            on_click=with_language(start),
             disabled=not ready or (slot.job is not None and slot.job.running),
             type="primary",
             icon=":material/play_arrow:",

@@ -10,7 +10,7 @@ import keys as K
 import studio
 from skynet_core.human import LabelOrder, LabelScale, ScaleKind, labelling_order
 from skynet_core.human.bootstrap import SEED
-from skynet_core.i18n import N_, _
+from skynet_core.i18n import N_, _, with_language
 
 S = st.session_state
 STEPS = (0.25, 0.2, 0.5, 1.0)
@@ -39,7 +39,7 @@ def rater_field() -> str:
     st.text_input(
         _("Your name as a rater"),
         key=K.HUMAN_RATER,
-        on_change=save_rater,
+        on_change=with_language(save_rater),
         max_chars=100,
         help=_("The scores you give here are kept under this name; another person's under theirs."),
         width=240,

@@ -10,7 +10,7 @@ import streamlit as st
 import keys as K
 import studio
 from skynet_core.human import HumanLabels, LabelError, estimate_text, rater_label, raters_table
-from skynet_core.i18n import _, ngettext
+from skynet_core.i18n import _, ngettext, with_language
 from widgets.text import md, uploader_note
 
 S = st.session_state
@@ -61,7 +61,7 @@ def files_panel(labels: HumanLabels, rater: str) -> None:
             S[K.HUMAN_UPLOAD_RATER] = rater
         with st.container(horizontal=True, vertical_alignment="bottom"):
             st.text_input(_("Rows without a rater are the scores of"), key=K.HUMAN_UPLOAD_RATER, width=260)
-            st.button(_("Import"), on_click=import_file, icon=":material/upload:", key="human.import")
+            st.button(_("Import"), on_click=with_language(import_file), icon=":material/upload:", key="human.import")
         st.caption(
             _(
                 "Columns: `id`, `human` (a number or `pass`/`fail`), and optionally `candidate`, `note`, `rater`. "

@@ -15,7 +15,7 @@ import keys as K
 import studio
 from skynet_core.cases import Case
 from skynet_core.human import HumanScore, LabelScale, ScaleKind, next_unlabelled, progress, step
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
 from skynet_core.workspace import DatasetInUse
 from widgets.disagreements import value_text
@@ -102,26 +102,53 @@ def score_keys(case_id: str, scale: LabelScale, order: Sequence[str], labelled: 
     with st.container(horizontal=True, key="human-score-keys"):
         for key, value in shown:
             text = {"f": _("fail"), "p": _("pass")}.get(key, scale.label_text(value))
-            st.button(text, on_click=give, args=(case_id, value, *args), shortcut=key.upper(), key=f"human.key.{key}")
+            st.button(
+                text,
+                on_click=with_language(give),
+                args=(case_id, value, *args),
+                shortcut=key.upper(),
+                key=f"human.key.{key}",
+            )
     if scale.kind is ScaleKind.PASS_FAIL:
         st.html(f"<style>.st-key-{HIDDEN} {{ display: none; }}</style>")
         with st.container(key=HIDDEN):
             for key, value in scale.keys:
                 if key not in "fp":
-                    st.button(key, on_click=give, args=(case_id, value, *args), shortcut=key, key=f"human.key.{key}")
+                    st.button(
+                        key,
+                        on_click=with_language(give),
+                        args=(case_id, value, *args),
+                        shortcut=key,
+                        key=f"human.key.{key}",
+                    )
     st.caption(scale.keys_help + " · " + _("← → move, `n`: the next unlabelled case, `Delete`: remove the score"))
 
 
 def moves(case_id: str, label: HumanScore | None, order: Sequence[str], labelled: frozenset[str]) -> None:
     with st.container(horizontal=True):
-        st.button(_("Previous"), on_click=move, args=(step(order, case_id, -1),), shortcut="Left", key="human.prev",
-                  icon=":material/arrow_back:")  # fmt: skip
-        st.button(_("Next"), on_click=move, args=(step(order, case_id, 1),), shortcut="Right", key="human.next",
-                  icon=":material/arrow_forward:")  # fmt: skip
-        st.button(_("Next unlabelled"), on_click=move, args=(next_unlabelled(order, labelled, case_id),),
-                  shortcut="N", key="human.next_unlabelled", icon=":material/skip_next:")  # fmt: skip
-        st.button(_("Remove my score"), on_click=clear, args=(case_id,), shortcut="Delete", key="human.clear",
-                  disabled=label is None, icon=":material/backspace:")  # fmt: skip
+        buttons = [
+            (_("Previous"), move, step(order, case_id, -1), "Left", "human.prev", ":material/arrow_back:"),
+            (_("Next"), move, step(order, case_id, 1), "Right", "human.next", ":material/arrow_forward:"),
+            (
+                _("Next unlabelled"),
+                move,
+                next_unlabelled(order, labelled, case_id),
+                "N",
+                "human.next_unlabelled",
+                ":material/skip_next:",
+            ),  # fmt: skip
+            (_("Remove my score"), clear, case_id, "Delete", "human.clear", ":material/backspace:"),
+        ]
+        for text, action, target, shortcut, key, icon in buttons:
+            st.button(
+                text,
+                on_click=with_language(action),
+                args=(target,),
+                shortcut=shortcut,
+                key=key,
+                icon=icon,
+                disabled=key == "human.clear" and label is None,
+            )
 
 
 def labelling(
@@ -156,7 +183,7 @@ def labelling(
         st.text_area(
             _("Note (optional): why this score"),
             key=key,
-            on_change=save_note,
+            on_change=with_language(save_note),
             args=(case_id, label),
             height=80,
             placeholder=_("Typing here never scores the case; leave the box (Tab or a click) to use the keys again."),

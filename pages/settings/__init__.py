@@ -17,7 +17,7 @@ from pages.settings.calls import calls_panel, environment_panel, isolation_panel
 from pages.settings.model import effective_banner, form, model_panel
 from pages.settings.rater import rater_panel
 from pages.settings.try_judge import try_judge
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 from skynet_core.llm import ROLES, ModelSettings, litellm_ready, warm_up
 from skynet_core.settings_form import form_values, typed_keys, unsaved
 
@@ -74,10 +74,16 @@ def draw(saved: ModelSettings, ray_address: str) -> None:
             model_panel(role)
     calls_panel()
     with st.container(horizontal=True):
-        st.button(_("Save settings"), type="primary", on_click=save, icon=":material/save:", key="settings.save")
+        st.button(
+            _("Save settings"),
+            type="primary",
+            on_click=with_language(save),
+            icon=":material/save:",
+            key="settings.save",
+        )
         st.button(
             _("Reset to the environment's defaults"),
-            on_click=reset,
+            on_click=with_language(reset),
             icon=":material/restart_alt:",
             key="settings.reset",
         )

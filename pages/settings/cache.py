@@ -8,7 +8,7 @@ import streamlit as st
 
 import keys as K
 import studio
-from skynet_core.i18n import _, format_number, ngettext
+from skynet_core.i18n import _, format_number, ngettext, with_language
 from skynet_core.llm_cache import MAX_MB_RANGE, CacheSetting
 from skynet_core.runner.limit import MAX_CAPACITY
 
@@ -51,7 +51,7 @@ def cache_panel() -> None:
         st.toggle(
             _("Reuse the model's answers"),
             key=K.SETTINGS_CACHE_ON,
-            on_change=save_cache,
+            on_change=with_language(save_cache),
             help=_(
                 "An `llm()` call identical to one already answered (same model, API base, instructions, input and "
                 "temperature) gets the kept answer: no model call, no cost. Judge consistency always asks afresh; "
@@ -65,7 +65,7 @@ def cache_panel() -> None:
             step=10.0,
             format="%g",
             key=K.SETTINGS_CACHE_MB,
-            on_change=save_cache,
+            on_change=with_language(save_cache),
             width=180,
             help=_("Past this size, the answers used least recently are dropped."),
         )
@@ -73,7 +73,7 @@ def cache_panel() -> None:
             _("Clear"),
             key="settings.cache.clear",
             icon=":material/delete_sweep:",
-            on_click=clear_cache,
+            on_click=with_language(clear_cache),
             disabled=usage.entries == 0,
         )
     count = ngettext("{count} answer kept", "{count} answers kept", usage.entries).format(
@@ -99,7 +99,7 @@ def sandbox_panel() -> None:
             max_value=MAX_CAPACITY,
             step=1,
             key=K.SETTINGS_SANDBOX_CAP,
-            on_change=save_cap,
+            on_change=with_language(save_cap),
             width=280,
             help=_(
                 "Each case in flight runs in a sandbox of its own. A job that finds every sandbox taken waits in a "
@@ -111,7 +111,7 @@ def sandbox_panel() -> None:
             _("Use the default ({count})").format(count=default),
             key="settings.sandbox_cap.default",
             icon=":material/restart_alt:",
-            on_click=default_cap,
+            on_click=with_language(default_cap),
             disabled=cap == default,
         )
     waiting = ngettext("{count} job waits", "{count} jobs wait", len(queue.waiting)).format(count=len(queue.waiting))

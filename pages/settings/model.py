@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import studio
-from skynet_core.i18n import N_, _, format_cost
+from skynet_core.i18n import N_, _, format_cost, with_language
 from skynet_core.llm import API_BASE_KEY_RULE, ConnectionCheck, ModelSettings, check_connection, key_status, known_price
 from skynet_core.settings_form import check_key, not_set_note, settings_from_form, typed_keys
 from widgets.text import md
@@ -94,7 +94,7 @@ def key_line(role: str, settings: ModelSettings) -> None:
         st.button(
             _("Forget this session's key"),
             key=f"settings.{role}.forget",
-            on_click=forget_key,
+            on_click=with_language(forget_key),
             args=(role,),
             icon=":material/key_off:",
         )

@@ -6,7 +6,7 @@ import streamlit as st
 
 import keys as K
 import studio
-from skynet_core.i18n import _
+from skynet_core.i18n import _, with_language
 
 S = st.session_state
 
@@ -29,7 +29,7 @@ def rater_panel() -> None:
     st.text_input(
         _("Your name as a rater"),
         key=K.SETTINGS_RATER,
-        on_change=save_rater,
+        on_change=with_language(save_rater),
         max_chars=100,
         width=320,
         help=_("Human scores you give are kept under this name. Empty: the name of the user the server runs as."),

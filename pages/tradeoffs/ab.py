@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import keys as K
-from skynet_core.i18n import _, format_number, ngettext
+from skynet_core.i18n import _, format_number, ngettext, with_language
 from skynet_core.reward import NormalizedSpec, weight_vector
 from skynet_core.scored_candidates import ScoredCandidates
 from skynet_core.tradeoffs import CandidateSummary, case_rank_changes, compare_weights, shares_text
@@ -43,14 +43,14 @@ def a_vs_b(
         )
         st.button(
             _("Pin the current weights as A"),
-            on_click=_pin_a,
+            on_click=with_language(_pin_a),
             args=(weights_b,),
             icon=":material/push_pin:",
             key="tradeoffs.pin_a",
         )
         st.button(
             _("A: metric.py's weights"),
-            on_click=_unpin_a,
+            on_click=with_language(_unpin_a),
             icon=":material/undo:",
             disabled=pinned is None,
             key="tradeoffs.unpin_a",

@@ -16,7 +16,7 @@ from pages.tradeoffs import controls
 from pages.tradeoffs.ab import a_vs_b
 from pages.tradeoffs.cases import case_by_case
 from skynet_core.charts import candidates_figure, ternary_winner_figure
-from skynet_core.i18n import _, format_cost, format_number, ngettext
+from skynet_core.i18n import _, format_cost, format_number, ngettext, with_language
 from skynet_core.reward import NormalizedSpec
 from skynet_core.scored_candidates import ScoredCandidates
 from skynet_core.tradeoffs import (
@@ -166,7 +166,7 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
                 ternary_winner_figure(grid, norm.weights, missing),
                 height=540,
                 key=MAP_KEY,
-                on_select=_map_clicked,
+                on_select=with_language(_map_clicked),
                 selection_mode="points",
             )
     _where_winner_changes(summary, change, stability, winner)

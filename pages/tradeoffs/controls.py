@@ -90,7 +90,7 @@ def _weights() -> None:
                 step=0.01,
                 format="%.2f",
                 key=SHARE_KEYS[part],
-                on_change=_dragged,
+                on_change=with_language(_dragged),
                 args=(part,),
                 help=_("The part's share of the reward. Dragging it rescales the other two so the shares sum to 1."),
             )
@@ -168,7 +168,7 @@ def draw(
             )
             st.button(
                 _("Reset"),
-                on_click=seed,
+                on_click=with_language(seed),
                 args=(source_spec or base, fallback),
                 icon=":material/undo:",
                 disabled=unchanged,
