@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the tests' helpers; skynet_core itself is installed
 
 from skynet_core.store import Store  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, stop_server  # noqa: E402
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, free_port, stop_server  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 LABELS = ["billing", "technical", "shipping", "refund", "account"]
