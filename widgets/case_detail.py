@@ -19,7 +19,7 @@ def case_details(case_id: str, results: list[CaseResult], cases: list[Case]) -> 
     result = next(r for r in results if r.id == case_id)
     case = next((c for c in cases if c.id == case_id), None)
     st.markdown("#### " + _("The selected case"))
-    st.text(_("Case {id} · {split} · {status}").format(id=case_id, split=result.split, status=result.status.value))
+    st.text(_("Case {id} · {split} · {status}").format(id=case_id, split=result.split, status=result.status.word))
     cols = st.columns(3)
     with cols[0]:
         st.markdown("**" + _("Input") + "**")

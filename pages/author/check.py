@@ -121,7 +121,7 @@ def sampled_cases(results: list[CaseResult], chosen: CheckCases | None, shown_er
     samples = st.container(key="author-samples")
     for index, result in enumerate(results):
         with samples, st.container(border=True, key=f"author-sample-{index}"):
-            lines = [f"{result.id} · {result.split} · {result.status.value} · {why}"]
+            lines = [f"{result.id} · {result.split} · {result.status.word} · {why}"]
             lines.append(_("score {value}").format(value=score_text(result.score)))
             lines += [f"score.{name} {score_text(value)}" for name, value in result.scores.items()]
             st.text("\n".join(lines))

@@ -137,7 +137,7 @@ def running(job: object) -> None:
 def draw_result(result: CaseResult) -> None:
     cols = st.columns([1, 1, 2])
     cols[0].metric(_("Score"), f"{result.score:.3f}" if result.score is not None else "–")
-    cols[1].metric(_("Status"), result.status.value)
+    cols[1].metric(_("Status"), result.status.word)
     with cols[2]:
         if result.scores:
             st.markdown("**" + _("Named scores") + "**")

@@ -88,7 +88,7 @@ def metric_view(result: CaseResult | None) -> None:
         return
     named = " · ".join(f"{md(name)} {number(value)}" for name, value in result.scores.items())
     st.markdown(
-        _("**Metric score** {score} · {status}").format(score=number(result.score), status=result.status.value)
+        _("**Metric score** {score} · {status}").format(score=number(result.score), status=result.status.word)
         + (f" · {named}" if named else "")
     )
     long_text(result.feedback, "human.feedback", empty=_("(no feedback)"))

@@ -47,3 +47,7 @@ def test_the_chinese_author_page_names_the_case_statuses_in_chinese(data_dir: Pa
     tally = next((text for text in tallies if "错误" in text), None)
     assert tally is not None and "成功" in tally, tallies
     assert not re.search(r"\b(ok|error|timeout|invalid)\b", tally), tally
+    # Nor any other line that names a case's status (the check's sampled cases: "T-017 · train · ok · 抽样").
+    shown = [element.value for kind in ("text", "markdown", "caption") for element in getattr(at, kind)]
+    codes = [text for text in shown if re.search(r" · (ok|error|timeout|invalid)( ·|$)", str(text))]
+    assert not codes, codes
