@@ -269,12 +269,12 @@ class Store:
             row = db.execute(query + " ORDER BY created_at DESC, id DESC LIMIT 1", params).fetchone()
         return _version(row) if row else None
 
-    def name_version(self, version_id: int, name: str) -> Version:
-        """Give version ``version_id`` a person's ``name`` (it becomes a named version)."""
+    def name_version(self, version_id: int, name: str, kind: VersionKind = VersionKind.NAMED) -> Version:
+        """Give version ``version_id`` ``name`` and ``kind`` (by default a person's name: a named version)."""
         with self._connect() as db:
             db.execute(
                 "UPDATE versions SET name = ?, kind = ? WHERE id = ?",
-                (name.strip() or "untitled", VersionKind.NAMED.value, version_id),
+                (name.strip() or "untitled", kind.value, version_id),
             )
         version = self.version(version_id)
         if version is None:

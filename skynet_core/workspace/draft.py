@@ -65,13 +65,13 @@ class DraftPart(WorkspaceBase):
         kept = None
         if keep and current.revision and current.metric != metric and current.source.strip():
             # A version that holds the text already (scored, saved) is the one kept: no twin. An autosave of
-            # it gets the name instead, as in save_version.
+            # it becomes the kept version, with its name, as in save_version.
             name = _("before {reason} ({time})").format(reason=reason, time=clock())
             kept = next((version for version in self.versions() if version.folder == current.metric), None)
             if kept is None:
                 kept = self.store.save_version(name, current.metric, self.name, VersionKind.KEPT)
             elif kept.kind is VersionKind.AUTO:
-                kept = self.store.name_version(kept.id, name)
+                kept = self.store.name_version(kept.id, name, VersionKind.KEPT)
         return DraftWrite(self.store.write_draft(metric, None, self.name)[1], kept)
 
     def save_version(self, name: str, metric: str | MetricSource | None = None) -> SavedVersion:
