@@ -218,7 +218,7 @@ def test_screenshots_at_two_widths_in_two_languages(page: Page, server: str, wid
     wait_for_app_run(page)
     shot(page, f"20-author-error-{width}-{language}")
     page.get_by_role("button", name=re.compile("Score all cases|为全部用例评分")).click()
-    expect(page.get_by_text(re.compile("No ok case to plot|没有可绘制的 ok 用例"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile("No ok case to plot|没有可绘制的成功用例"))).to_be_visible(timeout=30_000)
     wait_for_app_run(page)
     shot(page, f"21-author-scored-{width}-{language}")
     type_metric(page, FIXED)
