@@ -6,7 +6,6 @@ Everything is computed by ``skynet_core.tradeoffs`` from stored scores; this mod
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -21,12 +20,12 @@ from skynet_core.reward import NormalizedSpec
 from skynet_core.scored_candidates import ScoredCandidates
 from skynet_core.tradeoffs import (
     CandidateSummary,
-    nearest_change,
-    rank_stability,
+    Stability,
+    WinnerChange,
     summarize,
     unmeasured,
     weights_from_point,
-    winner_map,
+    who_wins,
 )
 from widgets.text import md
 
@@ -129,13 +128,8 @@ def draw(scored: ScoredCandidates, norm: NormalizedSpec, source_weights: Mapping
 
 
 def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: NormalizedSpec) -> int:
-    try:
-        grid = winner_map(summary, GRID_STEP)
-    except ValueError as exc:
-        grid, grid_problem = None, str(exc)
-    change = nearest_change(summary, grid, norm.weights) if grid is not None else None
-    winner = change.winner if change is not None else summary.winner
-    stability = rank_stability(scored.candidates, norm, n=PERTURBATIONS, spread=SPREAD)
+    verdict = who_wins(scored.candidates, summary, norm, step=GRID_STEP, perturbations=PERTURBATIONS, spread=SPREAD)
+    grid, change, winner, stability = verdict.grid, verdict.change, verdict.winner, verdict.stability
 
     st.subheader(_("Who wins"))
     # Fixed-width metrics in a wrapping row: four a row when wide, two when narrow, none cut short.
@@ -159,7 +153,7 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
     )
     with st.container():
         if grid is None:
-            st.info(grid_problem, icon=":material/info:")
+            st.info(verdict.grid_problem, icon=":material/info:")
         else:
             missing = sum(unmeasured(candidate.latency_ms) for candidate in scored.candidates)
             st.plotly_chart(
@@ -173,7 +167,7 @@ def _who_wins(scored: ScoredCandidates, summary: CandidateSummary, norm: Normali
     return winner
 
 
-def _stats(summary: CandidateSummary, winner: int, change: Any, stability: Any) -> None:
+def _stats(summary: CandidateSummary, winner: int, change: WinnerChange | None, stability: Stability) -> None:
     """The winner, its reward, the distance to another winner, the ranking's stability: four numbers in a row."""
     stats = [st.container(horizontal=True)] * 4
     stats[0].metric(
@@ -217,7 +211,9 @@ def _stats(summary: CandidateSummary, winner: int, change: Any, stability: Any) 
     )
 
 
-def _where_winner_changes(summary: CandidateSummary, change, stability, winner: int) -> None:  # noqa: ANN001
+def _where_winner_changes(
+    summary: CandidateSummary, change: WinnerChange | None, stability: Stability, winner: int
+) -> None:
     left, right = st.columns(2, gap="medium")
     left.markdown(_("**Where the winner changes**"))
     if change is not None and change.nearest_weights is not None:

@@ -36,6 +36,7 @@ from skynet_core.tradeoffs import (
     summarize,
     unmeasured,
     weights_from_point,
+    who_wins,
     winner_map,
 )
 
@@ -515,3 +516,24 @@ def test_controls_from_spec_fills_missing_references_from_the_fallback() -> None
 def test_shares_text_reads_the_weights_as_percentages() -> None:
     assert shares_text({"accuracy": 7, "speed": 2, "cost": 1}) == "accuracy 70% · speed 20% · cost 10%"
     assert shares_text({"accuracy": 0, "speed": 0, "cost": 0}) == "accuracy 0% · speed 0% · cost 0%"
+
+
+def test_who_wins_is_the_maps_winner_its_nearest_change_and_the_rankings_stability() -> None:
+    """The page's "Who wins" section, computed here: the map's winner at the weights, the nearest change,
+    and the stability, as the functions it is made of give them."""
+    summary = summarize(two_way(), TWO_WAY_SPEC)
+    verdict = who_wins(two_way(), summary, TWO_WAY_SPEC, step=0.02, perturbations=50, spread=0.1)
+    change = nearest_change(summary, winner_map(summary, 0.02), TWO_WAY_SPEC["weights"])
+    assert verdict.grid is not None and verdict.grid_problem == ""
+    assert verdict.winner == change.winner and verdict.change == change and summary.names[verdict.winner] == "A"
+    stability = rank_stability(two_way(), TWO_WAY_SPEC, n=50, spread=0.1)
+    assert verdict.stability.mean_tau == stability.mean_tau
+    assert verdict.stability.winner_kept == stability.winner_kept
+
+
+def test_who_wins_without_a_map_says_why_and_takes_the_summarys_winner() -> None:
+    spec = {"weights": {"accuracy": 1, "speed": 1, "cost": 0}, "speed": {"reference": 1000}}
+    summary = summarize(three_candidates(), spec)
+    verdict = who_wins(three_candidates(), summary, spec, perturbations=20)
+    assert verdict.grid is None and verdict.change is None and "needs a cost reference" in verdict.grid_problem
+    assert verdict.winner == summary.winner
