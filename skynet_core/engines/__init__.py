@@ -12,45 +12,10 @@ llm, runner, sandbox): the reflection step and the export are imported from thei
 Nothing here imports ``gepa`` or ``dspy`` until a value that needs them is built.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .dspy_metric import DspyFields, DspyMetric, dspy_examples, dspy_metric, dspy_program
-    from .gepa_adapter import (
-        GepaEvaluator,
-        MetricAdapter,
-        engine_examples,
-        gepa_evaluator,
-        reflective_dataset,
-        side_info,
-    )
-    from .sandboxed import SandboxedMetric, Verdict
-    from .task import ChatTask, Task, litellm_kwargs, model_from_env, render_input
-
-# Each name from its module on first use: the CLI's parser imports ``engines.uplift`` for its options, and
-# importing every adapter with it cost each ``score`` run about 25 ms.
-_HOMES = {
-    **dict.fromkeys(["DspyFields", "DspyMetric", "dspy_examples", "dspy_metric", "dspy_program"], "dspy_metric"),
-    **dict.fromkeys(
-        ["GepaEvaluator", "MetricAdapter", "engine_examples", "gepa_evaluator", "reflective_dataset", "side_info"],
-        "gepa_adapter",
-    ),
-    **dict.fromkeys(["SandboxedMetric", "Verdict"], "sandboxed"),
-    **dict.fromkeys(["ChatTask", "Task", "litellm_kwargs", "model_from_env", "render_input"], "task"),
-}
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{home}", __name__), name)
-    globals()[name] = value
-    return value
-
+from .dspy_metric import DspyFields, DspyMetric, dspy_examples, dspy_metric, dspy_program
+from .gepa_adapter import GepaEvaluator, MetricAdapter, engine_examples, gepa_evaluator, reflective_dataset, side_info
+from .sandboxed import SandboxedMetric, Verdict
+from .task import ChatTask, Task, litellm_kwargs, model_from_env, render_input
 
 __all__ = [
     "ChatTask",
