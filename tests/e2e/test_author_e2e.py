@@ -161,7 +161,7 @@ def test_an_endless_loop_times_out_while_the_page_keeps_answering(page: Page, se
     # could sample it in time (not always, on a busy machine).
     timed_out = re.compile(r"did not finish within 5 s(, stuck at metric\.py line [23])?; it was stopped")
     expect(page.get_by_test_id("stText").filter(has_text=timed_out).first).to_be_visible()
-    expect(sampled_table(page)).to_contain_text("timeout")
+    expect(sampled_table(page)).to_contain_text("timed out")
     shot(page, "10-endless-loop-timed-out")
 
 
