@@ -170,66 +170,61 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
         return CaseResult(case.id, case.split, _OK, score, {}, feedback, {}, "", duration, "", None, case.candidate)
     duration = _finite(reply.get("duration_ms"))
     honest = duration is not None and 0.0 <= duration <= MAX_DURATION_MS  # else forged on the channel
-    duration_ms = duration if duration is not None and honest else 0.0
     stdout = reply.get("stdout")
-    stdout = stdout if type(stdout) is str else ""
     calls = reply.get("judge")  # the worker's trace of this case's llm() calls (never the child's)
     judge, traced = _judge_usage(calls) if calls else (JudgeUsage(), ())
-    status = reply.get("status")
-    if status == "ok":
-        score = _finite(reply.get("score"))
-        # The child leaves out empty named scores and side information (fewer bytes to parse, case after case).
-        scores = reply.get("scores", _ABSENT)
-        if scores is _ABSENT:
-            scores = {}
-        feedback = reply.get("feedback")
-        extra = reply.get("extra", _ABSENT)
-        if extra is _ABSENT:
-            extra = {}
-        if (
-            honest
-            and score is not None
-            and type(feedback) is str
-            and type(scores) is dict
-            and type(extra) is dict
-            and len(scores) <= MAX_NAMED_SCORES
-            and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))
-        ):
-            result = CaseResult(
-                id=case.id,
-                split=case.split,
-                candidate=case.candidate,
-                score=score,
-                scores={key: float(value) for key, value in scores.items()} if scores else {},
-                feedback=feedback,
-                extra=extra,
-                duration_ms=duration_ms,
-                stdout=stdout,
-                judge=judge,
-                _llm_calls=traced,
-            )
-            # A short feedback and no other side information is within the size kept (a character is at most 4 bytes).
-            return result if not extra and len(feedback) <= SIDE_KEEP_BYTES // 4 else bound_side_information(result)
-        return CaseResult(
-            id=case.id,
-            split=case.split,
-            candidate=case.candidate,
-            status=CaseStatus.ERROR,
-            error="the runner received a malformed result for this case; was the channel tampered with?",
-            duration_ms=duration_ms,
-            stdout=stdout,
-            judge=judge,
-            _llm_calls=traced,
-        )
-    result = CaseResult(
+    base = CaseResult(
         id=case.id,
         split=case.split,
         candidate=case.candidate,
-        duration_ms=duration_ms,
-        stdout=stdout,
+        duration_ms=duration if duration is not None and honest else 0.0,
+        stdout=stdout if type(stdout) is str else "",
         judge=judge,
         _llm_calls=traced,
     )
+    status = reply.get("status")
+    if status == "ok":
+        return _scored(base, reply, honest)
+    return _failed(base, reply, status, source)
+
+
+def _scored(base: CaseResult, reply: dict[str, Any], honest: bool) -> CaseResult:
+    """``base`` (the case, its duration, stdout and judge) with the score and side information of an ``ok``
+    reply off the fast path (named scores, side information, a long feedback); an error when anything in
+    it is off-shape, or ``honest`` is false (the duration was forged on the channel)."""
+    score = _finite(reply.get("score"))
+    # The child leaves out empty named scores and side information (fewer bytes to parse, case after case).
+    scores = reply.get("scores", _ABSENT)
+    if scores is _ABSENT:
+        scores = {}
+    feedback = reply.get("feedback")
+    extra = reply.get("extra", _ABSENT)
+    if extra is _ABSENT:
+        extra = {}
+    if (
+        honest
+        and score is not None
+        and type(feedback) is str
+        and type(scores) is dict
+        and type(extra) is dict
+        and len(scores) <= MAX_NAMED_SCORES
+        and (not scores or all(type(k) is str and _finite(v) is not None for k, v in scores.items()))
+    ):
+        result = base  # made for this reply alone: filled in place
+        result.score = score
+        result.scores = {key: float(value) for key, value in scores.items()} if scores else {}
+        result.feedback, result.extra = feedback, extra
+        # A short feedback and no other side information is within the size kept (a character is at most 4 bytes).
+        return result if not extra and len(feedback) <= SIDE_KEEP_BYTES // 4 else bound_side_information(result)
+    base.status = CaseStatus.ERROR
+    base.error = "the runner received a malformed result for this case; was the channel tampered with?"
+    return base
+
+
+def _failed(base: CaseResult, reply: dict[str, Any], status: Any, source: MetricSource | None) -> CaseResult:
+    """``base`` as a case that raised (``error``) or returned a value off the contract (``invalid``): the
+    child's message, with where in the metric folder it happened and a hint for a missing module."""
+    result = base
     result.status = CaseStatus.INVALID if status == "invalid" else CaseStatus.ERROR
     error = reply.get("error")
     result.error = error if isinstance(error, str) else _("score failed")
