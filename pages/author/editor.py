@@ -179,8 +179,9 @@ def metric_editor(draft: Draft, markers: list[dict[str, Any]]) -> None:
     file = files.file_tabs(draft.metric)
     suffix = "." + file.rsplit(".", 1)[-1] if "." in file else ""
     lang = LANGS.get(suffix, "text")
+    text = draft.metric.files[file]
     code_editor(
-        draft.metric.files[file],
+        text,
         lang=lang,
         height="640px",
         response_mode="debounce",
@@ -192,6 +193,11 @@ def metric_editor(draft: Draft, markers: list[dict[str, Any]]) -> None:
             "enableSnippets": False,
         },
         props={
+            # The editor keeps its own text once mounted: the component would otherwise set it back to the text
+            # of the last pause whenever it drew again (a check's line marks arriving), dropping the keys typed
+            # since. ``defaultValue`` is the text it mounts with; no ``value``, so nothing resets it.
+            "value": None,
+            "defaultValue": text,
             "annotations": markers if file == MAIN_FILE else [],
             "debounceChangePeriod": 250,
             "scrollMargin": [0, 0, 0, 0],

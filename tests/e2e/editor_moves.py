@@ -46,7 +46,7 @@ def wait_for_editor_text(page: Page, check: Callable[[str], bool], timeout: floa
         try:
             text = (
                 page.frame_locator(EDITOR)
-                .last.locator(".ace_editor")
+                .last.locator("#REACT_ACE_EDITOR")
                 .evaluate("el => el.env.editor.getValue()", timeout=2_000)
             )
         except PlaywrightError:  # the old editor's frame went away mid-read
@@ -59,7 +59,7 @@ def wait_for_editor_text(page: Page, check: Callable[[str], bool], timeout: floa
 
 def editor_text(page: Page) -> str:
     expect(page.locator(EDITOR)).to_have_count(1)  # a freshly loaded example replaces the editor
-    return str(page.frame_locator(EDITOR).locator(".ace_editor").evaluate("el => el.env.editor.getValue()"))
+    return str(page.frame_locator(EDITOR).locator("#REACT_ACE_EDITOR").evaluate("el => el.env.editor.getValue()"))
 
 
 def check_shows(page: Page, feedback: str) -> None:

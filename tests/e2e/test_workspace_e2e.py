@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from tests.e2e.browser import shot, wait_for_app_run
 from tests.e2e.editor_moves import (
     EDITOR,
+    editor_text,
     PASSES,
     check_shows,
     choose,
@@ -57,6 +58,25 @@ def test_the_editor_keeps_typed_text_after_visiting_another_page(page: Page, ser
     open_author(page, server)
     assert wait_for_editor_text(page, lambda text: text.startswith(B)) == B + "# more\n"
     shot(page, f"workspace-after-visiting-{away.split()[0].lower()}")
+
+
+def test_keys_typed_while_the_check_marks_a_line_are_kept(page: Page, server: str):
+    """A pause sends the text; its check marks a line while the next keys go in. The editor keeps every key: it
+    once set its text back to the text of the pause when the mark arrived, mid-word, and typing went on there."""
+    open_author(page, server)
+    type_metric(page, A)
+    check_shows(page, "metric A")
+    page.frame_locator(EDITOR).locator(".ace_content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("return", delay=70)  # outside the function: the check marks this line
+    page.wait_for_timeout(300)  # past the editor's 250 ms pause: it sends its text
+    more = " # one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+    page.keyboard.type(more, delay=70)  # six seconds without a pause, while the check answers
+    wanted = A + "return" + more
+    assert wait_for_editor_text(page, lambda text: text == wanted, timeout=3.0) == wanted
+    expect(page.get_by_text(re.compile(r"SyntaxError at metric.py line 3"))).to_be_visible()
+    wait_for_app_run(page, settle_ms=600)
+    assert editor_text(page) == wanted
 
 
 def test_two_tabs_typing_keep_both_texts_and_say_so(page: Page, server: str):
