@@ -117,28 +117,50 @@ def start_endless_scoring(page: Page, url: str) -> None:
     set_timeout(page, 5)
     type_metric(page, LOOPS)
     expect(page.get_by_text(re.compile(r"Checking…"))).to_be_visible()  # the check of the endless loop started
-    page.get_by_role("button", name="Score all cases").click()
-    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^scoring · "))).to_be_visible(timeout=60_000)
+    scoring = page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^scoring · "))
+    click_until_shown(page.get_by_role("button", name="Score all cases"), scoring)
 
 
-def click_until_gone(button: Locator, gone: Locator, timeout_s: float = 90.0) -> None:
-    """Click ``button`` until ``gone`` has left the page. A button in a polling fragment can be drawn anew
-    between Playwright's checks that it stands still, again and again on a loaded machine; a click that
-    landed on a node just replaced is lost, so it is tried again until its effect shows."""
+def act_until(act: Callable[[], None], effect: Callable[[int], None], timeout_s: float = 90.0) -> None:
+    """Do ``act`` until ``effect(timeout_ms)`` (an ``expect``) holds, as a person clicks again when nothing
+    happened. On a loaded machine a click can land on a node a rerun has just replaced, or on a chart still
+    moving; such a click is lost, so it is tried again until its effect shows (and not again once it has)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
-            if gone.count() == 0:
-                return
-            button.first.click(timeout=5_000)
-        except PlaywrightError:
-            try:  # no wait for it to stand still: the event goes to the node found now
-                button.first.dispatch_event("click", timeout=2_000)
-            except PlaywrightError:
-                pass
+            effect(500)
+            return
+        except AssertionError:
+            pass
         try:
-            expect(gone).to_have_count(0, timeout=10_000)
+            act()
+        except PlaywrightError:
+            pass
+        try:
+            effect(15_000)
             return
         except AssertionError:
             continue
-    expect(gone).to_have_count(0, timeout=1_000)
+    effect(1_000)
+
+
+def click(button: Locator) -> Callable[[], None]:
+    """A click on ``button``; when it will not stand still, the event goes to the node found now."""
+
+    def act() -> None:
+        try:
+            button.first.click(timeout=5_000)
+        except PlaywrightError:
+            button.first.dispatch_event("click", timeout=2_000)
+
+    return act
+
+
+def click_until_gone(button: Locator, gone: Locator, timeout_s: float = 90.0) -> None:
+    """Click ``button`` until ``gone`` has left the page (a Cancel in a polling fragment)."""
+    act_until(click(button), lambda ms: expect(gone).to_have_count(0, timeout=ms), timeout_s)
+
+
+def click_until_shown(button: Locator, shown: Locator, timeout_s: float = 90.0) -> None:
+    """Click ``button`` until ``shown`` is visible (a job's line after its start button)."""
+    act_until(click(button), lambda ms: expect(shown).to_be_visible(timeout=ms), timeout_s)

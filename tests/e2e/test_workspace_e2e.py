@@ -11,11 +11,11 @@ from playwright.sync_api import Page, expect
 from tests.e2e.browser import shot, wait_for_app_run
 from tests.e2e.editor_moves import (
     EDITOR,
-    editor_text,
     PASSES,
     check_shows,
     choose,
     click_until_gone,
+    editor_text,
     go_to,
     open_author,
     open_list,
