@@ -20,7 +20,7 @@ from tests.app.harness import open_app
 from tests.case_factory import WEAK_EVERY, WRONG_METRIC, weak_every_third
 
 # English left on the Feedback page (main area) that comes from files this branch does not own:
-# panels/reflection.py (the reflection step), skynet_core/llm.py (NO_MODEL_MESSAGE) and studio.py (the
+# panels/reflection.py (the reflection step), skynet_core/llm/settings.py (NO_MODEL_MESSAGE) and studio.py (the
 # stale-result banner). The i18n and author branches translate them; the lead empties this at merge.
 PENDING_OTHER_BRANCH: set[str] = set()
 # Data in the seeded run (case values, the dataset's name) and the English words the rules look for

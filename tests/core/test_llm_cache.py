@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from skynet_core import llm as llm_module
 from skynet_core.cases import Case
 from skynet_core.judge import judge_consistency, judge_summary
 from skynet_core.llm import ModelConfig, ModelSettings, complete, load_settings, make_handler
+from skynet_core.llm import provider as llm_module
 from skynet_core.llm_cache import (
     CACHE_DB_NAME,
     KEYED_PARAMETERS,

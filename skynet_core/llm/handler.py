@@ -1,0 +1,219 @@
+"""The runner's LlmHandler: answers a run's `llm()` requests within its limits, through the answer cache."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from typing import Any
+
+from ..i18n import _
+from ..llm_cache import AnswerRequest, CachedAnswer, LlmCache, Repeats, Source
+from ..redact import NO_ENV, known_secrets, redact
+from ..runner.worker import LlmRequest
+from ..trace import LIMIT_REACHED, LlmCall
+from . import provider
+from .provider import LlmReply, warm_up
+from .settings import ROLES, LlmError, ModelSettings
+
+
+class MetricLlm:
+    """The runner's LlmHandler for one run: answers the metric's `llm()` requests with these settings.
+
+    Never raises: any failure becomes ``{"error": …}``, which the metric's ``llm()``
+    raises as ``LlmError`` (so the case fails with that message). Over a limit
+    (calls per case, the run's budget) the reply also carries ``"end_case"``: the
+    runner then fails the case with that error whatever the metric returns.
+    ``spent_usd`` is what this run's calls have cost so far (thread-safe).
+
+    With a ``cache`` (and ``settings.cache`` on), an answer the cache holds, or
+    that an identical call in flight is getting, costs no call: its trace is
+    marked ``cached``, with cost 0 and the lookup's latency, and it adds nothing
+    to ``spent_usd``. Answers are redacted before they are stored.
+    """
+
+    def __init__(
+        self, settings: ModelSettings, mock_response: str | None = None, cache: LlmCache | None = None
+    ) -> None:
+        self.settings = settings
+        self.mock_response = mock_response
+        self.cache = cache if settings.cache else None
+        self._repeats = Repeats()
+        self.spent_usd = 0.0
+        self._lock = threading.Lock()
+        # The keys to hide, read from the environment once for the run rather than at each call (reading
+        # os.environ item by item took most of a cached answer's time).
+        self._keys = known_secrets(
+            None, [config.api_key for role in ROLES if (config := settings.config(role)) is not None]
+        )
+        if settings.effective() is not None:
+            warm_up()  # a model is configured: a metric may call it soon
+
+    def __call__(self, request: LlmRequest) -> dict[str, Any]:
+        """The reply for the metric (``text`` or ``error``), with ``call``: the call's :class:`LlmCall` trace."""
+        refused = self._over_limit(request)
+        if refused:
+            return {"error": refused, "end_case": True, "call": self._trace(request, error=refused, kind=LIMIT_REACHED)}
+        model = self._model()
+        started = time.perf_counter()
+        try:
+            reply, source = self._answer(request)
+        except LlmError as exc:
+            return {"error": str(exc), "call": self._trace(request, model, error=str(exc), kind=exc.kind, failure=exc)}
+        except Exception as exc:  # noqa: BLE001  (a failure here must reach the metric as an error, not a hang)
+            error = redact(f"the model call failed unexpectedly: {type(exc).__name__}: {exc}", self._keys, NO_ENV)
+            elapsed = (time.perf_counter() - started) * 1000.0
+            return {
+                "error": error,
+                "call": self._trace(request, model, error=error, kind=type(exc).__name__, elapsed_ms=elapsed),
+            }
+        if source.cached:
+            return self._answered(request, _looked_up(reply, started), cached=True)
+        with self._lock:
+            self.spent_usd += reply.cost_usd or 0.0
+        return self._answered(request, reply)
+
+    def _answered(self, request: LlmRequest, reply: LlmReply, cached: bool = False) -> dict[str, Any]:
+        """The metric's reply (``text``, ``usage``) and the call's trace (``call``)."""
+        call = LlmCall.make(
+            request.instructions,
+            request.input,
+            reply.text,
+            secrets=self._keys,
+            env=NO_ENV,
+            model=reply.model,
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+            latency_ms=reply.latency_ms,
+            elapsed_ms=reply.elapsed_ms or reply.latency_ms,
+            cost_usd=reply.cost_usd,
+            retries=reply.attempts - 1,
+            cached=cached,
+        )
+        # The answer crosses to the metric, and from it to feedback, --out and the database: an endpoint that
+        # echoes the request's Authorization header (or any key) must not hand the key to metric code.
+        return {"text": redact(reply.text, self._keys, NO_ENV), "usage": reply.usage(), "call": call}
+
+    def without_cache(self) -> MetricLlm:
+        """A handler with these settings that asks the model every time (measurements of variance)."""
+        return MetricLlm(self.settings, self.mock_response)
+
+    def answer_at_once(self, request: LlmRequest) -> dict[str, Any] | None:
+        """The reply when the cache holds the answer in memory: no model call, no wait, so the runner
+        takes it without a thread of its own (see ``LlmHandler``); None otherwise."""
+        if self.cache is None or self._over_limit(request):
+            return None
+        started = time.perf_counter()
+        asked = self._request(request)
+        if asked is None:
+            return None
+        digest = asked.key()
+        repeat = self._repeats.peek(request.case, digest)
+        found = self.cache.remembered(replace(asked, repeat=repeat).key() if repeat else digest)
+        if found is None:
+            return None
+        self._repeats.take(request.case, digest)
+        return self._answered(
+            request, _looked_up(LlmReply(found.text, 0.0, 0, 0, 0.0, model=found.model), started), True
+        )
+
+    def _request(self, request: LlmRequest) -> AnswerRequest | None:
+        """What makes ``request`` the same call as another (the cache's key), or None without a model."""
+        chosen = self.settings.effective()
+        if chosen is None:
+            return None
+        config = chosen[0]
+        return AnswerRequest(
+            config.model,
+            config.api_base,
+            request.instructions,
+            request.input,
+            self.settings.temperature,
+            self.mock_response,
+        )
+
+    def _answer(self, request: LlmRequest) -> tuple[LlmReply, Source]:
+        """The reply to ``request``: from the cache, or shared with an identical call in flight, or asked."""
+        asked = self._request(request) if self.cache is not None else None
+        if self.cache is None or asked is None:
+            return self._ask(request), Source.PROVIDER
+        repeat = self._repeats.take(request.case, asked.key())
+        made: list[LlmReply] = []
+
+        def ask() -> CachedAnswer:
+            made.append(reply := self._ask(request))
+            return CachedAnswer(
+                reply.text, reply.model, reply.prompt_tokens, reply.completion_tokens, reply.cost_usd, reply.latency_ms
+            )
+
+        answer, source = self.cache.answer(replace(asked, repeat=repeat).key() if repeat else asked.key(), ask)
+        if made:
+            return made[0], source
+        return LlmReply(answer.text, 0.0, 0, 0, 0.0, model=answer.model), source
+
+    def _ask(self, request: LlmRequest) -> LlmReply:
+        """The model's reply, its text redacted (so that no key is stored in the cache or reaches the metric)."""
+        reply = provider.complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
+        return replace(reply, text=redact(reply.text, self._keys, NO_ENV))
+
+    def _model(self) -> str:
+        chosen = self.settings.effective()
+        return chosen[0].model if chosen is not None else ""
+
+    def _trace(
+        self,
+        request: LlmRequest,
+        model: str = "",
+        *,
+        error: str,
+        kind: str,
+        failure: LlmError | None = None,
+        elapsed_ms: float = 0.0,
+    ) -> LlmCall:
+        """The trace of a call that failed (or was refused): what was asked, the error, what it took."""
+        return LlmCall.make(
+            request.instructions,
+            request.input,
+            None,
+            secrets=self._keys,
+            env=NO_ENV,
+            model=model,
+            latency_ms=failure.latency_ms if failure is not None else 0.0,
+            elapsed_ms=failure.elapsed_ms if failure is not None else elapsed_ms,
+            retries=failure.retries if failure is not None else 0,
+            error=error,
+            error_kind=kind,
+        )
+
+    def _over_limit(self, request: LlmRequest) -> str | None:
+        cap = self.settings.max_calls_per_case
+        if request.call > cap:
+            return _(
+                "this case made more than {cap} llm() calls, the most one case may make, so it was stopped; "
+                "make fewer calls per case or raise the cap (Settings: “llm() calls per case”, or the CLI's "
+                "--max-calls)"
+            ).format(cap=cap)
+        budget = self.settings.max_cost_usd
+        with self._lock:
+            spent = self.spent_usd
+        if budget is not None and spent >= budget:
+            return _(
+                "this run's llm() budget of ${budget:,.2f} is spent (${spent:,.4f} so far), so this case was "
+                "stopped; raise the budget (Settings: “budget per run”, or the CLI's --max-cost) or score fewer "
+                "cases"
+            ).format(budget=budget, spent=spent)
+        return None
+
+
+def _looked_up(reply: LlmReply, started: float) -> LlmReply:
+    """A cached answer's reply as its trace shows it: no tokens, cost 0, the lookup's latency (since ``started``)."""
+    latency_ms = (time.perf_counter() - started) * 1000.0
+    return replace(
+        reply, prompt_tokens=0, completion_tokens=0, cost_usd=0.0, latency_ms=latency_ms, elapsed_ms=latency_ms
+    )
+
+
+def make_handler(settings: ModelSettings, mock_response: str | None = None, cache: LlmCache | None = None) -> MetricLlm:
+    """The LlmHandler for one run (see :class:`MetricLlm`; ``cache`` answers calls it has seen, while
+    ``settings.cache`` is on); litellm starts importing now when a model is set."""
+    return MetricLlm(settings, mock_response, cache)
