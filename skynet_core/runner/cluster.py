@@ -41,7 +41,8 @@ from ..metric_source import MetricSource
 from ..overflow import nothing_kept_on_disk
 from ..results import CaseResult, CaseStatus, Isolation, RunTally
 from .pool import default_pool
-from .run import LoadFailure, ResultCallback, ScoreRun, batch_size, failed_result, score_cases
+from .replies import failed_result
+from .run import LoadFailure, ResultCallback, ScoreRun, batch_size, score_cases
 from .sandbox import detect_isolation
 from .worker import LlmHandler, LlmRequest
 

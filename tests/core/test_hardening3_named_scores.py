@@ -14,7 +14,7 @@ from skynet_core.export import MAX_SCORE_COLUMNS, OTHER_SCORES, open_results
 from skynet_core.i18n import use_language
 from skynet_core.results import CaseResult, CaseStatus, StageName, StageStatus
 from skynet_core.runner import score_cases
-from skynet_core.runner.run import reply_to_result
+from skynet_core.runner.replies import reply_to_result
 from skynet_core.sandbox.returns import MAX_NAMED_SCORES
 
 

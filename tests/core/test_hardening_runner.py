@@ -11,7 +11,7 @@ from skynet_core.cases import Case
 from skynet_core.datasets import DatasetError, load_dataset
 from skynet_core.results import CaseStatus
 from skynet_core.runner import score_cases
-from skynet_core.runner.run import reply_to_result
+from skynet_core.runner.replies import reply_to_result
 
 CASES = [Case(id=f"case-{i}", input={"q": str(i)}, output=str(i)) for i in range(3)]
 

@@ -221,7 +221,7 @@ def test_the_dataset_beside_metric_py_does_not_come_along(tmp_path, data):
 
 @pytest.mark.parametrize("forged", ["../../etc/passwd.py", "/abs/x.py", "x" * 300 + ".py", ".hidden.py", 3, None])
 def test_a_file_name_the_child_sends_is_trusted_only_when_a_folder_could_hold_it(forged):
-    from skynet_core.runner.run import reply_to_result
+    from skynet_core.runner.replies import reply_to_result
 
     case = Case(id="a", input={}, output="x", expected=None)
     result = reply_to_result(case, {"status": "error", "error": "boom", "line": 2, "file": forged})
