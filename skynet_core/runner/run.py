@@ -335,153 +335,175 @@ def score_cases(
     ``stop_on_timeout``: after the first timeout, run no more cases (the
     contract check wants a fast verdict, not every case's timeout).
     """
-    source = MetricSource.of(source)
-    pool = pool or default_pool()
-    cancel = cancel or threading.Event()
-    began = time.monotonic()
-    results: list[CaseResult] = []
-    tally = RunTally()
-    lock = threading.Condition(threading.Lock())  # never taken twice by one thread, so no RLock
-    load_error: list[LoadFailure] = []
-    settler = Settler()  # kept results leave the garbage collector's scans (skynet_core.heap)
+    run = _Run(MetricSource.of(source), cases, timeout, concurrency, llm, cancel, pool, stop_on_timeout)
+    run.on_result, run.in_order, run.keep = on_result, in_order, keep
+    return run.run(worker)
 
-    def deliver(result: CaseResult) -> None:
-        tally.add(result)
-        if keep:
-            results.append(result)
-            settler.kept()
-        if in_order is not None:
-            in_order(result)
 
-    ordered = _InOrder(len(cases), deliver, lock)
+class _Run:
+    """One :func:`score_cases` call: its cases, the results in order, and the children that score them.
 
-    def emit(index: int, result: CaseResult) -> None:
-        with lock:
-            ordered.put(index, result)
-        if on_result is not None:
-            on_result(result)
-        if not helpers:
-            busy[0] += 1
-            busy[1] += result.duration_ms
-            if len(first) < TYPICAL_OF:
-                first.append(result.duration_ms)
-            if slow():
-                start_helpers()
+    One shard (the caller's thread) starts; helpers join once cases prove slow (:meth:`slow`). Every field a
+    shard's thread changes is changed under ``lock``, except ``busy`` and ``first``, which only the starting
+    shard touches before the helpers exist.
+    """
 
-    def emit_many(indexes: list[int], results: list[CaseResult]) -> None:
+    def __init__(
+        self,
+        source: MetricSource,
+        cases: Sequence[Case],
+        timeout: float,
+        concurrency: int,
+        llm: LlmHandler | None,
+        cancel: threading.Event | None,
+        pool: WorkerPool | None,
+        stop_on_timeout: bool,
+    ) -> None:
+        self.source, self.cases, self.timeout, self.llm = source, cases, timeout, llm
+        self.pool = pool or default_pool()
+        self.cancel = cancel or threading.Event()
+        self.halt = threading.Event() if stop_on_timeout else None
+        self.on_result: ResultCallback | None = None
+        self.in_order: ResultCallback | None = None
+        self.keep = True
+        self.results: list[CaseResult] = []
+        self.tally = RunTally()
+        self.lock = threading.Condition(threading.Lock())  # never taken twice by one thread, so no RLock
+        self.load_error: list[LoadFailure] = []
+        self.settler = Settler()  # kept results leave the garbage collector's scans (skynet_core.heap)
+        self.ordered = _InOrder(len(cases), self.deliver, self.lock)
+        self.workers = max(1, min(int(concurrency), len(cases) or 1))
+        self.line_batch = getattr(cases, "line_batch", None)
+        self.next_start = 0
+        self.cancelled = False
+        self.helpers: list[threading.Thread] = []
+        self.busy = [0, 0.0]  # results seen and the time their calls took, until the helpers start
+        self.first: list[float] = []  # the durations of the first TYPICAL_OF of them
+
+    def deliver(self, result: CaseResult) -> None:
+        self.tally.add(result)
+        if self.keep:
+            self.results.append(result)
+            self.settler.kept()
+        if self.in_order is not None:
+            self.in_order(result)
+
+    def emit(self, index: int, result: CaseResult) -> None:
+        with self.lock:
+            self.ordered.put(index, result)
+        if self.on_result is not None:
+            self.on_result(result)
+        if not self.helpers:
+            self.busy[0] += 1
+            self.busy[1] += result.duration_ms
+            if len(self.first) < TYPICAL_OF:
+                self.first.append(result.duration_ms)
+            if self.slow():
+                self.start_helpers()
+
+    def emit_many(self, indexes: list[int], results: list[CaseResult]) -> None:
         """``emit`` for each, under one lock."""
-        with lock:
+        with self.lock:
             for index, result in zip(indexes, results, strict=True):
-                ordered.put(index, result)
-        if on_result is not None:
+                self.ordered.put(index, result)
+        if self.on_result is not None:
             for result in results:
-                on_result(result)
-        if not helpers:
-            busy[0] += len(results)
-            busy[1] += sum(result.duration_ms for result in results)
-            first.extend(result.duration_ms for result in results[: TYPICAL_OF - len(first)])
-            if slow():
-                start_helpers()
+                self.on_result(result)
+        if not self.helpers:
+            self.busy[0] += len(results)
+            self.busy[1] += sum(result.duration_ms for result in results)
+            self.first.extend(result.duration_ms for result in results[: TYPICAL_OF - len(self.first)])
+            if self.slow():
+                self.start_helpers()
 
-    def slow() -> bool:
+    def slow(self) -> bool:
         """Whether more children would finish sooner (see SLOW_CASE_MS, BUSY_MS and HELPERS_PAY_MS). What is
         left is judged by the typical case (the median of the first ones), not by their mean: on a busy
         machine one case held up for 0.2 s would otherwise start every helper for a run of quick ones."""
-        seen, spent = busy
+        seen, spent = self.busy
         if spent < max(BUSY_MS, SLOW_CASE_MS * seen):
             return False
-        return statistics.median(first) * (len(cases) - seen) >= HELPERS_PAY_MS
+        return statistics.median(self.first) * (len(self.cases) - seen) >= HELPERS_PAY_MS
 
-    workers = max(1, min(int(concurrency), len(cases) or 1))
-    line_batch = getattr(cases, "line_batch", None)
-    next_start = [0]
-    cancelled = [False]
-
-    halt = threading.Event() if stop_on_timeout else None
-
-    def take_batch(shard: _Shard) -> tuple[int, list[Case]] | None:
-        with lock:
+    def take_batch(self, shard: _Shard) -> tuple[int, list[Case]] | None:
+        cases, ordered = self.cases, self.ordered
+        with self.lock:
             while True:
-                start = next_start[0]
-                if start >= len(cases) or load_error or (halt is not None and halt.is_set()):
+                start = self.next_start
+                if start >= len(cases) or self.load_error or (self.halt is not None and self.halt.is_set()):
                     return None
-                if start - ordered.next <= AHEAD_CASES or cancel.is_set():
+                if start - ordered.next <= AHEAD_CASES or self.cancel.is_set():
                     break
-                if shard.worker is not None and pool.limit.waiting():
+                if shard.worker is not None and self.pool.limit.waiting():
                     return _IDLE  # its sandbox would sit idle while others wait for a place: it is closed first
                 ordered.waiting += 1  # the first unfinished case is still running; do not run too far ahead of it
-                lock.wait(0.1)
+                self.lock.wait(0.1)
                 ordered.waiting -= 1
-            end = start + batch_size(len(cases) - start, workers)
-            next_start[0] = end
+            end = start + batch_size(len(cases) - start, self.workers)
+            self.next_start = end
         # A JSON Lines file's cases come as their lines, to be sent as they are (datasets.lines.LineCase).
-        return start, line_batch(start, end) if line_batch is not None else list(cases[start:end])
+        return start, self.line_batch(start, end) if self.line_batch is not None else list(cases[start:end])
 
-    def drive(shard: _Shard) -> None:
+    def drive(self, shard: _Shard) -> None:
         try:
-            while (batch := take_batch(shard)) is not None:
+            while (batch := self.take_batch(shard)) is not None:
                 if batch is _IDLE:
                     shard.close()
                     continue
                 shard.run_batch(*batch)
-                if shard.worker is not None and pool.crowded(shard.worker):
+                if shard.worker is not None and self.pool.crowded(shard.worker):
                     shard.close()  # the sandbox limit's place goes to a run that holds fewer
         except Cancelled:
-            cancelled[0] = True
+            self.cancelled = True
         except LoadFailure as exc:
-            with lock:
-                load_error.append(exc)
+            with self.lock:
+                self.load_error.append(exc)
         finally:
             shard.close()
 
-    helpers: list[threading.Thread] = []
-    busy = [0, 0.0]  # results seen and the time their calls took, until the helpers start
-    first: list[float] = []  # the durations of the first TYPICAL_OF of them
+    def shard(self, worker: Worker | None = None) -> _Shard:
+        return _Shard(
+            self.source, self.pool, self.timeout, self.llm, self.cancel, self.emit, worker, self.halt, self.emit_many
+        )
 
-    def start_helpers() -> None:
-        with lock:
-            if helpers:
+    def start_helpers(self) -> None:
+        with self.lock:
+            if self.helpers:
                 return
-            helpers.extend(
-                threading.Thread(
-                    # In the starter's context: the messages of the helper's cases follow its language.
-                    target=contextvars.copy_context().run,
-                    args=(drive, _Shard(source, pool, timeout, llm, cancel, emit, halt=halt, emit_many=emit_many)),
-                    daemon=True,
-                )
-                for _helper in range(workers - 1)
+            self.helpers.extend(
+                # In the starter's context: the messages of the helper's cases follow its language.
+                threading.Thread(target=contextvars.copy_context().run, args=(self.drive, self.shard()), daemon=True)
+                for _helper in range(self.workers - 1)
             )
-        for thread in helpers:
+        for thread in self.helpers:
             thread.start()
 
-    drive(_Shard(source, pool, timeout, llm, cancel, emit, worker, halt, emit_many))
-    with lock:
-        started = list(helpers)
-    for thread in started:
-        thread.join()
-
-    if load_error:
-        failure = load_error[0]
-        for index, done in enumerate(ordered.done):
-            if not done:
-                emit(
-                    index,
-                    failed_result(
-                        cases[index],
-                        CaseStatus.ERROR,
-                        _("metric.py did not load: {error}").format(error=failure.message),
-                        failure.line,
-                        file=failure.file,
-                    ),
-                )
-    with lock:
-        ordered.flush()
-    return ScoreRun(
-        results=results,
-        isolation=pool.isolation,
-        cancelled=cancelled[0] or cancel.is_set(),
-        duration_ms=(time.monotonic() - began) * 1000.0,
-        load_error=load_error[0] if load_error else None,
-        by_status=dict(tally.by_status),
-        tally=tally,
-    )
+    def run(self, worker: Worker | None) -> ScoreRun:
+        """Score every case (starting with ``worker`` when given), then fail the unscored ones with the load
+        error if the metric did not load."""
+        began = time.monotonic()
+        self.drive(self.shard(worker))
+        with self.lock:
+            started = list(self.helpers)
+        for thread in started:
+            thread.join()
+        if self.load_error:
+            failure = self.load_error[0]
+            message = _("metric.py did not load: {error}").format(error=failure.message)
+            for index, done in enumerate(self.ordered.done):
+                if not done:
+                    failed = failed_result(
+                        self.cases[index], CaseStatus.ERROR, message, failure.line, file=failure.file
+                    )
+                    self.emit(index, failed)
+        with self.lock:
+            self.ordered.flush()
+        return ScoreRun(
+            results=self.results,
+            isolation=self.pool.isolation,
+            cancelled=self.cancelled or self.cancel.is_set(),
+            duration_ms=(time.monotonic() - began) * 1000.0,
+            load_error=self.load_error[0] if self.load_error else None,
+            by_status=dict(self.tally.by_status),
+            tally=self.tally,
+        )
