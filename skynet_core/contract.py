@@ -21,7 +21,8 @@ from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, RunTally, 
 from .reward_spec import calls_reward, reward_spec_line
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_cases
-from .runner.worker import Cancelled, LlmHandler, Worker
+from .runner.values import Cancelled, LlmHandler
+from .runner.worker import Worker
 from .sandbox.returns import check_number, check_return, check_signature
 from .score_lines import def_line, fix_line
 from .scoring import LocalScorer, RunOptions, Scorer

@@ -36,7 +36,7 @@ from typing import Any, Generic, TypeVar
 from .provenance import Provenance
 from .results import CaseResult, CheckReport, ErrorKind, JobError, JobKind, Outcome, OutcomeStatus
 from .runner.limit import holding
-from .runner.worker import Cancelled
+from .runner.values import Cancelled
 
 T = TypeVar("T")
 

@@ -21,7 +21,7 @@ from .metric_source import MetricSource
 from .results import CaseResult, RunTally
 from .runner.pool import WorkerPool
 from .runner.run import score_cases
-from .runner.worker import LlmHandler
+from .runner.values import LlmHandler
 
 REPEAT_MARK = " #"  # a repeated case's id is "<id> #<k>", k counting from 1
 DEFAULT_THRESHOLD = 0.5

@@ -22,7 +22,7 @@ from .metric_source import MetricSource
 from .results import CheckReport, ErrorKind, JobError
 from .runner.pool import WorkerPool
 from .runner.run import ResultCallback, ScoreRun, score_cases
-from .runner.worker import LlmHandler
+from .runner.values import LlmHandler
 
 if TYPE_CHECKING:
     from .jobs import Job

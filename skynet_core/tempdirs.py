@@ -10,16 +10,31 @@ or made before the names carried the owner are left alone.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
+import stat
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .metric_source import MetricSource
 
 METRIC_PREFIX = "skynet-metric-"
 _OWNED = re.compile(re.escape(METRIC_PREFIX) + r"(\d+)-(\d+)-")
 _cleaned = threading.Event()
+live_roots: set[str] = set()
+"""Metric folders of workers not closed yet; removed at exit too (a spare being started when the interpreter
+exits is never closed)."""
+
+
+@atexit.register
+def _remove_live_roots() -> None:
+    for root in list(live_roots):
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _namespace() -> int:
@@ -80,3 +95,18 @@ def _running(pid: int) -> bool:
     except (PermissionError, OverflowError):
         return True
     return True
+
+
+def materialise(source: MetricSource, folder: str) -> None:
+    """Write the metric folder's files (replacing what was there), readable by the sandbox's uid."""
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            os.unlink(entry.path)
+    source.write_to(folder)
+    for root, dirs, files in os.walk(folder):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)

@@ -43,7 +43,7 @@ from ..metric_source import MetricSource
 from ..overflow import nothing_kept_on_disk
 from ..results import CaseResult, CheckReport, JobError
 from ..runner.pool import start_one_child
-from ..runner.worker import Cancelled
+from ..runner.values import Cancelled
 from ..scoring import scorer_for
 from .inputs import _in_split, _Inputs, _metric_name, _read_inputs, _read_metric, _read_roles
 from .options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, build_parser, cli_language

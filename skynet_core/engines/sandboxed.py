@@ -26,7 +26,7 @@ from ..metric_source import MetricSource
 from ..results import CaseResult
 from ..runner.pool import WorkerPool, default_pool
 from ..runner.run import score_cases
-from ..runner.worker import LlmHandler
+from ..runner.values import LlmHandler
 
 METRIC_FAILED = "The metric could not score this output, so it counts as 0: "
 

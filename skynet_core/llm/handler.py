@@ -10,7 +10,7 @@ from typing import Any
 from ..i18n import _
 from ..llm_cache import AnswerRequest, CachedAnswer, LlmCache, Repeats, Source
 from ..redact import NO_ENV, known_secrets, redact
-from ..runner.worker import LlmRequest
+from ..runner.values import LlmRequest
 from ..trace import LIMIT_REACHED, LlmCall
 from . import provider
 from .provider import LlmReply, warm_up

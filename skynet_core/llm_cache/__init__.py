@@ -39,7 +39,7 @@ from ._key import KEYED_PARAMETERS, NEUTRAL_PARAMETERS, AnswerRequest, Repeats
 from ._setting import MAX_MB_RANGE, SETTING_KEY, CacheSetting, cache_setting, save_cache_setting
 
 if TYPE_CHECKING:
-    from ..runner.worker import LlmHandler
+    from ..runner.values import LlmHandler
     from ..store import Store
 
 FRESH_ANSWERS = N_("Every run asks the model afresh: the answer cache is not used, so the spread is the model's own.")

@@ -7,7 +7,8 @@ Public face: :func:`score_cases`, :class:`WorkerPool`, :func:`default_pool`,
 from .pool import WorkerPool, default_pool
 from .run import LoadFailure, ScoreRun, score_cases
 from .sandbox import Limits, detect_isolation
-from .worker import LlmHandler, LlmRequest, Worker
+from .values import LlmHandler, LlmRequest
+from .worker import Worker
 
 __all__ = [
     "Limits",

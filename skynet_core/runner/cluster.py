@@ -44,7 +44,7 @@ from .pool import default_pool
 from .replies import failed_result
 from .run import LoadFailure, ResultCallback, ScoreRun, batch_size, score_cases
 from .sandbox import detect_isolation
-from .worker import LlmHandler, LlmRequest
+from .values import LlmHandler, LlmRequest
 
 if TYPE_CHECKING:
     from ..scoring import RayScorer

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from .worker import Cancelled
+from .values import Cancelled
 
 CAPACITY_ENV = "SKYNET_MAX_SANDBOXES"
 SETTING_KEY = "runner.max_sandboxes"

@@ -42,6 +42,24 @@ def where(file: str, line: int | None) -> str:
     return _("{file} line {line}").format(file=file, line=line) if line else file
 
 
+def timeout_message(timeout: float, line: int | None, what: str = "score", file: str = MAIN_FILE) -> str:
+    """What a call that outlived the metric timeout says; ``what`` is "score" or "loading metric.py"."""
+    fix = _("Look for an endless loop or a slow call, or raise the timeout (at most 600 s)")
+    if what == "loading metric.py":
+        message = (
+            _("loading metric.py did not finish within {timeout} s, stuck at {where}; it was stopped. {fix}")
+            if line
+            else _("loading metric.py did not finish within {timeout} s; it was stopped. {fix}")
+        )
+    else:
+        message = (
+            _("score did not finish within {timeout} s, stuck at {where}; it was stopped. {fix}")
+            if line
+            else _("score did not finish within {timeout} s; it was stopped. {fix}")
+        )
+    return message.format(timeout=f"{timeout:g}", where=where(file, line), fix=fix)
+
+
 def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | None = None) -> CaseResult:
     """Turn the child's (untrusted) reply into a CaseResult, refusing anything off-shape."""
     # Built in one call on the ok path: this runs once per case, and a million cases notice every step.

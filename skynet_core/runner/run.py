@@ -23,8 +23,9 @@ from ..metric_source import MAIN_FILE, MetricSource
 from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, RunTally
 from .pool import WorkerPool, default_pool
-from .replies import clean_file, failed_result, file_of, judge_usage, reply_to_result, where
-from .worker import CallTimeout, Cancelled, ChildDied, EncodedCases, LlmHandler, Worker
+from .replies import clean_file, failed_result, file_of, judge_usage, reply_to_result, timeout_message
+from .values import CallTimeout, Cancelled, ChildDied, EncodedCases, LlmHandler
+from .worker import Worker
 
 MAX_BATCH_CASES = 1024
 GUIDED_SHARES = 2  # a slice takes at most 1/(workers × this) of the cases left
@@ -75,24 +76,6 @@ class ScoreRun:
     load_error: LoadFailure | None = None
     by_status: dict[str, int] = field(default_factory=dict)
     tally: RunTally = field(default_factory=RunTally)
-
-
-def timeout_message(timeout: float, line: int | None, what: str = "score", file: str = MAIN_FILE) -> str:
-    """What a call that outlived the metric timeout says; ``what`` is "score" or "loading metric.py"."""
-    fix = _("Look for an endless loop or a slow call, or raise the timeout (at most 600 s)")
-    if what == "loading metric.py":
-        message = (
-            _("loading metric.py did not finish within {timeout} s, stuck at {where}; it was stopped. {fix}")
-            if line
-            else _("loading metric.py did not finish within {timeout} s; it was stopped. {fix}")
-        )
-    else:
-        message = (
-            _("score did not finish within {timeout} s, stuck at {where}; it was stopped. {fix}")
-            if line
-            else _("score did not finish within {timeout} s; it was stopped. {fix}")
-        )
-    return message.format(timeout=f"{timeout:g}", where=where(file, line), fix=fix)
 
 
 def load_into(

@@ -27,6 +27,7 @@ reach the child because it sees only ``child_env()``; ``-s`` (no user site),
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import resource
@@ -429,3 +430,11 @@ def detect_isolation() -> tuple[Isolation, str]:
         return Isolation.REDUCED, f"bubblewrap could not start: {reason}"
     # N_: cached once per process, so shown translated (``_(reason)``) in each session's language.
     return Isolation.FULL, N_("bubblewrap sandbox: no network, private /tmp, unprivileged user")
+
+
+def widen_pipe(fd: int) -> None:
+    """A 1 MiB pipe lets a whole batch of cases or results cross in one write (Linux only)."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (AttributeError, OSError):
+        pass  # the default size works, only with more round trips

@@ -8,23 +8,17 @@ whole process tree and the case it was on fails with a clear error.
 
 from __future__ import annotations
 
-import atexit
-import fcntl
-import itertools
+import functools
 import mmap
 import os
-import random
-import re
 import select
 import shutil
 import signal
-import stat
 import struct
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -33,88 +27,20 @@ from .. import i18n  # i18n._: this module keeps `_` for values it ignores
 from ..i18n import SOURCE_LANGUAGE, language
 from ..metric_source import MetricSource
 from ..packages import existing_packages_dir
-from ..redact import redact
 from ..results import Isolation
 from ..sandbox.launcher import kill_below, running
-from ..tempdirs import make_metric_root
-from ..trace import CASE_TIMEOUT, NO_ANSWER, NOT_AVAILABLE, LlmCall, from_reply
+from ..tempdirs import live_roots, make_metric_root, materialise
+from ..trace import LlmCall
 from . import sandbox
+from .diagnosis import death_message, first_child, has_pid_namespace, last_metric_frame, python_pid
+from .model_calls import answer_llm, case_numbers, traced
+from .values import CallTimeout, Cancelled, ChildDied, EncodedCases, LlmHandler, results_items
 from .watchdog import watchdog
 
 MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest replies at 1 MiB
 STDERR_KEEP = 64 * 1024
 KILL_GRACE_S = 1.0  # after SIGUSR1, the most we wait for the stack dump (a busy machine is slow to schedule it)
 ANSWER_SLACK_S = 0.5  # beyond the timeout, since the last results: the child's flush interval and then some
-METRIC_FILE = "metric.py"
-CHANNEL_BROKEN_EXIT = 86  # the child's exit code when metric code broke its channel (as in sandbox/child_channel.py)
-# Metric folders of workers not closed yet; removed at exit too (a spare being started when the
-# interpreter exits is never closed).
-_live_roots: set[str] = set()
-# Numbers that tell running cases apart (LlmRequest.case), from a random start: unique across the
-# processes whose calls one driver answers (a Ray cluster's nodes).
-_case_numbers = itertools.count(random.SystemRandom().getrandbits(62) + 1)
-
-
-class ChildDied(Exception):
-    """The child exited or broke the protocol; the message says how, for people.
-
-    ``index`` is the position (in the submitted cases) of the call that was
-    running, when the child's progress page tells it.
-    """
-
-    def __init__(self, message: str, index: int | None = None) -> None:
-        super().__init__(message)
-        self.index = index
-        self.llm_calls: list[LlmCall] = []  # the running case's llm() calls, traced before it failed
-
-
-class CallTimeout(Exception):
-    """A call outlived the timeout; ``line`` is where the metric folder's ``file`` was stuck
-    and ``index`` the running case's position, where known."""
-
-    def __init__(self, line: int | None, index: int | None = None, file: str = METRIC_FILE) -> None:
-        super().__init__("timeout")
-        self.line = line
-        self.index = index
-        self.file = file
-        self.llm_calls: list[LlmCall] = []  # the running case's llm() calls, the one still waiting last
-
-
-class Cancelled(Exception):
-    """The run was cancelled by the caller."""
-
-
-@dataclass
-class LlmRequest:
-    """One `llm()` call of the metric; ``call`` is its number within the running case (1 for the first).
-
-    ``case`` tells the running cases apart: the same number for every call of one case, another for every
-    other case (0: not known). The answer cache counts identical calls within a case by it.
-    """
-
-    instructions: str
-    input: str | None
-    call: int = 1
-    case: int = 0
-
-
-LlmHandler = Callable[[LlmRequest], dict[str, Any]]
-"""Answers a metric's ``llm()`` call. It may also have ``answer_at_once(request) -> dict | None``: the
-reply when it has one at hand without waiting (a cached answer), which the runner then takes without
-starting a thread for the call; None otherwise, and the call is made as usual."""
-
-
-class EncodedCases:
-    """A batch of cases whose payloads are JSON already: ``data`` is the JSON array of them (a JSON Lines
-    file's lines sent as they are), ``count`` how many there are."""
-
-    __slots__ = ("count", "data")
-
-    def __init__(self, data: bytes, count: int) -> None:
-        self.data, self.count = data, count
-
-    def __len__(self) -> int:
-        return self.count
 
 
 class Worker:
@@ -137,14 +63,14 @@ class Worker:
         self._reply_read, reply_write = os.pipe()
         self._err_read, err_write = os.pipe()
         for fd in (req_read, self._reply_read):
-            _widen_pipe(fd)
+            sandbox.widen_pipe(fd)
         progress_fd = os.memfd_create("skynet-progress", 0)
         os.ftruncate(progress_fd, 16)
         self._progress = mmap.mmap(progress_fd, 16)
         self._set_idle()
         # The temp dir is private (0700); the folder in it is readable by the sandbox's own uid.
         self._metric_root = make_metric_root()  # named for this process; stale ones of dead servers removed
-        _live_roots.add(self._metric_root)
+        live_roots.add(self._metric_root)
         self.metric_host_dir = os.path.join(self._metric_root, "metric")
         os.mkdir(self.metric_host_dir)
         os.chmod(self.metric_host_dir, 0o755)
@@ -235,12 +161,12 @@ class Worker:
         if closed is not None:
             closed()
         watchdog().forget(self)
-        reaper = _first_child(self.process.pid)
+        reaper = first_child(self.process.pid)
         self._signal_tree()
         # At once, not in the reaping thread, which may not run before the interpreter exits. A sandbox
         # still being torn down keeps its mount; the host's files can go.
         shutil.rmtree(self._metric_root, ignore_errors=True)
-        _live_roots.discard(self._metric_root)
+        live_roots.discard(self._metric_root)
         if wait:
             self._reap(reaper)
         else:
@@ -263,7 +189,7 @@ class Worker:
         # launcher's as root) dies with its first process, taking even processes that called setsid.
         # A launcher without one is a subreaper: what is below it is killed first, or it would be
         # reparented out of reach when the launcher dies.
-        if self.isolation is Isolation.REDUCED and not _has_pid_namespace(self.process.pid):
+        if self.isolation is Isolation.REDUCED and not has_pid_namespace(self.process.pid):
             kill_below(self.process.pid)
         pid = self.process.pid
         kills: tuple[Callable[[], None], ...] = (lambda: os.killpg(pid, signal.SIGKILL), self.process.kill)
@@ -429,41 +355,7 @@ class Worker:
             code = self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
             code = None
-        text = self.stderr_text()
-        if code == CHANNEL_BROKEN_EXIT:
-            return i18n._(
-                "metric code closed or replaced the runner's channel (its inherited file descriptors) during "
-                "this case, so the sandbox stopped; leave file descriptors you did not open alone"
-            )
-        if code is not None and code > 128:
-            code = 128 - code  # bubblewrap and the launcher report the child's death by signal N as 128 + N
-        if code is not None and code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
-            template = {
-                "SIGSEGV": i18n._(
-                    "{what}: {signal} (a segmentation fault: a crash in native code or unbounded recursion)"
-                ),
-                "SIGKILL": i18n._("{what}: {signal} (killed: by metric code, or the machine ran out of memory)"),
-                "SIGXFSZ": i18n._("{what}: {signal} (a file grew past the sandbox's file size limit)"),
-            }.get(name) or i18n._("{what}: {signal}")
-            what = template.format(what=what, signal=name)
-        elif code is not None:
-            # sys.exit in score is caught and reported by the child, so an exit comes from os._exit
-            # or from the child failing to answer on a channel that metric code closed.
-            what = i18n._(
-                "{what} with code {code} (did metric code call os._exit, or close the runner's file descriptors?)"
-            ).format(what=what, code=code)
-        if "Fatal Python error" in text:
-            fatal = text[text.index("Fatal Python error") :].splitlines()[0]
-            what = i18n._("{what}: {fatal}").format(what=what, fatal=fatal)
-        frame = last_metric_frame(text, self.metric_dir)
-        if not frame:
-            return what
-        where = i18n._("{file} line {line}").format(file=frame[0], line=frame[1])
-        return i18n._("{what} at {where}").format(what=what, where=where)
+        return death_message(what, code, self.stderr_text(), self.metric_dir)
 
     def _timeout(self, index: int | None) -> CallTimeout:
         frame = self._stuck_frame()
@@ -491,22 +383,9 @@ class Worker:
         return last_metric_frame(self._stderr[before:].decode("utf-8", "replace"), self.metric_dir)
 
     def _find_python_pid(self) -> int | None:
-        if self._python_pid is not None:
-            return self._python_pid
-        pid = self.process.pid
-        # bubblewrap → its PID-1 reaper → the child; the reduced launcher → (its PID 1 →) the child.
-        levels = 1 if self.isolation is Isolation.REDUCED and not _has_pid_namespace(pid) else 2
-        for _ in range(levels):
-            try:
-                with open(f"/proc/{pid}/task/{pid}/children") as handle:
-                    children = handle.read().split()
-            except OSError:
-                return None
-            if not children:
-                return None
-            pid = int(children[0])
-        self._python_pid = pid
-        return pid
+        if self._python_pid is None:
+            self._python_pid = python_pid(self.process.pid, self.isolation)
+        return self._python_pid
 
     # -- requests --------------------------------------------------------
 
@@ -514,7 +393,7 @@ class Worker:
         """Write the metric folder where the child sees it, then have the child import metric.py."""
         deadline = time.monotonic() + timeout
         source = MetricSource.of(source)
-        _materialise(source, self.metric_host_dir)
+        materialise(source, self.metric_host_dir)
         self.wait_ready()
         request: dict[str, Any] = {"op": "load", "source": source.main}
         if (lang := language()) != SOURCE_LANGUAGE:
@@ -578,38 +457,19 @@ class Worker:
                 if kind == "llm":
                     calls += 1
                     if calls == 1:
-                        case = next(_case_numbers)
+                        case = next(case_numbers)
                     if ended is not None:  # refused again, untraced: the case is over already
                         reply = {"op": "llm_reply", "error": ended}
                     else:
                         # The judge's time counts toward the call's timeout like any other work.
-                        reply = self._answer_llm(message, llm, answered_at + limit_s, cancel, calls, case)
+                        check = functools.partial(self._check, answered_at + limit_s, cancel)
+                        reply = answer_llm(message, llm, check, calls, case)
                         if reply.pop("end_case", False):
                             ended = reply["error"]
-                        judge.append(_traced(message, reply))
+                        judge.append(traced(message, reply))
                     self.send(reply, answered_at + limit_s, cancel)
                     continue
-                items = message.get("items") if kind == "results" else None
-                if not isinstance(items, list):
-                    raise ChildDied(
-                        i18n._("the metric wrote an unexpected message onto the runner's private channel"),
-                        self.running_index(),
-                    )
-                # The whole line is checked before any item is taken: a forged line (extra, missing or
-                # out-of-order items) fails the case the child was on, never the run.
-                first = self._unanswered
-                if (
-                    not items
-                    or len(items) > len(cases) - first
-                    or any(type(item) is not dict or item.get("i") != first + n for n, item in enumerate(items))
-                ):
-                    raise ChildDied(
-                        i18n._(
-                            "the metric wrote a malformed results message onto the runner's private "
-                            "channel; print() instead of writing to inherited file descriptors"
-                        ),
-                        self._unanswered,
-                    )
+                items = results_items(message, self._unanswered, len(cases), self.running_index)
                 for n, item in enumerate(items):
                     if ended is not None:  # a limit ended this case: whatever the metric returned, it failed
                         item = items[n] = {
@@ -631,138 +491,3 @@ class Worker:
             raise
         finally:
             self._call_timeout = None
-
-    def _answer_llm(
-        self,
-        message: dict[str, Any],
-        llm: LlmHandler | None,
-        deadline: float,
-        cancel: threading.Event | None,
-        number: int = 1,
-        case: int = 0,
-    ) -> dict[str, Any]:
-        """Make the metric's model call here, in the parent, which alone holds the keys."""
-        if llm is None:
-            return {
-                "op": "llm_reply",
-                "error": i18n._("llm() is not available in this run"),
-                "error_kind": NOT_AVAILABLE,
-            }
-        instructions = message.get("instructions")
-        text = message.get("input")
-        if not isinstance(instructions, str) or not (text is None or isinstance(text, str)):
-            return {
-                "op": "llm_reply",
-                "error": i18n._("llm() takes a string of instructions and an optional input"),
-                "error_kind": "TypeError",
-            }
-        request = LlmRequest(instructions, text, number, case)
-        at_once = getattr(llm, "answer_at_once", None)
-        ready = at_once(request) if at_once is not None else None
-        if ready is not None:
-            return {"op": "llm_reply", **ready}
-        result: dict[str, Any] = {}
-
-        def call() -> None:
-            try:
-                result.update(llm(request))
-            except Exception as exc:  # noqa: BLE001  (a broken handler fails the call, not the run)
-                result["error"] = redact(
-                    i18n._("the model call failed in the runner: {error}: {message}").format(
-                        error=type(exc).__name__, message=exc
-                    )
-                )
-                result["error_kind"] = type(exc).__name__
-            if not isinstance(result.get("text"), str) and not result.get("error"):
-                result["error"] = i18n._("the model call returned no text")
-                result["error_kind"] = NO_ANSWER
-
-        thread = threading.Thread(target=call, daemon=True)
-        started = time.perf_counter()
-        thread.start()
-        try:
-            while thread.is_alive():
-                self._check(deadline, cancel)
-                thread.join(0.05)
-        except CallTimeout as exc:
-            exc.llm_calls = [
-                LlmCall.make(
-                    instructions,
-                    text,
-                    None,
-                    error=i18n._("the case's timeout ran out while this call waited for the model's answer"),
-                    error_kind=CASE_TIMEOUT,
-                    elapsed_ms=(time.perf_counter() - started) * 1000.0,
-                )
-            ]
-            raise
-        return {"op": "llm_reply", **result}
-
-
-def _traced(message: dict[str, Any], reply: dict[str, Any]) -> LlmCall:
-    """The call's trace, taken out of ``reply`` (which goes on to the child without it): the handler's own
-    :class:`LlmCall`, else one made from the request and the reply."""
-    call = reply.pop("call", None)
-    usage = reply.pop("usage", None)
-    kind = reply.pop("error_kind", None)
-    if isinstance(call, LlmCall):
-        return call
-    return from_reply(message, {**reply, "usage": usage, "error_kind": kind})
-
-
-def _first_child(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            children = handle.read().split()
-    except OSError:
-        return None
-    return int(children[0]) if children else None
-
-
-def _has_pid_namespace(pid: int) -> bool:
-    """Whether ``pid`` (a launcher or bubblewrap) started its children in a PID namespace of their own."""
-    try:
-        return os.readlink(f"/proc/{pid}/ns/pid_for_children") != os.readlink(f"/proc/{pid}/ns/pid")
-    except OSError:
-        return True  # gone: so is what it started in one; else nothing is left to find
-
-
-def _widen_pipe(fd: int) -> None:
-    """A 1 MiB pipe lets a whole batch of cases or results cross in one write (Linux only)."""
-    try:
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
-    except (AttributeError, OSError):
-        pass  # the default size works, only with more round trips
-
-
-@atexit.register
-def _remove_live_roots() -> None:
-    for root in list(_live_roots):
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _materialise(source: MetricSource, folder: str) -> None:
-    """Write the metric folder's files (replacing what was there), readable by the sandbox's uid."""
-    for entry in os.scandir(folder):
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
-        else:
-            os.unlink(entry.path)
-    source.write_to(folder)
-    for root, dirs, files in os.walk(folder):
-        for name in dirs:
-            os.chmod(os.path.join(root, name), 0o755)
-        for name in files:
-            os.chmod(os.path.join(root, name), stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)
-
-
-def last_metric_frame(text: str, metric_dir: str) -> tuple[str, int] | None:
-    """The innermost frame in the metric folder of a faulthandler dump (it lists the innermost
-    frame first), as (file relative to the folder, line)."""
-    pattern = re.compile(r'File "' + re.escape(metric_dir.rstrip("/")) + r'/([\w.-][\w./-]{0,254}\.py)", line (\d+)')
-    blocks = text.strip().split("\n\n")
-    for block in reversed(blocks):
-        found = pattern.findall(block)
-        if found:
-            return found[0][0], int(found[0][1])
-    return None

@@ -13,7 +13,7 @@ import pytest
 from skynet_core.cases import Case
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
 from skynet_core.runner import score_cases
-from skynet_core.runner.worker import LlmRequest
+from skynet_core.runner.values import LlmRequest
 from tests.fake_openai import FakeOpenAI, Received
 
 ENV_KEY = "sk-environment-fedcba9876543210"

@@ -13,7 +13,7 @@ from skynet_core.cases import Case
 from skynet_core.contract import check_metric
 from skynet_core.runner import WorkerPool, score_cases
 from skynet_core.runner.limit import SandboxLimit, default_capacity, holding
-from skynet_core.runner.worker import Cancelled
+from skynet_core.runner.values import Cancelled
 
 SLOW = """
 import time
