@@ -71,7 +71,11 @@ def job_panel(slot: JobSlot, key: str, running: Callable[[Job[Any]], None] | Non
             return
         (running or (lambda job: progress_row(slot, job, key)))(current)
 
-    poll()
+    # In a container of its own: a fragment that draws nothing takes no place in the page, so the first element
+    # after it (the check's verdict) stood where the fragment's elements had been, and the fragment's next run
+    # cleared it as its own stale element.
+    with st.container():
+        poll()
     return outcome
 
 
