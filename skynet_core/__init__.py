@@ -8,6 +8,8 @@ first used, so that the CLI starts fast.
 
 from typing import TYPE_CHECKING
 
+from .lazy import lazy_attribute
+
 if TYPE_CHECKING:
     from .cases import Case, Observation
     from .contract import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S, check_metric, validate_timeout
@@ -36,19 +38,7 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> object:
-    import importlib
-
-    home = _HOMES.get(name)
-    if home is None:
-        try:  # a submodule not imported yet (``skynet_core.reward`` after ``import skynet_core``)
-            return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+    return lazy_attribute(__name__, _HOMES, name)
 
 
 __all__ = [

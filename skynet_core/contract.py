@@ -20,12 +20,12 @@ from .metric_source import MAIN_FILE, MetricSource
 from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, RunTally, Stage, StageName, StageStatus
 from .reward_spec import calls_reward, reward_spec_line
 from .runner.pool import WorkerPool, default_pool
-from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into, score_cases
+from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into
 from .runner.values import Cancelled, LlmHandler
 from .runner.worker import Worker
 from .sandbox.returns import check_number, check_return, check_signature
 from .score_lines import def_line, fix_line
-from .scoring import LocalScorer, RunOptions, Scorer
+from .scoring import LocalScorer, RunOptions, Scorer, score_here
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -210,20 +210,7 @@ def _score_sample(
     if scorer is not None and not isinstance(scorer, LocalScorer):
         worker.close()  # the cases run elsewhere
         return scorer(source, sample, options)
-    return score_cases(
-        source,
-        sample,
-        timeout=options.timeout_s,
-        llm=options.llm,
-        cancel=options.cancel,
-        pool=options.pool,
-        worker=worker,
-        stop_on_timeout=options.stop_on_timeout,
-        concurrency=options.concurrency,
-        on_result=options.on_result,
-        in_order=options.in_order,
-        keep=options.keep,
-    )
+    return score_here(source, sample, options, worker)
 
 
 def _return_stage(tally: RunTally, sampled_count: int, sampled: bool, main: str) -> Stage:

@@ -23,6 +23,7 @@ from .results import CheckReport, ErrorKind, JobError
 from .runner.pool import WorkerPool
 from .runner.run import ResultCallback, ScoreRun, score_cases
 from .runner.values import LlmHandler
+from .runner.worker import Worker
 
 if TYPE_CHECKING:
     from .jobs import Job
@@ -82,19 +83,28 @@ class LocalScorer:
     """Scores on this machine, in the isolated runner's children."""
 
     def __call__(self, metric: MetricSource, cases: Sequence[Case], options: RunOptions) -> ScoreRun:
-        return score_cases(
-            metric,
-            cases,
-            timeout=options.timeout_s,
-            concurrency=options.concurrency,
-            llm=options.llm,
-            cancel=options.cancel,
-            on_result=options.on_result,
-            pool=options.pool,
-            stop_on_timeout=options.stop_on_timeout,
-            in_order=options.in_order,
-            keep=options.keep,
-        )
+        return score_here(metric, cases, options)
+
+
+def score_here(
+    metric: MetricSource, cases: Sequence[Case], options: RunOptions, worker: Worker | None = None
+) -> ScoreRun:
+    """:func:`~skynet_core.runner.run.score_cases` with ``options``, starting in ``worker`` (already loaded,
+    closed by the run) when given."""
+    return score_cases(
+        metric,
+        cases,
+        timeout=options.timeout_s,
+        concurrency=options.concurrency,
+        llm=options.llm,
+        cancel=options.cancel,
+        on_result=options.on_result,
+        pool=options.pool,
+        worker=worker,
+        stop_on_timeout=options.stop_on_timeout,
+        in_order=options.in_order,
+        keep=options.keep,
+    )
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ only when it computes agreement.
 
 from typing import TYPE_CHECKING
 
+from ..lazy import lazy_attribute
+
 if TYPE_CHECKING:
     from .charts import agreement_scatter, confusion_figure, confusion_table
     from .estimate import Estimate, Undefined
@@ -161,14 +163,7 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> object:
-    import importlib
-
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+    return lazy_attribute(__name__, _HOMES, name)
 
 
 __all__ = [

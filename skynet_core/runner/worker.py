@@ -76,16 +76,12 @@ class Worker:
         os.chmod(self.metric_host_dir, 0o755)
         packages = existing_packages_dir()
         self.packages_host = str(packages) if packages is not None else None
-        if isolation is Isolation.FULL:
-            self.metric_dir = sandbox.METRIC_MOUNT
-            args = sandbox.child_args(
-                req_read,
-                reply_write,
-                isolation,
-                progress_fd,
-                self.metric_dir,
-                sandbox.PACKAGES_MOUNT if packages is not None else None,
-            )
+        full = isolation is Isolation.FULL
+        # The child sees the metric folder and the packages at fixed mounts under bwrap, else where they are.
+        self.metric_dir = sandbox.METRIC_MOUNT if full else self.metric_host_dir
+        packages_seen = None if packages is None else sandbox.PACKAGES_MOUNT if full else str(packages)
+        args = sandbox.child_args(req_read, reply_write, isolation, progress_fd, self.metric_dir, packages_seen)
+        if full:
             command = sandbox.bwrap_command(
                 args,
                 self.limits,
@@ -94,15 +90,6 @@ class Worker:
             )
             env: dict[str, str] = {}
         else:
-            self.metric_dir = self.metric_host_dir
-            args = sandbox.child_args(
-                req_read,
-                reply_write,
-                isolation,
-                progress_fd,
-                self.metric_dir,
-                str(packages) if packages is not None else None,
-            )
             command = sandbox.reduced_command(args, req_read)
             env = sandbox.child_env()
         self.process = subprocess.Popen(

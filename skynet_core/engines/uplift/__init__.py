@@ -27,6 +27,8 @@ kept with the metric version), ``charts`` (plotly figures, imported from their m
 
 from typing import TYPE_CHECKING
 
+from ...lazy import lazy_attribute
+
 if TYPE_CHECKING:
     from .cases import Split, split_cases
     from .config import ALL_ARMS, Arm, Models, UpliftConfig
@@ -48,14 +50,7 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> object:
-    import importlib
-
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+    return lazy_attribute(__name__, _HOMES, name)
 
 
 __all__ = [
