@@ -5,8 +5,6 @@ Every call goes to tests/fake_openai.py on 127.0.0.1; no outside host, no real k
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from skynet_core.cases import Case
@@ -34,12 +32,6 @@ from skynet import llm
 def score(input, output, expected=None):
     return 1.0, {"feedback": llm("Answer PASS or FAIL.", input="x")}
 """
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 @pytest.fixture(autouse=True)

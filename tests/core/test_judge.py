@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import itertools
 import threading
-from collections.abc import Iterator
 
 import orjson
 import pytest
@@ -24,7 +23,7 @@ from skynet_core.judge import (
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
 from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
 from skynet_core.runner import score_cases
-from tests.fake_openai import FakeOpenAI, Received
+from tests.fake_openai import Received
 
 JUDGE = EXAMPLE_METRICS["Model as judge"].read_text(encoding="utf-8")
 TICKETS = [
@@ -36,12 +35,6 @@ TICKETS = [
     }
     for i in range(4)
 ]
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 def judged(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import gc
 import socket
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -56,26 +55,6 @@ def score(input, output, expected=None):
     verdict = llm("Answer PASS or FAIL.", input="anything")
     return 1.0, {"feedback": verdict, "seen": seen}
 """
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture(autouse=True)
-def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test may find a real key in the environment it runs in."""
-    for name in (
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "SKYNET_METRIC_MODEL",
-        "SKYNET_REFLECTION_MODEL",
-        "SKYNET_METRIC_API_BASE",
-        "SKYNET_REFLECTION_API_BASE",
-    ):
-        monkeypatch.delenv(name, raising=False)
 
 
 def local(server: FakeOpenAI, model: str = "openai/judge-model", **changes) -> ModelSettings:

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import fields, replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -56,18 +55,6 @@ def score(input, output, expected=None):
     votes = [llm("Vote PASS or FAIL.", input=output) for _ in range(3)]
     return 1.0, {"feedback": " | ".join(votes)}
 """
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture(autouse=True)
-def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "SKYNET_METRIC_MODEL", "SKYNET_METRIC_API_BASE", "SKYNET_REFLECTION_MODEL"):
-        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

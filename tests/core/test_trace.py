@@ -6,10 +6,7 @@ Every model call goes to tests/fake_openai.py on 127.0.0.1 or is answered by lit
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import orjson
-import pytest
 
 from skynet_core.cases import Case
 from skynet_core.judge import judge_summary
@@ -40,18 +37,6 @@ PLAIN = """
 def score(input, output, expected=None):
     return 1.0, {"feedback": "fine"}
 """
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture(autouse=True)
-def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "SKYNET_METRIC_MODEL", "SKYNET_METRIC_API_BASE", "SKYNET_REFLECTION_MODEL"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def local(server: FakeOpenAI, model: str = "openai/gpt-4o-mini", **changes) -> ModelSettings:

@@ -1,0 +1,32 @@
+"""Fixtures of the core tests: a scripted model server on 127.0.0.1, and no provider key or model from the
+environment the tests run in (a module that needs another server defines its own ``server``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.fake_openai import FakeOpenAI
+
+PROVIDER_VARIABLES = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "SKYNET_METRIC_MODEL",
+    "SKYNET_REFLECTION_MODEL",
+    "SKYNET_METRIC_API_BASE",
+    "SKYNET_REFLECTION_API_BASE",
+)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+@pytest.fixture(autouse=True)
+def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may find a real key, model or API base in the environment it runs in."""
+    for name in PROVIDER_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
