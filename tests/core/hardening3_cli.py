@@ -1,10 +1,15 @@
-"""The command line run in-process, for the hardening tests of issue 21 (tests/core/test_hardening3_*.py)."""
+"""The command line run by the tests: in-process (the hardening tests of issue 21), or in a process of its own."""
 
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 from skynet_core.cli import run
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli_streams(*args: str) -> tuple[int, str, str]:
@@ -18,3 +23,10 @@ def cli(*args: str) -> tuple[int, str]:
     """The exit status and everything printed."""
     code, out, err = cli_streams(*args)
     return code, out + err
+
+
+def cli_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m skynet_core ARGS`` in a process of its own, from the project's folder, as a person runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "skynet_core", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )

@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.core.hardening3_cli import cli_process as cli
+
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = (
     "def score(input, output, expected=None):\n"
@@ -20,12 +22,6 @@ GOOD = (
     "    return (1.0 if ok else 0.0), {'feedback': f\"Expected {expected['label']!r}, got {output!r}.\","
     " 'scores': {'match': 1.0 if ok else 0.0}}\n"
 )
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "skynet_core", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
 
 
 @pytest.fixture

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score, mean_absolute_error
+
+from tests.core.hardening3_cli import cli_process as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 METRIC = (
@@ -21,12 +22,6 @@ METRIC = (
 # The person's view: a pass from 8 up, with two cases that the metric passes and the person fails.
 HUMAN = {f"c{n}": (1.0 if n >= 8 else 0.0) for n in range(18)} | {"c12": 0.0, "c15": 0.0}
 LABELS = {case_id: ("pass" if value else "fail") for case_id, value in HUMAN.items()} | {"ghost": "0.5"}
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "skynet_core", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
 
 
 @pytest.fixture(scope="module")

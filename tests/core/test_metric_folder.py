@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from skynet_core.cases import Case
 from skynet_core.metric_source import MetricSource, MetricSourceError
 from skynet_core.results import CaseResult, Isolation
 from tests.case_factory import make_cases
+from tests.core.hardening3_cli import cli_process as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 METRIC = """import json
@@ -155,12 +154,6 @@ def test_from_path_stops_on_a_huge_folder(tmp_path):
         MetricSource.from_path(tmp_path)
     # metric.py given as a file brings only what it needs from a busy folder (issue 23 item 13).
     assert list(MetricSource.from_path(tmp_path / "metric.py").files) == ["metric.py"]
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "skynet_core", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
 
 
 @pytest.fixture
