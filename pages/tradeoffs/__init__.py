@@ -5,7 +5,8 @@ passed to ``reward`` is kept with its observation. Every control change (a numbe
 click on the weight map) then recomputes the rewards from those values (``skynet_core.reward`` and
 ``skynet_core.tradeoffs``) without running metric.py again. The controls change metric.py only
 through "Write to metric.py". The controls are ``controls.py``, the scoring ``scoring.py``, the analysis
-``analysis.py`` (who wins, the map), ``ab.py`` (A vs B) and ``cases.py`` (case by case).
+``analysis.py`` (what was left out, the chart), ``winner.py`` (who wins, the map), ``ab.py`` (A vs B) and
+``cases.py`` (case by case).
 """
 
 from __future__ import annotations
