@@ -23,7 +23,8 @@ measurements); a roles file with sections, ``{"main": {...}, "candidate_files":
 
 Exit status: 0 when the contract holds (check) or every case scored (score);
 1 when the metric breaks the contract or a case errs; 2 for a usage or input
-problem (unreadable data, bad arguments).
+problem (unreadable data, bad arguments); 130 when Ctrl+C stopped ``score`` (the run is cancelled,
+``--out`` is left as it was; a second Ctrl+C stops at once).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from ..runner.pool import start_one_child
 from ..runner.values import Cancelled
 from ..scoring import scorer_for
 from .inputs import _in_split, _Inputs, _metric_name, _read_inputs, _read_metric, _read_roles
+from .interrupt import EXIT_INTERRUPTED, Interrupt, cancelled_by_ctrl_c
 from .options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, build_parser, cli_language
 from .report import ReportOutput, _Sink, _terminal_lines, format_report, open_out
 
@@ -146,28 +148,33 @@ def _run_score(
     sandbox_limit().raise_to(concurrency)  # the limit guards a shared server; this process is one run
     sink = _Sink(output, out)
     report: CheckReport | None = None
+    interrupt = Interrupt()
     try:
-        report = _score(
-            read.source,
-            cases,
-            read.timeout,
-            concurrency,
-            llm,
-            sink,
-            show_progress=not (args.json or args.json_lines) and stderr.isatty(),
-            stderr=stderr,
-            ray_address=args.ray,
-            name=_metric_name(args.metric),
-        )
+        with cancelled_by_ctrl_c(sink.cancel) as interrupt:
+            report = _score(
+                read.source,
+                cases,
+                read.timeout,
+                concurrency,
+                llm,
+                sink,
+                show_progress=not (args.json or args.json_lines) and stderr.isatty(),
+                stderr=stderr,
+                ray_address=args.ray,
+                name=_metric_name(args.metric),
+            )
     except Cancelled:
-        report = None  # the sink stopped the run: its write failed, reported below
+        report = None  # the sink stopped the run (its write failed, reported below), or Ctrl+C did
     except JobError as exc:  # the scorer's place cannot score at all (the cluster): its message says what to do
         print(_("error: {message}").format(message=exc), file=stderr)
         return EXIT_USAGE
     finally:
         # Only a run that ended puts --out in place; an interrupted one leaves the old file as it was.
-        if out is not None and (report is None or sink.failed is not None):
+        if out is not None and (report is None or sink.failed is not None or interrupt.caught):
             out.discard()
+    if interrupt.caught:
+        _say_interrupted(report.tally.total if report is not None else 0, len(cases), args.out, stderr)
+        return EXIT_INTERRUPTED
     if out is not None and sink.failed is None:
         try:
             out.close()
@@ -185,6 +192,13 @@ def _run_score(
     for failed in gates:
         print(_("error: {message}").format(message=failed), file=stderr)
     return EXIT_OK if report.ok and report.tally.total == len(cases) and not gates else EXIT_FAILED
+
+
+def _say_interrupted(scored: int, total: int, out: str | None, stderr: TextIO) -> None:
+    message = _("interrupted (Ctrl+C): {scored} of {total} cases scored").format(scored=scored, total=total)
+    if out:
+        message += "; " + _("{path} was left as it was").format(path=out)
+    print(message, file=stderr)
 
 
 def _score(
@@ -267,4 +281,9 @@ def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
 
 
 def main() -> None:
-    sys.exit(run())
+    try:
+        status = run()
+    except KeyboardInterrupt:  # Ctrl+C outside a run that cancels itself (reading the data, a check): no traceback
+        print(_("interrupted (Ctrl+C)"), file=sys.stderr)
+        status = EXIT_INTERRUPTED
+    sys.exit(status)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -268,3 +269,32 @@ def test_score_split_takes_only_that_splits_cases(tmp_path):
     assert [json.loads(line)["id"] for line in done.stdout.splitlines()[:-1]] == [f"c{n}" for n in range(0, 30, 3)]
     missing = cli("score", metric, "--data", str(data), "--split", "test")
     assert missing.returncode == 2 and "the splits are train, val" in missing.stderr
+
+
+def test_ctrl_c_stops_score_with_a_message_and_leaves_out_as_it_was(tmp_path: Path) -> None:
+    """Ctrl+C (SIGINT) mid-run: the run is cancelled, the terminal says so in a line (no traceback), the exit
+    status is 130 as for any interrupted command, and the --out file that was there before is untouched."""
+    metric = tmp_path / "metric.py"
+    metric.write_text(
+        "import time\n\ndef score(input, output, expected=None):\n"
+        "    time.sleep(0.5)\n    return 1.0, {'feedback': 'ok'}\n"
+    )
+    data = tmp_path / "cases.jsonl"
+    data.write_text("".join(json.dumps({"id": f"c{n}", "input": {"n": n}, "output": "x"}) + "\n" for n in range(400)))
+    out = tmp_path / "r.jsonl"
+    out.write_text("the last run's results\n")
+    command = [sys.executable, "-m", "skynet_core", "score", str(metric), "--data", str(data), "--out", str(out)]
+    command.append("--json-lines")
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()  # the first case's line: cases are being scored
+        assert '"id":"c0"' in first.replace(" ", ""), first
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, (stdout, stderr)
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    assert "interrupted" in stderr and "r.jsonl" in stderr
+    assert out.read_text() == "the last run's results\n"
