@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 START_TIMEOUT_S = 60
+# The widths every changed page is looked at: a wide window, and a narrow one where columns wrap.
+WIDTHS = (1400, 1000)
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,17 @@ def wait_for_app_run(page: Any, settle_ms: int = 150, timeout_ms: int = 60_000) 
     page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]', timeout=timeout_ms)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
     page.wait_for_timeout(settle_ms)
+
+
+def at_widths(page: Any, widths: tuple[int, ...] = WIDTHS) -> Iterator[int]:
+    """Each width in turn, the window resized to it (its height kept) and the app settled after, as a person
+    narrowing the window sees the page: one flow gives the screenshots of both widths."""
+    for width in widths:
+        if page.viewport_size["width"] != width:
+            page.set_viewport_size({"width": width, "height": page.viewport_size["height"]})
+            page.wait_for_timeout(300)  # the layout (and plotly's charts) follow the new width
+            wait_for_app_run(page)
+        yield width
 
 
 def shot(page: Any, name: str, *, whole: bool = False) -> Path:

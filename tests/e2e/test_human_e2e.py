@@ -17,7 +17,7 @@ from skynet_core.datasets import load_example
 from skynet_core.runs import RunKey
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace
 from tests.case_factory import WRONG_METRIC, weak_every_third
-from tests.e2e.browser import assert_readable_picture, shot, wait_for_app_run
+from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
 
 WAIT_MS = 60_000
 # The keys a person presses, one case after another (the view moves on after each score): the metric scores the
@@ -73,23 +73,22 @@ def test_ten_cases_labelled_by_keyboard_give_the_agreement_and_survive_a_reload(
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-@pytest.mark.parametrize("width", [1400, 1000])
 def test_screenshots_of_the_labelling_view_and_the_report(
-    page: Page, server: str, workspace: Workspace, language: str, width: int
+    page: Page, server: str, workspace: Workspace, language: str
 ) -> None:
     seed(workspace, language)
     data = load_example()
     for index, case in enumerate(data.for_candidate(data.candidates[0])[:12]):
         workspace.set_human_score(case.id, 0.0 if index % 3 == 0 or index == 1 else 1.0, "too vague" * (index == 1))
-    page.set_viewport_size({"width": width, "height": 1400})
+    page.set_viewport_size({"width": WIDTHS[0], "height": 1400})
     page.goto(f"{server}/human")
     title = "人工评分" if language == "zh_CN" else "Human scores"
     expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("TCK-4102").first).to_be_visible(timeout=WAIT_MS)  # the false pass, at the bottom
     wait_for_app_run(page, timeout_ms=2 * WAIT_MS)
     expect(page.get_by_test_id("stPlotlyChart")).to_have_count(2, timeout=2 * WAIT_MS)  # plotly.js loads late
-    picture = shot(page, f"human-{language}-{width}", whole=True)
-    assert_readable_picture(picture, width)
+    for width in at_widths(page):
+        assert_readable_picture(shot(page, f"human-{language}-{width}", whole=True), width)
 
 
 def test_a_click_on_a_point_of_the_scatter_opens_its_case(page: Page, server: str, workspace: Workspace) -> None:

@@ -4,13 +4,12 @@ screen is drawn again in the language just picked (issue 23, Chinese left in Eng
 
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.jobs import JobSlot
 from skynet_core.workspace import Workspace
-from tests.e2e.browser import assert_readable_picture, shot, wait_for_app_run
+from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
 from tests.e2e.editor_moves import PASSES, open_author, pick_language
 
 REWARD = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
@@ -23,33 +22,33 @@ def expected_sample(workspace: Workspace) -> list[tuple[str, float, dict[str, fl
     return [(case.id, case.score or 0.0, case.scores, case.feedback) for case in job.result.cases]
 
 
-@pytest.mark.parametrize("width", [1400, 1000])
-def test_every_sampled_case_reads_whole_as_text(page: Page, server: str, workspace: Workspace, width: int) -> None:
+def test_every_sampled_case_reads_whole_as_text(page: Page, server: str, workspace: Workspace) -> None:
     workspace.replace_draft(REWARD, "the test")
     expected = expected_sample(workspace)
     assert any("\n" in feedback for *_rest, feedback in expected)  # reward()'s lines: several per case
-    page.set_viewport_size({"width": width, "height": 1400})
+    page.set_viewport_size({"width": WIDTHS[0], "height": 1400})
     open_author(page, server)
     expect(page.get_by_text(PASSES)).to_be_visible()
     wait_for_app_run(page)
     samples = page.locator(".st-key-author-samples")
     expect(samples.locator("canvas")).to_have_count(0)  # text, not a grid drawn on a canvas
-    for index, (case_id, score, named, feedback) in enumerate(expected):
-        card = page.locator(f".st-key-author-sample-{index}")
+    for width in at_widths(page):
+        for index, (case_id, score, named, feedback) in enumerate(expected):
+            card = page.locator(f".st-key-author-sample-{index}")
+            card.scroll_into_view_if_needed()
+            text = card.inner_text()
+            assert case_id in text and f"score {score:.3f}" in text
+            for name, value in named.items():
+                assert f"score.{name} {value:.3f}" in text
+            for line in feedback.splitlines():  # the whole feedback, literally
+                assert line in text, (line, text)
+            box = card.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= width  # inside the window, nothing off to the right
+            code = card.locator("pre").first
+            assert code.evaluate("el => el.scrollWidth <= el.clientWidth + 1")  # wrapped: no sideways scrolling
+        card = page.locator(".st-key-author-sample-0")
         card.scroll_into_view_if_needed()
-        text = card.inner_text()
-        assert case_id in text and f"score {score:.3f}" in text
-        for name, value in named.items():
-            assert f"score.{name} {value:.3f}" in text
-        for line in feedback.splitlines():  # the whole feedback, literally
-            assert line in text, (line, text)
-        box = card.bounding_box()
-        assert box is not None and box["x"] + box["width"] <= width  # inside the window, nothing off to the right
-        code = card.locator("pre").first
-        assert code.evaluate("el => el.scrollWidth <= el.clientWidth + 1")  # wrapped: no sideways scrolling
-    card = page.locator(".st-key-author-sample-0")
-    card.scroll_into_view_if_needed()
-    assert_readable_picture(shot(page, f"check-samples-{width}"), width)
+        assert_readable_picture(shot(page, f"check-samples-{width}"), width)
 
 
 def test_the_check_on_screen_is_drawn_again_in_the_language_picked(page: Page, server: str) -> None:

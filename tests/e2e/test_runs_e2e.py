@@ -17,7 +17,7 @@ from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.runs import RunKey, metric_hash
 from skynet_core.store import VersionKind
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace
-from tests.e2e.browser import assert_readable_picture, shot, wait_for_app_run
+from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
 from tests.e2e.editor_moves import open_list
 
 OLD = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'Half right.'}\n"
@@ -69,24 +69,25 @@ def seed(workspace: Workspace) -> None:
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-@pytest.mark.parametrize("width", [1400, 1000])
-def test_runs_and_history_pages(page: Page, server: str, workspace: Workspace, language: str, width: int):
+def test_runs_and_history_pages(page: Page, server: str, workspace: Workspace, language: str):
     url = server
     seed(workspace)
     workspace.store.set(SETTING_LANGUAGE, language)
-    page.set_viewport_size({"width": width, "height": 2200})  # the whole page in one shot
+    page.set_viewport_size({"width": WIDTHS[0], "height": 2200})  # the whole page in one shot
     zh = language == "zh_CN"
 
     page.goto(f"{url}/runs")
     expect(page.get_by_role("heading", name="运行" if zh else "Runs")).to_be_visible(timeout=30_000)
     settle(page)
     expect(page.get_by_text("Download CSV" if not zh else "下载 CSV")).to_be_visible()
-    assert_readable_picture(shot(page, f"runs-list-{language}-{width}"), width)
+    for width in at_widths(page):
+        assert_readable_picture(shot(page, f"runs-list-{language}-{width}"), width)
 
     page.get_by_text("比较两次运行" if zh else "Compare two runs").click()
     settle(page)
     expect(page.get_by_text("平均分数，B" if zh else "Mean score, B")).to_be_visible()
-    shot(page, f"runs-compare-{language}-{width}")
+    for width in at_widths(page, WIDTHS[::-1]):
+        shot(page, f"runs-compare-{language}-{width}")
 
     page.goto(f"{url}/history")
     expect(page.get_by_role("heading", name="历史" if zh else "History")).to_be_visible(timeout=30_000)
@@ -94,8 +95,9 @@ def test_runs_and_history_pages(page: Page, server: str, workspace: Workspace, l
     page.get_by_role("button", name="比较分数" if zh else "Compare scores").click()
     expect(page.get_by_text("每个用例的分数变化" if zh else "Change in score per case")).to_be_visible(timeout=90_000)
     settle(page)
-    assert_readable_picture(shot(page, f"history-{language}-{width}"), width)
+    for width in at_widths(page):
+        assert_readable_picture(shot(page, f"history-{language}-{width}"), width)
     versions = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first  # the versions' labels, each whole
     open_list(page, versions)
     page.wait_for_timeout(500)
-    shot(page, f"history-versions-{language}-{width}")
+    shot(page, f"history-versions-{language}-{WIDTHS[-1]}")
