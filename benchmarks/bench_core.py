@@ -25,6 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from bench_cli import write_cases  # noqa: E402  (benchmarks/ is on the path when a benchmark runs as a script)
+
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.contract import check_metric  # noqa: E402
 from skynet_core.runner import WorkerPool, score_cases  # noqa: E402
@@ -98,20 +100,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "cases.jsonl"
-        labels = ["billing", "technical", "account", "shipping"]
-        with data.open("w") as handle:
-            for index in range(args.cases):
-                handle.write(
-                    json.dumps(
-                        {
-                            "id": str(index),
-                            "input": {"message": f"ticket {index}"},
-                            "output": labels[index % 4],
-                            "expected": {"label": labels[index % 3]},
-                        }
-                    )
-                    + "\n"
-                )
+        write_cases(data, args.cases)  # the same synthetic tickets as bench_cli
         trivial, exact = Path(tmp) / "trivial.py", Path(tmp) / "exact.py"
         trivial.write_text(TRIVIAL)
         exact.write_text(EXACT)

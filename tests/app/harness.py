@@ -41,11 +41,7 @@ def open_app(
     app runs: AppTest formats a widget's choices with its ``format_func`` there, and a translated choice
     must match the page's. ``check``: fail on an exception the page raised.
     """
-    at = AppTest.from_file(APP, default_timeout=timeout)
-    if language:
-        at.session_state[LANGUAGE_KEY] = language
-    for key, value in (state or {}).items():
-        at.session_state[key] = value
+    at = _seeded(AppTest.from_file(APP, default_timeout=timeout), language, state)
     with speaking(language):
         at.run()
         if page != "author":
@@ -60,11 +56,7 @@ def open_function(
 ) -> AppTest:
     """A panel on its own: ``script`` (a function whose body imports what it needs) run as an app, with
     ``state`` in the session and the sidebar's ``language`` chosen; fails on an exception it raised."""
-    at = AppTest.from_function(script, default_timeout=60)
-    if language:
-        at.session_state[LANGUAGE_KEY] = language
-    for key, value in (state or {}).items():
-        at.session_state[key] = value
+    at = _seeded(AppTest.from_function(script, default_timeout=60), language, state)
     with speaking(language):
         at.run()
     assert not at.exception, at.exception
@@ -109,3 +101,12 @@ def speaking(language: str | None) -> Iterator[None]:
 def button(at: AppTest, label: str) -> Any:
     """The button whose label is ``label`` (the first, when several have it)."""
     return next(item for item in at.button if item.label == label)
+
+
+def _seeded(at: AppTest, language: str | None, state: dict[str, Any] | None) -> AppTest:
+    """``at`` with the sidebar's ``language`` chosen and ``state`` in its session, before its first run."""
+    if language:
+        at.session_state[LANGUAGE_KEY] = language
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    return at
