@@ -19,6 +19,13 @@ def cli_streams(*args: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def cli_completed(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m skynet_core ARGS`` run in-process, as a finished process's record (a test that needs the
+    command's own process, for its start-up, signals or exit, uses :func:`cli_process`)."""
+    code, out, err = cli_streams(*args)
+    return subprocess.CompletedProcess(["python", "-m", "skynet_core", *args], code, out, err)
+
+
 def cli(*args: str) -> tuple[int, str]:
     """The exit status and everything printed."""
     code, out, err = cli_streams(*args)

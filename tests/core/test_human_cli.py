@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score, mean_absolute_error
 
-from tests.core.hardening3_cli import cli_process as cli
+from tests.core.hardening3_cli import cli_completed as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 METRIC = (

@@ -14,7 +14,7 @@ from skynet_core.cases import Case
 from skynet_core.metric_source import MetricSource, MetricSourceError
 from skynet_core.results import CaseResult, Isolation
 from tests.case_factory import make_cases
-from tests.core.hardening3_cli import cli_process as cli
+from tests.core.hardening3_cli import cli_completed as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 METRIC = """import json
