@@ -18,6 +18,7 @@ from skynet_core.runs import RunKey
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace
 from tests.case_factory import WRONG_METRIC, weak_every_third
 from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
+from tests.e2e.editor_moves import act_until
 
 WAIT_MS = 60_000
 # The keys a person presses, one case after another (the view moves on after each score): the metric scores the
@@ -35,8 +36,8 @@ def seed(workspace: Workspace, language: str = "en") -> None:
     workspace.store.set(SETTING_LANGUAGE, language)
 
 
-def progress(page: Page, done: int) -> None:
-    expect(page.get_by_test_id("stProgress").get_by_text(f"{done} of 72 labelled")).to_be_visible(timeout=WAIT_MS)
+def progress(page: Page, done: int, timeout_ms: int = WAIT_MS) -> None:
+    expect(page.get_by_test_id("stProgress").get_by_text(f"{done} of 72 labelled")).to_be_visible(timeout=timeout_ms)
 
 
 def press(page: Page, key: str) -> None:
@@ -53,7 +54,11 @@ def test_ten_cases_labelled_by_keyboard_give_the_agreement_and_survive_a_reload(
     expect(page.get_by_role("heading", name="Human scores", exact=True)).to_be_visible(timeout=WAIT_MS)
     progress(page, 0)
     expect(page.get_by_text("not labelled yet")).to_be_visible(timeout=WAIT_MS)
-    for done, key in enumerate(KEYS, start=1):
+    wait_for_app_run(page, timeout_ms=WAIT_MS)
+    # The first key right after the page loads can come before its shortcuts listen (a CI run lost it): pressed
+    # again only when, after 30 s, nothing was labelled, as a person presses again.
+    act_until(lambda: press(page, KEYS[0]), lambda ms: progress(page, 1, ms if ms < 1_000 else max(ms, 30_000)))
+    for done, key in enumerate(KEYS[1:], start=2):
         press(page, key)
         progress(page, done)
     press(page, "ArrowLeft")  # back to the sixth case, scored pass
