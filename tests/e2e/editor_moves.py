@@ -11,6 +11,7 @@ from typing import Any
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator, Page, expect
 
+from skynet_core.examples import EXAMPLE_METRICS
 from tests.e2e.browser import wait_for_app_run
 
 EDITOR = 'iframe[title="code_editor.code_editor"]'
@@ -164,3 +165,33 @@ def click_until_gone(button: Locator, gone: Locator, timeout_s: float = 90.0) ->
 def click_until_shown(button: Locator, shown: Locator, timeout_s: float = 90.0) -> None:
     """Click ``button`` until ``shown`` is visible (a job's line after its start button)."""
     act_until(click(button), lambda ms: expect(shown).to_be_visible(timeout=ms), timeout_s)
+
+
+def start_job(
+    page: Page, button: Locator, result: Locator, kind: str = "scoring|评分", timeout_ms: int = 180_000
+) -> None:
+    """Click ``button`` until its job shows (its line in the sidebar's running jobs, whose label matches the
+    regex ``kind``, or ``result`` once it has finished), then wait for ``result``.
+
+    A click can be lost on a loaded machine (CI runs lost one right after a page's first run); it is clicked
+    again only while nothing at all happened, so a job that started is never started twice."""
+    running = page.get_by_test_id("stSidebar").get_by_text(re.compile(rf"^({kind}) · "))
+    act_until(click(button), lambda ms: expect(result.or_(running).first).to_be_visible(timeout=ms))
+    expect(result.first).to_be_visible(timeout=timeout_ms)
+
+
+def load_example(page: Page, name: str) -> str:
+    """Pick the example ``name`` in "Start from an example" and press Load until the editor holds its text
+    (a click lost on a loaded machine is made again); returns that text."""
+    expected = EXAMPLE_METRICS[name].read_text(encoding="utf-8").strip()
+    open_list(page, page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first)
+    page.get_by_role("option", name=name).click()
+    expect(page.get_by_role("combobox", name="Start from an example")).to_have_value(name)
+    wait_for_app_run(page)
+
+    def loaded(timeout_ms: int) -> None:
+        text = wait_for_editor_text(page, lambda text: text.strip() == expected, timeout_ms / 1000)
+        assert text.strip() == expected, f"the editor does not hold the example {name!r} yet"
+
+    act_until(click(page.get_by_role("button", name="Load", exact=True)), loaded)
+    return expected

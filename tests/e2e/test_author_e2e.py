@@ -13,9 +13,10 @@ from tests.e2e.editor_moves import (
     EDITOR,
     PASSES,
     editor_text,
+    load_example,
     open_author,
-    open_list,
     pick_language,
+    start_job,
     type_metric,
     wait_for_editor_text,
 )
@@ -84,14 +85,10 @@ def test_reload_keeps_the_text(page: Page, server: str):
 
 def test_score_all_cases_fills_the_table(page: Page, server: str):
     open_author(page, server)
-    open_list(page, page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first)
-    page.get_by_role("option", name="Exact match").click()
-    page.get_by_role("button", name="Load", exact=True).click()
-    assert wait_for_editor_text(page, lambda text: text.startswith('"""Exact match')).startswith('"""Exact match')
+    assert load_example(page, "Exact match").startswith('"""Exact match')
     expect(page.get_by_text(PASSES)).to_be_visible()
-    page.get_by_role("button", name="Score all cases").click()
     caption = page.get_by_text(re.compile(r"Showing 72 of 72 scored cases"))
-    expect(caption).to_be_visible(timeout=30_000)
+    start_job(page, page.get_by_role("button", name="Score all cases"), caption)
     expect(page.get_by_test_id("stMetric").first).to_contain_text("Mean score (ok cases)")
     grid = page.get_by_test_id("stDataFrame").filter(has_text="duration")
     grid.scroll_into_view_if_needed()
@@ -125,10 +122,7 @@ def test_upload_refuses_non_utf8_and_loads_a_good_file(page: Page, server: str, 
 
 def test_reward_example_shows_its_weights_and_parts(page: Page, server: str):
     open_author(page, server)
-    open_list(page, page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first)
-    page.get_by_role("option", name="Accuracy, speed and cost").click()
-    page.get_by_role("button", name="Load", exact=True).click()
-    assert "REWARD_SPEC" in wait_for_editor_text(page, lambda text: "REWARD_SPEC" in text)
+    assert "REWARD_SPEC" in load_example(page, "Accuracy, speed and cost")
     expect(page.get_by_text(PASSES)).to_be_visible()
     expect(page.get_by_text(re.compile(r"reward spec · passed"))).to_be_visible()
     expect(page.get_by_text("Normalised weights (they sum to 1)")).to_be_visible()
@@ -218,8 +212,11 @@ def test_screenshots_at_two_widths_in_two_languages(page: Page, server: str, lan
     wait_for_app_run(page)
     for width in at_widths(page):
         shot(page, f"20-author-error-{width}-{language}")
-    page.get_by_role("button", name=re.compile("Score all cases|为全部用例评分")).click()
-    expect(page.get_by_text(re.compile("No ok case to plot|没有可绘制的成功用例"))).to_be_visible(timeout=30_000)
+    start_job(
+        page,
+        page.get_by_role("button", name=re.compile("Score all cases|为全部用例评分")),
+        page.get_by_text(re.compile("No ok case to plot|没有可绘制的成功用例")),
+    )
     wait_for_app_run(page)
     for width in at_widths(page, WIDTHS[::-1]):
         shot(page, f"21-author-scored-{width}-{language}")

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.workspace import Workspace
 from tests.e2e.browser import shot, wait_for_app_run
-from tests.e2e.editor_moves import act_until, click
+from tests.e2e.editor_moves import start_job
 
 WEAK_METRIC = """import json
 
@@ -45,15 +45,10 @@ def open_feedback_page(browser, url: str):
 
 
 def score_now(page, result) -> None:
-    """Click "Score all cases now" until the job shows (its line in the sidebar, or ``result`` once it has
-    finished), then wait for ``result``. A click that lands while a rerun replaces the button is lost (a CI
-    run waited 180 s on one), so it is clicked again, as a person would, only while nothing happened."""
     button = page.get_by_role("button", name="Score all cases now")
     expect(button).to_be_enabled(timeout=WAIT_MS)
     wait_for_app_run(page)
-    running = page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^scoring · "))
-    act_until(click(button), lambda ms: expect(result.or_(running).first).to_be_visible(timeout=ms))
-    expect(result).to_be_visible(timeout=SLOW_MS)
+    start_job(page, button, result, timeout_ms=SLOW_MS)
 
 
 def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(

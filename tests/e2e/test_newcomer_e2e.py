@@ -27,10 +27,10 @@ from tests.core.newcomer_data import (
     write_csv,
 )
 from tests.e2e.browser import shot, wait_for_app_run
+from tests.e2e.editor_moves import EDITOR, load_example, start_job
 
 pytestmark = pytest.mark.e2e
 
-EDITOR = 'iframe[title="code_editor.code_editor"]'
 REWARD_METRIC = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
 
 
@@ -105,8 +105,8 @@ def test_a_click_on_the_weight_map_sets_the_weights_of_the_point_clicked(
     ws.store.save_draft(REWARD_METRIC)
     ws.save_dataset_choice("example")
     open_page(page, url, "tradeoffs")
-    page.get_by_role("button", name="Score candidates").click()
-    expect(page.get_by_test_id("stMetric").filter(has_text="Winner at these weights")).to_be_visible(timeout=60_000)
+    winner = page.get_by_test_id("stMetric").filter(has_text="Winner at these weights")
+    start_job(page, page.get_by_role("button", name="Score candidates"), winner, kind="reward trade-offs")
     click_points_and_check_the_weights(page, [40, 1200])  # two far apart on the map
     page.reload()
     open_page(page, url, "tradeoffs")
@@ -164,8 +164,8 @@ def test_score_all_failures_become_the_verdict_and_mark_the_line(page: Page, ser
     ws.store.save_draft(KEY_ERROR_METRIC)
     open_page(page, url)
     expect(page.get_by_text("The metric meets the contract.")).to_be_visible(timeout=30_000)
-    page.get_by_role("button", name="Score all cases").click()
-    expect(page.get_by_text(re.compile(r"^11 of 40 cases fail at metric\.py line 12"))).to_be_visible(timeout=60_000)
+    failures = page.get_by_text(re.compile(r"^11 of 40 cases fail at metric\.py line 12"))
+    start_job(page, page.get_by_role("button", name="Score all cases"), failures)
     marked = page.frame_locator(EDITOR).locator(".ace_gutter-cell.ace_error")
     expect(marked).to_have_text("12")
 
@@ -196,9 +196,7 @@ def test_an_example_loaded_on_other_data_names_the_fields_it_needs(
     folder = files(ws, "fields")
     ws.save_dataset_choice(str(reviews_csv(folder)))
     open_page(page, url)
-    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name="Model as judge").click()
-    page.get_by_role("button", name="Load", exact=True).click()
+    load_example(page, "Model as judge")
     expect(page.get_by_text(re.compile(r"reads input\['subject'\], input\['message'\]"))).to_be_visible()
     expect(page.get_by_text(re.compile(r"input\['message'\] → input\['text'\]"))).to_be_visible()
 

@@ -18,7 +18,7 @@ from skynet_core.runs import RunKey, metric_hash
 from skynet_core.store import VersionKind
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace
 from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
-from tests.e2e.editor_moves import open_list
+from tests.e2e.editor_moves import open_list, start_job
 
 OLD = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'Half right.'}\n"
 NEW = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Right.'}\n"
@@ -92,8 +92,10 @@ def test_runs_and_history_pages(page: Page, server: str, workspace: Workspace, l
     page.goto(f"{url}/history")
     expect(page.get_by_role("heading", name="历史" if zh else "History")).to_be_visible(timeout=30_000)
     wait_for_app_run(page)
-    page.get_by_role("button", name="比较分数" if zh else "Compare scores").click()
-    expect(page.get_by_text("每个用例的分数变化" if zh else "Change in score per case")).to_be_visible(timeout=90_000)
+    compared = page.get_by_text("每个用例的分数变化" if zh else "Change in score per case")
+    start_job(
+        page, page.get_by_role("button", name="比较分数" if zh else "Compare scores"), compared, "comparison|比较"
+    )
     settle(page)
     for width in at_widths(page):
         assert_readable_picture(shot(page, f"history-{language}-{width}"), width)

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.browser import shot, wait_for_app_run
+from tests.e2e.editor_moves import load_example, start_job
 from tests.fake_openai import FakeOpenAI
 
 KEY = "sk-e2e-typed-in-the-browser-9ABCD"
@@ -77,18 +78,13 @@ def test_configure_a_local_judge_test_it_and_score_with_it(page: Page, server: s
     # The same session on the Author page: score every case with the model-as-judge example.
     page.get_by_role("link", name="Author", exact=True).click()
     expect(page.get_by_text("Contract check")).to_be_visible(timeout=20_000)
-    examples = page.get_by_test_id("stSelectbox").filter(has_text="Start from an example")
-    examples.click()
-    page.get_by_role("option", name="Model as judge").click()
-    expect(page.get_by_role("combobox", name="Start from an example")).to_have_value("Model as judge")
-    wait_for_app_run(page)
-    page.get_by_role("button", name="Load", exact=True).click()
+    load_example(page, "Model as judge")
     # The contract check of the judge example asks the local server: its verdict is the sampled cases' feedback.
     judged = page.locator(".st-key-author-samples").filter(has_text="PASS. The triage fits.")
-    expect(judged).to_be_visible(timeout=60_000)
+    expect(judged.first).to_be_visible(timeout=60_000)  # while the run draws, the stale copy may show too
     expect(page.get_by_text(PASSES)).to_be_visible(timeout=30_000)
-    page.get_by_role("button", name="Score all cases").click()
-    expect(page.get_by_text(re.compile(r"Showing (\d+) of \1 scored cases"))).to_be_visible(timeout=90_000)
+    scored = page.get_by_text(re.compile(r"Showing (\d+) of \1 scored cases"))
+    start_job(page, page.get_by_role("button", name="Score all cases"), scored)
     expect(page.get_by_text(re.compile(r"error \d"))).to_have_count(0)
     page.get_by_test_id("stDataFrame").last.scroll_into_view_if_needed()
     shot(page, "settings-04-author-scored-with-the-judge")

@@ -15,6 +15,7 @@ from skynet_core.runs import RunKey
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace, example_metric
 from tests.case_factory import WRONG_METRIC, weak_every_third
 from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
+from tests.e2e.editor_moves import start_job
 from tests.fake_openai import FakeOpenAI, Received
 from tests.uplift_saved import HELPS, saved_result
 
@@ -89,8 +90,8 @@ def test_the_experiment_runs_on_the_example_and_shows_its_report_and_charts(
     set_number(page, "Rounds", 1)
     set_number(page, "Seeds", 2)
     expect(page.get_by_text("Planned: at most", exact=False)).to_be_visible(timeout=60_000)  # litellm loads first
-    page.get_by_role("button", name="Run the experiment").click()
-    expect(page.get_by_text("The experiment finished: 2 seeds in every arm.")).to_be_visible(timeout=RUN_MS)
+    finished = page.get_by_text("The experiment finished: 2 seeds in every arm.")
+    start_job(page, page.get_by_role("button", name="Run the experiment"), finished, "feedback uplift", RUN_MS)
     page.get_by_text("Calls:", exact=False).first.scroll_into_view_if_needed()  # the charts draw once in view
     charts = page.get_by_test_id("stPlotlyChart")
     scores = charts.filter(has_text="Validation score of each arm")

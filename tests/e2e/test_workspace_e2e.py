@@ -21,6 +21,7 @@ from tests.e2e.editor_moves import (
     open_list,
     set_timeout,
     start_endless_scoring,
+    start_job,
     type_metric,
     wait_for_editor_text,
 )
@@ -111,8 +112,11 @@ def test_results_say_when_the_data_page_changed_what_is_scored(page: Page, serve
     open_author(page, server)
     type_metric(page, A)
     check_shows(page, "metric A")
-    page.get_by_role("button", name="Score all cases").click()
-    expect(page.get_by_text(re.compile(r"Showing \d+ of \d+ scored cases"))).to_be_visible(timeout=30_000)
+    start_job(
+        page,
+        page.get_by_role("button", name="Score all cases"),
+        page.get_by_text(re.compile(r"Showing \d+ of \d+ scored cases")),
+    )
     expect(page.get_by_text("These results match the current metric.py")).to_be_visible()
     go_to(page, "Data")
     choose(page, "Split", "val")
@@ -122,8 +126,11 @@ def test_results_say_when_the_data_page_changed_what_is_scored(page: Page, serve
     expect(stale).to_contain_text("the candidate is now large-careful")
     expect(stale).to_contain_text("the split is now val")
     shot(page, "workspace-stale-after-data")
-    page.get_by_role("button", name="Score again").click()
-    expect(page.get_by_text("These results match the current metric.py")).to_be_visible(timeout=30_000)
+    start_job(
+        page,
+        page.get_by_role("button", name="Score again"),
+        page.get_by_text("These results match the current metric.py"),
+    )
     expect(stale).to_have_count(0)
 
 
