@@ -61,6 +61,14 @@ def test_a_quick_metric_runs_in_one_child_and_a_slow_one_in_as_many_as_allowed(p
     assert len(children[1]) > 1
 
 
+def test_stop_on_timeout_runs_no_case_after_the_first_timeout_even_with_helpers_allowed(pool):
+    """The contract check's rule with children in flight: the timed-out case is slow, which would start
+    helpers; the run halts first, so none of them runs another case."""
+    hangs = "import time\n\ndef score(input, output, expected=None):\n    time.sleep(30)\n    return 1.0\n"
+    run = score_cases(hangs, numbered(3), timeout=0.5, pool=pool, concurrency=3, stop_on_timeout=True)
+    assert [(result.id, result.status) for result in run.results] == [("c0", CaseStatus.TIMEOUT)]
+
+
 def test_a_crash_fails_one_case_and_the_rest_run_in_a_fresh_child(pool):
     source = (
         "import os\n\ndef score(input, output, expected=None):\n"
