@@ -50,7 +50,9 @@ class UseCasesPart(HumanPart):
         sample = chosen.cases if chosen.pinned else None
 
         def run(job: Job[CheckReport]) -> CheckReport:
-            live = dataclasses.replace(options.watched_by(job), concurrency=1, stop_on_timeout=True)
+            # Up to the settings' cases in flight, as "Score all": the runner adds children only once the cases
+            # prove slow (a judge's answers), so a quick metric's check stays in the one child that loaded it.
+            live = dataclasses.replace(options.watched_by(job), stop_on_timeout=True)
             return check(metric, cases, live, scorer=scorer, sample=sample)
 
         total = len(chosen.cases) if chosen.pinned else min(SAMPLE_SIZE, len(cases))

@@ -317,3 +317,21 @@ def test_clear_leaves_the_state_of_a_fresh_data_directory(ws, tmp_path):
     assert (fresh.draft().revision, fresh.versions(), fresh.runs.list()) == (0, [], [])
     assert fresh.dataset_choice().split is None and fresh.marks.marks_for("example", "hash") == {}
     assert not ws.uploads_dir().exists()
+
+
+def test_the_check_of_a_judge_metric_asks_about_its_sampled_cases_side_by_side(ws: Workspace, server) -> None:
+    """A judge's answers take most of a check's time: once the first case proved slow, the other sampled cases
+    are judged at the same time (as "Score all" does), not one after the other."""
+    from skynet_core.llm import ModelConfig
+
+    server.latency_s = 0.4
+    ws.save_model_settings(ws.model_settings().with_changes(metric=ModelConfig("openai/judge", server.url)))
+    judge = (
+        "from skynet import llm\n\ndef score(input, output, expected=None):\n"
+        "    answer = llm('Answer PASS or FAIL.', input=str(output))\n"
+        "    return 1.0, {'feedback': 'judged: ' + answer}\n"
+    )
+    check = ws.check(JobSlot(), MetricSource.of(judge), keys={"OPENAI_API_KEY": "sk-test"})
+    assert check.wait(60) and check.result is not None and check.result.ok, check.result
+    assert len(server.requests) == 3
+    assert server.max_in_flight >= 2
