@@ -9,6 +9,7 @@ import streamlit as st
 import keys as K
 from pages.tradeoffs import controls
 from skynet_core.charts import ternary_winner_figure
+from skynet_core.display import markdown_frame
 from skynet_core.i18n import _, format_cost, format_number, with_language
 from skynet_core.reward import NormalizedSpec
 from skynet_core.scored_candidates import ScoredCandidates
@@ -40,18 +41,25 @@ def _map_clicked() -> None:
 
 
 def _summary_table(summary: CandidateSummary, winner: int) -> pd.DataFrame:
+    """One row per candidate, as text: a person reads it whole at any width (a canvas grid scrolled sideways
+    at 1000 px and kept its figures out of the page's text). Names come from the data file: clipped, escaped."""
+
+    def shown(value: float, digits: int) -> str:
+        return "–" if pd.isna(value) else format_number(float(value), digits)
+
     yes = _("yes")
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             _("candidate"): summary.names,
-            _("mean accuracy"): summary.mean_accuracy,
-            _("mean latency (ms)"): summary.mean_latency_ms,
-            _("mean cost (USD)"): [format_cost(float(usd)) if pd.notna(usd) else None for usd in summary.mean_cost_usd],
-            _("mean reward"): summary.mean_reward,
+            _("mean accuracy"): [shown(value, 3) for value in summary.mean_accuracy],
+            _("mean latency (ms)"): [shown(value, 0) for value in summary.mean_latency_ms],
+            _("mean cost (USD)"): [format_cost(float(usd)) if pd.notna(usd) else "–" for usd in summary.mean_cost_usd],
+            _("mean reward"): [shown(value, 3) for value in summary.mean_reward],
             _("Pareto front"): [yes if on else _("no") for on in summary.pareto],
             _("winner"): [yes if index == winner else "" for index in range(len(summary.names))],
         }
     )
+    return markdown_frame(frame)
 
 
 def who_wins_section(scored: ScoredCandidates, summary: CandidateSummary, norm: NormalizedSpec) -> int:
@@ -61,16 +69,7 @@ def who_wins_section(scored: ScoredCandidates, summary: CandidateSummary, norm: 
     st.subheader(_("Who wins"))
     # Fixed-width metrics in a wrapping row: four a row when wide, two when narrow, none cut short.
     _stats(summary, winner, change, stability)
-    st.dataframe(
-        _summary_table(summary, winner),
-        hide_index=True,
-        key="tradeoffs.summary",
-        column_config={
-            _("mean accuracy"): st.column_config.NumberColumn(format="%.3f"),
-            _("mean latency (ms)"): st.column_config.NumberColumn(format="%.0f"),
-            _("mean reward"): st.column_config.NumberColumn(format="%.3f"),
-        },
-    )
+    st.table(_summary_table(summary, winner), hide_index=True)
     st.caption(
         _(
             "Mean accuracy is the accuracy part (higher is better, also when it comes from an error). Latency and "
