@@ -45,9 +45,6 @@ from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 PASSES = "The metric meets the contract."
 CAPTION = "Showing 40 of 40 scored cases"
-# Whether the run's "Mean score" figure reads ``value`` (the table of that run is drawn with it).
-MEAN_IS = """(value) => [...document.querySelectorAll('[data-testid="stMetric"]')].some(
-    (el) => el.offsetParent !== null && el.innerText.includes("Mean score") && el.innerText.includes(value))"""
 LABELS = ["billing", "technical", "shipping", "refund", "account"]
 SCORES = (0.25, 0.75)
 EXAMPLES = ("Accuracy, speed and cost", "Exact match")  # two that meet the contract on these cases
@@ -106,9 +103,9 @@ def until(page: Page, predicate: str, arg: object = None, timeout_ms: int = 60_0
     page.wait_for_function(predicate, arg=arg, polling="raf", timeout=timeout_ms)
 
 
-# Whether an element that ``selector`` finds is laid out (not hidden) and its text holds ``text``.
-SHOWS = """([selector, text]) => [...document.querySelectorAll(selector)].some(
-    (el) => el.offsetParent !== null && el.innerText.includes(text))"""
+# Whether an element that ``selector`` finds is laid out (not hidden) and its text holds every one of ``texts``.
+SHOWS = """([selector, texts]) => [...document.querySelectorAll(selector)].some(
+    (el) => el.offsetParent !== null && texts.every((text) => el.innerText.includes(text)))"""
 # Whether the page's title (its h1's first line) is ``title``.
 TITLED = """(title) => [...document.querySelectorAll("h1")].some(
     (h) => h.offsetParent !== null && h.innerText.trim().split("\\n")[0] === title)"""
@@ -117,8 +114,8 @@ DONE = "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScr
 MAIN = '[data-testid="stMain"]'
 
 
-def shows(page: Page, text: str, selector: str = MAIN, timeout_ms: int = 60_000) -> None:
-    until(page, SHOWS, [selector, text], timeout_ms)
+def shows(page: Page, *texts: str, selector: str = MAIN, timeout_ms: int = 60_000) -> None:
+    until(page, SHOWS, [selector, list(texts)], timeout_ms)
 
 
 def script_done(page: Page, timeout_ms: int = 30_000) -> None:
@@ -146,7 +143,7 @@ def timed(action: Callable[[], None], done: Callable[[], None], *, from_its_end:
 def samples_show(page: Page, text: str, timeout: int = 30_000) -> None:
     """Wait until the check's sampled cases (written whole as text) show ``text``. While a run redraws the
     panel, the old panel and the new one can both be in the page for a moment: either may show it."""
-    shows(page, text, ".st-key-author-samples", timeout)
+    shows(page, text, selector=".st-key-author-samples", timeout_ms=timeout)
 
 
 def new_page(browser: Browser) -> Page:
@@ -215,7 +212,7 @@ def measure(browser: Browser, url: str, repeats: int) -> dict[str, list[float]]:
         expect(button).to_be_enabled()
 
         def filled(value: float = value) -> None:
-            until(page, MEAN_IS, f"{value:.2f}")
+            shows(page, "Mean score", f"{value:.2f}", selector='[data-testid="stMetric"]')
             shows(page, CAPTION)
 
         figures["score all, 40 cases"].append(timed(button.click, filled))

@@ -207,13 +207,13 @@ class _Shard:
                     result = failed_result(case, CaseStatus.ERROR, str(exc), line, elapsed, file=file)
                 if exc.llm_calls and failed == answered:  # the calls the running case made before it failed
                     result.judge, result._llm_calls = judge_usage(exc.llm_calls)
-                halted = isinstance(exc, CallTimeout) and self.halt is not None
-                if halted and self.halt is not None:
-                    self.halt.set()  # before the result goes on: a slow result starts helpers, which must not run
+                halt = self.halt if isinstance(exc, CallTimeout) else None
+                if halt is not None:
+                    halt.set()  # before the result goes on: a slow result starts helpers, which must not run
                 self.emit(start + sent[failed], result)
                 todo, careful = sent[answered:failed] + sent[failed + 1 :], False
                 self.close()
-                if halted:
+                if halt is not None:
                     return
 
     def _refused_unsendable(self, index: int, case: Case) -> bool:

@@ -167,6 +167,11 @@ def click_until_shown(button: Locator, shown: Locator, timeout_s: float = 90.0) 
     act_until(click(button), lambda ms: expect(shown).to_be_visible(timeout=ms), timeout_s)
 
 
+def job_line(page: Page, kind: str) -> Locator:
+    """A running job's line in the sidebar's list of running jobs, its label matching the regex ``kind``."""
+    return page.get_by_test_id("stSidebar").get_by_text(re.compile(rf"^({kind}) · "))
+
+
 def start_job(
     page: Page, button: Locator, result: Locator, kind: str = "scoring|评分", timeout_ms: int = 180_000
 ) -> None:
@@ -175,7 +180,7 @@ def start_job(
 
     A click can be lost on a loaded machine (CI runs lost one right after a page's first run); it is clicked
     again only while nothing at all happened, so a job that started is never started twice."""
-    running = page.get_by_test_id("stSidebar").get_by_text(re.compile(rf"^({kind}) · "))
+    running = job_line(page, kind)
     act_until(click(button), lambda ms: expect(result.or_(running).first).to_be_visible(timeout=ms))
     expect(result.first).to_be_visible(timeout=timeout_ms)
 

@@ -6,7 +6,6 @@ exception element (``stException``) several times a second."""
 
 from __future__ import annotations
 
-import re
 import time
 
 from playwright.sync_api import Error as PlaywrightError
@@ -15,7 +14,7 @@ from playwright.sync_api import Locator, Page, expect
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.workspace import Workspace
 from tests.e2e.browser import wait_for_app_run
-from tests.e2e.editor_moves import PASSES, click, go_to, open_author
+from tests.e2e.editor_moves import PASSES, click, go_to, job_line, open_author
 
 SLOW = (
     "import time\n\ndef score(input, output, expected=None):\n"
@@ -28,7 +27,7 @@ def watch(page: Page, start: Locator, done: Locator, kind: str = "scoring", seco
     """Click ``start``, then until ``done`` shows, fail as soon as the page shows an exception. The click is
     made again when, 15 s after it, neither ``done`` nor the job's line (label ``kind``) in the sidebar shows:
     a click can be lost on a loaded machine."""
-    running = page.get_by_test_id("stSidebar").get_by_text(re.compile(rf"^{kind} · "))
+    running = job_line(page, kind)
     deadline = time.monotonic() + seconds
     clicked_at: float | None = None
     while not done.count():
