@@ -7,7 +7,7 @@ Streamlit-free and unit tested (tests/test_authoring.py); ``pages/author.py`` an
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -54,19 +54,26 @@ class CheckCases:
         return [case.id for case in self.cases]
 
 
-def check_cases(cases: Sequence[Case], pins: Iterable[str]) -> CheckCases:
+def check_cases(
+    cases: Sequence[Case], pins: Iterable[str], sample: Callable[[], list[Case]] | None = None
+) -> CheckCases:
     """The cases the live check uses: the pinned ones that the current ``cases`` still hold (in pin
-    order), else the planner's sample (contract Part B rule 7). Pins whose ids vanished are listed in
-    ``dropped``; when every pin vanished, the sample is used again."""
+    order), else the planner's sample (contract Part B rule 7; ``sample`` gives it when the caller keeps
+    it, e.g. :meth:`DatasetInUse.check_sample`). Pins whose ids vanished are listed in ``dropped``; when
+    every pin vanished, the sample is used again."""
     from .datasets import sample_for_check
 
     wanted = list(dict.fromkeys(pins))
-    by_id = {case.id: case for case in cases}
+    if wanted:
+        wanted_ids = set(wanted)
+        by_id = {case.id: case for case in cases if case.id in wanted_ids}  # one pass, no index of every case
+    else:
+        by_id = {}
     kept = [by_id[case_id] for case_id in wanted if case_id in by_id]
     dropped = [case_id for case_id in wanted if case_id not in by_id]
     if kept:
         return CheckCases(kept, True, dropped)
-    return CheckCases(sample_for_check(list(cases), SAMPLE_SIZE), False, dropped)
+    return CheckCases(sample() if sample else sample_for_check(cases, SAMPLE_SIZE), False, dropped)
 
 
 def pins_for(stored: Any, dataset: str) -> list[str]:

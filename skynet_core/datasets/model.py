@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from skynet_core.cases import Case, Observation
 from skynet_core.i18n import N_
 
+_T = TypeVar("_T")
 EXAMPLE_PATH = Path(__file__).parents[1] / "examples" / "tickets.jsonl"
 
 SPLITS = ("train", "val", "test")
@@ -73,6 +75,10 @@ class Dataset:
     ``identity`` is the digest of every file it was built from, by content, and of
     the roles and candidate names it was read with (``""``: not known; see
     :mod:`skynet_core.datasets.identity`).
+
+    Invariant: a dataset is not changed once built (nothing appends to or replaces its cases), so what is
+    derived from its cases (one candidate's list, the split counts, the check's sample) is computed once
+    and kept; on 900,000 cases each was a pass over every case, several per script run. Callers get copies.
     """
 
     name: str
@@ -82,12 +88,38 @@ class Dataset:
     splits_from_column: bool = False
     warnings: list[str] = field(default_factory=list)  # for people: what loads but may not be meant (NFC twin ids)
     identity: str = ""
+    # What is derived from the cases, kept (see the invariant above): not part of the value.
+    _derived: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def _kept(self, key: tuple[Any, ...], make: Callable[[], _T]) -> _T:
+        if key not in self._derived:
+            self._derived[key] = make()  # two threads may both make it: the same value, one kept
+        kept: _T = self._derived[key]
+        return kept
 
     def for_candidate(self, candidate: str) -> list[Case]:
         """The cases of one candidate, in file order. Raises ``ValueError`` for an unknown name."""
+        return list(self.cases_of(candidate, None))
+
+    def cases_of(self, candidate: str, split: str | None) -> tuple[Case, ...]:
+        """One candidate's cases in ``split`` (every split for ``None``), in file order, kept: the dataset's own
+        tuple, not a copy. Raises ``ValueError`` for an unknown candidate."""
         if candidate not in self.candidates:
             raise ValueError(f"The dataset has no candidate {candidate!r}; its candidates are {self.candidates}.")
-        return [case for case in self.cases if case.candidate == candidate]
+        if split is not None:
+            return self._kept(
+                ("cases", candidate, split),
+                lambda: tuple(case for case in self.cases_of(candidate, None) if case.split == split),
+            )
+        return self._kept(("cases", candidate, None), lambda: tuple(c for c in self.cases if c.candidate == candidate))
+
+    def check_sample(self, candidate: str, split: str | None, k: int) -> list[Case]:
+        """:func:`~skynet_core.datasets.splits.sample_for_check` of :meth:`cases_of`, computed once."""
+        from .splits import sample_for_check
+
+        return list(
+            self._kept(("sample", candidate, split, k), lambda: sample_for_check(self.cases_of(candidate, split), k))
+        )
 
     def split_counts(self) -> dict[str, int]:
         """How many distinct case ids each split has (one candidate's worth, since all line up).
@@ -97,6 +129,9 @@ class Dataset:
         column the keys are the names present: ``train``, ``val``, ``test`` first,
         then the others in order of first appearance.
         """
+        return dict(self._kept(("split counts",), self._split_counts))
+
+    def _split_counts(self) -> dict[str, int]:
         per_id = {case.id: case.split for case in self.cases}
         counts = dict.fromkeys(SPLITS, 0)
         for split in per_id.values():

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import orjson
 
 from ..cases import Case
+from ..contract import SAMPLE_SIZE
 from ..datasets import (
     CandidateFile,
     Dataset,
@@ -181,7 +182,10 @@ class DatasetPart(WorkspaceBase):
         from ..authoring import check_cases
 
         in_use = in_use or self.dataset()
-        return check_cases(in_use.cases, self.check_pins(in_use))
+        pins = self.check_pins(in_use)
+        return check_cases(
+            in_use.data.cases_of(in_use.candidate, in_use.split), pins, lambda: in_use.check_sample(SAMPLE_SIZE)
+        )
 
     def save_user_case(self, case: Case) -> Path:
         """Add ``case`` to the user dataset (a JSON Lines file in the uploads folder, loadable on Data)."""

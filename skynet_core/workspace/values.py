@@ -64,10 +64,12 @@ class DatasetInUse:
 
     @property
     def cases(self) -> list[Case]:
-        """The candidate's cases in the split (every split when none is chosen)."""
-        return [
-            case for case in self.data.for_candidate(self.candidate) if self.split is None or case.split == self.split
-        ]
+        """The candidate's cases in the split (every split when none is chosen): a copy of the dataset's kept list."""
+        return list(self.data.cases_of(self.candidate, self.split))
+
+    def check_sample(self, k: int) -> list[Case]:
+        """The contract check's sample of :attr:`cases` (computed once per dataset, candidate and split)."""
+        return self.data.check_sample(self.candidate, self.split, k)
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,12 @@ and the bundled example with its metrics."""
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib.util
 import json
 import math
 import numbers
+import random
 import sys
 from collections import Counter
 from pathlib import Path
@@ -752,3 +754,59 @@ def test_json_checks_reports_missing_fields_and_format() -> None:
     assert side["feedback"] == "Missing fields: priority, reply." and side["scores"]["format"] == 1.0
     value, side = score({}, "```json\n{}\n```", None)
     assert value == 0.0 and side["scores"] == {"format": 0.0, "fields": 0.0}
+
+
+def _sample_by_full_sort(cases: list[Case], k: int = 3) -> list[Case]:
+    """Contract Part B rule 7 read literally: sort every case by SHA-256 of its id, take the first k, then swap the
+    last pick for the first case of a missing kind (with or without ``expected``)."""
+    ordered = sorted(cases, key=lambda case: (hashlib.sha256(case.id.encode()).hexdigest(), case.id, case.candidate))
+    picked = ordered[:k]
+    if len(picked) >= 2:
+        for labelled in (True, False):
+            if not any((case.expected is not None) == labelled for case in picked):
+                missing = next((case for case in ordered if (case.expected is not None) == labelled), None)
+                if missing is not None:
+                    picked[-1] = missing
+    return picked
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sample_is_the_first_cases_of_a_full_sort_by_id_hash(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(0, 60)
+    unlabelled = {i for i in range(n) if rng.random() < rng.choice((0.0, 0.05, 0.5, 0.95, 1.0))}
+    cases = _cases(n, unlabelled=unlabelled)
+    cases += [Case(id=case.id, input=case.input, output=0, expected=case.expected, candidate="b") for case in cases]
+    rng.shuffle(cases)
+    for k in (0, 1, 2, 3, 5):
+        assert sample_for_check(cases, k=k) == _sample_by_full_sort(cases, k), (seed, k)
+
+
+def test_a_dataset_keeps_its_candidate_lists_split_counts_and_check_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A script run asks for these several times, and a dataset never changes once loaded: on 900,000 cases each
+    was a pass over every case (the check's sample hashed every id), 13 s per run of the Author page."""
+    from skynet_core.datasets import splits
+
+    data = load_example()
+    hashed: list[str] = []
+    real = splits._stable_digest
+    monkeypatch.setattr(splits, "_stable_digest", lambda text: hashed.append(text) or real(text))
+    train = [case for case in data.for_candidate("balanced") if case.split == "train"]
+    assert data.check_sample("balanced", "train", 3) == sample_for_check(train)
+    asked = len(hashed)
+    assert asked >= len(train)  # the dataset's sample and the test's own
+    assert data.check_sample("balanced", "train", 3) == sample_for_check(train)
+    assert len(hashed) == asked + asked // 2  # only the test's own call hashed again
+    hashed.clear()
+    data.check_sample("balanced", None, 3)
+    assert len(hashed) >= 72
+    hashed.clear()
+    data.check_sample("balanced", None, 3)
+    assert hashed == []
+
+    mine = data.for_candidate("fast-small")
+    mine.clear()  # a caller's copy: the dataset's own list is untouched
+    assert len(data.for_candidate("fast-small")) == 72
+    counts = data.split_counts()
+    counts["train"] = 0
+    assert data.split_counts() == split_plan(72)
