@@ -2,9 +2,10 @@
 
 A full collection holds the GIL while it scans every tracked object of the process. A dataset of
 900,000 cases is some four million of them (each case and its dicts), and "Score all" adds two per
-result; Streamlit collects fully after every script run, five times a second while a page polls a
-job, and each collection took 1 to 7 s (``benchmarks/bench_server.py`` logs them): the server
-answered nothing meanwhile, health checks included.
+result; Streamlit collected fully after every script run (until ``runner.postScriptGC`` was turned off
+in ``.streamlit/config.toml``), five times a second while a page polls a job, and each collection took
+1 to 7 s (``benchmarks/bench_server.py`` logs them): the server answered nothing meanwhile, health
+checks included. Python's own full collections remain.
 
 :func:`settle` moves every object alive now into the permanent generation (``gc.freeze``), which
 collections never scan: it is O(1), and such objects are still freed by reference counting as

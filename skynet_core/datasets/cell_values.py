@@ -169,6 +169,8 @@ def _name_value(value: Any, what: str, where: str) -> str | None:
 
 def _human_value(value: Any, where: str) -> float | None:
     """A human score cell: a number on the metric's scale, pass (1) or fail (0); ``None`` when empty."""
+    if value is None:  # nearly every case: no import, no parse
+        return None
     from skynet_core.human.human_score import parse_human_value
 
     try:

@@ -37,13 +37,14 @@ def load_dataset(
     suffix = _suffix(path)
     if suffix in _JSONL_SUFFIXES and roles is None:
         rows = []
+        file = path.name  # once, not per line (a pathlib property)
         for number, obj in _jsonl_objects(path):
             try:
-                rows.append(_jsonl_row(path.name, number, obj))
+                rows.append(_jsonl_row(file, number, obj))
             except DatasetError as exc:
                 exc.line = number
                 raise
-        base = _dataset(rows, name=name or path.stem, source=str(path), file=path.name, unit="line")
+        base = _dataset(rows, name=name or path.stem, source=str(path), file=file, unit="line")
     else:
         base = cases_from_frame(read_table(path), roles, str(path), name=name)
     dataset = join_candidates(base, candidate_files, roles=roles, main_candidate=main_candidate)

@@ -56,7 +56,7 @@ def _dataset(rows: list[_Row], *, name: str, source: str, file: str, unit: str) 
         )
         for row, case_id in zip(rows, ids, strict=True)
     ]
-    twins = nfc_twins((case_id, _at(unit, row.number)) for case_id, row in reference_rows.items())
+    twins = nfc_twins(((case_id, row.number) for case_id, row in reference_rows.items()), lambda n: _at(unit, n))
     return Dataset(
         name=name,
         cases=cases,
