@@ -18,7 +18,7 @@ from skynet_core.authoring import run_numbers
 from skynet_core.cases import Case
 from skynet_core.charts import score_histogram
 from skynet_core.export import results_frame, score_names
-from skynet_core.i18n import _, with_language
+from skynet_core.i18n import _, format_number, with_language
 from skynet_core.judge import JudgeSummary, judge_summary
 from skynet_core.results import CaseResult
 from skynet_core.run_views import costs_shown, statuses_text
@@ -26,6 +26,9 @@ from widgets.case_detail import case_details
 
 S = st.session_state
 CACHE = "cases.frame"  # this session's table of the results shown last: (token, frame)
+TABLE_ROWS = 10_000
+"""The rows the table sends to the browser, at most (the first the filters keep): every row of a 900,000-case run
+went on every run of the page."""
 
 
 def column_config(names: Iterable[str] = ()) -> dict[str, Any]:
@@ -156,13 +159,22 @@ def cases_table(
         *judge_columns,
         "error",
     ]
-    view = view[columns].reset_index(drop=True)
+    kept = len(view)
+    view = view[columns].head(TABLE_ROWS).reset_index(drop=True)
     view["error"] = view["error"].map(lambda text: text.splitlines()[0][:200] if text else "")
-    st.caption(
-        _("Showing {shown} of {total} scored cases. Select a row to see the case in full.").format(
-            shown=len(view), total=len(frame)
+    if kept > len(view):
+        st.caption(
+            _(
+                "Showing the first {shown} of {total} scored cases: filter by status or split for others, or "
+                "download every case from the Runs page. Select a row to see the case in full."
+            ).format(shown=format_number(len(view)), total=format_number(kept))
         )
-    )
+    else:
+        st.caption(
+            _("Showing {shown} of {total} scored cases. Select a row to see the case in full.").format(
+                shown=len(view), total=len(frame)
+            )
+        )
     config = column_config(names)
     event = st.dataframe(
         view,

@@ -148,6 +148,20 @@ def test_score_all_fills_the_table_with_every_case(app):
     assert any(m.label == "Mean score (ok cases)" for m in app.metric)
 
 
+def test_a_large_run_sends_the_first_rows_of_the_table_and_says_where_the_rest_are(app, monkeypatch):
+    """900,000 rows went to the browser on every run of the page (a table nobody reads whole). The table holds
+    the first rows of what the filters keep, and says so; the Runs page downloads every case."""
+    import widgets.cases
+
+    monkeypatch.setattr(widgets.cases, "TABLE_ROWS", 5)
+    score_all(app)
+    total = len(load_example().for_candidate(load_example().candidates[0]))
+    assert len(cases_table(app)) == 5
+    assert any(f"Showing the first 5 of {total} scored cases" in c.value and "Runs" in c.value for c in app.caption)
+    app.multiselect(key="author.filter_split").select("val").run()
+    assert len(cases_table(app)) == 5 and set(cases_table(app)["split"]) == {"val"}
+
+
 def test_status_filter_narrows_the_table(app):
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
