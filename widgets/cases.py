@@ -27,6 +27,8 @@ from widgets.case_detail import case_details
 S = st.session_state
 CACHE = "cases.frame"  # this session's table of the results shown last: (token, frame)
 TABLE_ROWS = 10_000
+PARTIAL_ROWS = 100
+"""While a run goes on, the table lists the latest this many of the cases scored so far."""
 """The rows the table sends to the browser, at most (the first the filters keep): every row of a 900,000-case run
 went on every run of the page."""
 
@@ -191,6 +193,23 @@ def cases_table(
         if on_pin is not None or on_try is not None:
             case_actions(case_id, pins or [], on_pin, on_try, key)
         case_details(case_id, results, cases)
+
+
+def partial_table(results: list[CaseResult], done: int) -> None:
+    """The cases a running job has scored so far, the latest :data:`PARTIAL_ROWS` of them (``done`` in all), in
+    the full table's columns; the full table replaces it when the run ends."""
+    if not results:
+        return
+    shown = results[-PARTIAL_ROWS:]
+    names = score_names(shown)
+    frame = costs_shown(results_frame(shown))
+    columns = ["id", "split", "status", "score", *[f"score.{n}" for n in names], "feedback", "duration_ms"]
+    st.caption(
+        _("The latest {shown} of the {done} cases scored so far; the whole table when the run ends.").format(
+            shown=format_number(len(shown)), done=format_number(done)
+        )
+    )
+    st.dataframe(frame[columns], hide_index=True, column_config=column_config(names), width="stretch")
 
 
 def case_actions(

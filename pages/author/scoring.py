@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -12,13 +13,14 @@ import studio
 from pages.author import try_case
 from skynet_core.authoring import ScoredResults, ScoredRun
 from skynet_core.i18n import _, format_datetime, with_language
+from skynet_core.jobs import Job, JobSlot
 from skynet_core.judge_noise import noise_acceptance
 from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
 from skynet_core.workspace import Snapshot
 from widgets.agreement import agreement_line
-from widgets.cases import cases_table
-from widgets.jobs import job_panel, outcome_panel
+from widgets.cases import cases_table, partial_table
+from widgets.jobs import job_panel, outcome_panel, progress_row
 from widgets.stale import stale_banner, stale_changes
 from widgets.text import md
 
@@ -82,7 +84,7 @@ def score_panel(snap: Snapshot, pins: list[str], last: ScoredRun | None) -> list
                 count=len(cases), where=where(snap)
             )
         )
-    outcome = job_panel(slot, "author.score")
+    outcome = job_panel(slot, "author.score", running=lambda job: scoring_so_far(slot, job))
     job = slot.job
     if last is None and job is not None and job.finished and job.result is not None:
         st.rerun()  # it finished after the verdict read it: one more run, so the verdict and the table agree
@@ -108,6 +110,12 @@ def score_panel(snap: Snapshot, pins: list[str], last: ScoredRun | None) -> list
         agreement_line(results, job.provenance.dataset, job.provenance.candidate)
     cases_table(("job", job.id), results, cases, "author", **table)  # type: ignore[arg-type]
     return results
+
+
+def scoring_so_far(slot: JobSlot, job: Job[Any]) -> None:
+    """A running "Score all": its progress, then the cases it has scored so far (redrawn by the job panel)."""
+    progress_row(slot, job, "author.score")
+    partial_table(job.partial, job.done)
 
 
 def start_consistency() -> None:

@@ -162,6 +162,40 @@ def test_a_large_run_sends_the_first_rows_of_the_table_and_says_where_the_rest_a
     assert len(cases_table(app)) == 5 and set(cases_table(app)["split"]) == {"val"}
 
 
+SLOW = (
+    "import time\n\n"
+    "def score(input, output, expected=None):\n"
+    "    time.sleep(0.4)\n"
+    "    return 0.5, {'feedback': 'slow but sure'}\n"
+)
+
+
+def test_the_table_fills_with_the_cases_scored_so_far_while_score_all_runs(app):
+    """On 900,000 cases the page showed only a progress bar for minutes: the cases scored so far are listed as
+    they come (the latest ones), and the whole table replaces them when the run ends."""
+    type_text(app, SLOW)
+    app.button(key="author.score_all").click().run()
+
+    seen: list[tuple[str, object]] = []
+
+    def partial_rows(at: AppTest) -> bool:
+        job = at.session_state["studio.jobs.score"].job
+        caption = next((c.value for c in at.caption if "scored so far" in c.value), None)
+        if job.running and caption is not None and cases_table(at) is not None:
+            seen.append((caption, cases_table(at)))
+        return bool(seen)
+
+    run_until(app, partial_rows, timeout=60)
+    caption, rows = seen[0]
+    assert caption is not None and "the whole table when the run ends" in caption
+    assert set(rows["status"]) == {"ok"} and set(rows["feedback"]) == {"slow but sure"}
+    total = len(load_example().for_candidate(load_example().candidates[0]))
+    assert len(rows) < total
+    run_until(app, lambda at: not at.session_state["studio.jobs.score"].job.running and cases_table(at) is not None)
+    run_until(app, lambda at: any(f"Showing {total} of {total} scored cases" in c.value for c in at.caption))
+    assert not any("scored so far" in c.value for c in app.caption)
+
+
 def test_status_filter_narrows_the_table(app):
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
