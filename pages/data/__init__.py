@@ -177,7 +177,7 @@ def page() -> None:
         st.warning(md(problem), icon=":material/warning:")
     for warning in data_warnings(data):
         st.warning(md(warning), icon=":material/warning:")
-    if flash := S.pop(K.DATA_FLASH, None):
+    if flash := S.get(K.DATA_FLASH):
         st.success(flash, icon=":material/task_alt:")
     source = st.radio(
         _("Cases from"),
@@ -194,6 +194,9 @@ def page() -> None:
     opened = S[K.DATA_DRAFT]
     elsewhere = source == A_FILE and opened is not None and opened.path != data.source
     draw_splits(snap, Path(opened.path).name if elsewhere else None)
+    # Read once this run has drawn it to the end: a rerun on the way (the role editor's, to show default field
+    # names) would have taken the message away a moment after it was drawn.
+    S.pop(K.DATA_FLASH, None)
 
 
 def example_source(in_use: bool) -> None:

@@ -72,6 +72,23 @@ SET_ROLES = {
 }
 
 
+def test_the_using_message_outlives_the_role_editors_own_rerun(data_dir: Path, plain_csv: Path) -> None:
+    """Roles without field names: after "Use this dataset" the role editor may fill in the default names with a
+    rerun of its own. The one-off "Using …" message is read only once a run has drawn the page to its end, so
+    such a rerun draws it again (a browser test missed it under load; AppTest does not show that rerun, so this
+    pins the message's lifetime: shown after the click, gone after the next run)."""
+    at = open_page()
+    open_file(at, plain_csv)
+    edit_roles(
+        at, {0: {"role": "id"}, 1: {"role": "input field"}, 2: {"role": "expected field"}, 3: {"role": "output"}}
+    )
+    use_dataset(at)
+    assert errors(at) == []
+    assert [item.value for item in at.main.success] == ["Using cases.csv: 40 cases × 1 candidate."]
+    at.run()  # the next run of the page (any click): the message has been read
+    assert [item.value for item in at.main.success] == []
+
+
 def test_file_with_roles_set_by_hand_is_used_and_its_splits_shown(data_dir: Path, plain_csv: Path) -> None:
     at = open_page()
     open_file(at, plain_csv)
