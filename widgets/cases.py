@@ -19,6 +19,7 @@ from skynet_core.cases import Case
 from skynet_core.charts import score_histogram
 from skynet_core.export import results_frame, score_names
 from skynet_core.i18n import _, format_number, with_language
+from skynet_core.jobs import Job
 from skynet_core.judge import JudgeSummary, judge_summary
 from skynet_core.results import CaseResult
 from skynet_core.run_views import costs_shown, statuses_text
@@ -195,12 +196,12 @@ def cases_table(
         case_details(case_id, results, cases)
 
 
-def partial_table(results: list[CaseResult], done: int) -> None:
-    """The cases a running job has scored so far, the latest :data:`PARTIAL_ROWS` of them (``done`` in all), in
-    the full table's columns; the full table replaces it when the run ends."""
-    if not results:
+def partial_table(job: Job[Any]) -> None:
+    """The cases a running job has scored so far, the latest :data:`PARTIAL_ROWS` of them, in the full table's
+    columns; the full table replaces it when the run ends."""
+    shown, done = job.latest(PARTIAL_ROWS), job.done
+    if not shown:
         return
-    shown = results[-PARTIAL_ROWS:]
     names = score_names(shown)
     frame = costs_shown(results_frame(shown))
     columns = ["id", "split", "status", "score", *[f"score.{n}" for n in names], "feedback", "duration_ms"]

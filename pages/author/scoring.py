@@ -115,7 +115,7 @@ def score_panel(snap: Snapshot, pins: list[str], last: ScoredRun | None) -> list
 def scoring_so_far(slot: JobSlot, job: Job[Any]) -> None:
     """A running "Score all": its progress, then the cases it has scored so far (redrawn by the job panel)."""
     progress_row(slot, job, "author.score")
-    partial_table(job.partial, job.done)
+    partial_table(job)
 
 
 def start_consistency() -> None:

@@ -96,3 +96,13 @@ def test_score_job_scores_every_case_in_order(ws, pool):
     assert job.wait(60)
     assert [result.id for result in job.result.cases] == [case.id for case in cases]
     assert job.done == 40 and job.total == 40
+
+
+def test_latest_gives_the_last_results_in_the_order_they_came() -> None:
+    job: Job[list[CaseResult]] = Job("score", 5)
+    assert job.latest(3) == []
+    for index in range(5):
+        job.add_result(CaseResult(id=str(index)))
+    assert [result.id for result in job.latest(3)] == ["2", "3", "4"]
+    assert [result.id for result in job.latest(10)] == ["0", "1", "2", "3", "4"]
+    assert job.latest(0) == []
