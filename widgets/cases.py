@@ -18,7 +18,7 @@ from skynet_core.authoring import run_numbers
 from skynet_core.cases import Case
 from skynet_core.charts import score_histogram
 from skynet_core.export import results_frame, score_names
-from skynet_core.i18n import _, format_number, with_language
+from skynet_core.i18n import _, format_number, ngettext, with_language
 from skynet_core.jobs import Job
 from skynet_core.judge import JudgeSummary, judge_summary
 from skynet_core.results import CaseResult
@@ -205,11 +205,15 @@ def partial_table(job: Job[Any]) -> None:
     names = score_names(shown)
     frame = costs_shown(results_frame(shown))
     columns = ["id", "split", "status", "score", *[f"score.{n}" for n in names], "feedback", "duration_ms"]
-    st.caption(
-        _("The latest {shown} of the {done} cases scored so far; the whole table when the run ends.").format(
-            shown=format_number(len(shown)), done=format_number(done)
+    if len(shown) < done:
+        text = _("The latest {shown} of the {done} cases scored so far; the whole table when the run ends.")
+    else:
+        text = ngettext(
+            "The {done} case scored so far; the whole table when the run ends.",
+            "The {done} cases scored so far; the whole table when the run ends.",
+            done,
         )
-    )
+    st.caption(text.format(shown=format_number(len(shown)), done=format_number(done)))
     st.dataframe(frame[columns], hide_index=True, column_config=column_config(names), width="stretch")
 
 
