@@ -14,7 +14,7 @@ import keys as K
 import studio
 from skynet_core.authoring import CaseJsonError, case_json, parse_case
 from skynet_core.cases import Case
-from skynet_core.i18n import N_, _, with_language
+from skynet_core.i18n import N_, _, format_number, with_language
 from skynet_core.results import CaseResult
 from skynet_core.workspace import Snapshot
 from widgets.jobs import job_panel, outcome_panel
@@ -108,7 +108,7 @@ def draw_try_case(snap: Snapshot) -> None:
         accept_new_options=many,
         help=(
             _("Lists the first {shown} of {total} cases; type any other case's id.").format(
-                shown=f"{len(ids):,}", total=f"{len(cases):,}"
+                shown=format_number(len(ids)), total=format_number(len(cases))
             )
             if many
             else None
