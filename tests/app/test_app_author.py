@@ -43,8 +43,19 @@ def draft_text(at: AppTest) -> str:
     return Store(Path(os.environ[DATA_DIR_ENV])).draft() or EXAMPLE_METRICS["Exact match"].read_text()
 
 
+def scoring_so_far(at: AppTest) -> bool:
+    """Whether the page lists the cases scored so far (a "Score all" still runs)."""
+    return any("scored so far" in caption.value for caption in at.caption)
+
+
 def cases_table(at: AppTest):
-    """The per-case table of a scoring run, or None when none is drawn."""
+    """The per-case table of a finished scoring run, or None when none is drawn (while a run goes on, the list of
+    the cases scored so far is drawn instead: see :func:`so_far_table`)."""
+    return None if scoring_so_far(at) else so_far_table(at)
+
+
+def so_far_table(at: AppTest):
+    """The first table of cases on the page (the list of cases scored so far, while a run goes on)."""
     return next((frame.value for frame in at.dataframe if "duration_ms" in frame.value.columns), None)
 
 
@@ -181,8 +192,8 @@ def test_the_table_fills_with_the_cases_scored_so_far_while_score_all_runs(app):
     def partial_rows(at: AppTest) -> bool:
         job = at.session_state["studio.jobs.score"].job
         caption = next((c.value for c in at.caption if "scored so far" in c.value), None)
-        if job.running and caption is not None and cases_table(at) is not None:
-            seen.append((caption, cases_table(at)))
+        if job.running and caption is not None and so_far_table(at) is not None:
+            seen.append((caption, so_far_table(at)))
         return bool(seen)
 
     run_until(app, partial_rows, timeout=60)
