@@ -145,6 +145,14 @@ def act_until(act: Callable[[], None], effect: Callable[[int], None], timeout_s:
     effect(1_000)
 
 
+def enter_number(page: Page, label: str, value: object) -> None:
+    """Type ``value`` into the number field ``label`` and press Enter, then wait for the run it starts."""
+    field = page.get_by_role("spinbutton", name=label, exact=True)
+    field.fill(str(value))
+    field.press("Enter")
+    wait_for_app_run(page)
+
+
 def click(button: Locator) -> Callable[[], None]:
     """A click on ``button``; when it will not stand still, the event goes to the node found now."""
 

@@ -15,7 +15,7 @@ from skynet_core.runs import RunKey
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace, example_metric
 from tests.case_factory import WRONG_METRIC, weak_every_third
 from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
-from tests.e2e.editor_moves import start_job
+from tests.e2e.editor_moves import enter_number, start_job
 from tests.fake_openai import FakeOpenAI, Received
 from tests.uplift_saved import HELPS, saved_result
 
@@ -75,20 +75,13 @@ def open_panel(page: Page, url: str, width: int, zh: bool = False) -> None:
     wait_for_app_run(page, timeout_ms=LITELLM_MS)
 
 
-def set_number(page: Page, label: str, value: int) -> None:
-    field = page.get_by_role("spinbutton", name=label)
-    field.fill(str(value))
-    field.press("Enter")
-    wait_for_app_run(page)
-
-
 def test_the_experiment_runs_on_the_example_and_shows_its_report_and_charts(
     page: Page, server: str, seeded: Workspace, models: FakeOpenAI
 ) -> None:
     open_panel(page, server, 1400)
     expect(page.get_by_text("Task model: openai/task", exact=False)).to_be_visible()
-    set_number(page, "Rounds", 1)
-    set_number(page, "Seeds", 2)
+    enter_number(page, "Rounds", 1)
+    enter_number(page, "Seeds", 2)
     expect(page.get_by_text("Planned: at most", exact=False)).to_be_visible(timeout=60_000)  # litellm loads first
     finished = page.get_by_text("The experiment finished: 2 seeds in every arm.")
     start_job(page, page.get_by_role("button", name="Run the experiment"), finished, "feedback uplift", RUN_MS)
