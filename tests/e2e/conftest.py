@@ -2,7 +2,9 @@
 directory, and a fresh studio for every test.
 
 - ``app_server`` (module): ``streamlit run`` of ``server_script`` (``app.py``) with ``server_env``; a module
-  overrides those two fixtures to run another app or add variables (a model server's URL, a short grace).
+  overrides those two fixtures to run another app or add variables (a model server's URL, a short grace), or
+  sets ``OWN_SERVER = True`` for a server of its own. The other modules share their worker's one studio server
+  (``shared_server``): a server's start costs seconds of CPU, and every test empties the studio anyway.
 - ``server`` (test): the module's server, its workspace emptied first through the workspace API (no draft,
   version, setting, run, mark or upload left by an earlier test), as its URL.
 - ``workspace`` (test): that workspace, to seed what the test starts from (a draft, a run, a language).
@@ -46,10 +48,25 @@ def server_env() -> dict[str, str]:
     return {}
 
 
+@pytest.fixture(scope="session")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """The worker's studio server for the modules that need nothing of their own, started at first use."""
+    data_dir = tmp_path_factory.mktemp("skynet-e2e-shared")
+    process, url = start_server(data_dir)
+    yield AppServer(url, data_dir)
+    stop_server(process)
+
+
 @pytest.fixture(scope="module")
 def app_server(
-    tmp_path_factory: pytest.TempPathFactory, server_script: str, server_env: dict[str, str]
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    server_script: str,
+    server_env: dict[str, str],
 ) -> Iterator[AppServer]:
+    if server_script == "app.py" and not server_env and not getattr(request.module, "OWN_SERVER", False):
+        yield request.getfixturevalue("shared_server")
+        return
     data_dir = tmp_path_factory.mktemp("skynet-e2e")
     process, url = start_server(data_dir, script=server_script, env=server_env)
     yield AppServer(url, data_dir)

@@ -6,6 +6,8 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.browser import shot
 
+OWN_SERVER = True  # the deep link must be the first request its server answers
+
 
 def test_a_deep_link_as_the_first_request_gets_the_whole_app(page: Page, server: str) -> None:
     """The module's one test: its server has answered no page before this one."""
