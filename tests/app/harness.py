@@ -19,12 +19,14 @@ from typing import Any
 from streamlit.testing.v1 import AppTest
 
 from skynet_core.i18n import use_language
+from skynet_core.jobs import JobSlot
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGES = ("author", "data", "feedback", "human", "tradeoffs", "history", "runs", "settings")
 LANGUAGE_KEY = "studio.language"  # the sidebar picker's session-state key
 POLL_S = 0.1
+JOB_WAIT_S = 0.5
 
 
 def open_app(
@@ -80,15 +82,33 @@ def run_until(
     at: AppTest, done: Callable[[AppTest], bool], timeout: float = 60.0, *, what: str = "the expected state"
 ) -> AppTest:
     """Rerun the page until ``done(at)`` holds (checks, scoring and other jobs run in background threads);
-    fail on an exception the page raised, or when ``timeout`` seconds pass first."""
+    fail on an exception the page raised, or when ``timeout`` seconds pass first.
+
+    Between reruns it waits for the session's running job to finish, up to :data:`JOB_WAIT_S`, instead of
+    rerunning on a fixed beat: a page's run costs CPU the tests running beside it need, and the run after a
+    job ends should come at once. A test that looks for what a page shows while a job runs still sees a run
+    at least every :data:`JOB_WAIT_S`."""
     deadline = time.monotonic() + timeout
     while not done(at):
         assert not at.exception, at.exception
         assert time.monotonic() < deadline, f"the page did not reach {what} within {timeout:g} s"
-        time.sleep(POLL_S)
+        job = running_job(at)
+        if job is None:
+            time.sleep(POLL_S)
+        else:
+            job.wait(min(JOB_WAIT_S, max(0.0, deadline - time.monotonic())))
         at.run()
     assert not at.exception, at.exception
     return at
+
+
+def running_job(at: AppTest) -> Any:
+    """A job this session started that still runs (the first found), or None."""
+    for value in at.session_state.values():
+        job = value.job if isinstance(value, JobSlot) else None
+        if job is not None and job.running:
+            return job
+    return None
 
 
 @contextmanager
