@@ -63,7 +63,9 @@ def test_the_sandbox_cap_is_raised_applied_and_set_back_to_the_default(data_dir)
     at = open_app("settings")
     cap = at.number_input(key=K.SETTINGS_SANDBOX_CAP)
     assert cap.value == default and button(at, f"Use the default ({default})").disabled
-    assert f"Now: 0 of {default} in use; 0 jobs wait." in captions(at)
+    # The Author page's first run (open_app starts there) checks the draft in a sandbox: wait for it to end.
+    idle = f"Now: 0 of {default} in use; 0 jobs wait."
+    run_until(at, lambda at: idle in captions(at), what="no sandbox in use")
     cap.set_value(default + 5).run()
     assert sandbox_limit().capacity == default + 5 == Workspace(data_dir, env={}).sandbox_cap()
     assert f"of {default + 5} in use" in captions(at)
