@@ -1,5 +1,5 @@
-"""The browser tests' fixtures, Streamlit's e2e convention: one server per test module, with its own data
-directory, and a fresh studio for every test.
+"""The browser tests' fixtures: a studio server for each module (shared by the modules that need nothing of their
+own), and a fresh studio and Streamlit session for every test.
 
 - ``app_server`` (module): ``streamlit run`` of ``server_script`` (``app.py``) with ``server_env``; a module
   overrides those two fixtures to run another app or add variables (a model server's URL, a short grace), or
