@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import studio
+from skynet_core.charts import histogram_bars
 from skynet_core.history import compare_runs, folder_diff, version_label
 from skynet_core.i18n import N_, _, with_language
 from skynet_core.metric_source import MetricSource
@@ -57,8 +58,10 @@ def comparison(snap: Snapshot) -> None:
     st.caption(_("Means are over cases that scored ok in both versions."))
     deltas = result.table["delta"].dropna()
     if len(deltas):
-        figure = go.Figure(go.Histogram(x=deltas, nbinsx=min(40, max(5, len(deltas) // 2)), marker_color="#4c78a8"))
+        bars = histogram_bars(deltas.to_numpy(dtype=float), "#4c78a8", max_bins=min(40, max(5, len(deltas) // 2)))
+        figure = go.Figure(bars)
         figure.update_layout(
+            bargap=0,
             title=_("Change in score per case (B − A)"),
             xaxis_title=_("B − A"),
             yaxis_title=_("cases"),
