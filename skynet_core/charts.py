@@ -373,14 +373,14 @@ UNIT_BINS = 21  # [0, 0.05) … [0.95, 1.0) and [1.0, 1.05), which holds the sco
 MAX_BINS = 40  # for values outside [0, 1]
 
 
-def histogram_counts(values: np.ndarray, max_bins: int = MAX_BINS) -> tuple[np.ndarray, np.ndarray]:
+def histogram_counts(values: np.ndarray, bins: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(edges, counts)`` of the finite ``values``: bin ``i`` is ``[edges[i], edges[i + 1])``,
     ``len(edges) == len(counts) + 1``, and the counts add up to ``len(values)``.
 
     Values all in [0, 1] get fixed bins 0.05 wide, so two histograms side by side compare bar for bar; a value
-    on an edge goes to the bin it starts (0.15 to [0.15, 0.2), however the division rounds). Others get at most
-    ``max_bins`` bins of one width (numpy's choice), one bin when every value is the same. The figure carries
-    the counts, not the values: a histogram of 900,000 scores was an 11.8 MB figure, sent on every run."""
+    on an edge goes to the bin it starts (0.15 to [0.15, 0.2), however the division rounds). Others get ``bins``
+    bins of one width (numpy's choice without it, at most :data:`MAX_BINS`), one when every value is the same.
+    The figure carries the counts, not the values: 900,000 scores made an 11.8 MB figure, sent on every run."""
     if not values.size:
         return np.array([0.0, 1.0]), np.array([0])
     low, high = float(values.min()), float(values.max())
@@ -390,23 +390,25 @@ def histogram_counts(values: np.ndarray, max_bins: int = MAX_BINS) -> tuple[np.n
         return np.round(np.arange(UNIT_BINS + 1) * UNIT_BIN, 10), counts
     if low == high:
         return np.array([low - 0.5, high + 0.5]), np.array([values.size])
-    edges = np.histogram_bin_edges(values, bins="auto")
-    if len(edges) - 1 > max_bins:
-        edges = np.linspace(low, high, max_bins + 1)
+    edges = np.histogram_bin_edges(values, bins="auto") if bins is None else np.linspace(low, high, bins + 1)
+    if len(edges) - 1 > MAX_BINS:
+        edges = np.linspace(low, high, MAX_BINS + 1)
     counts, _edges = np.histogram(values, bins=edges)
     return edges, counts
 
 
-def histogram_bars(values: np.ndarray, color: str, max_bins: int = MAX_BINS) -> go.Bar:
-    """A histogram of ``values`` as bars of counts (:func:`histogram_counts`), each bar's range in its hover."""
-    edges, counts = histogram_counts(values, max_bins)
+def histogram_bars(values: np.ndarray, color: str, bins: int | None = None, hover: str | None = None) -> go.Bar:
+    """A histogram of ``values`` as bars of counts (:func:`histogram_counts`), each bar's range in its hover
+    (``hover``: a translated text with ``{x}``, the range, and ``{y}``, the count; by default a score's)."""
+    edges, counts = histogram_counts(values, bins)
+    hover = hover or _("score {x}<br>{y} cases")
     return go.Bar(
         x=(edges[:-1] + edges[1:]) / 2,
         y=counts,
         width=np.diff(edges),
         customdata=[f"{_num(start)}–{_num(end)}" for start, end in zip(edges[:-1], edges[1:], strict=True)],
         marker={"color": color, "line": {"color": "white", "width": 1}},
-        hovertemplate=_("score {x}<br>{y} cases").format(x="%{customdata}", y="%{y}") + "<extra></extra>",
+        hovertemplate=hover.format(x="%{customdata}", y="%{y}") + "<extra></extra>",
     )
 
 

@@ -58,8 +58,9 @@ def comparison(snap: Snapshot) -> None:
     st.caption(_("Means are over cases that scored ok in both versions."))
     deltas = result.table["delta"].dropna()
     if len(deltas):
-        bars = histogram_bars(deltas.to_numpy(dtype=float), "#4c78a8", max_bins=min(40, max(5, len(deltas) // 2)))
-        figure = go.Figure(bars)
+        bins = min(40, max(5, len(deltas) // 2))
+        hover = _("change {x}<br>{y} cases")
+        figure = go.Figure(histogram_bars(deltas.to_numpy(dtype=float), "#4c78a8", bins, hover))
         figure.update_layout(
             bargap=0,
             title=_("Change in score per case (B − A)"),

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import json
+
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -33,6 +37,10 @@ def test_compare_scores_lists_every_case_with_its_change(app):
     assert len(table) == 72
     assert set(table["delta"]) == {1.0}
     assert [metric.value for metric in app.metric][:4] == ["0.000", "1.000", "72", "0"]
+    bars = json.loads(app.get("plotly_chart")[0].proto.spec)["data"][0]
+    counts = np.frombuffer(base64.b64decode(bars["y"]["bdata"]), dtype=bars["y"]["dtype"])  # plotly's typed array
+    assert bars["type"] == "bar" and counts.sum() == counts[-1] == 72 and bars["customdata"][-1] == "1–1.05"
+    assert bars["hovertemplate"].startswith("change %{customdata}")
 
 
 def test_restoring_a_version_keeps_the_replaced_draft_as_a_version(app, data_dir):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skynet_core.charts import score_histogram
+from skynet_core.charts import histogram_counts, score_histogram
 
 
 def test_score_histogram_counts_scores_of_exactly_one():
@@ -41,3 +41,11 @@ def test_scores_outside_zero_to_one_and_a_single_value_are_binned_too():
     assert sum(wide.data[0].y) == 1_000 and 1 < len(wide.data[0].y) <= 50
     single = score_histogram([3.0, 3.0])
     assert list(single.data[0].y) == [2]
+
+
+def test_a_number_of_bins_asked_for_is_kept_up_to_the_most_drawn():
+    changes = np.array([-0.75] * 27 + [0.5] * 45)  # History's changes, B − A: outside [0, 1]
+    edges, counts = histogram_counts(changes, bins=36)
+    assert len(counts) == 36 and counts.sum() == 72 and (counts[0], counts[-1]) == (27, 45)
+    assert edges[0] == -0.75 and edges[-1] == 0.5
+    assert len(histogram_counts(changes, bins=500)[1]) == 40
