@@ -373,6 +373,11 @@ UNIT_BINS = 21  # [0, 0.05) … [0.95, 1.0) and [1.0, 1.05), which holds the sco
 MAX_BINS = 40  # for values outside [0, 1]
 
 
+def in_unit_range(values: np.ndarray) -> bool:
+    """Every one of ``values`` (finite, at least one) lies in [0, 1]: the scores that get the fixed bins."""
+    return bool(values.size) and float(values.min()) >= 0 and float(values.max()) <= 1
+
+
 def histogram_counts(values: np.ndarray, bins: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(edges, counts)`` of the finite ``values``: bin ``i`` is ``[edges[i], edges[i + 1])``,
     ``len(edges) == len(counts) + 1``, and the counts add up to ``len(values)``.
@@ -383,11 +388,11 @@ def histogram_counts(values: np.ndarray, bins: int | None = None) -> tuple[np.nd
     The figure carries the counts, not the values: 900,000 scores made an 11.8 MB figure, sent on every run."""
     if not values.size:
         return np.array([0.0, 1.0]), np.array([0])
-    low, high = float(values.min()), float(values.max())
-    if low >= 0 and high <= 1:
+    if in_unit_range(values):
         index = np.floor(np.round(values / UNIT_BIN, 9)).astype(np.int64)
         counts = np.bincount(np.clip(index, 0, UNIT_BINS - 1), minlength=UNIT_BINS)
         return np.round(np.arange(UNIT_BINS + 1) * UNIT_BIN, 10), counts
+    low, high = float(values.min()), float(values.max())
     if low == high:
         return np.array([low - 0.5, high + 0.5]), np.array([values.size])
     edges = np.histogram_bin_edges(values, bins="auto") if bins is None else np.linspace(low, high, bins + 1)
@@ -417,7 +422,7 @@ def score_histogram(scores: ArrayLike) -> go.Figure:
     values = np.asarray(scores, dtype=float)
     finite = values[np.isfinite(values)]
     figure = go.Figure(histogram_bars(finite, PART_COLORS["accuracy"]))
-    if finite.size and finite.min() >= 0 and finite.max() <= 1:
+    if in_unit_range(finite):
         figure.update_xaxes(range=[0.0, UNIT_BIN * UNIT_BINS])
     left_out = len(values) - len(finite)
     if left_out:

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.store import Store
 from tests.app.harness import button, go_to, open_app, run_until
+from tests.i18n_scan import texts
 
 SLOW = (
     "import time\n\ndef score(input, output, expected=None):\n"
@@ -23,15 +24,6 @@ SLOW = (
 )
 OLD = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'Wrong.'}\n"
 DEADLINE_S = 120
-
-
-def texts(at: AppTest) -> str:
-    """What the page drew as text, one element a line: each element's label (a metric's, an expander's) and its
-    value (markdown, a heading, a message; a table's columns and rows)."""
-    parts = []
-    for node in at.main:
-        parts += [str(getattr(node, name)) for name in ("label", "value") if hasattr(node, name)]
-    return "\n".join(parts)
 
 
 def watch(at: AppTest, label: str, done: Callable[[AppTest], bool], kind: str) -> None:
@@ -50,14 +42,19 @@ def watch(at: AppTest, label: str, done: Callable[[AppTest], bool], kind: str) -
 
 
 def shows(text: str) -> Callable[[AppTest], bool]:
-    return lambda at: text in texts(at)
+    """The main pane shows ``text`` (in a text, a label or a chart's title)."""
+    return lambda at: any(text in found for found in texts(at, "main"))
+
+
+def has_column(name: str) -> Callable[[AppTest], bool]:
+    return lambda at: any(name in frame.value.columns for frame in at.dataframe)
 
 
 def test_judge_consistency_and_score_all_on_the_author_page(data_dir: Path) -> None:
     Store(data_dir).save_draft(SLOW)
     at = open_app()
     run_until(at, lambda at: any("meets the contract" in success.value for success in at.success))
-    watch(at, "Judge each case again", shows("flipped"), "judge consistency")
+    watch(at, "Judge each case again", has_column("flipped"), "judge consistency")
     watch(at, "Score all cases", shows("Showing 72 of 72 scored cases"), "scoring")
 
 
@@ -74,7 +71,7 @@ def test_comparing_two_versions_on_history(data_dir: Path) -> None:
     store.save_draft(SLOW)
     at = open_app()
     go_to(at, "history")
-    watch(at, "Compare scores", lambda at: any("delta" in frame.value.columns for frame in at.dataframe), "comparison")
+    watch(at, "Compare scores", shows("Change in score per case"), "comparison")
 
 
 def test_scoring_the_candidates_on_reward_trade_offs(data_dir: Path) -> None:
