@@ -174,6 +174,19 @@ class WorkerPool:
             self._ready.append(worker)
             return True
 
+    def wait_for_spares(self, timeout: float) -> bool:
+        """Wait at most ``timeout`` seconds until the spares this pool keeps are started (a server's preload
+        waits so, so that its first visitor's check finds one, and no sandbox starts beside that first page);
+        whether they are."""
+        deadline = time.monotonic() + timeout
+        with self._wanted:
+            while not self._closed and len(self._ready) < self.spares:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._wanted.wait(left)
+            return not self._closed
+
     def close(self) -> None:
         with self._wanted:
             self._closed = True

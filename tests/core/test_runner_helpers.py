@@ -44,3 +44,18 @@ def test_a_run_one_sandbox_finishes_soon_keeps_one() -> None:
 def test_a_run_of_slow_cases_starts_helpers() -> None:
     # 40 cases of 50 ms: 2 s in one sandbox; in flight at once they finish sooner.
     assert sandboxes_taken(40, 50.0, concurrency=4) == 4
+
+
+def test_wait_for_spares_returns_once_the_spares_are_started_and_false_when_the_time_is_up() -> None:
+    pool = WorkerPool(limit=SandboxLimit(8), spares=2)
+    try:
+        assert pool.wait_for_spares(60.0)
+        assert len(pool._ready) == 2 and all(worker.alive for worker in pool._ready)
+    finally:
+        pool.close()
+    none_yet = WorkerPool(limit=SandboxLimit(8), spares=2)
+    try:
+        assert not none_yet.wait_for_spares(0.0)  # a child takes longer than no time at all to start
+    finally:
+        none_yet.close()
+    assert not none_yet.wait_for_spares(1.0)  # closed: no spare will come
