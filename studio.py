@@ -29,6 +29,12 @@ def _workspace(directory: str) -> Workspace:
     return Workspace(directory, pool=default_pool())
 
 
+def open_workspace() -> Workspace:
+    """The process's workspace on the data directory, opened (its store, and the pool starting its spare
+    sandboxes) on first use; the server's preload calls it before the first visitor (see serve.py)."""
+    return _workspace(str(data_dir()))
+
+
 @dataclass(frozen=True)
 class Session:
     """One browser session's view of the studio: the process's workspace, and this session's own few things."""
@@ -77,7 +83,7 @@ def session() -> Session:
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
-    return Session(_workspace(str(data_dir())), ctx.session_id if ctx is not None else "no-session")
+    return Session(open_workspace(), ctx.session_id if ctx is not None else "no-session")
 
 
 def begin_run() -> Snapshot:

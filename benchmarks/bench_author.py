@@ -1,4 +1,4 @@
-"""Author page benchmarks in headless Chromium, against a real `streamlit run app.py`.
+"""Author page benchmarks in headless Chromium, against a real `streamlit run serve.py` (the README's command).
 
     .venv/bin/python benchmarks/bench_author.py [--edits 7] [--loads 5] [--scores 3]
 

@@ -1,9 +1,12 @@
-"""The app's paths in headless Chromium, from the action to the result drawn, against a real `streamlit run app.py`.
+"""The app's paths in headless Chromium, from the action to the result drawn, against a real `streamlit run serve.py`.
 
-    .venv/bin/python benchmarks/bench_pages.py [--repeats 5] [--judge-ms 250]
+    .venv/bin/python benchmarks/bench_pages.py [--repeats 5] [--judge-ms 250] [--script app.py]
+
+``--script app.py`` serves the app without the server's preload (see serve.py), to compare the first load.
 
 Each figure is a median of ``--repeats`` (the first page load is measured once: it is the first):
 
+- the server's start: from the command to its health check answering (not a target; the preload's cost);
 - first page load after the server is healthy: from navigation to the example's verdict (≤ 1.5 s),
   and later loads in fresh browser contexts;
 - end of typing to the verdict on screen: a trivial metric's feedback in the sampled cases (≤ 0.5 s);
@@ -292,6 +295,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--judge-ms", type=float, default=250.0)
+    parser.add_argument("--script", default="serve.py", help="the script served: serve.py (the README's) or app.py")
     args = parser.parse_args()
     expect.set_options(timeout=30_000)
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
@@ -302,9 +306,13 @@ def main() -> None:
     store.set("dataset.path", str(forty))
     store.save_draft((ROOT / "skynet_core/examples/metrics/exact_match.py").read_text())
     with FakeOpenAI(latency_s=args.judge_ms / 1000.0) as judge:
+        started = time.perf_counter()
         process, url = start_server(
-            data_dir, env={"SKYNET_METRIC_MODEL": "openai/judge", "SKYNET_METRIC_API_BASE": judge.url}
+            data_dir,
+            script=args.script,
+            env={"SKYNET_METRIC_MODEL": "openai/judge", "SKYNET_METRIC_API_BASE": judge.url},
         )
+        healthy_s = time.perf_counter() - started
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -313,6 +321,7 @@ def main() -> None:
                 browser.close()
         finally:
             stop_server(process)
+    print(f"  {'server start to healthy':<32} {healthy_s:6.2f} s  (streamlit run {args.script})")
     for name, values in figures.items():
         median, target = statistics.median(values), TARGETS[name]
         verdict = "met" if median <= target else "NOT met"

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_server.py [--cases 900000] [--seconds 120] [--sessions 1]
     .venv/bin/python benchmarks/bench_server.py --sessions 6 --cases 20000 --judge-ms 250
 
-Starts `streamlit run app.py` on a free port with a data directory of its own holding ``--cases``
+Starts `streamlit run serve.py` on a free port with a data directory of its own holding ``--cases``
 cases (the exact-match example metric as the draft), opens the Author page in ``--sessions`` headless
 Chromium tabs, waits for each to draw its verdict, then clicks "Score all cases" in every tab at
 once. From the click on, for ``--seconds`` (or until every job has finished), a thread asks
@@ -67,7 +67,7 @@ def watch(phase, info):
         if ms >= 50:
             log.write(f"{time.time():.3f} gen{info['generation']} collected={info['collected']} ms={ms:.0f}\\n")
 gc.callbacks.append(watch)
-sys.argv = ["streamlit", "run", "app.py", *sys.argv[2:]]
+sys.argv = ["streamlit", "run", "serve.py", *sys.argv[2:]]
 from streamlit.web.cli import main
 main()
 """

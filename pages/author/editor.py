@@ -23,7 +23,6 @@ from datetime import datetime
 from typing import Any
 
 import streamlit as st
-from code_editor import code_editor
 
 import keys as K
 import studio
@@ -180,6 +179,10 @@ def metric_editor(draft: Draft, markers: list[dict[str, Any]]) -> None:
     suffix = "." + file.rsplit(".", 1)[-1] if "." in file else ""
     lang = LANGS.get(suffix, "text")
     text = draft.metric.files[file]
+    # Imported in the script run, never at import time: Streamlit registers a component (and serves its page)
+    # only when it is declared inside a script run, and serve.py's preload imports this module outside one.
+    from code_editor import code_editor
+
     code_editor(
         text,
         lang=lang,

@@ -1,5 +1,5 @@
-"""The browser tests' tools: a real server (`streamlit run app.py` on a free port), the one wait for a script run,
-screenshots, and what a screenshot must show.
+"""The browser tests' tools: a real server (`streamlit run serve.py`, the README's command, on a free port), the
+one wait for a script run, screenshots, and what a screenshot must show.
 
 Debian's Chromium through Playwright. The fixtures that use these are in ``tests/e2e/conftest.py``.
 """
@@ -53,7 +53,7 @@ def free_port() -> int:
 
 
 def start_server(
-    data_dir: Path, port: int | None = None, script: str = "app.py", env: dict[str, str] | None = None
+    data_dir: Path, port: int | None = None, script: str = "serve.py", env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Start the app (or another ``script``) with its data in ``data_dir``; return the process and its URL once it
     answers. ``env`` adds variables to the server's environment."""

@@ -40,7 +40,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="module")
 def server_script() -> str:
-    return "app.py"
+    return "serve.py"
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def app_server(
     server_script: str,
     server_env: dict[str, str],
 ) -> Iterator[AppServer]:
-    if server_script == "app.py" and not server_env and not getattr(request.module, "OWN_SERVER", False):
+    if server_script == "serve.py" and not server_env and not getattr(request.module, "OWN_SERVER", False):
         yield request.getfixturevalue("shared_server")
         return
     data_dir = tmp_path_factory.mktemp("skynet-e2e")
