@@ -202,7 +202,9 @@ def metric_editor(draft: Draft, markers: list[dict[str, Any]]) -> None:
             "value": None,
             "defaultValue": text,
             "annotations": markers if file == MAIN_FILE else [],
-            "debounceChangePeriod": 250,
+            # A pause this long sends the text (and starts the check): 200 ms keeps the verdict within 0.5 s of
+            # the last key (bench_pages) and is still longer than the gap between keys of someone typing.
+            "debounceChangePeriod": 200,
             "scrollMargin": [0, 0, 0, 0],
         },
         completions=python_completions() if lang == "python" else [],

@@ -73,7 +73,7 @@ def test_keys_typed_while_the_check_marks_a_line_are_kept(page: Page, server: st
     page.frame_locator(EDITOR).locator(".ace_content").click()
     page.keyboard.press("Control+End")
     page.keyboard.type("return", delay=70)  # outside the function: the check marks this line
-    page.wait_for_timeout(300)  # past the editor's 250 ms pause: it sends its text
+    page.wait_for_timeout(300)  # past the editor's 200 ms pause: it sends its text
     more = " # one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
     page.keyboard.type(more, delay=70)  # six seconds without a pause, while the check answers
     wanted = A + "return" + more
