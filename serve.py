@@ -28,8 +28,9 @@ WARM_MODULES = ("studio", "pages", "widgets.sidebar", "plotly.graph_objects", "b
 
 def warm() -> None:
     """Import what every first script run needs, load each language's formats once (CLDR data is read from
-    disk on first use), and open the workspace, whose pool starts its spare sandboxes in the background (the
-    first check takes one instead of starting a child). Idempotent; a second call costs nothing."""
+    disk on first use), open the workspace, whose pool starts its spare sandboxes in the background (the
+    first check takes one instead of starting a child), and, when a model is configured, import litellm.
+    Idempotent; a second call costs nothing."""
     for name in WARM_MODULES:
         importlib.import_module(name)
     pages = importlib.import_module("pages")
@@ -39,6 +40,12 @@ def warm() -> None:
     from skynet_core import i18n
 
     workspace = importlib.import_module("studio").open_workspace()
+    if workspace.model_settings().effective() is not None:
+        # A model is configured: the first check's handler would import litellm (seconds of CPU, most of them
+        # holding the GIL) in the background, and a visitor arriving meanwhile waited 12 s for the verdict.
+        from skynet_core.llm import warm_up
+
+        warm_up(wait=True)
     workspace.pool.wait_for_spares(SPARES_WAIT_S)
 
     for language in i18n.LANGUAGES:

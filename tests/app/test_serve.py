@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from serve import WARM_MODULES, app
 
@@ -25,24 +26,38 @@ print(json.dumps({
     "after": {name: name in sys.modules for name in heavy},
     "spares": pool.wait_for_spares(0.0),
     "components": [name for name in ("code_editor",) if name in sys.modules],
+    "litellm": "litellm" in sys.modules,
     "again_s": __import__("timeit").timeit(serve.warm, number=1),
 }))
 pool.close()
 """
 
 
-def test_warm_imports_the_pages_and_starts_the_spare_sandboxes(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "SKYNET_DATA_DIR": str(tmp_path), "HOME": str(tmp_path)}
+def warmed(tmp_path: Path, **env: str) -> dict[str, Any]:
+    """What a fresh Python holds after ``serve.warm()`` with ``env`` added."""
+    env = {"PATH": "/usr/bin:/bin", "SKYNET_DATA_DIR": str(tmp_path), "HOME": str(tmp_path), **env}
     done = subprocess.run(
         [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True
     )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
+def test_warm_imports_the_pages_and_starts_the_spare_sandboxes(tmp_path: Path) -> None:
+    report = warmed(tmp_path)
     assert not any(report["before"].values())  # importing serve alone imports none of them
     assert all(report["after"].values()), report["after"]
     # A component declared outside a script run is never registered: its frame would answer 404.
     assert report["components"] == []
     assert report["spares"] is True  # warm() returned once the pool's spares were started
     assert report["again_s"] < 0.5  # a second call finds everything done
+    assert report["litellm"] is False  # no model configured: nothing will call one
+
+
+def test_with_a_model_configured_warm_imports_litellm_too(tmp_path: Path) -> None:
+    # The first check's handler would otherwise import it in the background while visitors wait.
+    report = warmed(tmp_path, SKYNET_METRIC_MODEL="openai/judge", SKYNET_METRIC_API_BASE="http://127.0.0.1:9/v1")
+    assert report["litellm"] is True and report["spares"] is True
 
 
 def test_the_served_app_is_app_py_with_the_preload() -> None:
