@@ -19,10 +19,10 @@ from typing import Any
 
 import streamlit as st
 
-# What the first script run would import. ``app`` itself is not imported here: it is a script, run per session.
 # The longest the preload waits for the pool's spare sandboxes (a start takes 0.1 to 1 s; a machine where they
 # cannot start serves anyway, and the check says why).
 SPARES_WAIT_S = 10.0
+# What the first script run would import. ``app`` itself is not imported here: it is a script, run per session.
 WARM_MODULES = ("studio", "pages", "widgets.sidebar", "plotly.graph_objects", "babel.numbers", "babel.dates")
 
 
