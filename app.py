@@ -1,6 +1,7 @@
 """Skynet Metric Studio: the entry point and router.
 
-Run with ``streamlit run app.py``. The server binds 127.0.0.1 (see .streamlit/config.toml) because it runs
+Served by ``streamlit run serve.py`` (which preloads what the first visitor would wait for; ``streamlit run
+app.py`` serves it too). The server binds 127.0.0.1 (see .streamlit/config.toml) because it runs
 metric code typed in the browser. Every page is a function of its package under ``pages/``; the router runs
 first on every request, so every page gets the sidebar, the language and the session's snapshot.
 
