@@ -141,13 +141,13 @@ def draw_exports(source: str | MetricSource, cases: Sequence[Case], instruction:
     engines = ((cols[0], "gepa", _("Download for GEPA")), (cols[1], "dspy", _("Download for DSPy GEPA")))
     for col, engine, label in engines:
         try:
-            data = export_for_engine(source, engine, list(cases), instruction=instruction or None).to_zip()
+            export = export_for_engine(source, engine, list(cases), instruction=instruction or None)
         except ValueError as exc:
             col.caption(f"{label}: {markdown_text(str(exc))}")
             continue
         col.download_button(
             label,
-            data=data,
+            data=export.to_zip,  # zipped when clicked, not on every script run of the page
             file_name=f"skynet-{engine}.zip",
             mime="application/zip",
             on_click="ignore",

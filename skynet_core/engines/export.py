@@ -12,6 +12,7 @@ virtualenv is all it needs.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata
 import io
 import os
@@ -251,7 +252,10 @@ def _is_module(name: str) -> bool:
     return all(part.isidentifier() for part in name.split("."))
 
 
+@functools.cache
 def _pin(distribution: str) -> str:
+    """``distribution==its installed version`` (read once per process: reading a distribution's metadata parses
+    its whole METADATA file)."""
     try:
         return requirement(distribution, importlib.metadata.version(distribution)) or distribution
     except importlib.metadata.PackageNotFoundError:
@@ -260,7 +264,15 @@ def _pin(distribution: str) -> str:
 
 def vendored_files() -> dict[str, str]:
     """The modules of skynet_core that run a metric sandboxed and adapt it to the engines: what ``engines`` and
-    ``runner`` import at load time, and the sandbox's files (the child process runs them)."""
+    ``runner`` import at load time, and the sandbox's files (the child process runs them).
+
+    Read and parsed once per process (this process's own package does not change while it runs; the Author page
+    offers both exports on every script run, and parsing the modules took a fifth of such a run)."""
+    return dict(_vendored_files())
+
+
+@functools.cache
+def _vendored_files() -> dict[str, str]:
     todo = [PACKAGE / root for root in VENDOR_ROOTS]
     found: dict[Path, None] = {}
     while todo:
