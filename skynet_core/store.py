@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
@@ -292,14 +292,26 @@ class Store:
             row = db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return orjson.loads(row[0]) if row else default
 
+    def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
+        """The settings of ``keys`` that were ever set, read together (one connection, one consistent view)."""
+        marks = ", ".join("?" * len(keys))
+        with self._connect() as db:
+            rows = db.execute(f"SELECT key, value FROM settings WHERE key IN ({marks})", tuple(keys)).fetchall()
+        return {key: orjson.loads(value) for key, value in rows}
+
     def set(self, key: str, value: Any) -> None:
         """Save a JSON-serialisable setting."""
-        text = orjson.dumps(value).decode()
+        self.set_many({key: value})
+
+    def set_many(self, values: Mapping[str, Any]) -> None:
+        """Save JSON-serialisable settings together: all of them or, when one cannot be saved, none."""
+        now = time.time()
+        rows = [(key, orjson.dumps(value).decode(), now) for key, value in values.items()]
         with self._connect() as db:
-            db.execute(
+            db.executemany(
                 "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-                (key, text, time.time()),
+                rows,
             )
 
     def delete(self, key: str) -> None:

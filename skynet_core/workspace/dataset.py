@@ -41,18 +41,28 @@ if TYPE_CHECKING:
     from ..authoring import CheckCases
 
 
+# The settings that make up the dataset choice, read together.
+_CHOICE_SETTINGS = (
+    SETTING_DATASET_PATH,
+    SETTING_DATASET_ROLES,
+    SETTING_DATASET_CANDIDATE_FILES,
+    SETTING_DATASET_MAIN_CANDIDATE,
+    SETTING_CANDIDATE,
+    SETTING_SPLIT,
+)
+
+
 class DatasetPart(WorkspaceBase):
     def dataset_choice(self) -> DatasetChoice:
         """The stored choice (raises DatasetError when the stored roles cannot be read)."""
-        get = self.store.get
-        roles = get(SETTING_DATASET_ROLES)
-        split = get(SETTING_SPLIT)
+        stored = self.store.get_many(_CHOICE_SETTINGS)
+        roles, split = stored.get(SETTING_DATASET_ROLES), stored.get(SETTING_SPLIT)
         return DatasetChoice(
-            str(get(SETTING_DATASET_PATH, EXAMPLE_SOURCE) or EXAMPLE_SOURCE),
+            str(stored.get(SETTING_DATASET_PATH) or EXAMPLE_SOURCE),
             roles_from_json(roles) if roles else None,
-            tuple(CandidateFile.from_json(item) for item in get(SETTING_DATASET_CANDIDATE_FILES) or []),
-            get(SETTING_DATASET_MAIN_CANDIDATE),
-            get(SETTING_CANDIDATE),
+            tuple(CandidateFile.from_json(item) for item in stored.get(SETTING_DATASET_CANDIDATE_FILES) or []),
+            stored.get(SETTING_DATASET_MAIN_CANDIDATE),
+            stored.get(SETTING_CANDIDATE),
             split if isinstance(split, str) and split else None,
         )
 
@@ -64,15 +74,18 @@ class DatasetPart(WorkspaceBase):
         main_candidate: str | None = None,
     ) -> None:
         """Choose a dataset file (the candidate and split are kept; an unknown candidate means the first)."""
-        self.store.set(SETTING_DATASET_PATH, path)
-        self.store.set(SETTING_DATASET_ROLES, roles_to_json(roles) if roles else None)
-        self.store.set(SETTING_DATASET_CANDIDATE_FILES, [item.to_json() for item in candidate_files or []])
-        self.store.set(SETTING_DATASET_MAIN_CANDIDATE, main_candidate)
+        self.store.set_many(
+            {
+                SETTING_DATASET_PATH: path,
+                SETTING_DATASET_ROLES: roles_to_json(roles) if roles else None,
+                SETTING_DATASET_CANDIDATE_FILES: [item.to_json() for item in candidate_files or []],
+                SETTING_DATASET_MAIN_CANDIDATE: main_candidate,
+            }
+        )
 
     def choose_cases(self, candidate: str | None, split: str | None) -> None:
         """Choose the candidate and split the pages score (``None``: the first candidate, every split)."""
-        self.store.set(SETTING_CANDIDATE, candidate)
-        self.store.set(SETTING_SPLIT, split)
+        self.store.set_many({SETTING_CANDIDATE: candidate, SETTING_SPLIT: split})
 
     def load(
         self,

@@ -44,6 +44,16 @@ def test_settings_hold_json_values(tmp_path):
     assert again.get("timeout") is None
 
 
+def test_settings_read_and_written_together(tmp_path):
+    store = Store(tmp_path)
+    store.set_many({"a": 1, "b": {"c": [2]}, "d": None})
+    assert store.get_many(["a", "b", "d", "never"]) == {"a": 1, "b": {"c": [2]}, "d": None}
+    assert store.get_many([]) == {}
+    with pytest.raises(TypeError):
+        store.set_many({"a": 5, "bad": object()})  # not JSON: nothing of the call is saved
+    assert store.get("a") == 1 and store.get("bad", "unset") == "unset"
+
+
 def test_database_uses_wal_mode(tmp_path):
     import sqlite3
 
