@@ -106,7 +106,9 @@ class Worker:
         for fd in (req_read, reply_write, err_write, progress_fd):
             os.close(fd)
         self._killed_for: Callable[[], str] | None = None
-        watchdog().watch(self, self.process.pid, self.limits.memory_bytes, isolation is Isolation.FULL, self._kill_for)
+        # Watched from the first request on: until then the child runs only the sandbox's own code, and a spare
+        # waiting in the pool would cost the watchdog a scan of /proc four times a second for nothing.
+        self._watched = False
         for fd in (self._reply_read, self._err_read, self._req_write):
             os.set_blocking(fd, False)
         self._python_pid: int | None = None
@@ -207,6 +209,10 @@ class Worker:
         self._send_line(orjson.dumps(message) + b"\n", deadline, cancel)
 
     def _send_line(self, line: bytes, deadline: float, cancel: threading.Event | None) -> None:
+        if not self._watched:
+            self._watched = True
+            full = self.isolation is Isolation.FULL
+            watchdog().watch(self, self.process.pid, self.limits.memory_bytes, full, self._kill_for)
         data = memoryview(line)
         while data:
             self._check(deadline, cancel)

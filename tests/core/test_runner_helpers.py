@@ -59,3 +59,21 @@ def test_wait_for_spares_returns_once_the_spares_are_started_and_false_when_the_
     finally:
         none_yet.close()
     assert not none_yet.wait_for_spares(1.0)  # closed: no spare will come
+
+
+def test_the_watchdog_measures_a_sandbox_from_its_first_request_not_while_it_waits_as_a_spare() -> None:
+    from skynet_core.runner.watchdog import watchdog
+
+    pool = WorkerPool(spares=1)
+    try:
+        assert pool.wait_for_spares(30.0)
+        worker = pool.take()
+        try:
+            assert id(worker) not in watchdog()._watched  # started, never asked anything: no metric code ran
+            worker.load("def score(input, output, expected=None):\n    return 1.0\n", timeout=10.0)
+            assert id(worker) in watchdog()._watched
+        finally:
+            worker.close()
+        assert id(worker) not in watchdog()._watched
+    finally:
+        pool.close()
