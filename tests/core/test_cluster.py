@@ -192,26 +192,39 @@ def test_a_run_is_as_isolated_as_its_weakest_node(ray_cluster, reduced_node):
 
 
 def test_a_killed_node_loses_and_duplicates_no_case(ray_cluster, reduced_node):
+    """The second node is killed while it runs a batch, after some results came back and before the last.
+
+    The kill waits for the node to be busy rather than for a number of results: on a loaded machine Ray may
+    take seconds to start a worker process on that node, and a kill timed by results found it idle."""
     node = reduced_node
     seen: list[str] = []
     killed_at: list[int] = []
-    busy_at_kill: list[bool] = []
+    done = threading.Event()
 
-    def kill_midway(result: CaseResult) -> None:
-        seen.append(result.id)
-        if len(seen) >= 100 and not killed_at:
-            deadline = time.monotonic() + 5
-            while not running_batches(node) and time.monotonic() < deadline:
-                time.sleep(0.005)
-            busy_at_kill.append(bool(running_batches(node)))
-            killed_at.append(len(seen))
-            threading.Thread(target=ray_cluster.kill, args=(node,), daemon=True).start()
+    def kill_when_busy() -> None:
+        while not done.is_set():
+            if seen and running_batches(node):
+                killed_at.append(len(seen))
+                ray_cluster.kill(node)
+                return
+            time.sleep(0.005)
 
+    killer = threading.Thread(target=kill_when_busy, daemon=True)
+    killer.start()
     cases = numbered(600)
-    run = score_cases_ray(
-        SLOW.format(pause=0.01), cases, address=ray_cluster.address, timeout=10, batch_cases=20, on_result=kill_midway
-    )
-    assert killed_at and killed_at[0] < len(cases) and busy_at_kill == [True]  # it died with a batch running
+    try:
+        run = score_cases_ray(
+            SLOW.format(pause=0.01),
+            cases,
+            address=ray_cluster.address,
+            timeout=10,
+            batch_cases=20,
+            on_result=lambda result: seen.append(result.id),
+        )
+    finally:
+        done.set()
+        killer.join(30)
+    assert killed_at and 0 < killed_at[0] < len(cases)  # it died with a batch running, midway
     assert [result.id for result in run.results] == [case.id for case in cases]
     assert run.by_status == {"ok": 600}
     assert [result.score for result in run.results] == [float(n) for n in range(600)]
