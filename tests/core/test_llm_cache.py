@@ -245,9 +245,15 @@ def test_no_cache_on_the_command_line_asks_the_model(server: FakeOpenAI, tmp_pat
         "SKYNET_DATA_DIR": str(tmp_path / "data"),
     }
 
-    def score(*extra: str) -> dict[str, Any]:
+    # The command line, saying last on stderr whether it imported litellm.
+    probe = (
+        "import sys\nfrom skynet_core.cli import run\ncode = run(sys.argv[1:])\n"
+        "print('litellm' in sys.modules, file=sys.stderr)\nsys.exit(code)\n"
+    )
+
+    def score(*extra: str) -> tuple[dict[str, Any], bool]:
         done = subprocess.run(
-            [sys.executable, "-m", "skynet_core", "score", str(metric), "--data", str(data), "--json", *extra],
+            [sys.executable, "-c", probe, "score", str(metric), "--data", str(data), "--json", *extra],
             capture_output=True,
             text=True,
             cwd=ROOT,
@@ -255,13 +261,17 @@ def test_no_cache_on_the_command_line_asks_the_model(server: FakeOpenAI, tmp_pat
             timeout=120,
         )
         assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+        return json.loads(done.stdout), done.stderr.splitlines()[-1] == "True"
 
-    assert score()["judge"]["cached_calls"] == 0
+    report, imported = score()
+    assert report["judge"]["cached_calls"] == 0 and imported
     assert len(server.requests) == 3
-    assert score()["judge"]["cached_calls"] == 3
+    report, imported = score()
+    assert report["judge"]["cached_calls"] == 3
+    assert not imported  # every answer came from the cache: litellm (seconds to import) was never needed
     assert len(server.requests) == 3
-    assert score("--no-cache")["judge"]["cached_calls"] == 0
+    report, imported = score("--no-cache")
+    assert report["judge"]["cached_calls"] == 0 and imported
     assert len(server.requests) == 6
 
 
