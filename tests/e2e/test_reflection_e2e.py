@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -54,3 +55,10 @@ def test_reflection_step_shows_the_prompt_without_a_model_then_a_proposal_and_di
     expect(page.get_by_text("Diff against the current text")).to_be_visible()
     assert any("I am optimizing a parameter" in (request.user or "") for request in stub.requests)
     shot(page, "reflection-proposal")
+
+    # The export is zipped when its button is clicked (not on every script run): the download is the folder.
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download for GEPA").click()
+    assert download.value.suggested_filename == "skynet-gepa.zip"
+    names = zipfile.ZipFile(download.value.path()).namelist()
+    assert {"skynet-gepa/run_gepa.py", "skynet-gepa/metric/metric.py", "skynet-gepa/cases.jsonl"} <= set(names)
