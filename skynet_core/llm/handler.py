@@ -46,10 +46,11 @@ class MetricLlm:
         self._keys = known_secrets(
             None, [config.api_key for role in ROLES if (config := settings.config(role)) is not None]
         )
-        if settings.effective() is not None and self.cache is None:
-            # A model is configured: a metric may call it soon. With the cache, litellm is imported at the first
-            # answer it does not hold (provider.complete): a re-score answered from it never needs litellm, and
-            # importing it beside the run took seconds of the CPU the run needed.
+        if settings.effective() is not None and (self.cache is None or not self.cache.on_disk()):
+            # A model is configured: a metric may call it soon, so litellm (seconds to import) loads meanwhile.
+            # Not when a cache with answers in it may answer the run: litellm is then imported at the first answer
+            # it does not hold (provider.complete), and a re-score answered wholly from it never imports it
+            # (importing it beside such a run took seconds of the CPU the run needed).
             warm_up()
 
     def __call__(self, request: LlmRequest) -> dict[str, Any]:

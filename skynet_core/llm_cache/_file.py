@@ -122,6 +122,10 @@ class LlmCache:
                     self._path = open_database(self.directory, _SCHEMA, CACHE_DB_NAME)[1]
         return self._path
 
+    def on_disk(self) -> bool:
+        """Whether the cache's file exists: answers were stored before (a hint only; opens nothing)."""
+        return self._path is not None or (self.directory / CACHE_DB_NAME).exists()
+
     def lookup(self, key: str) -> CachedAnswer | None:
         """The answer stored under ``key`` (marked as just used), or None."""
         remembered = self.remembered(key)

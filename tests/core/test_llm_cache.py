@@ -394,3 +394,19 @@ def test_a_stored_answer_that_is_not_one_is_a_miss(cache: LlmCache) -> None:
         db.execute("UPDATE llm_answers SET answer = 'not json' WHERE key = 'k'")
     assert LlmCache(cache.directory).lookup("k") is None  # another process, which finds it in the file only
     assert CachedAnswer.from_json(b'{"text": 3}') is None
+
+
+def test_litellm_loads_early_only_when_no_stored_answer_may_serve_the_run(tmp_path: Path, monkeypatch) -> None:
+    from skynet_core.llm import handler as handler_module
+
+    warmed: list[bool] = []
+    monkeypatch.setattr(handler_module, "warm_up", lambda: warmed.append(True))
+    settings = ModelSettings(metric=ModelConfig(model="openai/gpt-4o-mini"))
+    handler_module.MetricLlm(settings, cache=LlmCache(tmp_path / "empty"))
+    assert warmed == [True]  # nothing stored yet: a first run needs litellm, which loads while the run starts
+    filled = LlmCache(tmp_path / "filled")
+    filled.store("k", CachedAnswer("PASS"))
+    handler_module.MetricLlm(settings, cache=LlmCache(tmp_path / "filled"))
+    assert warmed == [True]  # a re-score may never need it: imported at the first answer the cache lacks
+    handler_module.MetricLlm(settings)
+    assert warmed == [True, True]  # no cache: every answer is a call
