@@ -164,13 +164,15 @@ def first_call(repeats: int) -> None:
             "OPENAI_API_KEY": "sk-local",
             "SKYNET_DATA_DIR": tmp,
         }
-        for _ in range(repeats):
+        for repeat in range(repeats):
             server.requests.clear()
+            # A data directory of its own each time: the answer cache of an earlier repeat would answer them all.
+            fresh = {**env, "SKYNET_DATA_DIR": str(Path(tmp) / f"data-{repeat}")}
             started = time.perf_counter()
             process = subprocess.Popen(
                 [sys.executable, "-m", "skynet_core", "check", str(metric), "--data", str(data)],
                 cwd=ROOT,
-                env=env,
+                env=fresh,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
             )
