@@ -4,7 +4,8 @@
 files or a million directories in /tmp each get past it. The kernel's way to cap a
 group of processes is a cgroup, which a project may only use where it is delegated one;
 where it is not (as here: the machine's cgroups belong to whatever runs the server),
-this watchdog measures each sandbox from the parent every :data:`POLL_S` seconds and
+this watchdog measures each sandbox from the parent every :data:`POLL_S` seconds, from the
+first request its worker sends (before it, the child has run only the sandbox's own code), and
 kills it over the limit. The sum counted for a sandbox:
 
 - the proportional set size (``Pss`` in ``/proc/PID/smaps_rollup``) of every process in
