@@ -288,9 +288,7 @@ class Store:
 
     def get(self, key: str, default: Any = None) -> Any:
         """The setting ``key`` (any JSON value), or ``default`` when it was never set."""
-        with self._connect() as db:
-            row = db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-        return orjson.loads(row[0]) if row else default
+        return self.get_many((key,)).get(key, default)
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
         """The settings of ``keys`` that were ever set, read together (one connection, one consistent view)."""
