@@ -264,7 +264,9 @@ def test_cancel_stops_every_task(ray_cluster):
 
 def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
     metric = tmp_path / "metric.py"
-    metric.write_text(SLOW.format(pause=0.2))
+    # A second a case, so the run lasts minutes: Ctrl+C comes while it runs, however long the machine takes to
+    # see a busy worker (with 0.2 s a case it once finished, exit 0, before the signal arrived).
+    metric.write_text(SLOW.format(pause=1.0))
     data = tmp_path / "cases.jsonl"
     data.write_bytes(b"\n".join(orjson.dumps({"id": f"c{n}", "input": {"n": n}, "output": "x"}) for n in range(400)))
     command = [
@@ -291,6 +293,7 @@ def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
         while not busy_workers(ray_cluster) and cli_process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
         assert busy_workers(ray_cluster), cli_process.stderr.read().decode() if cli_process.poll() else "no task ran"
+        assert cli_process.poll() is None, "the run ended before Ctrl+C could be sent"
         cli_process.send_signal(signal.SIGINT)
         cli_process.wait(timeout=120)  # at once when quiet; under a loaded machine, seconds (30 s once ran out)
     finally:
