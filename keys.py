@@ -58,7 +58,7 @@ def editor(generation: int, file: str) -> str:
 DATA_DRAFT = "data.draft"  # the dataset being set up (a DatasetDraft), stored only by "Use this dataset"
 DATA_GEN = "data.gen"  # a new generation resets the role editor
 DATA_SOURCE = "data.source"  # "example" or "file"
-DATA_FLASH = "data.flash"  # a success message shown once
+DATA_FLASH = "data.flash"  # (draft generation, message): "Using …", shown while that draft is open
 DATA_UPLOAD = "data.upload"
 DATA_UPLOAD_ERROR = "data.upload_error"
 DATA_PATH = "data.path"

@@ -84,7 +84,19 @@ def open_path() -> None:
 
 def use_example() -> None:
     studio.session().workspace.save_dataset_choice(EXAMPLE_SOURCE)
-    S[K.DATA_FLASH] = _("Using the bundled example.")
+    flash(_("Using the bundled example."))
+
+
+def flash(message: str) -> None:
+    """Say what is now in use. The message belongs to the draft open now (its generation): it stays through runs
+    the user did not ask for (the role editor's own, the grid's blur as a button takes the focus), which once
+    took it away before it could be read, and goes with another file opened or a new visit to the page."""
+    S[K.DATA_FLASH] = (S.get(K.DATA_GEN, 0), message)
+
+
+def flash_message() -> str | None:
+    generation, message = S.get(K.DATA_FLASH) or (None, None)
+    return message if generation == S.get(K.DATA_GEN, 0) else None
 
 
 def cases_text(cases: int, candidates: int) -> str:
@@ -108,8 +120,10 @@ def apply(draft: DatasetDraft) -> None:
     if split not in (None, *[name for name, count in data.split_counts().items() if count]):
         ws.choose_cases(ws.dataset().candidate, None)
     new_draft(DatasetDraft(path=draft.path, roles=draft.roles, files=list(draft.files), main_candidate=main))
-    S[K.DATA_FLASH] = _("Using {file}: {cases}.").format(
-        file=Path(draft.path).name, cases=cases_text(sum(data.split_counts().values()), len(data.candidates))
+    flash(
+        _("Using {file}: {cases}.").format(
+            file=Path(draft.path).name, cases=cases_text(sum(data.split_counts().values()), len(data.candidates))
+        )
     )
     st.rerun()
 
@@ -162,8 +176,9 @@ def remember_choice(snap: Snapshot) -> None:
             else DatasetDraft(choice.path, choice.roles, list(choice.candidate_files), choice.main_candidate)
         )
         S[K.DATA_GEN] = 0
-    if K.DATA_SOURCE not in S:
+    if K.DATA_SOURCE not in S:  # a first visit or a revisit: what was said on the last visit is old news
         S[K.DATA_SOURCE] = EXAMPLE if path == EXAMPLE_SOURCE else A_FILE
+        S.pop(K.DATA_FLASH, None)
 
 
 def page() -> None:
@@ -177,8 +192,8 @@ def page() -> None:
         st.warning(md(problem), icon=":material/warning:")
     for warning in data_warnings(data):
         st.warning(md(warning), icon=":material/warning:")
-    if flash := S.get(K.DATA_FLASH):
-        st.success(flash, icon=":material/task_alt:")
+    if said := flash_message():
+        st.success(said, icon=":material/task_alt:")
     source = st.radio(
         _("Cases from"),
         [EXAMPLE, A_FILE],
@@ -194,9 +209,6 @@ def page() -> None:
     opened = S[K.DATA_DRAFT]
     elsewhere = source == A_FILE and opened is not None and opened.path != data.source
     draw_splits(snap, Path(opened.path).name if elsewhere else None)
-    # Read once this run has drawn it to the end: a rerun on the way (the role editor's, to show default field
-    # names) would have taken the message away a moment after it was drawn.
-    S.pop(K.DATA_FLASH, None)
 
 
 def example_source(in_use: bool) -> None:

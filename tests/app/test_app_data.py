@@ -13,7 +13,7 @@ from skynet_core import workspace as ws
 from skynet_core.i18n import use_language
 from skynet_core.paths import DATA_ROOTS_ENV, data_roots
 from skynet_core.store import Store
-from tests.app.harness import button, open_app
+from tests.app.harness import button, go_to, open_app
 from tests.i18n_scan import english_words, render
 
 
@@ -72,11 +72,13 @@ SET_ROLES = {
 }
 
 
-def test_the_using_message_outlives_the_role_editors_own_rerun(data_dir: Path, plain_csv: Path) -> None:
-    """Roles without field names: after "Use this dataset" the role editor may fill in the default names with a
-    rerun of its own. The one-off "Using …" message is read only once a run has drawn the page to its end, so
-    such a rerun draws it again (a browser test missed it under load; AppTest does not show that rerun, so this
-    pins the message's lifetime: shown after the click, gone after the next run)."""
+def test_the_using_message_stays_while_it_is_true_and_goes_with_a_new_file_or_a_revisit(
+    data_dir: Path, plain_csv: Path, tmp_path: Path
+) -> None:
+    """After "Use this dataset" a run of the page that the user did not ask for (the role editor's own, to fill
+    in default field names, or the grid's blur as the button takes the focus) must not take the "Using …" message
+    away before anyone could read it: a browser test lost it that way twice under load. It stays while it is true
+    of what the page shows, and goes when another file is opened or the page is left and opened again."""
     at = open_page()
     open_file(at, plain_csv)
     edit_roles(
@@ -84,8 +86,20 @@ def test_the_using_message_outlives_the_role_editors_own_rerun(data_dir: Path, p
     )
     use_dataset(at)
     assert errors(at) == []
-    assert [item.value for item in at.main.success] == ["Using cases.csv: 40 cases × 1 candidate."]
-    at.run()  # the next run of the page (any click): the message has been read
+    using = ["Using cases.csv: 40 cases × 1 candidate."]
+    assert [item.value for item in at.main.success] == using
+    at.run()  # a run nobody clicked for
+    at.run()
+    assert [item.value for item in at.main.success] == using
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"id": "a", "input": {"q": "x"}, "output": "y"}) + "\n", encoding="utf-8")
+    open_file(at, other)
+    assert [item.value for item in at.main.success] == []
+
+    use_dataset(at)
+    assert [item.value for item in at.main.success] == ["Using other.jsonl: 1 case × 1 candidate."]
+    go_to(at, "author")
+    go_to(at, "data")
     assert [item.value for item in at.main.success] == []
 
 
