@@ -30,7 +30,9 @@ PAGES = [
     (settings.page, N_("Settings"), ":material/settings:", "settings"),
 ]
 
-st.set_page_config(page_title="Skynet Metric Studio", layout="wide")
+# The tab's icon is drawn in the browser: a page's :material/: icon as the favicon made every page load ask
+# fonts.gstatic.com for it (tests/e2e/test_no_fetch_e2e.py).
+st.set_page_config(page_title="Skynet Metric Studio", page_icon="🎯", layout="wide")
 snap = studio.begin_run()
 language = studio.apply_language(snap)
 page = st.navigation(
