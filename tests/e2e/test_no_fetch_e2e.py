@@ -133,7 +133,9 @@ def test_no_page_fetches_a_url_from_metric_output_or_case_data(page, hostile) ->
     url, listener = hostile
     elsewhere: list[str] = []  # every request the browser made to a host other than the studio's
     studio_host = urlsplit(url).netloc
-    page.on("request", lambda request: urlsplit(request.url).netloc in ("", studio_host) or elsewhere.append(request.url))
+    page.on(
+        "request", lambda request: urlsplit(request.url).netloc in ("", studio_host) or elsewhere.append(request.url)
+    )
     try:
         page.goto(url)
         expect(page.get_by_text("metric return value", exact=False).first).to_be_visible(timeout=SLOW_MS)
