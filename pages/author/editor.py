@@ -89,19 +89,25 @@ def sync(snap: Snapshot) -> Typed:
             write = ws.type_draft(typed, base)
             stored = write.draft
             if write.conflict and write.kept is not None:
-                S[NOTICE] = _(
-                    "Another tab changed metric.py while you typed here. Your text is the draft; the other "
-                    "text was kept as version #{id} (see History)."
-                ).format(id=write.kept.id)
+                S[NOTICE] = (
+                    stored.revision,
+                    _(
+                        "Another tab changed metric.py while you typed here. Your text is the draft; the other "
+                        "text was kept as version #{id} (see History)."
+                    ).format(id=write.kept.id),
+                )
         S[BASE] = stored.revision
         if event["type"] == SAVED_EVENT:
             save_version("author", _("saved with Ctrl+S"))
         return Typed(written, event["type"] == "submit")
     if S.get(BASE) != stored.revision:
         if S.get(BASE) is not None and stored.revision != me.own_revision:
-            S[NOTICE] = _(
-                "metric.py was changed in another tab; the editor now shows the latest text. "
-                "Anything this tab had typed is kept in History."
+            S[NOTICE] = (
+                stored.revision,
+                _(
+                    "metric.py was changed in another tab; the editor now shows the latest text. "
+                    "Anything this tab had typed is kept in History."
+                ),
             )
         S[BASE] = stored.revision
         S[GEN] = S.get(GEN, 0) + 1  # a new component: it mounts with the stored text
@@ -109,10 +115,15 @@ def sync(snap: Snapshot) -> Typed:
 
 
 def notices() -> None:
-    """This tab's notice about the draft (once), and a recent conflict between two tabs (for every tab)."""
-    if notice := S.pop(NOTICE, None):
+    """This tab's notice about the draft, and a recent conflict between two tabs (for every tab).
+
+    The notice is about one revision of the draft: it stays while the editor shows that revision, through the
+    runs nobody asked for (the check's verdict arriving took it away at once), and goes when the text changes."""
+    revision, notice = S.get(NOTICE) or (None, None)
+    if notice is not None and revision == S.get(BASE):
         st.warning(notice, icon=":material/sync_problem:")
         return
+    S.pop(NOTICE, None)
     conflict = studio.session().workspace.last_conflict()
     if conflict is not None and datetime.now().timestamp() - conflict.at < CONFLICT_SHOWN_S:
         st.caption(

@@ -346,6 +346,10 @@ def test_a_write_from_another_tab_is_shown_and_a_stale_write_keeps_both(app, dat
     assert draft_text(app) == LOOPS
     assert SYNTAX_ERROR in [v.source for v in Store(data_dir).versions()]
     assert any("Another tab changed metric.py" in w.value for w in app.warning)
+    app.run()  # the run the check's verdict brings, which nobody clicked for: the notice is still there to read
+    assert any("Another tab changed metric.py" in w.value for w in app.warning)
+    type_text(app, LOOPS + "# more\n")  # typing again: it has been read
+    assert not any("Another tab changed metric.py" in w.value for w in app.warning)
 
 
 def test_a_metric_folder_is_edited_file_by_file(app, data_dir):
