@@ -26,6 +26,7 @@ def save_rater() -> None:
     ws = studio.session().workspace
     try:
         S[K.HUMAN_RATER] = ws.set_rater(str(S.get(K.HUMAN_RATER, "")))
+        S.pop(K.HUMAN_FLASH, None)  # a name refused before is no longer the news
     except ValueError as exc:
         S[K.HUMAN_FLASH] = ("error", str(exc))
         S[K.HUMAN_RATER] = ws.rater()

@@ -42,8 +42,12 @@ def import_file() -> None:
 
 
 def flash() -> None:
-    """The message of the last import or name change, once."""
-    found = S.pop(K.HUMAN_FLASH, None)
+    """The message of the last import or name change. It stays through runs nobody asked for (a field's blur as
+    a button takes the focus), which once took it away before it could be read, until another message replaces
+    it or the page is opened anew (Streamlit dropped the uploader's state when the page was left)."""
+    if K.HUMAN_UPLOAD not in S:
+        S.pop(K.HUMAN_FLASH, None)
+    found = S.get(K.HUMAN_FLASH)
     if found is None:
         return
     kind, text = found
