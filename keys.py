@@ -109,7 +109,7 @@ def feedback_note(run_id: int, case_id: str) -> str:
 
 # --- Reward trade-offs (pages/tradeoffs/) ------------------------------------------------------------------
 TRADEOFFS_FROM_EXAMPLE = "tradeoffs.start_from_example"
-TRADEOFFS_WRITE_RESULT = "tradeoffs.write_result"
+TRADEOFFS_WRITE_RESULT = "tradeoffs.write_result"  # (draft revision, "ok" or "error", message) of the last write
 TRADEOFFS_SEEDED_FROM = "tradeoffs.seeded_from"
 TRADEOFFS_MAP = "tradeoffs.ternary"
 TRADEOFFS_WEIGHTS_A = "tradeoffs.weights_a"

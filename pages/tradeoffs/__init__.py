@@ -41,6 +41,7 @@ def write_spec(base: dict[str, Any]) -> None:
     except (MetricSourceError, RewardSpecError) as exc:
         line = getattr(exc, "line", None)
         S[K.TRADEOFFS_WRITE_RESULT] = (
+            me.workspace.draft().revision,
             "error",
             (
                 _("`REWARD_SPEC` was not written (metric.py line {line}): {problem}")
@@ -51,6 +52,7 @@ def write_spec(base: dict[str, Any]) -> None:
         return
     version = me.replace_draft(new, _("Reward trade-offs wrote REWARD_SPEC"))
     S[K.TRADEOFFS_WRITE_RESULT] = (
+        me.workspace.draft().revision,
         "ok",
         _(
             "Wrote `REWARD_SPEC` to metric.py; nothing else in it changed. "

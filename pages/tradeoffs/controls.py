@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 import keys as K
+import studio
 from skynet_core.i18n import _, with_language
 from skynet_core.reward import PARTS, NormalizedSpec, RewardSpecError, validate_reward_spec, weight_vector
 from skynet_core.tradeoffs import (
@@ -131,6 +132,16 @@ def _references() -> None:
     )
 
 
+def write_result() -> None:
+    """What the last "Write to metric.py" did, while metric.py is the text it was about: runs nobody asked for
+    (a chart's relayout) once took the message away before it could be read."""
+    revision, kind, text = S.get(K.TRADEOFFS_WRITE_RESULT) or (None, None, None)
+    if text is None or revision != studio.snapshot().draft.revision:
+        S.pop(K.TRADEOFFS_WRITE_RESULT, None)
+        return
+    (st.success if kind == "ok" else st.error)(text)
+
+
 def draw(
     base: dict[str, Any],
     source_spec: dict[str, Any] | None,
@@ -180,7 +191,5 @@ def draw(
                 if unchanged
                 else ":orange[" + _("These values are not in metric.py yet.") + "]"
             )
-        outcome = S.pop(K.TRADEOFFS_WRITE_RESULT, None)
-        if outcome is not None:
-            (st.success if outcome[0] == "ok" else st.error)(outcome[1])
+        write_result()
     return norm
