@@ -87,9 +87,26 @@ def save() -> None:
     case = typed_case()
     if case is not None:
         path = studio.session().workspace.save_user_case(case)
-        S[f"{KEY}.saved"] = _(
-            "Saved case {id} to {path}: open that file on the Data page to score it with the rest."
-        ).format(id=case.id, path=path)
+        S[f"{KEY}.saved"] = (
+            typed_fields(),
+            _("Saved case {id} to {path}: open that file on the Data page to score it with the rest.").format(
+                id=case.id, path=path
+            ),
+        )
+
+
+def typed_fields() -> tuple[object, ...]:
+    return tuple(S.get(f"{KEY}.{name}") for name in ("id", "split", "input", "output", "expected"))
+
+
+def saved_message() -> str | None:
+    """What "Save as a case" did, while the fields hold the case it saved: runs nobody asked for (a check's
+    verdict arriving) once took it away before it could be read."""
+    fields, message = S.get(f"{KEY}.saved") or (None, None)
+    if message is None or fields != typed_fields():
+        S.pop(f"{KEY}.saved", None)
+        return None
+    return str(message)
 
 
 def draw_try_case(snap: Snapshot) -> None:
@@ -132,7 +149,7 @@ def draw_try_case(snap: Snapshot) -> None:
         st.button(_("Save as a case"), on_click=with_language(save), icon=":material/add_notes:", key=f"{KEY}.save")
     if error := S.get(f"{KEY}.error"):
         st.error(error, icon=":material/data_object:")
-    if saved := S.pop(f"{KEY}.saved", None):
+    if saved := saved_message():
         st.success(md(saved), icon=":material/check:")
     result_panel()
 

@@ -497,6 +497,10 @@ def test_try_one_case_runs_in_the_sandbox_and_bad_json_names_the_field(app, data
     saved = data_dir / "uploads" / "my-cases.jsonl"
     assert saved.exists() and '"id":"my-1"' in saved.read_text()
     assert any("my-cases.jsonl" in s.value for s in app.success)
+    app.run()  # a run nobody asked for (a check's verdict arriving): still there to read
+    assert any("my-cases.jsonl" in s.value for s in app.success)
+    app.text_input(key="author.try.id").input("my-2").run()  # another case typed: old news
+    assert not any("my-cases.jsonl" in s.value for s in app.success)
 
 
 def test_re_run_one_row_from_the_table(app):
