@@ -31,7 +31,9 @@ sys.path.insert(0, str(ROOT))  # the app's own modules and the tests' helpers; s
 from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
 
 EDITOR = 'iframe[title="code_editor.code_editor"]'
-PASSES = "The metric meets the contract."
+# The verdict passes: "The metric meets the contract." before any "Score all", and "The metric meets the contract,
+# and all N cases of the last run scored." after one (a reload before the next cold score reads the second).
+PASSES = re.compile(r"^The metric meets the contract[.,]")
 SAMPLES = ".st-key-author-samples"  # the check's sampled cases (before the redesign: a dataframe)
 LABELS = ["billing", "technical", "shipping", "refund", "account"]
 
