@@ -20,6 +20,7 @@ load. A loaded dataset is then settled once, and a run that keeps its results se
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -34,17 +35,48 @@ def settle() -> None:
     gc.freeze()
 
 
+class _Sections:
+    """The open :func:`collector_off` sections of every thread. Invariant (under ``lock``): while ``open`` > 0 the
+    collector is off; the last section to close turns it back on if it was on when the first one opened."""
+
+    lock = threading.Lock()
+    open = 0
+    was_on = False
+
+
 @contextmanager
-def quiet() -> Iterator[None]:
-    """No automatic collection inside (for building long-lived data), then :func:`settle` what was built."""
-    collecting = gc.isenabled()
-    gc.disable()
+def collector_off() -> Iterator[None]:
+    """No automatic collection while any thread is inside one of these (a dataset loading in a page's run while
+    litellm imports in the background: with each thread saving and restoring the switch on its own, the first
+    to finish turned the collector back on under the other)."""
+    with _Sections.lock:
+        if _Sections.open == 0:
+            _Sections.was_on = gc.isenabled()
+            gc.disable()
+        _Sections.open += 1
     try:
         yield
     finally:
-        settle()
-        if collecting:
-            gc.enable()
+        with _Sections.lock:
+            _Sections.open -= 1
+            if _Sections.open == 0 and _Sections.was_on:
+                gc.enable()
+
+
+def collector_state() -> tuple[int, bool]:
+    """The sections open and whether the collector is on, read together."""
+    with _Sections.lock:
+        return _Sections.open, gc.isenabled()
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """No automatic collection inside (for building long-lived data), then :func:`settle` what was built."""
+    with collector_off():
+        try:
+            yield
+        finally:
+            settle()
 
 
 class Settler:

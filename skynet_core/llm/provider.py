@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..heap import collector_off
 from ..i18n import _
 from ..redact import redact
 from .settings import NO_MODEL_MESSAGE, ROLES, LlmError, ModelConfig, ModelSettings, mask
@@ -71,14 +72,11 @@ def _litellm() -> Any:
             # uncollected (a collection would hold the GIL for 0.2 s before the first call): every later full
             # collection would scan them again (Streamlit collects after each script run, many times a second
             # while a page polls a job).
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
-                import litellm
-            finally:
-                gc.freeze()
-                if collecting:
-                    gc.enable()
+            with collector_off():
+                try:
+                    import litellm
+                finally:
+                    gc.freeze()
 
             litellm.telemetry = False
             litellm.suppress_debug_info = True

@@ -4,9 +4,10 @@ job runs (Python collects on its own; the server no longer has Streamlit collect
 from __future__ import annotations
 
 import gc
+import threading
 
 from skynet_core.cases import Case
-from skynet_core.heap import SETTLE_EVERY, Settler, quiet, settle
+from skynet_core.heap import SETTLE_EVERY, Settler, collector_off, collector_state, quiet, settle
 from skynet_core.runner import score_cases
 
 TRIVIAL = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
@@ -36,6 +37,40 @@ def test_nothing_is_collected_automatically_while_quiet() -> None:
         built = [[index] for index in range(1_000)]
     assert gc.isenabled() == enabled
     assert not any(item is built[0] for item in gc.get_objects())
+
+
+def test_the_collector_stays_off_until_the_last_of_two_overlapping_threads_leaves() -> None:
+    """Two threads build at once: a dataset loading in a page's run while litellm imports in the background
+    (which once left a load to finish with the collector back on, and a test reading it off after the load)."""
+    assert gc.isenabled()
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, object] = {}
+
+    def first() -> None:
+        with collector_off():
+            first_in.set()
+            second_in.wait(5)
+        seen["after the first left"] = collector_state()
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait(5)
+        with quiet():
+            second_in.set()
+            first_out.wait(5)
+            seen["inside the second"] = gc.isenabled()
+        seen["after both left"] = collector_state()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert seen == {
+        "after the first left": (1, False),  # the second still builds: the collector stays off
+        "inside the second": False,
+        "after both left": (0, True),
+    }
 
 
 def test_a_run_that_keeps_its_results_settles_them(pool) -> None:

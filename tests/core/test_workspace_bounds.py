@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from skynet_core.cases import Case
+from skynet_core.heap import collector_state
 from skynet_core.jobs import JobBoard, JobSlot
 from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.llm_cache import CacheSetting
@@ -160,5 +161,8 @@ def test_a_dataset_loads_with_the_collector_off_and_is_settled(ws: Workspace, mo
     path.write_text('{"id": "a", "input": {"question": "x"}, "output": "y"}\n')
     frozen = gc.get_freeze_count()
     ws.load(str(path))
-    assert seen == [False] and gc.isenabled()
+    # Off while it loaded; on again unless another thread's section is open (litellm importing in the background,
+    # started by an earlier test in this worker, once was).
+    still_open, collecting = collector_state()
+    assert seen == [False] and collecting == (still_open == 0)
     assert gc.get_freeze_count() > frozen
