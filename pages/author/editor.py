@@ -32,6 +32,7 @@ from skynet_core.i18n import _
 from skynet_core.metric_source import MAIN_FILE
 from skynet_core.store import Draft
 from skynet_core.workspace import Snapshot
+from widgets.messages import say, show
 from widgets.versions import save_version
 
 S = st.session_state
@@ -89,12 +90,14 @@ def sync(snap: Snapshot) -> Typed:
             write = ws.type_draft(typed, base)
             stored = write.draft
             if write.conflict and write.kept is not None:
-                S[NOTICE] = (
+                say(
+                    NOTICE,
                     stored.revision,
                     _(
                         "Another tab changed metric.py while you typed here. Your text is the draft; the other "
                         "text was kept as version #{id} (see History)."
                     ).format(id=write.kept.id),
+                    "warning",
                 )
         S[BASE] = stored.revision
         if event["type"] == SAVED_EVENT:
@@ -102,12 +105,14 @@ def sync(snap: Snapshot) -> Typed:
         return Typed(written, event["type"] == "submit")
     if S.get(BASE) != stored.revision:
         if S.get(BASE) is not None and stored.revision != me.own_revision:
-            S[NOTICE] = (
+            say(
+                NOTICE,
                 stored.revision,
                 _(
                     "metric.py was changed in another tab; the editor now shows the latest text. "
                     "Anything this tab had typed is kept in History."
                 ),
+                "warning",
             )
         S[BASE] = stored.revision
         S[GEN] = S.get(GEN, 0) + 1  # a new component: it mounts with the stored text
@@ -117,13 +122,9 @@ def sync(snap: Snapshot) -> Typed:
 def notices() -> None:
     """This tab's notice about the draft, and a recent conflict between two tabs (for every tab).
 
-    The notice is about one revision of the draft: it stays while the editor shows that revision, through the
-    runs nobody asked for (the check's verdict arriving took it away at once), and goes when the text changes."""
-    revision, notice = S.get(NOTICE) or (None, None)
-    if notice is not None and revision == S.get(BASE):
-        st.warning(notice, icon=":material/sync_problem:")
+    The notice is about one revision of the draft (widgets.messages): it goes when the editor's text changes."""
+    if show(NOTICE, S.get(BASE), icon=":material/sync_problem:"):
         return
-    S.pop(NOTICE, None)
     conflict = studio.session().workspace.last_conflict()
     if conflict is not None and datetime.now().timestamp() - conflict.at < CONFLICT_SHOWN_S:
         st.caption(

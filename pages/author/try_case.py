@@ -18,6 +18,7 @@ from skynet_core.i18n import N_, _, format_number, with_language
 from skynet_core.results import CaseResult
 from skynet_core.workspace import Snapshot
 from widgets.jobs import job_panel, outcome_panel
+from widgets.messages import say, show
 from widgets.text import long_text, md
 
 S = st.session_state
@@ -87,26 +88,13 @@ def save() -> None:
     case = typed_case()
     if case is not None:
         path = studio.session().workspace.save_user_case(case)
-        S[f"{KEY}.saved"] = (
-            typed_fields(),
-            _("Saved case {id} to {path}: open that file on the Data page to score it with the rest.").format(
-                id=case.id, path=path
-            ),
-        )
+        message = _("Saved case {id} to {path}: open that file on the Data page to score it with the rest.")
+        say(f"{KEY}.saved", typed_fields(), md(message.format(id=case.id, path=path)))
 
 
 def typed_fields() -> tuple[object, ...]:
+    """What the fields hold: "Saved case …" is about them."""
     return tuple(S.get(f"{KEY}.{name}") for name in ("id", "split", "input", "output", "expected"))
-
-
-def saved_message() -> str | None:
-    """What "Save as a case" did, while the fields hold the case it saved: runs nobody asked for (a check's
-    verdict arriving) once took it away before it could be read."""
-    fields, message = S.get(f"{KEY}.saved") or (None, None)
-    if message is None or fields != typed_fields():
-        S.pop(f"{KEY}.saved", None)
-        return None
-    return str(message)
 
 
 def draw_try_case(snap: Snapshot) -> None:
@@ -149,8 +137,7 @@ def draw_try_case(snap: Snapshot) -> None:
         st.button(_("Save as a case"), on_click=with_language(save), icon=":material/add_notes:", key=f"{KEY}.save")
     if error := S.get(f"{KEY}.error"):
         st.error(error, icon=":material/data_object:")
-    if saved := saved_message():
-        st.success(md(saved), icon=":material/check:")
+    show(f"{KEY}.saved", typed_fields(), icon=":material/check:")
     result_panel()
 
 

@@ -22,6 +22,7 @@ from skynet_core.datasets.preview import DatasetDraft
 from skynet_core.i18n import _, format_number, language, ngettext, with_language
 from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, server_path
 from skynet_core.workspace import EXAMPLE_SOURCE, Snapshot
+from widgets.messages import say, show
 from widgets.text import md, uploader_note
 
 S = st.session_state
@@ -88,15 +89,8 @@ def use_example() -> None:
 
 
 def flash(message: str) -> None:
-    """Say what is now in use. The message belongs to the draft open now (its generation): it stays through runs
-    the user did not ask for (the role editor's own, the grid's blur as a button takes the focus), which once
-    took it away before it could be read, and goes with another file opened or a new visit to the page."""
-    S[K.DATA_FLASH] = (S.get(K.DATA_GEN, 0), message)
-
-
-def flash_message() -> str | None:
-    generation, message = S.get(K.DATA_FLASH) or (None, None)
-    return message if generation == S.get(K.DATA_GEN, 0) else None
+    """Say what is now in use, about the draft open now (its generation: another file opened ends it)."""
+    say(K.DATA_FLASH, S.get(K.DATA_GEN, 0), message)
 
 
 def cases_text(cases: int, candidates: int) -> str:
@@ -192,8 +186,7 @@ def page() -> None:
         st.warning(md(problem), icon=":material/warning:")
     for warning in data_warnings(data):
         st.warning(md(warning), icon=":material/warning:")
-    if said := flash_message():
-        st.success(said, icon=":material/task_alt:")
+    show(K.DATA_FLASH, S.get(K.DATA_GEN, 0), icon=":material/task_alt:")
     source = st.radio(
         _("Cases from"),
         [EXAMPLE, A_FILE],

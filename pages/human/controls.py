@@ -11,6 +11,8 @@ import studio
 from skynet_core.human import LabelOrder, LabelScale, ScaleKind, labelling_order
 from skynet_core.human.bootstrap import SEED
 from skynet_core.i18n import N_, _, with_language
+from widgets.messages import say
+from widgets.text import md
 
 S = st.session_state
 STEPS = (0.25, 0.2, 0.5, 1.0)
@@ -28,7 +30,7 @@ def save_rater() -> None:
         S[K.HUMAN_RATER] = ws.set_rater(str(S.get(K.HUMAN_RATER, "")))
         S.pop(K.HUMAN_FLASH, None)  # a name refused before is no longer the news
     except ValueError as exc:
-        S[K.HUMAN_FLASH] = ("error", str(exc))
+        say(K.HUMAN_FLASH, None, md(str(exc)), "error")
         S[K.HUMAN_RATER] = ws.rater()
 
 

@@ -11,6 +11,7 @@ import keys as K
 import studio
 from skynet_core.human import HumanLabels, LabelError, estimate_text, rater_label, raters_table
 from skynet_core.i18n import _, ngettext, with_language
+from widgets.messages import say, show
 from widgets.text import md, uploader_note
 
 S = st.session_state
@@ -21,13 +22,13 @@ def import_file() -> None:
     """Keep the scores of the file chosen (all or none) and say what was kept, or what is wrong and where."""
     upload = S.get(K.HUMAN_UPLOAD)
     if upload is None:
-        S[K.HUMAN_FLASH] = ("error", _("Choose a labels file first."))
+        say(K.HUMAN_FLASH, None, md(_("Choose a labels file first.")), "error")
         return
     ws = studio.session().workspace
     try:
         found = ws.import_human_scores(upload.name, upload.getvalue(), rater=str(S.get(K.HUMAN_UPLOAD_RATER) or ""))
     except LabelError as exc:
-        S[K.HUMAN_FLASH] = ("error", _("Nothing was imported: {problem}").format(problem=exc))
+        say(K.HUMAN_FLASH, None, md(_("Nothing was imported: {problem}").format(problem=exc)), "error")
         return
     text = ngettext(
         "Imported {count} human score by {raters}.", "Imported {count} human scores by {raters}.", found.count
@@ -38,20 +39,15 @@ def import_file() -> None:
             "{count} are for case ids not in the data in use.",
             len(found.unknown),
         ).format(count=len(found.unknown))
-    S[K.HUMAN_FLASH] = ("success", text)
+    say(K.HUMAN_FLASH, None, md(text))
 
 
 def flash() -> None:
-    """The message of the last import or name change. It stays through runs nobody asked for (a field's blur as
-    a button takes the focus), which once took it away before it could be read, until another message replaces
-    it or the page is opened anew (Streamlit dropped the uploader's state when the page was left)."""
+    """The message of the last import or name change (widgets.messages), until another replaces it or the page
+    is opened anew (Streamlit dropped the uploader's state when the page was left)."""
     if K.HUMAN_UPLOAD not in S:
         S.pop(K.HUMAN_FLASH, None)
-    found = S.get(K.HUMAN_FLASH)
-    if found is None:
-        return
-    kind, text = found
-    (st.success if kind == "success" else st.error)(md(text))
+    show(K.HUMAN_FLASH, None)
 
 
 def files_panel(labels: HumanLabels, rater: str) -> None:

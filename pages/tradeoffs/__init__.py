@@ -22,6 +22,7 @@ from skynet_core.i18n import _, with_language
 from skynet_core.reward import MetricSourceError, RewardSpecError, replace_reward_spec
 from skynet_core.reward_spec import RewardSpecInSource, reward_spec_in
 from skynet_core.workspace import example_metric
+from widgets.messages import say
 
 EXAMPLE_TITLE = "Accuracy, speed and cost"
 S = st.session_state
@@ -40,20 +41,21 @@ def write_spec(base: dict[str, Any]) -> None:
         new = replace_reward_spec(me.workspace.draft().source, controls.spec(base))
     except (MetricSourceError, RewardSpecError) as exc:
         line = getattr(exc, "line", None)
-        S[K.TRADEOFFS_WRITE_RESULT] = (
+        say(
+            K.TRADEOFFS_WRITE_RESULT,
             me.workspace.draft().revision,
-            "error",
             (
                 _("`REWARD_SPEC` was not written (metric.py line {line}): {problem}")
                 if line
                 else _("`REWARD_SPEC` was not written: {problem}")
             ).format(line=line, problem=exc),
+            "error",
         )
         return
     version = me.replace_draft(new, _("Reward trade-offs wrote REWARD_SPEC"))
-    S[K.TRADEOFFS_WRITE_RESULT] = (
+    say(
+        K.TRADEOFFS_WRITE_RESULT,
         me.workspace.draft().revision,
-        "ok",
         _(
             "Wrote `REWARD_SPEC` to metric.py; nothing else in it changed. "
             "The previous text was kept as version “{name}”."

@@ -24,6 +24,7 @@ from skynet_core.tradeoffs import (
     shares_text,
     spec_from_controls,
 )
+from widgets.messages import show
 
 WEIGHT_KEYS = {part: f"tradeoffs.weight.{part}" for part in PARTS}
 SHARE_KEYS = {part: f"tradeoffs.share.{part}" for part in PARTS}
@@ -132,16 +133,6 @@ def _references() -> None:
     )
 
 
-def write_result() -> None:
-    """What the last "Write to metric.py" did, while metric.py is the text it was about: runs nobody asked for
-    (a chart's relayout) once took the message away before it could be read."""
-    revision, kind, text = S.get(K.TRADEOFFS_WRITE_RESULT) or (None, None, None)
-    if text is None or revision != studio.snapshot().draft.revision:
-        S.pop(K.TRADEOFFS_WRITE_RESULT, None)
-        return
-    (st.success if kind == "ok" else st.error)(text)
-
-
 def draw(
     base: dict[str, Any],
     source_spec: dict[str, Any] | None,
@@ -191,5 +182,5 @@ def draw(
                 if unchanged
                 else ":orange[" + _("These values are not in metric.py yet.") + "]"
             )
-        write_result()
+        show(K.TRADEOFFS_WRITE_RESULT, studio.snapshot().draft.revision)  # what the last write did, while it holds
     return norm
