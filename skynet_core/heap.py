@@ -64,7 +64,9 @@ def collector_off() -> Iterator[None]:
 
 
 def collector_state() -> tuple[int, bool]:
-    """The sections open and whether the collector is on, read together."""
+    """The sections open and whether the collector is on, read together. "Off with none open" is seen for an
+    instant while another thread forks a sandbox: Python 3.11's subprocess turns the collector off around a fork
+    with a ``preexec_fn`` and back on after it (a section opened in that instant leaves the switch to the fork)."""
     with _Sections.lock:
         return _Sections.open, gc.isenabled()
 

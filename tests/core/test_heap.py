@@ -4,6 +4,8 @@ job runs (Python collects on its own; the server no longer has Streamlit collect
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
 import threading
 import time
 
@@ -35,9 +37,45 @@ def test_nothing_is_collected_automatically_while_quiet() -> None:
     with quiet():
         assert not gc.isenabled()
         built = [[index] for index in range(1_000)]
-    still_open, collecting = collector_state()  # another thread of this worker may be building (litellm importing)
+    still_open, collecting = steady_state()  # another thread of this worker may be building (litellm importing)
     assert collecting == (still_open == 0)
     assert not any(item is built[0] for item in gc.get_objects())
+
+
+def steady_state(timeout: float = 5.0) -> tuple[int, bool]:
+    """:func:`collector_state`, read again while it says "off, no section open": Python 3.11's subprocess turns
+    the collector off around a fork with a ``preexec_fn`` (the pool starts its sandboxes so, in a thread of this
+    worker), and another thread can run in that instant (``os.register_at_fork`` hooks run Python code)."""
+    deadline = time.monotonic() + timeout
+    state = collector_state()
+    while state == (0, False) and time.monotonic() < deadline:
+        time.sleep(0.01)
+        state = collector_state()
+    return state
+
+
+def test_a_read_in_the_instant_another_thread_forks_waits_for_the_fork() -> None:
+    """The race CI lost once: a read just after a section closed found the collector off, with no section open,
+    because a sandbox was being started in another thread at that instant. Here the instant is held open: the
+    forking thread's ``after_in_parent`` hook waits until this thread has read."""
+    no_other_section()
+    in_the_fork, read = threading.Event(), threading.Event()
+    forker = threading.Thread(target=lambda: subprocess.run(["true"], preexec_fn=lambda: None, check=True))
+
+    def hold_the_fork_open() -> None:
+        if threading.current_thread() is forker:
+            in_the_fork.set()
+            read.wait(10)
+
+    os.register_at_fork(after_in_parent=hold_the_fork_open)
+    forker.start()
+    assert in_the_fork.wait(10)
+    with collector_off():
+        pass
+    assert collector_state() == (0, False)  # what the plain read saw
+    read.set()
+    assert steady_state() == (0, True)
+    forker.join(10)
 
 
 def no_other_section(timeout: float = 60.0) -> None:
@@ -68,7 +106,7 @@ def test_the_collector_stays_off_until_the_last_of_two_overlapping_threads_leave
             second_in.set()
             first_out.wait(5)
             seen["inside the second"] = gc.isenabled()
-        seen["after both left"] = collector_state()
+        seen["after both left"] = steady_state()
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
     for thread in threads:
