@@ -7,11 +7,11 @@ import gc
 import os
 import subprocess
 import threading
-import time
 
 from skynet_core.cases import Case
 from skynet_core.heap import SETTLE_EVERY, Settler, collector_off, collector_state, quiet, settle
 from skynet_core.runner import score_cases
+from tests.collector import no_other_section, steady_state
 
 TRIVIAL = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
 
@@ -42,18 +42,6 @@ def test_nothing_is_collected_automatically_while_quiet() -> None:
     assert not any(item is built[0] for item in gc.get_objects())
 
 
-def steady_state(timeout: float = 5.0) -> tuple[int, bool]:
-    """:func:`collector_state`, read again while it says "off, no section open": Python 3.11's subprocess turns
-    the collector off around a fork with a ``preexec_fn`` (the pool starts its sandboxes so, in a thread of this
-    worker), and another thread can run in that instant (``os.register_at_fork`` hooks run Python code)."""
-    deadline = time.monotonic() + timeout
-    state = collector_state()
-    while state == (0, False) and time.monotonic() < deadline:
-        time.sleep(0.01)
-        state = collector_state()
-    return state
-
-
 def test_a_read_in_the_instant_another_thread_forks_waits_for_the_fork() -> None:
     """The race CI lost once: a read just after a section closed found the collector off, with no section open,
     because a sandbox was being started in another thread at that instant. Here the instant is held open: the
@@ -76,14 +64,6 @@ def test_a_read_in_the_instant_another_thread_forks_waits_for_the_fork() -> None
     read.set()
     assert steady_state() == (0, True)
     forker.join(10)
-
-
-def no_other_section(timeout: float = 60.0) -> None:
-    """Wait until no thread of this worker is building (an earlier test may have started litellm's import)."""
-    deadline = time.monotonic() + timeout
-    while collector_state() != (0, True):
-        assert time.monotonic() < deadline, f"the collector stayed off: {collector_state()}"
-        time.sleep(0.05)
 
 
 def test_the_collector_stays_off_until_the_last_of_two_overlapping_threads_leaves() -> None:

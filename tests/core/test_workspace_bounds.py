@@ -11,13 +11,13 @@ from collections.abc import Iterator
 import pytest
 
 from skynet_core.cases import Case
-from skynet_core.heap import collector_state
 from skynet_core.jobs import JobBoard, JobSlot
 from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.llm_cache import CacheSetting
 from skynet_core.metric_source import MetricSource
 from skynet_core.runner.limit import default_capacity, sandbox_limit
 from skynet_core.workspace import Workspace, dataset, workspace_for
+from tests.collector import steady_state
 from tests.fake_openai import FakeOpenAI
 
 JUDGE = MetricSource.of(
@@ -163,6 +163,6 @@ def test_a_dataset_loads_with_the_collector_off_and_is_settled(ws: Workspace, mo
     ws.load(str(path))
     # Off while it loaded; on again unless another thread's section is open (litellm importing in the background,
     # started by an earlier test in this worker, once was).
-    still_open, collecting = collector_state()
+    still_open, collecting = steady_state()
     assert seen == [False] and collecting == (still_open == 0)
     assert gc.get_freeze_count() > frozen
