@@ -100,11 +100,13 @@ def page() -> None:
     else:
         st.caption(_("The two versions are the same text."))
     versions_feedback_value(snap, old, new)
+    job = studio.session().slot(SLOT).job
+    comparing = job is not None and job.running  # as every page's start button: one job of its kind at a time
     with st.container(horizontal=True):  # buttons as wide as their labels, never cut
         st.button(
             _("Compare scores"),
             type="primary",
-            disabled=not diff,
+            disabled=not diff or comparing,
             on_click=with_language(start_comparison),
             args=(old, new),
         )

@@ -43,6 +43,17 @@ def test_compare_scores_lists_every_case_with_its_change(app):
     assert bars["hovertemplate"].startswith("change %{customdata}")
 
 
+def test_compare_scores_is_disabled_while_its_comparison_runs(data_dir):
+    store = Store(data_dir)
+    store.save_version("weak feedback", WEAK)
+    store.save_draft("import time\n\n\n" + STRONG.replace("    return", "    time.sleep(0.5)\n    return"))
+    at = open_app("history")
+    button(at, "Compare scores").click().run()
+    assert button(at, "Compare scores").disabled  # a second click would start a second comparison
+    button(at, "Cancel").click().run()
+    run_until(at, lambda at: not button(at, "Compare scores").disabled)
+
+
 def test_restoring_a_version_keeps_the_replaced_draft_as_a_version(app, data_dir):
     restore = next(button for button in app.button if button.label == "Restore A into the editor")
     restore.click().run()

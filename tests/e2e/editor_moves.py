@@ -175,21 +175,17 @@ def click_until_shown(button: Locator, shown: Locator, timeout_s: float = 90.0) 
     act_until(click(button), lambda ms: expect(shown).to_be_visible(timeout=ms), timeout_s)
 
 
-def job_line(page: Page, kind: str) -> Locator:
-    """A running job's line in the sidebar's list of running jobs, its label matching the regex ``kind``."""
-    return page.get_by_test_id("stSidebar").get_by_text(re.compile(rf"^({kind}) · "))
-
-
-def start_job(
-    page: Page, button: Locator, result: Locator, kind: str = "scoring|评分", timeout_ms: int = 180_000
-) -> None:
-    """Click ``button`` until its job shows (its line in the sidebar's running jobs, whose label matches the
-    regex ``kind``, or ``result`` once it has finished), then wait for ``result``.
+def start_job(page: Page, button: Locator, result: Locator, timeout_ms: int = 180_000) -> None:
+    """Click ``button`` until its job shows, then wait for ``result``. The job shows as this page draws it: the
+    button disabled while the job it started runs, or ``result`` once it has finished.
 
     A click can be lost on a loaded machine (CI runs lost one right after a page's first run); it is clicked
-    again only while nothing at all happened, so a job that started is never started twice."""
-    running = job_line(page, kind)
-    act_until(click(button), lambda ms: expect(result.or_(running).first).to_be_visible(timeout=ms))
+    again only while nothing at all happened, so a job that started is never started twice. Only this page's
+    own signs count: a line in the sidebar's running jobs (which lists every session's) once passed for the
+    start of a job whose click was lost, and the test waited for a result that never came."""
+    expect(button.first).to_be_enabled(timeout=60_000)
+    started = button.first.and_(page.locator("button:disabled"))
+    act_until(click(button), lambda ms: expect(result.or_(started).first).to_be_visible(timeout=ms))
     expect(result.first).to_be_visible(timeout=timeout_ms)
 
 

@@ -106,7 +106,7 @@ def test_a_click_on_the_weight_map_sets_the_weights_of_the_point_clicked(
     ws.save_dataset_choice("example")
     open_page(page, url, "tradeoffs")
     winner = page.get_by_test_id("stMetric").filter(has_text="Winner at these weights")
-    start_job(page, page.get_by_role("button", name="Score candidates"), winner, kind="reward trade-offs")
+    start_job(page, page.get_by_role("button", name="Score candidates"), winner)
     click_points_and_check_the_weights(page, [40, 1200])  # two far apart on the map
     page.reload()
     open_page(page, url, "tradeoffs")

@@ -93,9 +93,7 @@ def test_runs_and_history_pages(page: Page, server: str, workspace: Workspace, l
     expect(page.get_by_role("heading", name="历史" if zh else "History")).to_be_visible(timeout=30_000)
     wait_for_app_run(page)
     compared = page.get_by_text("每个用例的分数变化" if zh else "Change in score per case")
-    start_job(
-        page, page.get_by_role("button", name="比较分数" if zh else "Compare scores"), compared, "comparison|比较"
-    )
+    start_job(page, page.get_by_role("button", name="比较分数" if zh else "Compare scores"), compared)
     settle(page)
     for width in at_widths(page):
         assert_readable_picture(shot(page, f"history-{language}-{width}"), width)

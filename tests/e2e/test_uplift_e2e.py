@@ -84,7 +84,7 @@ def test_the_experiment_runs_on_the_example_and_shows_its_report_and_charts(
     enter_number(page, "Seeds", 2)
     expect(page.get_by_text("Planned: at most", exact=False)).to_be_visible(timeout=60_000)  # litellm loads first
     finished = page.get_by_text("The experiment finished: 2 seeds in every arm.")
-    start_job(page, page.get_by_role("button", name="Run the experiment"), finished, "feedback uplift", RUN_MS)
+    start_job(page, page.get_by_role("button", name="Run the experiment"), finished, RUN_MS)
     page.get_by_text("Calls:", exact=False).first.scroll_into_view_if_needed()  # the charts draw once in view
     charts = page.get_by_test_id("stPlotlyChart")
     scores = charts.filter(has_text="Validation score of each arm")
