@@ -118,8 +118,8 @@ def start_endless_scoring(page: Page, url: str) -> None:
     set_timeout(page, 5)
     type_metric(page, LOOPS)
     expect(page.get_by_text(re.compile(r"Checking…"))).to_be_visible()  # the check of the endless loop started
-    scoring = page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^scoring · "))
-    click_until_shown(page.get_by_role("button", name="Score all cases"), scoring)
+    button = page.get_by_role("button", name="Score all cases")
+    click_until_shown(button, button.and_(page.locator("button:disabled")))  # this page's sign, as in start_job
 
 
 def act_until(act: Callable[[], None], effect: Callable[[int], None], timeout_s: float = 90.0) -> None:
