@@ -22,6 +22,7 @@ import streamlit as st
 # The longest the preload waits for the pool's spare sandboxes (a start takes 0.1 to 1 s; a machine where they
 # cannot start serves anyway, and the check says why).
 SPARES_WAIT_S = 10.0
+CHECK_WAIT_S = 10.0  # the longest the preload waits for the draft's check (a slow metric's is left to finish)
 # What the first script run would import. ``app`` itself is not imported here: it is a script, run per session.
 WARM_MODULES = ("studio", "pages", "widgets.sidebar", "plotly.graph_objects", "babel.numbers", "babel.dates")
 
@@ -29,7 +30,8 @@ WARM_MODULES = ("studio", "pages", "widgets.sidebar", "plotly.graph_objects", "b
 def warm() -> None:
     """Import what every first script run needs, load each language's formats once (CLDR data is read from
     disk on first use), open the workspace, whose pool starts its spare sandboxes in the background (the
-    first check takes one instead of starting a child), and, when a model is configured, import litellm.
+    first check takes one instead of starting a child), when a model is configured import litellm, and otherwise
+    check the draft in the studio's language (the first visitor's page finds the check done).
     Idempotent; a second call costs nothing."""
     for name in WARM_MODULES:
         importlib.import_module(name)
@@ -40,13 +42,22 @@ def warm() -> None:
     from skynet_core import i18n
 
     workspace = importlib.import_module("studio").open_workspace()
-    if workspace.model_settings().effective() is not None:
+    asks_a_model = workspace.model_settings().effective() is not None
+    if asks_a_model:
         # A model is configured: the first check's handler would import litellm (seconds of CPU, most of them
         # holding the GIL) in the background, and a visitor arriving meanwhile waited 12 s for the verdict.
         from skynet_core.llm import warm_up
 
         warm_up(wait=True)
     workspace.pool.wait_for_spares(SPARES_WAIT_S)
+    if not asks_a_model:
+        # The first visitor's check, made now: a check that passes is remembered, and the page draws it at once.
+        # Not with a model configured: a server that starts must not pay for a judge's calls nobody asked for.
+        from skynet_core.jobs import JobSlot
+
+        with i18n.use_language(workspace.language()):
+            workspace.check(JobSlot(), workspace.draft().metric).wait(CHECK_WAIT_S)
+        workspace.pool.wait_for_spares(SPARES_WAIT_S)  # the check took one
 
     for language in i18n.LANGUAGES:
         with i18n.use_language(language):

@@ -10,7 +10,8 @@ Each figure is a median of ``--repeats`` (the first page load is measured once: 
 - first page load after the server is healthy: from navigation to the example's verdict (≤ 1.5 s),
   and later loads in fresh browser contexts;
 - end of typing to the verdict on screen: a trivial metric's feedback in the sampled cases (≤ 0.5 s);
-- loading an example: from the click on Load to the example's verdict (≤ 1 s), two examples alternated;
+- loading an example: from the click on Load to the example's verdict (≤ 1 s), two examples alternated: the
+  first load of each runs its check, a later one ("again") draws the check that passed, remembered;
 - "Score all cases" on 40 cases: from the click to the filled table (≤ 1 s);
 - the judge check: from the end of typing a model-as-judge metric to its verdict, against
   tests/fake_openai.py on 127.0.0.1 answering after ``--judge-ms`` (≤ 1.5 s). Each edit changes the
@@ -65,6 +66,7 @@ TARGETS = {
     "later page loads": 1.5,
     "end of typing to verdict": 0.5,
     "loading an example": 1.0,
+    "loading an example again": 1.0,
     "score all, 40 cases": 1.0,
     "judge check": 1.5,
 }
@@ -202,7 +204,8 @@ def measure(browser: Browser, url: str, repeats: int) -> dict[str, list[float]]:
             shows(page, PASSES)
             script_done(page)
 
-        figures["loading an example"].append(timed(load.click, loaded))
+        # Each example's first load runs its check; a later one finds the check that passed remembered.
+        figures["loading an example" if index < 2 else "loading an example again"].append(timed(load.click, loaded))
 
     button = page.get_by_role("button", name="Score all cases")
     for index in range(repeats):
@@ -322,6 +325,7 @@ def main() -> None:
         finally:
             stop_server(process)
     print(f"  {'server start to healthy':<32} {healthy_s:6.2f} s  (streamlit run {args.script})")
+    figures = {name: values for name, values in figures.items() if values}  # "again" needs 3 repeats
     for name, values in figures.items():
         median, target = statistics.median(values), TARGETS[name]
         verdict = "met" if median <= target else "NOT met"

@@ -257,6 +257,11 @@ def _stamp(paths: list[str]) -> tuple[float, ...]:
     return tuple(stamps)
 
 
+def packages_stamp() -> tuple[float, ...]:
+    """The metric packages folder's modification time (0 when it does not exist): it changes with an install."""
+    return _stamp([str(packages_dir())])
+
+
 def package_report(source: str | MetricSource) -> list[PackageStatus]:
     """For each third-party module the metric imports: found where, and which version."""
     source = MetricSource.of(source)

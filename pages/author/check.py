@@ -41,14 +41,16 @@ S = st.session_state
 
 
 def start(snap: Snapshot, chosen: CheckCases, force: bool) -> None:
-    """Check the draft unless this exact metric, dataset, settings, timeout, cases and place were checked already."""
+    """Check the draft unless this exact metric, dataset, settings, timeout, cases and place were checked already
+    in this session (a check another session passed is the workspace's at once); ``force`` runs it again."""
     # The language too: a check on screen is re-drawn in the language just picked (its messages are the job's).
     key = (snap.provenance, snap.timeout_s, tuple(chosen.ids), snap.ray_address, language())
     if not force and S.get(K.AUTHOR_CHECK_KEY) == key:
         return
     S[K.AUTHOR_CHECK_KEY] = key
     me = studio.session()
-    me.workspace.check(me.slot("check"), snap.metric, keys=me.keys, watcher=me.watcher).wait(SETTLE_S)
+    job = me.workspace.check(me.slot("check"), snap.metric, keys=me.keys, watcher=me.watcher, fresh=force)
+    job.wait(SETTLE_S)
 
 
 def latest_report(snap: Snapshot) -> CheckReport | None:

@@ -12,6 +12,7 @@ from typing import Any
 from ..datasets import Dataset
 from ..feedback.marks import MarkStore
 from ..jobs import Job, JobBoard
+from ..results import CheckReport
 from ..runner import LlmHandler, WorkerPool, default_pool
 from ..runs import RunStore
 from ..scored_candidates import ScoredCandidates
@@ -43,6 +44,9 @@ class WorkspaceBase:
         self._handlers: weakref.WeakKeyDictionary[Job[Any], LlmHandler] = weakref.WeakKeyDictionary()
         # The trade-offs' scores as read from the runs they come from, by those runs' ids (see records.py).
         self._scored: OrderedDict[tuple[Any, ...], ScoredCandidates | None] = OrderedDict()
+        # Checks that passed whole, by what made them (see usecases.py): a new tab's check of the same text is drawn
+        # from here at once instead of starting a sandbox.
+        self._checked: OrderedDict[tuple[Any, ...], CheckReport] = OrderedDict()
 
     @property
     def pool(self) -> WorkerPool:

@@ -22,6 +22,7 @@ from ..judge import Consistency, consistency_of, repeat_cases
 from ..llm import ModelSettings
 from ..llm_cache import without_cache
 from ..metric_source import MetricSource
+from ..packages import packages_stamp
 from ..provenance import Provenance
 from ..results import CaseResult, CheckReport, JobKind
 from ..runs import by_candidate
@@ -30,8 +31,15 @@ from ..scoring import RunOptions, Scorer, check
 from .human import HumanPart
 
 T = TypeVar("T")
+CHECKS_KEPT = 32  # passed checks remembered (a report of a few sampled cases: some kilobytes each)
 Compared = tuple[list[CaseResult], list[CaseResult]]
 Pairs = Sequence[tuple[Case, CaseResult]]
+
+
+def passed_whole(report: CheckReport) -> bool:
+    """Whether a check may be remembered: every stage passed, every case scored ok, and no case asked a model
+    (an answer may differ next time; a judge's check is run again, its answers from the cache)."""
+    return report.ok and all(case.ok and not case.llm_calls for case in report.cases)
 
 
 class UseCasesPart(HumanPart):
@@ -41,22 +49,48 @@ class UseCasesPart(HumanPart):
         return slot.submit(job, target)
 
     def check(
-        self, slot: JobSlot, metric: MetricSource, *, keys: Mapping[str, str] | None = None, watcher: str | None = None
+        self,
+        slot: JobSlot,
+        metric: MetricSource,
+        *,
+        keys: Mapping[str, str] | None = None,
+        watcher: str | None = None,
+        fresh: bool = False,
     ) -> Job[CheckReport]:
-        """The contract check of ``metric`` on the sampled (or pinned) cases in use."""
+        """The contract check of ``metric`` on the sampled (or pinned) cases in use.
+
+        A check that passed whole (every stage, every case ok, no ``llm()`` call) is remembered by what made it:
+        the metric folder, the dataset, the cases, the model settings, the timeout, the place, the packages folder
+        and the language of its messages. The same check asked again (a new tab, a revisit, the server's preload)
+        is that report at once, without a sandbox; ``fresh`` runs it again ("Check again"). A failure is never
+        remembered, nor a metric that asks a model: those are run each time."""
         in_use = self.dataset()
         cases, options, scorer = in_use.cases, self.run_options(keys), self.scorer()
         chosen = self.check_cases(in_use)
         sample = chosen.cases if chosen.pinned else None
+        made_by = self.provenance(metric, keys, in_use)
+        memo = (made_by, tuple(chosen.ids), options.timeout_s, self.ray_address(), packages_stamp(), language())
+        with self._lock:
+            known = None if fresh else self._checked.get(memo)
+            if known is not None:
+                self._checked.move_to_end(memo)
 
         def run(job: Job[CheckReport]) -> CheckReport:
+            if known is not None:
+                job.done = job.total
+                return known
             # Up to the settings' cases in flight, as "Score all": the runner adds children only once the cases
             # prove slow (a judge's answers), so a quick metric's check stays in the one child that loaded it.
             live = dataclasses.replace(options.watched_by(job), stop_on_timeout=True)
-            return check(metric, cases, live, scorer=scorer, sample=sample)
+            report = check(metric, cases, live, scorer=scorer, sample=sample)
+            if not job.cancel.is_set() and passed_whole(report):
+                with self._lock:
+                    self._checked[memo] = report
+                    while len(self._checked) > CHECKS_KEPT:
+                        self._checked.popitem(last=False)
+            return report
 
         total = len(chosen.cases) if chosen.pinned else min(SAMPLE_SIZE, len(cases))
-        made_by = self.provenance(metric, keys, in_use)
         return self.submit(slot, Job(JobKind.CHECK, total, "contract check", provenance=made_by), run, watcher)
 
     def score(

@@ -1,5 +1,6 @@
 """The README's server command (``streamlit run serve.py``) does the first visitor's slow work before it answers:
-the app's modules imported, each language's formats loaded, the workspace opened and its spare sandboxes started.
+the app's modules imported, each language's formats loaded, the workspace opened, its spare sandboxes started and
+the draft checked.
 Checked in a fresh Python, as a server starts (importing serve here would construct its ``st.App`` in the test
 process, which pins Streamlit's script-level config for every later test of the worker)."""
 
@@ -19,14 +20,21 @@ import serve
 before = {name: name in sys.modules for name in heavy}
 serve.warm()
 import studio
-pool = studio.open_workspace().pool
+from skynet_core.jobs import JobSlot
+workspace = studio.open_workspace()
+pool = workspace.pool
+spares = pool.wait_for_spares(0.0)
+visitor = workspace.check(JobSlot(), workspace.draft().metric, keys={})  # a first visitor's check, no key typed
+visitor.wait(60)
 print(json.dumps({
     "before": before,
     "after": {name: name in sys.modules for name in heavy},
-    "spares": pool.wait_for_spares(0.0),
+    "spares": spares,
     "components": [name for name in ("code_editor",) if name in sys.modules],
     "litellm": "litellm" in sys.modules,
     "script": str(serve.app.script_path),
+    "visitor's check ran again": bool(visitor.partial),  # a run records each case; a remembered report none
+    "visitor's check passed": visitor.result is not None and visitor.result.ok,
 }))
 pool.close()
 """
@@ -52,9 +60,13 @@ def test_warm_imports_the_pages_and_starts_the_spare_sandboxes(tmp_path: Path) -
     assert report["spares"] is True  # warm() returned once the pool's spares were started
     assert report["script"] == "app.py"  # the app served is app.py's, the preload before it
     assert report["litellm"] is False  # no model configured: nothing will call one
+    # The draft was checked while the server started: the first visitor's page draws that check at once.
+    assert report["visitor's check passed"] and not report["visitor's check ran again"]
 
 
 def test_with_a_model_configured_warm_imports_litellm_too(tmp_path: Path) -> None:
     # The first check's handler would otherwise import it in the background while visitors wait.
     report = warmed(tmp_path, SKYNET_METRIC_MODEL="openai/judge", SKYNET_METRIC_API_BASE="http://127.0.0.1:9/v1")
     assert report["litellm"] is True and report["spares"] is True
+    # No check while starting: a judge's calls cost money, and nobody asked for them yet.
+    assert report["visitor's check ran again"]

@@ -1,8 +1,10 @@
+import dataclasses
 import threading
 import time
 
 import pytest
 
+from skynet_core.i18n import use_language
 from skynet_core.jobs import Job, JobBoard, JobSlot
 from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, StageStatus
@@ -106,3 +108,46 @@ def test_latest_gives_the_last_results_in_the_order_they_came() -> None:
     assert [result.id for result in job.latest(3)] == ["2", "3", "4"]
     assert [result.id for result in job.latest(10)] == ["0", "1", "2", "3", "4"]
     assert job.latest(0) == []
+
+
+def checked(ws: Workspace, source: str, **options) -> Job:
+    job = ws.check(JobSlot(), MetricSource.of(source), **options)
+    assert job.wait(30)
+    return job
+
+
+def test_a_check_that_passed_is_the_same_report_for_the_next_tab_without_running_again(ws):
+    first = checked(ws, GOOD)
+    again = checked(ws, GOOD)
+    assert again.result is first.result  # no sandbox ran: a new run makes a new report
+    assert again.outcome().status is first.outcome().status and again.done == again.total == 3
+    assert checked(ws, GOOD, fresh=True).result is not first.result  # "Check again" runs it
+
+
+def test_what_makes_a_check_differ_runs_it_again(ws):
+    first = checked(ws, GOOD)
+    assert checked(ws, GOOD.replace("'fine'", "'fine.'")).result is not first.result  # another text
+    ws.set_timeout_s(7)
+    assert checked(ws, GOOD).result is not first.result  # another timeout
+    with use_language("zh_CN"):
+        assert checked(ws, GOOD).result is not first.result  # its messages in another language
+
+
+def test_a_failed_check_is_run_again(ws):
+    broken = "def score(input, output, expected=None):\n    return 'high', {'feedback': 'x'}\n"
+    first = checked(ws, broken)
+    assert not first.result.ok
+    assert checked(ws, broken).result is not first.result
+
+
+def test_a_check_whose_metric_asked_a_model_is_not_remembered() -> None:
+    from skynet_core.results import CheckReport, Stage, StageName
+    from skynet_core.trace import LlmCall
+    from skynet_core.workspace.usecases import passed_whole
+
+    stages = [Stage(StageName.LOAD, StageStatus.PASSED)]
+    plain = CaseResult(id="a", score=1.0)
+    asked = dataclasses.replace(plain, _llm_calls=(LlmCall(instructions="Grade it.", model="m"),))
+    assert passed_whole(CheckReport(stages, [plain]))
+    assert not passed_whole(CheckReport(stages, [plain, asked]))
+    assert not passed_whole(CheckReport([Stage(StageName.LOAD, StageStatus.FAILED)], [plain]))
