@@ -30,8 +30,8 @@ WARM_MODULES = ("studio", "pages", "widgets.sidebar", "plotly.graph_objects", "b
 def warm() -> None:
     """Import what every first script run needs, load each language's formats once (CLDR data is read from
     disk on first use), open the workspace, whose pool starts its spare sandboxes in the background (the
-    first check takes one instead of starting a child), when a model is configured import litellm, and otherwise
-    check the draft in the studio's language (the first visitor's page finds the check done).
+    first check takes one instead of starting a child), when a model is configured import litellm, and check the
+    draft in the studio's language unless it may ask that model (the first visitor's page finds the check done).
     Idempotent; a second call costs nothing."""
     for name in WARM_MODULES:
         importlib.import_module(name)
@@ -50,13 +50,14 @@ def warm() -> None:
 
         warm_up(wait=True)
     workspace.pool.wait_for_spares(SPARES_WAIT_S)
-    if not asks_a_model:
-        # The first visitor's check, made now: a check that passes is remembered, and the page draws it at once.
-        # Not with a model configured: a server that starts must not pay for a judge's calls nobody asked for.
+    draft = workspace.draft().metric
+    # The first visitor's check, made now: a check that passes is remembered, and the page draws it at once. Not
+    # for a metric that may ask a model: a server that starts must not pay for a judge's calls nobody asked for.
+    if not asks_a_model or not any("llm" in text for text in draft.files.values()):
         from skynet_core.jobs import JobSlot
 
         with i18n.use_language(workspace.language()):
-            workspace.check(JobSlot(), workspace.draft().metric).wait(CHECK_WAIT_S)
+            workspace.check(JobSlot(), draft).wait(CHECK_WAIT_S)
         workspace.pool.wait_for_spares(SPARES_WAIT_S)  # the check took one
 
     for language in i18n.LANGUAGES:

@@ -12,7 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from skynet_core.store import Store
+
 ROOT = Path(__file__).resolve().parents[2]
+MODEL = {"SKYNET_METRIC_MODEL": "openai/judge", "SKYNET_METRIC_API_BASE": "http://127.0.0.1:9/v1"}
+# A metric that may ask the model, as far as the preload can tell (it reads, never runs): it names llm. (This one
+# never calls it, so the visitor's check here is quick.)
+JUDGE = "from skynet import llm\n\n\ndef score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
 PROBE = """
 import json, sys
 heavy = ("pandas", "pyarrow", "plotly.graph_objects", "pages.author", "pages.settings", "studio")
@@ -66,7 +72,14 @@ def test_warm_imports_the_pages_and_starts_the_spare_sandboxes(tmp_path: Path) -
 
 def test_with_a_model_configured_warm_imports_litellm_too(tmp_path: Path) -> None:
     # The first check's handler would otherwise import it in the background while visitors wait.
-    report = warmed(tmp_path, SKYNET_METRIC_MODEL="openai/judge", SKYNET_METRIC_API_BASE="http://127.0.0.1:9/v1")
+    report = warmed(tmp_path, **MODEL)
     assert report["litellm"] is True and report["spares"] is True
-    # No check while starting: a judge's calls cost money, and nobody asked for them yet.
+    # The draft (the example) asks no model: it was checked while the server started.
+    assert report["visitor's check passed"] and not report["visitor's check ran again"]
+
+
+def test_a_draft_that_may_ask_the_model_is_not_checked_while_starting(tmp_path: Path) -> None:
+    # A judge's calls cost money, and nobody asked for them yet.
+    Store(tmp_path).save_draft(JUDGE)
+    report = warmed(tmp_path, **MODEL)
     assert report["visitor's check ran again"]
