@@ -5,14 +5,25 @@ Chinese session's "Score all" are Chinese."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
 
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.i18n import use_language
 from skynet_core.workspace import Workspace
-from tests.app.harness import open_app, run_until
+from tests.app.harness import open_app, run_until, running_job
 
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def scored(data_dir: Path) -> Callable[[AppTest], bool]:
+    """Score all has ended and the page drew its end: its run is kept, and the session's job no longer runs.
+
+    The run is kept a moment before the job ends; a page drawn in that moment still shows the progress line
+    ("评分 · 72 / 72"), not the results' tally (CI failed once reading the page then)."""
+    return lambda at: running_job(at) is None and bool(Workspace(data_dir).run_summaries())
 
 
 def test_score_all_in_a_chinese_session_writes_chinese_feedback(data_dir: Path) -> None:
@@ -22,7 +33,7 @@ def test_score_all_in_a_chinese_session_writes_chinese_feedback(data_dir: Path) 
     at = open_app(language="zh_CN")
     with use_language("zh_CN"):  # AppTest formats the pickers' choices in the test's language
         at.button(key="author.score_all").click().run()
-        run_until(at, lambda at: bool(Workspace(data_dir).run_summaries()), what="the saved run")
+        run_until(at, scored(data_dir), what="the end of Score all")
     run = Workspace(data_dir).run(Workspace(data_dir).run_summaries()[0].id)
     assert run is not None
     feedback = [result.feedback for result in run.results if result.feedback]
@@ -41,8 +52,8 @@ def test_the_chinese_author_page_names_the_case_statuses_in_chinese(data_dir: Pa
     at = open_app(language="zh_CN")
     with use_language("zh_CN"):
         at.button(key="author.score_all").click().run()
-        run_until(at, lambda at: bool(Workspace(data_dir).run_summaries()), what="the saved run")
-        at.run()
+        run_until(at, scored(data_dir), what="the end of Score all")
+        at.run()  # the run that ended the wait may have started before the job ended
     tallies = [caption.value for caption in at.caption if " · " in caption.value and re.search(r"\d", caption.value)]
     tally = next((text for text in tallies if "错误" in text), None)
     assert tally is not None and "成功" in tally, tallies
