@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+RUNNING = '[data-testid="stApp"][data-test-script-state="running"]'
+
 # The checkout whose app the servers run: this one, or $SKYNET_E2E_APP_ROOT (to watch a new test fail on an
 # earlier tree first, e.g. a copy of main).
 ROOT = Path(os.environ.get("SKYNET_E2E_APP_ROOT") or Path(__file__).resolve().parents[2])
@@ -108,10 +112,14 @@ def stop_server(process: subprocess.Popen[bytes]) -> None:
 def wait_for_app_run(page: Any, settle_ms: int = 150, timeout_ms: int = 60_000) -> None:
     """Wait until the app has finished the script run an action started (instead of sleeping).
 
-    Streamlit marks its root element with the connection and script-run state; a run starts a
-    moment after the click or keystroke that asks for it, hence the short settle before and after.
+    Streamlit marks its root element with the connection and script-run state. A run starts a moment after
+    the click or keystroke that asks for it: it is given up to ``settle_ms`` to start (no longer than it takes
+    to), then its end is awaited, with a short settle after it for the page to draw.
     """
-    page.wait_for_timeout(settle_ms)
+    try:
+        page.wait_for_selector(RUNNING, timeout=settle_ms)
+    except PlaywrightTimeoutError:
+        pass  # none started (nothing asked for one), or it started and ended meanwhile
     page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]', timeout=timeout_ms)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
     page.wait_for_timeout(settle_ms)
