@@ -3,9 +3,14 @@ and the ``slow`` marker on the test modules that take seconds or more."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
 from skynet_core.cases import Case
+from skynet_core.jobs import Job
 from skynet_core.runner import WorkerPool, detect_isolation
 from tests.case_factory import make_cases
 
@@ -30,6 +35,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_report_header(config: pytest.Config) -> str:
     isolation, why = detect_isolation()
     return f"skynet metric isolation: {isolation.value} ({why})"
+
+
+LEFTOVER_WAIT_S = 2.0  # how long a test's end waits for the jobs it left running to stop once cancelled
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_jobs(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Cancel the background jobs a test started and left running (a check of the text typed last, a score
+    nobody waited for), and give them a moment to stop: a job outliving its test spent the CPU of the tests
+    after it (a check of an endless loop spun a core for its 60 s timeout) and held sandbox places they
+    queued for."""
+    started: list[Job[Any]] = []
+    start = Job.start
+
+    def recorded(job: Job[Any], target: Any) -> Job[Any]:
+        started.append(job)
+        return start(job, target)
+
+    monkeypatch.setattr(Job, "start", recorded)
+    yield
+    running = [job for job in started if job.running]
+    for job in running:
+        job.cancel.set()
+    deadline = time.monotonic() + LEFTOVER_WAIT_S
+    for job in running:
+        job.wait(max(0.0, deadline - time.monotonic()))
 
 
 @pytest.fixture(scope="session")
