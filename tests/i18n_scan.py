@@ -211,11 +211,33 @@ def _chart_titles(spec: str) -> Iterator[str]:
         return
 
 
+def literal_box(node: object) -> bool:
+    """Whether ``node`` is a box of literal text (``widgets.text.box``): data shown as written, like code."""
+    from widgets.text import LITERAL_KEY
+
+    return type(node).__name__ == "Block" and f"-{LITERAL_KEY}" in str(getattr(node.proto, "id", ""))
+
+
+def literal_texts(at) -> list[str]:
+    """The texts the last run showed literally (metric output, feedback, errors, data), in page order."""
+    found, stack = [], [at._tree]
+    while stack:
+        node = stack.pop(0)
+        if literal_box(node):
+            found += [str(child.value) for child in node.children.values() if type(child).__name__ == "Text"]
+        else:
+            stack[:0] = list(getattr(node, "children", {}).values())
+    return found
+
+
 def texts(at, where: str = "all") -> Iterator[str]:
-    """Every person-facing string the last run drew (``where``: "all", "main" or "sidebar")."""
+    """Every person-facing string the last run drew (``where``: "all", "main" or "sidebar"); literal text is
+    data, as code is, and left out."""
     stack = [{"all": at._tree, "main": at.main, "sidebar": at.sidebar}[where]]
     while stack:
         node = stack.pop()
+        if literal_box(node):
+            continue
         proto = getattr(node, "proto", None)
         if isinstance(proto, Message):
             if proto.DESCRIPTOR.name == "PlotlyChart" and getattr(proto, "spec", ""):

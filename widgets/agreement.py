@@ -32,7 +32,7 @@ from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
 from studio import session
 from widgets.disagreements import disagreements, opened_case
-from widgets.text import md
+from widgets.text import box, md
 from widgets.text import number as text_number
 
 S = st.session_state
@@ -189,7 +189,7 @@ def agreement_report(
             ).format(count=len(agreement.unknown))
         )
         shown = agreement.unknown[:UNKNOWN_SHOWN]
-        st.code(", ".join(shown) + (" …" if len(agreement.unknown) > len(shown) else ""), language=None)
+        box(", ".join(shown) + (" …" if len(agreement.unknown) > len(shown) else ""), "agreement.unknown")
     warning = few_cases_warning(agreement)
     if warning:
         st.warning(warning, icon=":material/warning:")

@@ -8,6 +8,17 @@ from skynet_core.display import CELL_CHARS, clip, clipped, markdown_text, more_n
 from skynet_core.i18n import _, format_number
 
 LITERAL_LIMIT = 2_000
+# The look of literal text (see ``box``): a plain text element in a container keyed ``literal-…``, drawn as a code
+# box (monospace, tinted, wrapped anywhere, whitespace kept). Not st.code: its syntax highlighter is a 1.5 MB
+# module, evaluated by every page load that draws one block (half a second of the browser's CPU on the Author
+# page, whose sampled cases show their feedback), and literal text is never highlighted.
+LITERAL_KEY = "literal-"  # the start of a literal box's container key (tests find literal text by it)
+_BOX = f'[class*="st-key-{LITERAL_KEY}"] [data-testid="stText"]'
+LITERAL_CSS = (
+    f"<style>{_BOX} {{ background-color: rgba(128, 128, 128, 0.08); border-radius: 0.5rem; padding: 1rem; }} "
+    f'{_BOX}, {_BOX} > span {{ font-family: "Source Code Pro", monospace; font-size: 0.875rem; line-height: 1.6; '
+    "white-space: pre-wrap; overflow-wrap: anywhere; }</style>"
+)
 
 
 def md(text: str) -> str:
@@ -20,11 +31,22 @@ def number(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else format_number(value, digits)
 
 
+def literal_style() -> None:
+    """Give literal text its look (:data:`LITERAL_CSS`); app.py calls it once a script run."""
+    st.html(LITERAL_CSS)
+
+
+def box(text: str, key: str) -> None:
+    """``text`` exactly as written (a text element: no markdown, no HTML), in a code box; ``key`` names it."""
+    with st.container(key=LITERAL_KEY + key):
+        st.text(text, width="stretch")
+
+
 def long_text(text: str, key: str, empty: str | None = None) -> None:
     """Text from metric code (feedback, an error, prints) shown literally at a bounded cost: its first
     characters, wrapped, with a note and a download of the whole when it is longer."""
     shown, hidden = clip(text)
-    st.code(shown + more_note(hidden) if text.strip() else empty or _("(empty)"), language=None, wrap_lines=True)
+    box(shown + more_note(hidden) if text.strip() else empty or _("(empty)"), key)
     if hidden:
         st.download_button(
             _("Download the full text"),
@@ -37,16 +59,16 @@ def long_text(text: str, key: str, empty: str | None = None) -> None:
         )
 
 
-def literal(text: str, *, limit: int = LITERAL_LIMIT, key: str | None = None, name: str = "text.txt") -> None:
+def literal(text: str, *, key: str, limit: int = LITERAL_LIMIT, name: str = "text.txt") -> None:
     """Show text from metric code or data exactly as written (never as markdown), at most ``limit``
     characters inline; the rest behind an expander, with a download of the whole text."""
     if len(text) <= limit:
-        st.code(text, language=None, wrap_lines=True)
+        box(text, key)
         return
-    st.code(text[:limit] + " …", language=None, wrap_lines=True)
+    box(text[:limit] + " …", key)
     with st.expander(_("All {count} characters").format(count=format_number(len(text)))):
         shown, hidden = clip(text)
-        st.code(shown + more_note(hidden), language=None, wrap_lines=True)
+        box(shown + more_note(hidden), f"{key}.whole")
         st.download_button(
             _("Download"), text.encode("utf-8"), file_name=name, mime="text/plain", key=key, on_click="ignore"
         )

@@ -19,7 +19,7 @@ from skynet_core.jobs import Job
 from skynet_core.results import CaseResult, CheckReport, OutcomeStatus, StageStatus
 from skynet_core.workspace import Snapshot
 from widgets.jobs import job_panel, outcome_panel
-from widgets.text import long_text
+from widgets.text import box, long_text
 
 # A run waits this long for a check it just started, so a quick metric's verdict lands without a poll.
 SETTLE_S = 0.35
@@ -178,7 +178,7 @@ def draw_report(report: CheckReport, planned: int, chosen: CheckCases | None, ve
             shown_error = error_headline(failed.error) if failed is not None else ""
             if rest or len(first) > STAGE_LINE_CHARS:
                 with st.expander(_("The full error")):
-                    st.code(clipped(stage.message or ""), language=None, wrap_lines=True)
+                    box(clipped(stage.message or ""), f"author.stage.{stage.name}")
     if report.cases:
         ran = len(report.cases)
         why = _(chosen.reason) if chosen is not None else _("sampled")

@@ -105,7 +105,7 @@ def test_the_selected_case_is_shown_side_by_side_with_its_rules_and_suggestion(s
     assert f"Case {first}" in text
     assert "**Generic phrase only**" in text
     assert "What the feedback should add" in text
-    assert any(code.value == "Wrong." for code in app.code)
+    assert any(text.value == "Wrong." for text in app.text)
 
 
 def test_changing_a_threshold_reruns_the_review(seeded: RunKey) -> None:

@@ -83,7 +83,7 @@ def test_the_metrics_score_and_feedback_stay_hidden_until_asked(ws: Workspace) -
     assert not [m for m in at.markdown if "Metric score" in m.value]
     at.toggle(key=K.HUMAN_SHOW_METRIC).set_value(True).run()
     assert [m.value for m in at.markdown if "Metric score" in m.value] == ["**Metric score** 0.000 · ok"]
-    assert "Wrong." in [code.value for code in at.code]
+    assert "Wrong." in [text.value for text in at.text]
 
 
 def test_the_pass_fail_scale_and_a_note_kept_with_the_score(ws: Workspace) -> None:
@@ -116,7 +116,7 @@ def test_the_report_shows_the_figures_the_workspace_computes_and_false_passes_fi
     assert any("Only 12 labelled cases" in warning.value for warning in at.warning)
     cards = [m.value for m in at.markdown if m.value.startswith("**1.** ") or m.value.startswith("**2.** ")]
     assert len(cards) == 2 and all(card.endswith(":red[false pass]") for card in cards)
-    assert "too vague" in [code.value for code in at.code]  # the rater's note beside the case
+    assert "too vague" in [text.value for text in at.text]  # the rater's note beside the case
 
 
 def test_two_raters_give_krippendorffs_alpha_and_the_cases_they_differ_on(ws: Workspace) -> None:

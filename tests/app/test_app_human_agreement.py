@@ -133,7 +133,7 @@ def test_feedback_review_shows_the_figures_the_command_line_prints(ws: Workspace
     go_to(at, "feedback")
     assert not at.exception, at.exception
     assert "18 labelled and scored, 2 unlabelled, 1 label not in the data" in [m.value for m in at.markdown]
-    assert [code.value for code in at.code if code.value == "ghost"] == ["ghost"]
+    assert [text.value for text in at.text if text.value == "ghost"] == ["ghost"]
     table = next(table.value for table in at.table if "figure" in table.value.columns)
     shown = dict(zip(table["figure"], zip(table["value"], table["95% interval"], strict=True), strict=True))
     names = {"spearman": "Spearman ρ", "kendall": "Kendall τ-b", "pearson": "Pearson r", "mae": "mean gap",

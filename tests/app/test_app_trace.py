@@ -101,8 +101,8 @@ def test_failed_calls_show_their_kind_and_message_literally_and_count_in_the_sum
     shown = texts(at)
     assert any("2 calls, all failed · 80 ms" in text for text in shown)
     assert "AuthenticationError" in shown
-    # Data is shown literally (a code block), never rendered as markdown.
-    assert "Q: password reset A: [link](http://example.com) **bold**" in at.code.values
+    # Data is shown literally (a text element), never rendered as markdown.
+    assert "Q: password reset A: [link](http://example.com) **bold**" in at.text.values
     assert not any("sk-abcdefgh12345678" in text for text in shown)
     assert any("judge: 3 calls, 2 failed (AuthenticationError 2)" in text for text in shown)
     assert list(at.selectbox[0].options) == ["1 · failed: AuthenticationError", "2 · failed: AuthenticationError"]

@@ -76,7 +76,7 @@ class Scope:
 
 def texts(at: AppTest) -> str:
     """Every text the page shows, markdown escapes taken out."""
-    parts = [*at.markdown, *at.caption, *at.warning, *at.success, *at.info, *at.error, *at.code]
+    parts = [*at.markdown, *at.caption, *at.warning, *at.success, *at.info, *at.error, *at.code, *at.text]
     return "\n".join(str(item.value) for item in parts).replace("\\", "")
 
 

@@ -8,7 +8,7 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser import WIDTHS, at_widths, shot, wait_for_app_run
+from tests.e2e.browser import LITERAL, WIDTHS, at_widths, shot, wait_for_app_run
 from tests.e2e.editor_moves import (
     EDITOR,
     PASSES,
@@ -196,7 +196,7 @@ def test_try_one_case_in_the_browser(page: Page, server: str):
     # The try-out's own "Score" metric.
     tried = page.get_by_test_id("stMetric").filter(has=page.get_by_text("Score", exact=True))
     expect(tried.first).to_contain_text("0.500")
-    expect(page.get_by_test_id("stCode").filter(has_text="Half marks: the label is close.").first).to_be_visible()
+    expect(page.locator(LITERAL).filter(has_text="Half marks: the label is close.").first).to_be_visible()
     page.get_by_role("button", name="Run this case").scroll_into_view_if_needed()
     shot(page, "12-try-one-case")
 

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.jobs import JobSlot
 from skynet_core.workspace import Workspace
-from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
+from tests.e2e.browser import LITERAL, WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
 from tests.e2e.editor_moves import PASSES, open_author, pick_language
 
 REWARD = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
@@ -44,8 +44,9 @@ def test_every_sampled_case_reads_whole_as_text(page: Page, server: str, workspa
                 assert line in text, (line, text)
             box = card.bounding_box()
             assert box is not None and box["x"] + box["width"] <= width  # inside the window, nothing off to the right
-            code = card.locator("pre").first
-            assert code.evaluate("el => el.scrollWidth <= el.clientWidth + 1")  # wrapped: no sideways scrolling
+            literal = card.locator(LITERAL).first
+            assert literal.evaluate("el => el.scrollWidth <= el.clientWidth + 1")  # wrapped: no sideways scrolling
+            assert "monospace" in literal.evaluate("el => getComputedStyle(el).fontFamily")  # set off as written
         card = page.locator(".st-key-author-sample-0")
         card.scroll_into_view_if_needed()
         assert_readable_picture(shot(page, f"check-samples-{width}"), width)
