@@ -5,12 +5,11 @@ Screenshots go to the screenshots folder (browser.ARTIFACTS) as data-*.png.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import playwright.sync_api as playwright_api
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e.browser import AppServer, shot, wait_for_app_run
 
@@ -31,13 +30,11 @@ EDITOR_COLUMNS = 4  # column, role, field name, first value
 
 
 @pytest.fixture
-def tall_page(browser) -> Iterator:
-    """A page tall enough for the whole Data page in one screenshot (Streamlit scrolls inside the app)."""
-    context = browser.new_context(viewport={"width": 1500, "height": 1900})
-    page = context.new_page()
+def tall_page(page: Page) -> Page:
+    """The tab, tall enough for the whole Data page in one screenshot (Streamlit scrolls inside the app)."""
+    page.set_viewport_size({"width": 1500, "height": 1900})
     page.set_default_timeout(WAIT_MS)
-    yield page
-    context.close()
+    return page
 
 
 def set_cell(page, editor, row: int, column: int, text: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.workspace import Workspace
@@ -30,18 +30,12 @@ def score(input, output, expected=None):
 """
 WAIT_MS = 60_000  # a rerun on a busy 2-core machine
 SLOW_MS = 180_000  # scoring 72 cases (or the probes) there
-VIEWPORT = {"width": 1500, "height": 1100}
 
 
-def open_feedback_page(browser, url: str):
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    page.goto(url)
-    # The router (app.py) must run first: it adds the page to the menu.
-    page.get_by_role("link", name="Feedback review").click()
+def open_feedback_page(page: Page, url: str) -> None:
+    """Feedback review in a new session (a page load is one): its address, as a deep link."""
+    page.goto(f"{url}/feedback")
     expect(page.get_by_role("heading", name="Feedback review")).to_be_visible(timeout=WAIT_MS)
-    return context, page
 
 
 def score_now(page, result) -> None:
@@ -52,11 +46,12 @@ def score_now(page, result) -> None:
 
 
 def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(
-    browser, server: str, workspace: Workspace
+    page: Page, server: str, workspace: Workspace
 ) -> None:
     url = server
     workspace.replace_draft(WEAK_METRIC, "the test")
-    context, page = open_feedback_page(browser, url)
+    page.set_viewport_size({"width": 1500, "height": 1100})
+    open_feedback_page(page, url)
     expect(page.get_by_text(re.compile(r"No scored run of Support tickets \(example\)"))).to_be_visible(timeout=WAIT_MS)
     wait_for_app_run(page)
     shot(page, "feedback-01-no-run-yet", whole=True)
@@ -84,11 +79,10 @@ def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(
         page.get_by_text(re.compile(r"trivial outputs a high score|rewards an output that says nothing")).first
     ).to_be_visible(timeout=SLOW_MS)
     shot(page, "feedback-02-weak-metric-flagged", whole=True)
-    context.close()
 
     # A new session reads the new draft: the bundled exact match, whose feedback names both labels.
     workspace.replace_draft(EXAMPLE_METRICS["Exact match"].read_text(encoding="utf-8"), "the test")
-    context, page = open_feedback_page(browser, url)
+    open_feedback_page(page, url)
     expect(page.get_by_text(re.compile("out of date: metric.py changed"))).to_be_visible(timeout=WAIT_MS)
     score_now(page, page.get_by_text("No feedback broke a rule at these thresholds."))
     expect(page.get_by_test_id("stMetric").filter(has_text="Broke a rule")).to_have_text(
@@ -96,4 +90,3 @@ def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(
     )
     expect(page.get_by_text(re.compile("out of date: metric.py changed"))).to_have_count(0, timeout=WAIT_MS)
     shot(page, "feedback-03-exact-match-clear", whole=True)
-    context.close()

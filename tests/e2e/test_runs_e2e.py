@@ -89,7 +89,7 @@ def test_runs_and_history_pages(page: Page, server: str, workspace: Workspace, l
     for width in at_widths(page, WIDTHS[::-1]):
         shot(page, f"runs-compare-{language}-{width}")
 
-    page.goto(f"{url}/history")
+    page.get_by_test_id("stSidebarNav").get_by_text("历史" if zh else "History", exact=True).click()  # no reload
     expect(page.get_by_role("heading", name="历史" if zh else "History")).to_be_visible(timeout=30_000)
     wait_for_app_run(page)
     compared = page.get_by_text("每个用例的分数变化" if zh else "Change in score per case")

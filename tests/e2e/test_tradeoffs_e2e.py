@@ -50,8 +50,7 @@ def score_candidates(page: Page) -> None:
 def test_moving_a_weight_changes_the_winner_and_writes_the_spec_into_the_editor(
     server: str, reward: Workspace, page: Page
 ) -> None:
-    page.goto(server)
-    page.get_by_role("link", name="Reward trade-offs").click()
+    page.goto(f"{server}/tradeoffs")
     # A click while the page's first run is still drawing can be lost (seen on a loaded CI machine).
     expect(page.get_by_role("button", name="Score candidates")).to_be_enabled(timeout=60_000)
     wait_for_app_run(page, timeout_ms=60_000)
@@ -94,9 +93,7 @@ def test_moving_a_weight_changes_the_winner_and_writes_the_spec_into_the_editor(
     shot(page, "tradeoffs-written-into-author-editor")
 
 
-def open_tradeoffs(browser, url: str, locale: str, width: int) -> Page:  # noqa: ANN001
-    context = browser.new_context(viewport={"width": width, "height": 1100}, locale=locale)
-    page = context.new_page()
+def open_tradeoffs(page: Page, url: str) -> Page:
     page.set_default_timeout(15_000)
     page.goto(f"{url}/tradeoffs")
     page.get_by_test_id("stMainBlockContainer").locator("h1").wait_for(timeout=60_000)
@@ -106,10 +103,11 @@ def open_tradeoffs(browser, url: str, locale: str, width: int) -> Page:  # noqa:
 
 
 def test_a_slider_and_a_click_on_the_map_set_the_weights_in_english_and_chinese(
-    server: str, reward: Workspace, browser
+    server: str, reward: Workspace, page: Page, browser
 ) -> None:  # noqa: ANN001
     url = server
-    page = open_tradeoffs(browser, url, "en-US", 1400)
+    page.set_viewport_size({"width": 1400, "height": 1100})
+    open_tradeoffs(page, url)
     score_candidates(page)
     winner = page.get_by_test_id("stMetric").filter(has_text="Winner at these weights")
     expect(winner).to_contain_text("balanced", timeout=60_000)
@@ -143,9 +141,11 @@ def test_a_slider_and_a_click_on_the_map_set_the_weights_in_english_and_chinese(
     assert_readable_picture(shot(page, "tradeoffs-1400-en", whole=True), 1400)
     page.set_viewport_size({"width": 1000, "height": 1100})
     assert_readable_picture(shot(page, "tradeoffs-1000-en", whole=True), 1000)
-    page.context.close()
 
-    page = open_tradeoffs(browser, url, "zh-CN", WIDTHS[0])
+    # A new visitor whose browser asks for Chinese (its own context: the locale is the browser's) gets the page in
+    # Chinese.
+    page = browser.new_context(viewport={"width": WIDTHS[0], "height": 1100}, locale="zh-CN").new_page()
+    open_tradeoffs(page, url)
     # The scores were saved by the English session: no rescoring.
     expect(page.get_by_test_id("stMetric").filter(has_text="当前权重下的胜出者")).to_contain_text(
         "balanced", timeout=30_000

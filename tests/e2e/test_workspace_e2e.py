@@ -135,8 +135,7 @@ def test_results_say_when_the_data_page_changed_what_is_scored(page: Page, serve
 
 
 def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: Page, server: str):
-    open_author(page, server)
-    go_to(page, "Settings")
+    page.goto(f"{server}/settings")
     panel = page.locator(".st-key-settings-panel-metric")
     field = panel.get_by_label("Model (a litellm model name)", exact=True)
     field.fill("openai/saved-judge")
@@ -153,11 +152,10 @@ def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: 
     shot(page, "workspace-feedback-uses-saved-model")
 
 
-def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(browser, server: str):
-    first = browser.new_context().new_page()
+def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(page: Page, server: str):
+    first = page.context.new_page()
     start_endless_scoring(first, server)
-    first.context.close()
-    page = browser.new_context(viewport={"width": 1500, "height": 1500}).new_page()
+    first.close()  # its session ends with it
     # Not waiting for the editor: while the endless scoring spins on every core, its component can take long.
     open_author(page, server, editor=False)
     jobs = page.get_by_test_id("stSidebar")
@@ -168,7 +166,6 @@ def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(browser, serv
     scoring = jobs.locator("[class*='st-key-studio-jobs-job-']").filter(has_text=re.compile(r"^scoring · "))
     click_until_gone(scoring.get_by_role("button", name="Cancel"), jobs.get_by_text(re.compile(r"^scoring · ")))
     restore_a_quick_metric(page)
-    page.context.close()
 
 
 def restore_a_quick_metric(page: Page) -> None:
