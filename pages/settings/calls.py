@@ -3,7 +3,6 @@ defaults, and the isolation of metric code."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 import keys as K
@@ -18,6 +17,7 @@ from skynet_core.llm import (
     TIMEOUT_RANGE_S,
 )
 from widgets.sidebar import isolation_line
+from widgets.text import md
 
 
 def calls_panel() -> None:
@@ -100,8 +100,10 @@ def calls_panel() -> None:
 def environment_panel() -> None:
     st.subheader(_("Defaults from the server's environment"))
     defaults = studio.session().workspace.environment_defaults()
-    rows = [{_("variable"): name, _("value"): value or _("(not set)")} for name, value in defaults]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    # A few lines to read: text in the page (a grid draws on a canvas, and loading its component slowed the
+    # page's first draw), each value as written.
+    rows = [f"| `{name}` | {md(value) if value else '*' + _('(not set)') + '*'} |" for name, value in defaults]
+    st.markdown("\n".join([f"| {_('variable')} | {_('value')} |", "| --- | --- |", *rows]))
     st.caption(
         _(
             "Saved settings win over these; “Reset to the environment's defaults” clears them. Keys come from the "

@@ -65,6 +65,18 @@ def test_the_environment_gives_the_defaults(data_dir, monkeypatch) -> None:
     assert "openai/gpt-4o" in at.main.success[0].value and "reflection model" in at.main.success[0].value
 
 
+def test_the_environment_panel_is_text_that_shows_each_value_literally(data_dir, monkeypatch) -> None:
+    """The server's defaults are a few lines a person reads: text in the page (a canvas grid would load the table
+    component for them), each value as written, even one that looks like markdown."""
+    monkeypatch.setenv("SKYNET_METRIC_API_BASE", "http://127.0.0.1:8000/v1|*x*")
+    at = open_page()
+    assert not at.main.dataframe
+    table = next(m.value for m in at.main.markdown if "SKYNET_METRIC_API_BASE" in m.value)
+    row = next(line for line in table.splitlines() if "SKYNET_METRIC_API_BASE" in line)
+    assert plain(row.split(" | ", 1)[1]).startswith("http://127.0.0.1:8000/v1|*x*")
+    assert "(not set)" in next(line for line in table.splitlines() if "SKYNET_METRIC_MODEL" in line)
+
+
 def test_settings_round_trip_through_the_store(data_dir, server) -> None:
     at = configure(open_page(), server)
     at.text_input(key="settings.reflection.model").input("openai/reflector")
