@@ -130,3 +130,69 @@ def test_latest_and_get_agree(tmp_path) -> None:
     store = RunStore(tmp_path)
     run_id = store.save(key(), results())
     assert store.get(run_id) == store.latest("example", "fast")
+
+
+def many(count: int) -> tuple[list[CaseResult], list]:
+    from skynet_core.cases import Case
+
+    cases = [Case(id=f"c{n}", input={"q": f"line\nbreak {n}"}, output="x", split="train") for n in range(count)]
+    return [CaseResult(id=case.id, score=n % 2, feedback=f"ok\n{n}") for n, case in enumerate(cases)], cases
+
+
+def test_a_large_run_is_kept_in_pieces_that_form_one_json_array_and_reads_back_whole(tmp_path, monkeypatch) -> None:
+    """Each piece is one short call holding the GIL; the stored text stays one JSON array (any JSON reader)."""
+    import json
+
+    import skynet_core.runs as runs
+
+    monkeypatch.setattr(runs, "PIECE", 4)
+    scored, cases = many(11)
+    store = RunStore(tmp_path)
+    run_id = store.save(key(), scored, cases=cases)
+    with sqlite3.connect(store.path) as db:
+        blob, kept = db.execute("SELECT results, cases FROM scored_runs WHERE id = ?", (run_id,)).fetchone()
+    assert blob.count(runs.BETWEEN_PIECES) == 2 and kept.count(runs.BETWEEN_PIECES) == 2  # 4 + 4 + 3
+    assert [item["id"] for item in json.loads(blob)] == [case.id for case in cases]
+    saved = RunStore(tmp_path).get(run_id)
+    assert saved is not None and saved.results == scored and saved.cases == cases
+
+
+def test_a_run_kept_before_pieces_reads_back_the_same(tmp_path) -> None:
+    scored, cases = many(5)
+    store = RunStore(tmp_path)
+    run_id = store.save(key(), scored, cases=cases)
+    whole = b"[" + b",".join(result.to_json_bytes(trace=True) for result in scored) + b"]"
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE scored_runs SET results = ? WHERE id = ?", (whole, run_id))
+    saved = RunStore(tmp_path).get(run_id)
+    assert saved is not None and saved.results == scored and saved.cases == cases
+
+
+def test_a_run_is_read_back_once_while_held_and_not_after_it_is_gone(tmp_path, monkeypatch) -> None:
+    """Pages read the newest run at every script run: 900,000 results took 27 s to read each time."""
+    import skynet_core.runs as runs
+
+    reads = []
+    items = runs._items
+    monkeypatch.setattr(runs, "_items", lambda blob: reads.append(1) or items(blob))
+    store = RunStore(tmp_path)
+    first = store.save(key(), results())
+    assert store.get(first) is store.get(first) is store.latest("example", "fast")
+    assert len(reads) == 1
+    with sqlite3.connect(store.path) as db:
+        db.execute("DELETE FROM scored_runs WHERE id = ?", (first,))
+    assert store.get(first) is None
+
+
+def test_the_runs_held_are_bounded_by_their_results(tmp_path, monkeypatch) -> None:
+    import skynet_core.runs as runs
+
+    monkeypatch.setattr(runs, "DECODED_RESULTS", 3)
+    store = RunStore(tmp_path)
+    ids = [store.save(key(f"c{n}"), results()) for n in range(3)]  # two results each
+    for run_id in ids:
+        store.get(run_id)
+    assert list(store._held) == [ids[-1]]
+    big = store.save(key("big"), many(4)[0])
+    store.get(big)
+    assert big not in store._held
