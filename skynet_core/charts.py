@@ -2,9 +2,11 @@
 
 Each function takes computed values (from :mod:`skynet_core.reward` and
 :mod:`skynet_core.tradeoffs`) and only draws: no maths is decided here. Every figure has a
-title, labelled axes with units, and the white template, so it reads the same on screen and in
-a screenshot. Parts keep one colour everywhere (accuracy blue, speed orange, cost green), and
-candidate ``i`` keeps :func:`candidate_color` ``(i)`` in every figure.
+title and labelled axes with units; the page's theme (Streamlit's) draws the rest, and every trace
+carries its own colour: parts keep one colour everywhere (accuracy blue, speed orange, cost green), and
+candidate ``i`` keeps :func:`candidate_color` ``(i)`` in every figure. No figure names a template:
+plotly validates a named template in full for each figure (10 ms, half of a trade-offs page's run),
+where a figure built with the process's default one (Streamlit sets its own) takes it as it is.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from skynet_core.reward import PARTS, validate_reward_spec, weight_vector
 from skynet_core.tradeoffs import PART_LABELS, CandidateSummary, WinnerMap, iso_reward_line
 
 PART_COLORS = {"accuracy": "#4C78A8", "speed": "#F58518", "cost": "#54A24B"}
-_TEMPLATE = "plotly_white"
 # Per curve: its title, its x axis and the unit after a value (marked here, translated where drawn).
 _CURVES = {
     "speed": (N_("Speed score: falls as latency grows"), N_("Latency (ms)"), " ms"),
@@ -180,9 +181,8 @@ def stacked_reward_figure(
         hover = _("case %{customdata}<br>{part}: %{y:.3f}").replace("{part}", label) + "<extra></extra>"
         color = PART_COLORS[part]
         if bars:
-            traces.append(
-                go.Bar(x=case_ids, y=y, name=label, marker_color=color, customdata=hover_ids, hovertemplate=hover)
-            )
+            marker = {"color": color, "line": {"color": "white", "width": 0.5}}  # each case's bar told apart
+            traces.append(go.Bar(x=case_ids, y=y, name=label, marker=marker, customdata=hover_ids, hovertemplate=hover))
         else:
             traces.append(
                 go.Scatter(
@@ -286,7 +286,6 @@ def candidates_figure(summary: CandidateSummary, spec: Any) -> go.Figure:
     figure.update_xaxes(title_text=_("Mean cost (USD)"), rangemode="tozero", row=1, col=2)
     figure.update_yaxes(title_text=_("Mean accuracy score (0 to 1)"), range=[0, 1.08], row=1, col=1)
     figure.update_layout(
-        template=_TEMPLATE,
         title={"text": _("Candidates: what each gives up in accuracy for speed and cost")},
         legend={"orientation": "h", "y": -0.2},
         margin={"t": 80, "b": 80},
@@ -349,13 +348,12 @@ def ternary_winner_figure(
     )
     figure = go.Figure(traces)
     figure.update_layout(
-        template=_TEMPLATE,
         title={"text": _("The winner at each mix of weights (click to use one)")},
         ternary={
             "sum": 1,
-            "aaxis": {"title": {"text": _("accuracy weight")}},
-            "baxis": {"title": {"text": _("speed weight")}},
-            "caxis": {"title": {"text": _("cost weight")}},
+            "aaxis": {"title": {"text": _("accuracy weight")}, "ticks": ""},
+            "baxis": {"title": {"text": _("speed weight")}, "ticks": ""},
+            "caxis": {"title": {"text": _("cost weight")}, "ticks": ""},
         },
         legend={"title": {"text": _("winner")}},
         clickmode="event+select",
@@ -463,7 +461,6 @@ def _layout(
     figure: go.Figure, title: str, x_title: str, y_title: str, yrange: tuple[float, float] | None = None
 ) -> go.Figure:
     figure.update_layout(
-        template=_TEMPLATE,
         title={"text": title},
         xaxis_title=x_title,
         yaxis_title=y_title,

@@ -85,7 +85,6 @@ def agreement_scatter(pairing: Pairing, threshold: float = DEFAULT_THRESHOLD, *,
         title=_("Metric score against human score ({n} labelled cases)").format(n=pairing.n),
         xaxis_title=_("Metric score"),
         yaxis_title=_("Human score"),
-        template="plotly_white",
         clickmode="event+select",
         legend={"orientation": "h", "y": -0.2},
     )
@@ -130,7 +129,7 @@ def confusion_figure(confusion: Confusion, threshold: float = DEFAULT_THRESHOLD)
     )
     figure.update_layout(
         title=_("Pass/fail at threshold {threshold:g}").format(threshold=threshold),
-        template="plotly_white",
-        yaxis={"autorange": "reversed"},
+        xaxis={"ticks": ""},
+        yaxis={"autorange": "reversed", "ticks": ""},
     )
     return figure
