@@ -43,7 +43,7 @@ from ..llm import MetricLlm, ModelSettings, machine_settings, make_handler
 from ..metric_source import MetricSource
 from ..overflow import nothing_kept_on_disk
 from ..results import CaseResult, CheckReport, JobError
-from ..runner.pool import start_one_child
+from ..runner.pool import start_one_child_in_background
 from ..runner.values import Cancelled
 from ..scoring import scorer_for
 from .inputs import _in_split, _Inputs, _metric_name, _read_inputs, _read_metric, _read_roles
@@ -83,7 +83,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
 
         return run_uplift(args, stdout, stderr)
     # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
-    threading.Thread(target=start_one_child, daemon=True, name="skynet-pool-start").start()
+    start_one_child_in_background()
     settings = _model_settings(args, stderr)
     if settings is None:
         return EXIT_USAGE
