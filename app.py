@@ -17,7 +17,7 @@ import studio
 from pages import author, data, feedback, history, human, runs, settings, tradeoffs
 from skynet_core.i18n import N_, _
 from widgets.sidebar import sidebar
-from widgets.text import literal_style
+from widgets.text import new_script_run
 
 # (the page's function, its title, its icon, its URL path); Author first, the default page.
 PAGES = [
@@ -34,7 +34,7 @@ PAGES = [
 # The tab's icon is drawn in the browser: a page's :material/: icon as the favicon made every page load ask
 # fonts.gstatic.com for it (tests/e2e/test_no_fetch_e2e.py).
 st.set_page_config(page_title="Skynet Metric Studio", page_icon="🎯", layout="wide")
-literal_style()
+new_script_run()
 snap = studio.begin_run()
 language = studio.apply_language(snap)
 page = st.navigation(
