@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator, Page, expect
@@ -70,9 +71,20 @@ def check_shows(page: Page, feedback: str) -> None:
 
 
 def go_to(page: Page, title: str) -> None:
-    """Open another page from the sidebar's menu."""
-    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    """Open another page from the sidebar's menu, and wait for its script run to end.
+
+    The address changes when the page's run starts (Streamlit sets it from the run's first message), so waiting
+    for it first means the run awaited is that page's: on a loaded machine a run can start later than
+    :func:`wait_for_app_run` waits for one to start, and it then returned with the old page still drawn."""
+    link = page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True)
+    path = _path(link.evaluate("el => el.closest('a').href"))
+    link.click()
+    page.wait_for_url(lambda url: _path(url) == path)
     wait_for_app_run(page)
+
+
+def _path(url: str) -> str:
+    return urlsplit(url).path.rstrip("/")
 
 
 def choose(page: Page, label: str, option_start: str, where: Any = None) -> None:
