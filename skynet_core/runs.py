@@ -21,7 +21,6 @@ listed, and the cases are looked up in the dataset at export time (see :mod:`sky
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import sqlite3
 import threading
@@ -36,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .cases import Case, Observation
-from .heap import collector_off
+from .heap import built_frozen
 from .metric_source import MetricSource
 from .provenance import Provenance
 from .results import CaseResult
@@ -383,7 +382,7 @@ class RunStore:
                 return None
             run_id, dataset, candidate, split, hashed, name, created_at, source, made_by, has_cases = row
             blob, kept = _read(db, "results", run_id), _read(db, "cases", run_id) if has_cases else None
-        with collector_off():  # millions of objects: no collection scans them while they are built, nor after
+        with built_frozen():  # millions of objects: no collection scans them while they are built, nor after
             run = SavedRun(
                 id=run_id,
                 key=RunKey(dataset, candidate, split, hashed, name),
@@ -393,9 +392,6 @@ class RunStore:
                 provenance=_provenance(made_by, source, dataset, name, candidate, split),
                 cases=[case_from_json(item) for item in _items(kept)] if kept else None,
             )
-            # Out of the collector's sight at once (heap.settle's collection of the young objects first would
-            # scan all of them in one call: a second at 900,000 results); they hold no cycles.
-            gc.freeze()
         self._hold(run)
         return run
 

@@ -4,7 +4,6 @@ keys it may use, and what a failure says.
 
 from __future__ import annotations
 
-import gc
 import os
 import random
 import re
@@ -14,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..heap import collector_off
+from ..heap import built_frozen
 from ..i18n import _
 from ..redact import redact
 from .settings import NO_MODEL_MESSAGE, ROLES, LlmError, ModelConfig, ModelSettings, mask
@@ -72,11 +71,8 @@ def _litellm() -> Any:
             # uncollected (a collection would hold the GIL for 0.2 s before the first call): every later full
             # collection would scan them again (Streamlit collects after each script run, many times a second
             # while a page polls a job).
-            with collector_off():
-                try:
-                    import litellm
-                finally:
-                    gc.freeze()
+            with built_frozen():
+                import litellm
 
             litellm.telemetry = False
             litellm.suppress_debug_info = True

@@ -211,12 +211,9 @@ def default_pool(spares: int = 2, refill: bool = True) -> WorkerPool:
         return _default
 
 
-def start_one_child() -> None:
-    """For a command line's one run: the process-wide pool, starting one child and no more (called in a
-    thread at the start, so the sandbox starts while the data is read)."""
-    default_pool(spares=1, refill=False)
-
-
 def start_one_child_in_background() -> None:
-    """:func:`start_one_child` in a daemon thread; calling it again is harmless (the pool is made once)."""
-    threading.Thread(target=start_one_child, daemon=True, name="skynet-pool-start").start()
+    """For a command line's one run: the process-wide pool, starting one child and no more, made in a daemon
+    thread (the sandbox starts while the data is read); calling it again is harmless (the pool is made once)."""
+    threading.Thread(
+        target=default_pool, kwargs={"spares": 1, "refill": False}, daemon=True, name="skynet-pool-start"
+    ).start()

@@ -9,7 +9,7 @@ import subprocess
 import threading
 
 from skynet_core.cases import Case
-from skynet_core.heap import SETTLE_EVERY, Settler, collector_off, collector_state, quiet, settle
+from skynet_core.heap import SETTLE_EVERY, Settler, built_frozen, collector_off, collector_state, quiet, settle
 from skynet_core.runner import score_cases
 from tests.collector import no_other_section, steady_state
 
@@ -22,6 +22,16 @@ def test_settled_objects_are_not_scanned_and_still_freed() -> None:
     assert not any(item is kept[0] for item in gc.get_objects())  # a full collection no longer visits them
     assert gc.get_freeze_count() >= len(kept)
     del kept  # reference counting still frees them: nothing grows
+
+
+def test_objects_built_frozen_are_built_with_the_collector_off_and_then_out_of_its_scans() -> None:
+    was_on = gc.isenabled()
+    with built_frozen():
+        assert not gc.isenabled()
+        kept = [{"case": [index]} for index in range(10_000)]
+    assert gc.isenabled() == was_on
+    assert not any(item is kept[0] for item in gc.get_objects())
+    del kept
 
 
 def test_a_settler_settles_once_per_every_objects_kept() -> None:
