@@ -26,6 +26,8 @@ START_TIMEOUT_S = 90.0
 OBJECT_STORE_BYTES = 200_000_000
 # A loopback address other than 127.0.0.1, which Ray rewrites to the machine's own network address.
 HOST = "127.0.0.2"
+# What ``ray start --block`` prints once its node is up (before it blocks).
+STARTED = b"This command will now block forever"
 
 
 def free_port() -> int:
@@ -92,7 +94,9 @@ class LocalRayCluster:
         return node
 
     def _wait_for_nodes(self, count: int) -> None:
-        """Until ``count`` nodes are alive in the cluster, asked through ``ray status``'s own view."""
+        """Until ``count`` nodes are alive in the cluster, asked through ``ray status``'s own view once each
+        node's ``ray start`` says it has started (each ``ray status`` costs most of a second of CPU: asked
+        every second from the start, it took 3 CPU-s a node)."""
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             for node in self.nodes:
@@ -100,6 +104,9 @@ class LocalRayCluster:
                     log = node.log.read_text(errors="replace")[-3000:]
                     self.stop()
                     raise RuntimeError(f"ray start exited:\n{log}")
+            if not all(STARTED in node.log.read_bytes() for node in self.nodes):
+                time.sleep(0.2)
+                continue
             status = subprocess.run(
                 [RAY, "status", f"--address={self.address}"], capture_output=True, text=True, timeout=60
             )
