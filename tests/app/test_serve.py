@@ -1,6 +1,6 @@
 """The README's server command (``streamlit run serve.py``) does the first visitor's slow work before it answers:
-the app's modules imported, each language's formats loaded, the workspace opened, its spare sandboxes started and
-the draft checked.
+the app's modules imported, each language's formats loaded, the workspace opened, its spare sandboxes started, and
+the draft and the bundled examples that ask no model checked.
 Checked in a fresh Python, as a server starts (importing serve here would construct its ``st.App`` in the test
 process, which pins Streamlit's script-level config for every later test of the worker)."""
 
@@ -32,7 +32,15 @@ pool = workspace.pool
 spares = pool.wait_for_spares(0.0)
 visitor = workspace.check(JobSlot(), workspace.draft().metric, keys={})  # a first visitor's check, no key typed
 visitor.wait(60)
+from skynet_core.examples import EXAMPLE_METRICS
+from skynet_core.workspace.values import example_metric
+examples = {}
+for title in EXAMPLE_METRICS:  # a visitor loading each bundled example
+    loaded = workspace.check(JobSlot(), example_metric(title), keys={})
+    loaded.wait(60)
+    examples[title] = not loaded.partial  # remembered: no case run
 print(json.dumps({
+    "examples remembered": examples,
     "before": before,
     "after": {name: name in sys.modules for name in heavy},
     "spares": spares,
@@ -68,6 +76,13 @@ def test_warm_imports_the_pages_and_starts_the_spare_sandboxes(tmp_path: Path) -
     assert report["litellm"] is False  # no model configured: nothing will call one
     # The draft was checked while the server started: the first visitor's page draws that check at once.
     assert report["visitor's check passed"] and not report["visitor's check ran again"]
+    # So was each bundled example that asks no model, on the data in use: loading one draws its check at once.
+    assert report["examples remembered"] == {
+        "Exact match": True,
+        "Several checks (JSON)": True,
+        "Model as judge": False,
+        "Accuracy, speed and cost": True,
+    }
 
 
 def test_with_a_model_configured_warm_imports_litellm_too(tmp_path: Path) -> None:
