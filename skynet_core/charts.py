@@ -45,28 +45,6 @@ def candidate_color(index: int) -> str:
     return str(qualitative.Safe[index % len(qualitative.Safe)])
 
 
-def weights_figure(normalized_weights: Mapping[str, float]) -> go.Figure:
-    """One bar per part: its share of the reward (the weights scaled to sum to 1)."""
-    weights = weight_vector(normalized_weights)
-    figure = go.Figure(
-        go.Bar(
-            x=[_(PART_LABELS[part]) for part in PARTS],
-            y=weights,
-            marker_color=[PART_COLORS[part] for part in PARTS],
-            text=[f"{value:.0%}" for value in weights],
-            textposition="outside",
-            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
-        )
-    )
-    return _layout(
-        figure,
-        _("Normalised weights (they sum to 1)"),
-        _("Part of the reward"),
-        _("Share of the reward"),
-        yrange=(0, 1.12),
-    )
-
-
 def curve_figure(kind: str, ref: float, xs: ArrayLike, ids: Sequence[str] | None = None) -> go.Figure:
     """The curve ``ref / (ref + x)`` for ``kind`` (``speed``, ``cost`` or ``error``) and every case on it.
 

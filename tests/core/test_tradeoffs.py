@@ -15,7 +15,6 @@ from skynet_core.charts import (
     score_histogram,
     stacked_reward_figure,
     ternary_winner_figure,
-    weights_figure,
 )
 from skynet_core.reward import reward_parts
 from skynet_core.tradeoffs import (
@@ -270,14 +269,6 @@ def test_summary_and_winner_map_are_fast_for_ten_thousand_cases() -> None:
 
 
 # --- figures ---------------------------------------------------------------------------------
-
-
-def test_weights_figure_has_one_bar_per_part_summing_to_one() -> None:
-    figure = weights_figure({"accuracy": 7, "speed": 2, "cost": 1})
-    assert len(figure.data) == 1
-    assert list(figure.data[0].x) == ["accuracy", "speed", "cost"]
-    assert sum(figure.data[0].y) == pytest.approx(1.0)
-    assert figure.layout.title.text
 
 
 def test_curve_figure_draws_the_curve_and_every_measured_case() -> None:

@@ -131,7 +131,10 @@ def test_reward_example_shows_its_weights_and_parts(page: Page, server: str):
     table = sampled_table(page)
     for part in ("score.accuracy", "score.speed", "score.cost"):
         expect(table).to_contain_text(part)
-    page.get_by_test_id("stPlotlyChart").first.scroll_into_view_if_needed()  # the weights chart
+    weights = page.locator(".st-key-author-spec-weights")
+    for share in ("accuracy: 70%", "speed: 20%", "cost: 10%"):  # as text, each with its bar
+        expect(weights.get_by_text(share)).to_be_visible()
+    weights.scroll_into_view_if_needed()
     shot(page, "08-reward-example")
 
 
