@@ -11,7 +11,9 @@ Each figure is a median of ``--repeats`` (the first page load is measured once: 
   and later loads in fresh browser contexts;
 - end of typing to the verdict on screen: a trivial metric's feedback in the sampled cases (≤ 0.5 s);
 - loading an example: from the click on Load to the example's verdict (≤ 1 s), two examples alternated: the
-  first load of each runs its check, a later one ("again") draws the check that passed, remembered;
+  first load of each ("loading an example") and the later ones ("again"). The server's preload checked the bundled
+  examples that ask no model on the data in use, so each draws a remembered check; a first load also draws the
+  example's panels for the first time in the tab;
 - "Score all cases" on 40 cases: from the click to the filled table (≤ 1 s);
 - the judge check: from the end of typing a model-as-judge metric to its verdict, against
   tests/fake_openai.py on 127.0.0.1 answering after ``--judge-ms`` (≤ 1.5 s). Each edit changes the
@@ -204,7 +206,7 @@ def measure(browser: Browser, url: str, repeats: int) -> dict[str, list[float]]:
             shows(page, PASSES)
             script_done(page)
 
-        # Each example's first load runs its check; a later one finds the check that passed remembered.
+        # Each example's check was made by the server's preload: a first load draws it, remembered, as a later one.
         figures["loading an example" if index < 2 else "loading an example again"].append(timed(load.click, loaded))
 
     button = page.get_by_role("button", name="Score all cases")
