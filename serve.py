@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import pkgutil
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -24,7 +25,7 @@ from skynet_core.metric_source import MetricSource
 # The longest the preload waits for the pool's spare sandboxes (a start takes 0.1 to 1 s; a machine where they
 # cannot start serves anyway, and the check says why).
 SPARES_WAIT_S = 10.0
-CHECK_WAIT_S = 10.0  # the longest the preload waits for the draft's check (a slow metric's is left to finish)
+CHECK_WAIT_S = 10.0  # the longest the preload waits for its checks, all together (a slow one is left to finish)
 # What the first script run would import. ``app`` itself is not imported here: it is a script, run per session.
 WARM_MODULES = ("studio", "pages", "widgets.sidebar", "plotly.graph_objects", "babel.numbers", "babel.dates")
 
@@ -64,9 +65,13 @@ def warm() -> None:
     examples = [example_metric(title) for title in EXAMPLE_METRICS]
     unasked = [metric for metric in examples if not names_llm(metric)]
     to_check = ([draft] if not asks_a_model or not names_llm(draft) else []) + unasked
+    deadline = time.monotonic() + CHECK_WAIT_S
     with i18n.use_language(workspace.language()):
-        for metric in to_check:
-            workspace.check(JobSlot(), metric).wait(CHECK_WAIT_S)  # the draft's or an example's already made: at once
+        for metric in to_check:  # the draft's or an example's check already made is at once
+            left = deadline - time.monotonic()
+            if left <= 0:  # a slow check (a slow metric, a distant cluster) is left to finish; no more start
+                break
+            workspace.check(JobSlot(), metric).wait(left)
     if to_check:
         workspace.pool.wait_for_spares(SPARES_WAIT_S)  # the checks took some
 
