@@ -147,6 +147,11 @@ class MetricSource:
     def is_single_file(self) -> bool:
         return len(self.files) == 1
 
+    def names_llm(self) -> bool:
+        """Whether the metric may ask a model, as far as reading its files tells (it is never run to find out):
+        one of them names ``llm``."""
+        return any("llm" in text for text in self.files.values())
+
     def with_file(self, name: str, text: str) -> MetricSource:
         return MetricSource({**self.files, name: text})
 

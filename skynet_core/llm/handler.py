@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
+
+import orjson
 
 from ..i18n import _
 from ..llm_cache import AnswerRequest, CachedAnswer, LlmCache, Repeats, Source
 from ..redact import NO_ENV, known_secrets, redact
 from ..runner.values import LlmRequest
+from ..sandbox.sealed import request_bytes
 from ..trace import LIMIT_REACHED, LlmCall
 from . import provider
+from .ahead import AheadBatch, recorded_call
 from .provider import LlmReply, warm_up
 from .settings import ROLES, LlmError, ModelSettings
 
@@ -29,7 +35,11 @@ class MetricLlm:
     With a ``cache`` (and ``settings.cache`` on), an answer the cache holds, or
     that an identical call in flight is getting, costs no call: its trace is
     marked ``cached``, with cost 0 and the lookup's latency, and it adds nothing
-    to ``spent_usd``. Answers are redacted before they are stored.
+    to ``spent_usd``. Answers are redacted before they are stored. The runner
+    also sends a case's cached answers ahead with it (:meth:`ahead`), so that
+    the calls the case made last time are answered in the sandbox; a reply to a
+    call that got an answer then carries ``recorded``, what the case's record
+    keeps of it (the runner takes it out before the reply goes on).
     """
 
     def __init__(
@@ -46,6 +56,7 @@ class MetricLlm:
         self._keys = known_secrets(
             None, [config.api_key for role in ROLES if (config := settings.config(role)) is not None]
         )
+        self._scope: str | None = None
         if settings.effective() is not None and (self.cache is None or not self.cache.on_disk()):
             # A model is configured: a metric may call it soon, so litellm (seconds to import) loads meanwhile.
             # Not when a cache with answers in it may answer the run: litellm is then imported at the first answer
@@ -61,7 +72,7 @@ class MetricLlm:
         model = self._model()
         started = time.perf_counter()
         try:
-            reply, source = self._answer(request)
+            reply, source, keyed = self._answer(request)
         except LlmError as exc:
             return {"error": str(exc), "call": self._trace(request, model, error=str(exc), kind=exc.kind, failure=exc)}
         except Exception as exc:  # noqa: BLE001  (a failure here must reach the metric as an error, not a hang)
@@ -72,13 +83,16 @@ class MetricLlm:
                 "call": self._trace(request, model, error=error, kind=type(exc).__name__, elapsed_ms=elapsed),
             }
         if source.cached:
-            return self._answered(request, _looked_up(reply, started), cached=True)
+            return self._answered(request, _looked_up(reply, started), keyed, cached=True)
         with self._lock:
             self.spent_usd += reply.cost_usd or 0.0
-        return self._answered(request, reply)
+        return self._answered(request, reply, keyed)
 
-    def _answered(self, request: LlmRequest, reply: LlmReply, cached: bool = False) -> dict[str, Any]:
-        """The metric's reply (``text``, ``usage``) and the call's trace (``call``)."""
+    def _answered(
+        self, request: LlmRequest, reply: LlmReply, keyed: _Keyed | None, cached: bool = False
+    ) -> dict[str, Any]:
+        """The metric's reply (``text``, ``usage``), the call's trace (``call``) and, for a call the cache keys,
+        what the case's record keeps of it (``recorded``)."""
         call = LlmCall.make(
             request.instructions,
             request.input,
@@ -96,7 +110,40 @@ class MetricLlm:
         )
         # The answer crosses to the metric, and from it to feedback, --out and the database: an endpoint that
         # echoes the request's Authorization header (or any key) must not hand the key to metric code.
-        return {"text": redact(reply.text, self._keys, NO_ENV), "usage": reply.usage(), "call": call}
+        answered = {"text": redact(reply.text, self._keys, NO_ENV), "usage": reply.usage(), "call": call}
+        if keyed is not None:
+            sent = request_bytes(request.instructions, request.input, keyed.repeat)
+            answered["recorded"] = recorded_call(call, keyed.answer, sent, keyed.key, keyed.first)
+        return answered
+
+    def ahead(self, payloads: Sequence[bytes | memoryview]) -> AheadBatch | None:
+        """For a request of cases (``payloads``: each case's JSON as sent): the cached answers of the calls each
+        made last time, to send ahead with them, and the record of the calls they make now (None without a
+        cache or a model)."""
+        if self.cache is None or self.settings.effective() is None:
+            return None
+        return AheadBatch(self, self.cache.case_calls, self._scope_key(), payloads)
+
+    def count_repeat(self, case: int, first_key: str) -> None:
+        """Count a call the sandbox answered ahead among the case ``case``'s identical calls (``first_key``: its
+        request's key with repeat 0), as if it had been asked here."""
+        self._repeats.take(case, first_key)
+
+    def _scope_key(self) -> str:
+        """What makes the same calls get the same answers in this run: the model, its server, the temperature,
+        a mock answer and the keys (a trace's texts are redacted with them). A digest; no key is kept."""
+        if self._scope is None:
+            chosen = self.settings.effective()
+            config = chosen[0] if chosen is not None else None
+            fields = [
+                config.model if config else None,
+                config.api_base.rstrip("/") if config and config.api_base else None,
+                float(self.settings.temperature),
+                self.mock_response,
+                list(self._keys),
+            ]
+            self._scope = hashlib.sha256(orjson.dumps(fields)).hexdigest()
+        return self._scope
 
     def without_cache(self) -> MetricLlm:
         """A handler with these settings that asks the model every time (measurements of variance)."""
@@ -113,13 +160,13 @@ class MetricLlm:
             return None
         digest = asked.key()
         repeat = self._repeats.peek(request.case, digest)
-        found = self.cache.remembered(replace(asked, repeat=repeat).key() if repeat else digest)
+        key = replace(asked, repeat=repeat).key() if repeat else digest
+        found = self.cache.remembered(key)
         if found is None:
             return None
         self._repeats.take(request.case, digest)
-        return self._answered(
-            request, _looked_up(LlmReply(found.text, 0.0, 0, 0, 0.0, model=found.model), started), True
-        )
+        reply = _looked_up(LlmReply(found.text, 0.0, 0, 0, 0.0, model=found.model), started)
+        return self._answered(request, reply, _Keyed(key, digest, repeat, found), True)
 
     def _request(self, request: LlmRequest) -> AnswerRequest | None:
         """What makes ``request`` the same call as another (the cache's key), or None without a model."""
@@ -136,12 +183,15 @@ class MetricLlm:
             self.mock_response,
         )
 
-    def _answer(self, request: LlmRequest) -> tuple[LlmReply, Source]:
-        """The reply to ``request``: from the cache, or shared with an identical call in flight, or asked."""
+    def _answer(self, request: LlmRequest) -> tuple[LlmReply, Source, _Keyed | None]:
+        """The reply to ``request``: from the cache, or shared with an identical call in flight, or asked; and
+        its keys in the cache, when the cache is used."""
         asked = self._request(request) if self.cache is not None else None
         if self.cache is None or asked is None:
-            return self._ask(request), Source.PROVIDER
-        repeat = self._repeats.take(request.case, asked.key())
+            return self._ask(request), Source.PROVIDER, None
+        first = asked.key()
+        repeat = self._repeats.take(request.case, first)
+        key = replace(asked, repeat=repeat).key() if repeat else first
         made: list[LlmReply] = []
 
         def ask() -> CachedAnswer:
@@ -150,10 +200,11 @@ class MetricLlm:
                 reply.text, reply.model, reply.prompt_tokens, reply.completion_tokens, reply.cost_usd, reply.latency_ms
             )
 
-        answer, source = self.cache.answer(replace(asked, repeat=repeat).key() if repeat else asked.key(), ask)
+        answer, source = self.cache.answer(key, ask)
+        keyed = _Keyed(key, first, repeat, answer)
         if made:
-            return made[0], source
-        return LlmReply(answer.text, 0.0, 0, 0, 0.0, model=answer.model), source
+            return made[0], source, keyed
+        return LlmReply(answer.text, 0.0, 0, 0, 0.0, model=answer.model), source, keyed
 
     def _ask(self, request: LlmRequest) -> LlmReply:
         """The model's reply, its text redacted (so that no key is stored in the cache or reaches the metric)."""
@@ -207,6 +258,16 @@ class MetricLlm:
                 "cases"
             ).format(budget=budget, spent=spent)
         return None
+
+
+class _Keyed(NamedTuple):
+    """A call's place in the answer cache: its answer's ``key``, the ``first`` identical call's (repeat 0), how
+    many identical calls its case made before it (``repeat``), and the ``answer`` as the cache holds it."""
+
+    key: str
+    first: str
+    repeat: int
+    answer: CachedAnswer
 
 
 def _looked_up(reply: LlmReply, started: float) -> LlmReply:

@@ -20,9 +20,12 @@ Who bypasses it: the command line's ``--no-cache``, the ``llm.cache`` setting tu
 measurement of variance (judge consistency asks the model afresh for each run, and says so). Errors are
 never cached.
 
+A case scored again gets the answers of the calls it made last time sent ahead with it, sealed by their
+requests, so that those calls are answered in the sandbox without a round trip (``skynet_core.llm.ahead``).
+
 Behind this face: ``_key`` (what makes two calls the same call), ``_answer`` (an answer as kept, where it
-came from), ``_file`` (the SQLite file, the answers held in memory, identical calls made once) and
-``_setting`` (the ``llm.cache`` setting).
+came from), ``_file`` (the SQLite file, the answers held in memory, identical calls made once),
+``_calls`` (which calls each case made last time) and ``_setting`` (the ``llm.cache`` setting).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import TYPE_CHECKING, cast
 from ..i18n import N_
 from ..store import data_dir
 from ._answer import CachedAnswer, Source
+from ._calls import CaseCalls, RecordedCall
 from ._file import CACHE_DB_NAME, CacheUsage, LlmCache
 from ._key import KEYED_PARAMETERS, NEUTRAL_PARAMETERS, AnswerRequest, Repeats
 from ._setting import MAX_MB_RANGE, SETTING_KEY, CacheSetting, cache_setting, save_cache_setting
@@ -88,7 +92,9 @@ __all__ = [
     "CacheSetting",
     "CacheUsage",
     "CachedAnswer",
+    "CaseCalls",
     "LlmCache",
+    "RecordedCall",
     "Repeats",
     "Source",
     "answer_cache",

@@ -7,13 +7,14 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..store import connect, data_dir, open_database
 from ._answer import CachedAnswer, Source
+from ._calls import CaseCalls
 from ._setting import cache_setting
 
 CACHE_DB_NAME = "llm-cache.sqlite3"
@@ -76,7 +77,8 @@ class LlmCache:
     Each operation opens its own short connection (as :class:`skynet_core.store.Store` does). The answers
     this process stored or found last are also held in memory (:data:`MEMORY_BYTES`), so that scoring
     again finds them in microseconds; that their use makes them recent is written to the file in
-    batches (at most :data:`TOUCH_EVERY_S` late, and always before an eviction).
+    batches (at most :data:`TOUCH_EVERY_S` late, and always before an eviction). ``case_calls`` remembers
+    which calls each case made when last scored, to send their answers ahead (in memory only).
     """
 
     def __init__(
@@ -98,6 +100,7 @@ class LlmCache:
         self._touched_at = clock()
         self._writing = False  # a thread is writing the touches
         self._write_lock = threading.Lock()
+        self.case_calls = CaseCalls()
 
     @property
     def max_bytes(self) -> int:
@@ -153,18 +156,23 @@ class LlmCache:
     def remembered(self, key: str) -> CachedAnswer | None:
         """The answer under ``key`` when this process holds it in memory (no file access, no wait), else
         None; found, it counts as used, as :meth:`lookup` does."""
+        return self.remembered_many((key,))[0]
+
+    def remembered_many(self, keys: Sequence[str]) -> list[CachedAnswer | None]:
+        """:meth:`remembered` for each of ``keys``, at once."""
         now = self._clock()
         with self._lock:
-            remembered = self._memory.get(key)
-            if remembered is None:
-                return None
-            self._memory.move_to_end(key)
-            self._touched[key] = now
-            due = not self._writing and (len(self._touched) >= TOUCH_BATCH or now - self._touched_at >= TOUCH_EVERY_S)
+            memory, touched = self._memory, self._touched
+            found = [memory.get(key) for key in keys]
+            for key, answer in zip(keys, found, strict=True):
+                if answer is not None:
+                    memory.move_to_end(key)
+                    touched[key] = now
+            due = not self._writing and (len(touched) >= TOUCH_BATCH or now - self._touched_at >= TOUCH_EVERY_S)
             self._writing = self._writing or due
         if due:  # written beside the call, not in its way (a commit takes milliseconds on a busy disk)
             threading.Thread(target=self._write_touches, daemon=True, name="skynet-cache-touches").start()
-        return remembered
+        return found
 
     def _remember(self, key: str, answer: CachedAnswer) -> None:
         with self._lock:
@@ -271,6 +279,7 @@ class LlmCache:
             self._memory.clear()
             self._memory_bytes = 0
             self._touched.clear()
+        self.case_calls.clear()
 
     def _evict(self) -> None:
         """Bring the cache under its bound: the least recently used answers go until it holds

@@ -348,6 +348,7 @@ class _Relay:
             reply = self.llm(request)
         except Exception as exc:  # noqa: BLE001  (as the local runner does: a broken handler fails the call)
             reply = {"error": f"the model call failed in the runner: {type(exc).__name__}: {exc}"}
+        reply.pop("recorded", None)  # the driver's record of the call: answers are not sent ahead to a node
         self.actor.answer.remote(call_id, reply)
 
     def close(self) -> None:

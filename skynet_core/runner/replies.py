@@ -65,12 +65,12 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
     # Built in one call on the ok path: this runs once per case, and a million cases notice every step.
     # The usual reply first: a float score and a short feedback, nothing else (the checks below, unrolled).
     score, duration, feedback = reply.get("score"), reply.get("duration_ms"), reply.get("feedback")
+    calls = reply.get("judge")  # the worker's trace of this case's llm() calls (never the child's)
     if (
         type(score) is float
         and type(duration) is float
         and type(feedback) is str
         and reply.get("status") == "ok"
-        and not reply.get("judge")
         and "scores" not in reply
         and "extra" not in reply
         and "stdout" not in reply
@@ -79,11 +79,16 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
         and len(feedback) <= SIDE_KEEP_BYTES // 4
     ):
         # Positional: keyword matching costs more than the rest of this construction.
-        return CaseResult(case.id, case.split, _OK, score, {}, feedback, {}, "", duration, "", None, case.candidate)
+        if not calls:
+            return CaseResult(case.id, case.split, _OK, score, {}, feedback, {}, "", duration, "", None, case.candidate)
+        judge, traced = judge_usage(calls)
+        return CaseResult(
+            case.id, case.split, _OK, score, {}, feedback, {}, "", duration, "", None, case.candidate, judge,
+            MAIN_FILE, traced,
+        )  # fmt: skip
     duration = _finite(reply.get("duration_ms"))
     honest = duration is not None and 0.0 <= duration <= MAX_DURATION_MS  # else forged on the channel
     stdout = reply.get("stdout")
-    calls = reply.get("judge")  # the worker's trace of this case's llm() calls (never the child's)
     judge, traced = judge_usage(calls) if calls else (JudgeUsage(), ())
     base = CaseResult(
         id=case.id,

@@ -24,7 +24,7 @@ from ..packages import missing_module_hint
 from ..results import CaseResult, CaseStatus, Isolation, RunTally
 from .pool import WorkerPool, default_pool
 from .replies import clean_file, failed_result, file_of, judge_usage, reply_to_result, timeout_message
-from .values import CallTimeout, Cancelled, ChildDied, EncodedCases, LlmHandler
+from .values import AnswersAhead, CallsAhead, CallTimeout, Cancelled, ChildDied, EncodedCases, LlmHandler
 from .worker import Worker
 
 MAX_BATCH_CASES = 1024
@@ -138,6 +138,9 @@ class _Shard:
         self.emit_many = emit_many or self._emit_each
         self.worker = worker
         self.halt = halt
+        # A handler that answers ahead, for a metric that may call llm(): each request of cases carries the
+        # answers of the calls its cases made last time (skynet_core.llm.ahead).
+        self.ahead = llm if isinstance(llm, AnswersAhead) and source.names_llm() else None
 
     def _emit_each(self, indexes: list[int], results: list[CaseResult]) -> None:
         for index, result in zip(indexes, results, strict=True):
@@ -165,7 +168,8 @@ class _Shard:
             worker = self._fresh()
             sent, answered = todo, 0
             try:
-                for replies in worker.run_chunks(_payloads(cases, sent), self.timeout, self.llm, self.cancel, careful):
+                payloads, ahead = self._request(cases, sent)
+                for replies in worker.run_chunks(payloads, self.timeout, self.llm, self.cancel, careful, ahead):
                     # The child's message, a few ms' worth of results, goes on in one step.
                     indexes = sent[answered : answered + len(replies)]
                     results = [
@@ -216,6 +220,15 @@ class _Shard:
                 if halt is not None:
                     return
 
+    def _request(
+        self, cases: list[Case], sent: list[int]
+    ) -> tuple[list[dict[str, Any]] | EncodedCases, CallsAhead | None]:
+        """The cases at ``sent`` as the child is sent them, and the answers sent ahead with them."""
+        if self.ahead is None:
+            return _payloads(cases, sent), None
+        encoded = _encoded(cases, sent)
+        return encoded, self.ahead.ahead(encoded.payloads or ())
+
     def _refused_unsendable(self, index: int, case: Case) -> bool:
         """Emit an invalid result for ``case`` when it cannot be sent to the sandbox as JSON; say whether it was."""
         try:
@@ -242,6 +255,15 @@ def _payloads(cases: list[Case], sent: list[int]) -> list[dict[str, Any]] | Enco
         encoded: list[Any] = [cases[i].payload_json() for i in sent]  # type: ignore[attr-defined]
         return EncodedCases(b"[" + b",".join(encoded) + b"]", len(sent))
     return [cases[i].call_payload() for i in sent]
+
+
+def _encoded(cases: list[Case], sent: list[int]) -> EncodedCases:
+    """:func:`_payloads` encoded case by case, each case's JSON kept (to send answers ahead with them)."""
+    encoded: list[Any] = [
+        case.payload_json() if hasattr(case, "payload_json") else orjson.dumps(case.call_payload())
+        for case in (cases[i] for i in sent)
+    ]
+    return EncodedCases(b"[" + b",".join(encoded) + b"]", len(sent), encoded)
 
 
 def _place_from(message: str) -> tuple[str, int | None]:

@@ -3,9 +3,9 @@ batch of cases already encoded."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from .. import i18n
 from ..trace import LlmCall
@@ -62,14 +62,42 @@ reply when it has one at hand without waiting (a cached answer), which the runne
 starting a thread for the call; None otherwise, and the call is made as usual."""
 
 
+class CallsAhead(Protocol):
+    """A request of cases' answers sent ahead (``AnswersAhead.ahead``), and the record of the calls they make.
+
+    ``wire`` goes with the cases (``{"<position>": [[id, sealed answer], …]}``, None when nothing is sent). The
+    runner tells it, for the case at each position, the answers the sandbox reported taking (:meth:`used`,
+    which traces them and raises ``ValueError`` for a report that names nothing sent; ``case`` is the case's
+    number when it goes on to a call through the runner, else None), each call made through the runner that
+    got an answer (:meth:`made`, with the reply's ``recorded``), and the case's end (:meth:`done`).
+    """
+
+    wire: dict[str, list[list[str]]] | None
+
+    def used(self, position: int, reported: Any, case: int | None) -> list[LlmCall]: ...
+
+    def made(self, position: int, recorded: Any) -> None: ...
+
+    def done(self, position: int) -> None: ...
+
+
+@runtime_checkable
+class AnswersAhead(Protocol):
+    """An ``LlmHandler`` that can answer a case's calls ahead: given the cases' JSON as sent, the answers to
+    send with them (None when it cannot)."""
+
+    def ahead(self, payloads: Sequence[bytes | memoryview]) -> CallsAhead | None: ...
+
+
 class EncodedCases:
     """A batch of cases whose payloads are JSON already: ``data`` is the JSON array of them (a JSON Lines
-    file's lines sent as they are), ``count`` how many there are."""
+    file's lines sent as they are), ``count`` how many there are, and ``payloads`` each one's JSON when the
+    batch was built from them (to send answers ahead)."""
 
-    __slots__ = ("count", "data")
+    __slots__ = ("count", "data", "payloads")
 
-    def __init__(self, data: bytes, count: int) -> None:
-        self.data, self.count = data, count
+    def __init__(self, data: bytes, count: int, payloads: Sequence[bytes | memoryview] | None = None) -> None:
+        self.data, self.count, self.payloads = data, count, payloads
 
     def __len__(self) -> int:
         return self.count
@@ -87,11 +115,16 @@ def results_items(message: dict[str, Any], first: int, count: int, running: Call
         or len(items) > count - first
         or any(type(item) is not dict or item.get("i") != first + n for n, item in enumerate(items))
     ):
-        raise ChildDied(
-            i18n._(
-                "the metric wrote a malformed results message onto the runner's private "
-                "channel; print() instead of writing to inherited file descriptors"
-            ),
-            first,
-        )
+        raise malformed_results(first)
     return items
+
+
+def malformed_results(index: int) -> ChildDied:
+    """The failure of the case at ``index`` when the child's message about it is forged."""
+    return ChildDied(
+        i18n._(
+            "the metric wrote a malformed results message onto the runner's private "
+            "channel; print() instead of writing to inherited file descriptors"
+        ),
+        index,
+    )

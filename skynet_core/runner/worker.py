@@ -34,7 +34,16 @@ from ..trace import LlmCall
 from . import sandbox
 from .diagnosis import death_message, first_child, has_pid_namespace, last_metric_frame, python_pid
 from .model_calls import answer_llm, case_numbers, traced
-from .values import CallTimeout, Cancelled, ChildDied, EncodedCases, LlmHandler, results_items
+from .values import (
+    CallsAhead,
+    CallTimeout,
+    Cancelled,
+    ChildDied,
+    EncodedCases,
+    LlmHandler,
+    malformed_results,
+    results_items,
+)
 from .watchdog import watchdog
 
 MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest replies at 1 MiB
@@ -380,6 +389,19 @@ class Worker:
             self._python_pid = python_pid(self.process.pid, self.isolation)
         return self._python_pid
 
+    def _taken(self, ahead: CallsAhead | None, position: int, reported: Any, case: int | None) -> list[LlmCall]:
+        """The traces of the answers sent ahead that the case at ``position`` reports taking (none when it
+        reports none; ``case``: see ``CallsAhead.used``); a report of answers never sent is a forged message,
+        which fails the case."""
+        if reported is None:
+            return []
+        try:
+            if ahead is None:
+                raise ValueError("no answer was sent ahead")
+            return ahead.used(position, reported, case)
+        except ValueError:
+            raise malformed_results(position) from None
+
     # -- requests --------------------------------------------------------
 
     def load(self, source: str | MetricSource, timeout: float, cancel: threading.Event | None = None) -> dict[str, Any]:
@@ -415,6 +437,7 @@ class Worker:
         llm: LlmHandler | None,
         cancel: threading.Event | None = None,
         careful: bool = False,
+        ahead: CallsAhead | None = None,
     ) -> Iterator[list[dict[str, Any]]]:
         """Yield the replies, in order, a list at a time as the child sent them (a few ms' worth: fewer steps
         a case for the caller); each call of score gets ``timeout`` seconds.
@@ -425,6 +448,8 @@ class Worker:
         yet are lost with it: the caller runs those cases again in a fresh worker.
         ``careful``: the child sends each result alone and checks its channel
         after every case (slower; for cases run again after a broken channel).
+        ``ahead``: the answers sent ahead with the cases, which is told of every
+        call each case makes (``CallsAhead``).
         """
         # The progress page lives in the child's memory, where metric code can rewrite it, so calls
         # are also bounded by the parent's own clock: the running call started at most one flush
@@ -433,10 +458,9 @@ class Worker:
         limit_s = timeout + ANSWER_SLACK_S
         self._set_idle()
         head = b'{"op":"cases","careful":true,"cases":' if careful else b'{"op":"cases","cases":'
-        if isinstance(cases, EncodedCases):
-            self._send_line(head + cases.data + b"}\n", time.monotonic() + limit_s, cancel)
-        else:
-            self._send_line(head + orjson.dumps(cases) + b"}\n", time.monotonic() + limit_s, cancel)
+        tail = b',"ahead":%s}\n' % orjson.dumps(ahead.wire) if ahead is not None and ahead.wire else b"}\n"
+        body = cases.data if isinstance(cases, EncodedCases) else orjson.dumps(cases)
+        self._send_line(head + body + tail, time.monotonic() + limit_s, cancel)
         self._call_timeout = timeout
         answered_at = time.monotonic()
         judge: list[LlmCall] = []
@@ -448,9 +472,12 @@ class Worker:
                 message = self.receive(answered_at + limit_s, cancel)
                 kind = message["t"]
                 if kind == "llm":
-                    calls += 1
-                    if calls == 1:
-                        case = next(case_numbers)
+                    position = self._unanswered
+                    case = case or next(case_numbers)
+                    # Answers sent ahead that the case took before this call came first.
+                    taken = self._taken(ahead, position, message.pop("ahead", None), case)  # before this call
+                    judge += taken
+                    calls += len(taken) + 1
                     if ended is not None:  # refused again, untraced: the case is over already
                         reply = {"op": "llm_reply", "error": ended}
                     else:
@@ -459,11 +486,17 @@ class Worker:
                         reply = answer_llm(message, llm, check, calls, case)
                         if reply.pop("end_case", False):
                             ended = reply["error"]
+                        recorded = reply.pop("recorded", None)
+                        if recorded is not None and ahead is not None:
+                            ahead.made(position, recorded)
                         judge.append(traced(message, reply))
                     self.send(reply, answered_at + limit_s, cancel)
                     continue
                 items = results_items(message, self._unanswered, len(cases), self.running_index)
                 for n, item in enumerate(items):
+                    position = self._unanswered + n
+                    if "ahead" in item:  # taken after the case's last call to this process, if any
+                        judge += self._taken(ahead, position, item.pop("ahead"), None)
                     if ended is not None:  # a limit ended this case: whatever the metric returned, it failed
                         item = items[n] = {
                             "i": item["i"],
@@ -473,9 +506,11 @@ class Worker:
                             "stdout": item.get("stdout"),
                         }
                         ended = None
-                    calls = 0
+                    calls, case = 0, 0
                     # Only what this process traced: a "judge" the child sent is forged.
                     item["judge"], judge = judge, []
+                    if ahead is not None:
+                        ahead.done(position)
                 self._unanswered += len(items)
                 yield items
                 answered_at = time.monotonic()

@@ -15,6 +15,7 @@ import threading
 import time
 from typing import Any
 
+import sealed
 from skynet._i18n import _
 
 try:
@@ -61,6 +62,7 @@ class Channel:
         self.progress = progress
         self.lock = threading.Lock()
         self.pending: list[dict[str, Any]] = []
+        self.ahead: Ahead | None = None  # the running case's answers sent ahead, when it has any
 
     def _identity(self) -> tuple[tuple[int, int], ...]:
         return tuple((info.st_dev, info.st_ino) for info in map(os.fstat, self.fds))
@@ -125,6 +127,11 @@ class Channel:
     def llm(self, request: dict[str, Any]) -> dict[str, Any]:
         texts = (request.get("instructions") or "", request.get("input") or "")
         # Counted in characters first: encoding a 50 MB prompt only to refuse it would cost as much again.
+        if sum(map(len, texts)) <= MAX_PROMPT_BYTES:
+            with self.lock:
+                text = self.ahead.answer(texts[0], request.get("input")) if self.ahead is not None else None
+            if text is not None:
+                return {"text": text}
         data = b"" if sum(map(len, texts)) > MAX_PROMPT_BYTES else encode({"t": "llm", **request})
         if not data or len(data) > MAX_PROMPT_BYTES:
             size = max(len(data), sum(len(text.encode("utf-8", "surrogatepass")) for text in texts))
@@ -136,6 +143,9 @@ class Channel:
                 ).format(size=size / 1e6, limit=MAX_PROMPT_BYTES / 1e6)
             }
         with self.lock:
+            if self.ahead is not None and self.ahead.used:  # the studio counts them before this call, in order
+                data = encode({"t": "llm", **request, "ahead": self.ahead.used})
+                self.ahead.used = []
             self.guard()  # with nothing pending, the running case is the one to blame
             self.flush()  # results before this call must not wait behind the model's answer
             self.write(data + b"\n")
@@ -143,6 +153,34 @@ class Channel:
         if reply is None:
             raise SystemExit(0)
         return reply
+
+
+class Ahead:
+    """The running case's answers sent ahead (``sealed.py``): those of the calls it made last time, each found
+    by its request's id and opened with its request's key. ``used`` lists the ones taken, as ``[position, ms]``,
+    not yet reported to the studio (which traces them as cached calls)."""
+
+    def __init__(self, entries: list[list[str]]) -> None:
+        self.entries = {entry[0]: (position, entry[1]) for position, entry in enumerate(entries)}
+        self.asked: dict[tuple[str, str | None], int] = {}  # identical calls so far: the next one's repeat
+        self.used: list[list[float]] = []
+
+    def answer(self, instructions: str, input: str | None) -> str | None:
+        """The answer sent ahead for this call, or None (the call then goes to the studio)."""
+        started = time.perf_counter()
+        repeat = self.asked.get((instructions, input), 0)
+        self.asked[(instructions, input)] = repeat + 1
+        request = sealed.request_bytes(instructions, input, repeat)
+        found = self.entries.get(sealed.lookup_id(request))
+        if found is None:
+            return None
+        position, blob = found
+        try:
+            text: str = sealed.unseal(blob, sealed.seal_key(request))
+        except ValueError:
+            return None
+        self.used.append([position, round((time.perf_counter() - started) * 1000.0, 4)])
+        return text
 
 
 def _fallback(value: Any) -> Any:

@@ -1,0 +1,129 @@
+"""Answers sent ahead with a batch of cases: the cached answers of the calls each case made last time, sealed
+by their requests (``skynet_core.sandbox.sealed``), so that scoring again after an edit that left the calls
+alone answers them inside the sandbox, without a round trip to the studio for each.
+
+What the studio trusts of the sandbox's report of the answers it took (``[position, ms]`` each): only that a
+call was made. Each answer taken is traced from what the studio itself recorded when the call was asked (the
+request's texts and the answer, redacted and clipped), never from texts the sandbox sends back; a report
+that names nothing sent, or one answer twice, is refused as a forged message. The worst a metric can do is
+leave a call it made out of its own case's trace, or put in one it did not make; neither costs anything,
+and a call's cost and the run's spend come only from calls the studio made.
+
+Everything a case's record needs is computed once, when the call is asked (:func:`recorded_call`): a batch
+sent again only looks its cases up, and a case that made the same calls again leaves its record as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..llm_cache import CachedAnswer, CaseCalls, RecordedCall
+from ..sandbox.sealed import lookup_id, seal, seal_key
+from ..trace import LlmCall
+
+if TYPE_CHECKING:
+    from .handler import MetricLlm
+
+MAX_LOOKUP_MS = 60_000.0
+"""A reported lookup time is taken as at most this (it is the sandbox's word, shown in the trace only)."""
+
+
+def fingerprint(payload: bytes | memoryview) -> bytes:
+    """The case a payload (the JSON the sandbox is sent for it) is, as the record of its calls knows it."""
+    return hashlib.blake2b(payload, digest_size=16).digest()
+
+
+def recorded_call(
+    trace: LlmCall, answer: CachedAnswer, request: bytes, answer_key: str, first_key: str
+) -> RecordedCall:
+    """What a case's record keeps of a call that got ``answer`` (``trace``: the call's; ``request``: its
+    ``sealed.request_bytes``): sealed once, here, and traced as a call answered from the cache."""
+    cached = replace(trace, prompt_tokens=0, completion_tokens=0, cost_usd=0.0, retries=0, cached=True)
+    return RecordedCall(lookup_id(request), seal(answer.text, seal_key(request)), answer, answer_key, first_key, cached)
+
+
+class AheadBatch:
+    """One request of cases: the answers sent ahead with it (:attr:`wire`), the calls each of its cases makes
+    this time, and, as each case ends, those calls kept as the case's record (the runner's ``CallsAhead``).
+    Used by one worker's thread.
+
+    ``payloads`` are the cases' JSON as sent, by position in the request; a case's fingerprint is computed
+    only when the record is asked about it (a first run records only the cases that call ``llm()``).
+    """
+
+    def __init__(self, handler: MetricLlm, calls: CaseCalls, scope: str, payloads: Sequence[bytes | memoryview]):
+        self._handler, self._calls, self._scope, self._payloads = handler, calls, scope, payloads
+        self._prints: dict[int, bytes] = {}
+        self._sent: dict[int, tuple[RecordedCall, ...]] = {}
+        self._recorded: dict[int, tuple[RecordedCall, ...]] = {}  # what the record held of each case
+        self._made: dict[int, list[RecordedCall]] = {}
+        self._taken: dict[int, set[int]] = {}
+        self.wire = self._seal_all() if len(calls) else None
+
+    def _print(self, position: int) -> bytes:
+        found = self._prints.get(position)
+        if found is None:
+            found = self._prints[position] = fingerprint(self._payloads[position])
+        return found
+
+    def _seal_all(self) -> dict[str, list[list[str]]] | None:
+        """The sealed answers by case position (as text, for JSON) of the calls the record lists whose
+        answers the cache still holds in memory; at most the calls a case may make."""
+        cache = self._handler.cache
+        assert cache is not None
+        cap = self._handler.settings.max_calls_per_case
+        for position in range(len(self._payloads)):
+            recorded = self._calls.of(self._scope, self._print(position))
+            if recorded:
+                self._recorded[position] = recorded
+        listed = [(position, call) for position, recorded in self._recorded.items() for call in recorded[:cap]]
+        held = cache.remembered_many([call.answer_key for _, call in listed])
+        sent: dict[int, list[RecordedCall]] = {}
+        for (position, call), answer in zip(listed, held, strict=True):
+            if answer is call.answer or (answer is not None and answer.text == call.answer.text):
+                sent.setdefault(position, []).append(call)
+        self._sent = {position: tuple(calls) for position, calls in sent.items()}
+        return {
+            str(position): [[call.lookup, call.sealed] for call in calls] for position, calls in sent.items()
+        } or None
+
+    def used(self, position: int, reported: Any, case: int | None) -> list[LlmCall]:
+        """The traces of the answers the case at ``position`` took, as the sandbox reported them (``[[index,
+        ms], …]``), in order. ``case``: the runner's number for the case (``LlmRequest.case``) when it goes on
+        to ask the studio (the answers taken then count among its identical calls), else None. Raises
+        ``ValueError`` for a report that names an answer not sent, or one already taken."""
+        sent = self._sent.get(position, ())
+        taken = self._taken.setdefault(position, set())
+        if not isinstance(reported, list):
+            raise ValueError("the answers taken are not a list")
+        traces = []
+        made = self._made.setdefault(position, [])
+        for item in reported:
+            if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int):
+                raise ValueError("an answer taken is not [index, ms]")
+            index, ms = item
+            if not 0 <= index < len(sent) or index in taken or type(ms) not in (int, float):
+                raise ValueError("an answer taken was not sent, or was taken twice")
+            taken.add(index)
+            call = sent[index]
+            made.append(call)
+            if case is not None:
+                self._handler.count_repeat(case, call.first_key)
+            ms = min(max(float(ms), 0.0), MAX_LOOKUP_MS)
+            traces.append(call.trace.with_latency(ms))
+        return traces
+
+    def made(self, position: int, recorded: RecordedCall) -> None:
+        """A call the case at ``position`` made through the studio, which got an answer."""
+        self._made.setdefault(position, []).append(recorded)
+
+    def done(self, position: int) -> None:
+        """The case at ``position`` ended: its calls this time become its record (left as it was when they are
+        the calls it made last time)."""
+        calls = tuple(self._made.pop(position, ()))
+        before = self._recorded.get(position)
+        if calls != (before or ()):
+            self._calls.keep(self._scope, self._print(position), calls)
