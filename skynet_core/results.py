@@ -149,6 +149,9 @@ class JudgeUsage:
     @classmethod
     def of_calls(cls, calls: Sequence[LlmCall]) -> JudgeUsage:
         """The sums over one case's traced calls."""
+        if len(calls) == 1:  # most judges make one call a case
+            call = calls[0]
+            return cls(1, call.latency_ms, call.prompt_tokens, call.completion_tokens, call.cost_usd)
         usage = cls()
         for call in calls:
             usage.add(call.latency_ms, call.prompt_tokens, call.completion_tokens, call.cost_usd)

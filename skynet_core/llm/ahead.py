@@ -56,18 +56,16 @@ class AheadBatch:
 
     def __init__(self, handler: MetricLlm, calls: CaseCalls, scope: str, payloads: Sequence[bytes | memoryview]):
         self._handler, self._calls, self._scope, self._payloads = handler, calls, scope, payloads
-        self._prints: dict[int, bytes] = {}
-        self._sent: dict[int, tuple[RecordedCall, ...]] = {}
+        self._prints: list[bytes] | None = None
         self._recorded: dict[int, tuple[RecordedCall, ...]] = {}  # what the record held of each case
+        self._sent: dict[int, tuple[RecordedCall, ...]] = {}
         self._made: dict[int, list[RecordedCall]] = {}
-        self._taken: dict[int, set[int]] = {}
         self.wire = self._seal_all() if len(calls) else None
 
     def _print(self, position: int) -> bytes:
-        found = self._prints.get(position)
-        if found is None:
-            found = self._prints[position] = fingerprint(self._payloads[position])
-        return found
+        if self._prints is None:
+            self._prints = [fingerprint(payload) for payload in self._payloads]
+        return self._prints[position]
 
     def _seal_all(self) -> dict[str, list[list[str]]] | None:
         """The sealed answers by case position (as text, for JSON) of the calls the record lists whose
@@ -75,10 +73,9 @@ class AheadBatch:
         cache = self._handler.cache
         assert cache is not None
         cap = self._handler.settings.max_calls_per_case
-        for position in range(len(self._payloads)):
-            recorded = self._calls.of(self._scope, self._print(position))
-            if recorded:
-                self._recorded[position] = recorded
+        self._prints = [fingerprint(payload) for payload in self._payloads]
+        records = self._calls.of_many(self._scope, self._prints)
+        self._recorded = {position: recorded for position, recorded in enumerate(records) if recorded}
         listed = [(position, call) for position, recorded in self._recorded.items() for call in recorded[:cap]]
         held = cache.remembered_many([call.answer_key for _, call in listed])
         sent: dict[int, list[RecordedCall]] = {}
@@ -86,34 +83,34 @@ class AheadBatch:
             if answer is call.answer or (answer is not None and answer.text == call.answer.text):
                 sent.setdefault(position, []).append(call)
         self._sent = {position: tuple(calls) for position, calls in sent.items()}
-        return {
-            str(position): [[call.lookup, call.sealed] for call in calls] for position, calls in sent.items()
-        } or None
+        wire = {str(position): [[call.lookup, call.sealed] for call in calls] for position, calls in sent.items()}
+        return wire or None
 
     def used(self, position: int, reported: Any, case: int | None) -> list[LlmCall]:
         """The traces of the answers the case at ``position`` took, as the sandbox reported them (``[[index,
         ms], …]``), in order. ``case``: the runner's number for the case (``LlmRequest.case``) when it goes on
         to ask the studio (the answers taken then count among its identical calls), else None. Raises
         ``ValueError`` for a report that names an answer not sent, or one already taken."""
-        sent = self._sent.get(position, ())
-        taken = self._taken.setdefault(position, set())
-        if not isinstance(reported, list):
+        if type(reported) is not list:
             raise ValueError("the answers taken are not a list")
+        sent = self._sent.get(position, ())
+        made = self._made.get(position)
+        if made is None:
+            made = self._made[position] = []
         traces = []
-        made = self._made.setdefault(position, [])
         for item in reported:
-            if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int):
+            if type(item) is not list or len(item) != 2:
                 raise ValueError("an answer taken is not [index, ms]")
             index, ms = item
-            if not 0 <= index < len(sent) or index in taken or type(ms) not in (int, float):
-                raise ValueError("an answer taken was not sent, or was taken twice")
-            taken.add(index)
+            if type(index) is not int or not 0 <= index < len(sent) or type(ms) not in (int, float):
+                raise ValueError("an answer taken was not sent")
             call = sent[index]
+            if any(other is call for other in made):
+                raise ValueError("an answer was taken twice")
             made.append(call)
             if case is not None:
                 self._handler.count_repeat(case, call.first_key)
-            ms = min(max(float(ms), 0.0), MAX_LOOKUP_MS)
-            traces.append(call.trace.with_latency(ms))
+            traces.append(call.trace.with_latency(min(max(float(ms), 0.0), MAX_LOOKUP_MS)))
         return traces
 
     def made(self, position: int, recorded: RecordedCall) -> None:
@@ -123,7 +120,7 @@ class AheadBatch:
     def done(self, position: int) -> None:
         """The case at ``position`` ended: its calls this time become its record (left as it was when they are
         the calls it made last time)."""
-        calls = tuple(self._made.pop(position, ()))
-        before = self._recorded.get(position)
-        if calls != (before or ()):
-            self._calls.keep(self._scope, self._print(position), calls)
+        made = self._made.pop(position, ())
+        before = self._recorded.get(position, ())
+        if len(made) != len(before) or any(now is not then for now, then in zip(made, before, strict=True)):
+            self._calls.keep(self._scope, self._print(position), tuple(made))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..trace import LlmCall
@@ -59,6 +60,12 @@ class CaseCalls:
         """The calls the case made last time in ``scope`` (none when it was not scored, or was forgotten)."""
         with self._lock:
             return self._calls.get((scope, fingerprint), ())
+
+    def of_many(self, scope: str, fingerprints: Sequence[bytes]) -> list[tuple[RecordedCall, ...]]:
+        """:meth:`of` for each of ``fingerprints``, at once."""
+        with self._lock:
+            calls = self._calls
+            return [calls.get((scope, fingerprint), ()) for fingerprint in fingerprints]
 
     def keep(self, scope: str, fingerprint: bytes, calls: tuple[RecordedCall, ...]) -> None:
         """Remember ``calls`` as the case's latest (forgetting its calls before, and the oldest cases past the
