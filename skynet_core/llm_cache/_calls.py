@@ -13,7 +13,7 @@ from ._answer import CachedAnswer
 
 CASES_KEPT = 100_000
 """The most cases whose calls a process remembers (the least recently scored go first)."""
-TEXT_KEPT = 32_000_000
+TEXT_KEPT = 16_000_000
 """The most characters those records hold (:attr:`RecordedCall.size`)."""
 
 

@@ -475,7 +475,7 @@ class Worker:
                     position = self._unanswered
                     case = case or next(case_numbers)
                     # Answers sent ahead that the case took before this call came first.
-                    taken = self._taken(ahead, position, message.pop("ahead", None), case)  # before this call
+                    taken = self._taken(ahead, position, message.pop("ahead", None), case)
                     judge += taken
                     calls += len(taken) + 1
                     if ended is not None:  # refused again, untraced: the case is over already
