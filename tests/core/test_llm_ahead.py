@@ -19,17 +19,9 @@ from skynet_core.runner import score_cases
 from skynet_core.runner import worker as worker_module
 from skynet_core.sandbox import sealed
 from skynet_core.trace import LlmCall
+from tests.core.test_llm_cache import JUDGE, JUDGE_REWORDED, STRICTER, numbered
 from tests.fake_openai import FakeOpenAI
 
-JUDGE = """
-from skynet import llm
-
-def score(input, output, expected=None):
-    verdict = llm("Answer PASS or FAIL.", input=f"Q: {input['question']} A: {output}")
-    return (1.0 if verdict.startswith("PASS") else 0.0), {"feedback": verdict[:100]}
-"""
-JUDGE_REWORDED = JUDGE.replace('{"feedback": verdict[:100]}', '{"feedback": "The judge said: " + verdict[:100]}')
-STRICTER = JUDGE.replace("Answer PASS or FAIL.", "Answer PASS or FAIL. Be strict.")
 VOTE = """
 from skynet import llm
 
@@ -76,11 +68,6 @@ def local(server: FakeOpenAI, model: str = "openai/gpt-4o-mini", **changes: Any)
 
 def cases(count: int, output: str = "billing") -> list[Case]:
     return [Case(id=f"case-{i}", input={"question": f"q{i}"}, output=output) for i in range(count)]
-
-
-def numbered(server: FakeOpenAI) -> None:
-    counter = iter(range(1, 1_000_000))
-    server.reply = lambda received: f"PASS #{next(counter)}"
 
 
 def calls_of(run: Any) -> list[LlmCall]:
