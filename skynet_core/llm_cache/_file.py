@@ -24,6 +24,10 @@ EVICT_TO = 0.9
 MEMORY_BYTES = 8_000_000
 """The most text of answers a process holds in memory, in front of the file."""
 TOUCH_EVERY_S = 2.0
+"""How long after the first unwritten use of answers found in memory their use is written to the file. Never
+sooner, unless :data:`TOUCH_BATCH` are waiting: a re-score that takes less than this is not slowed by the
+write, whose thread would compete with it for the interpreter (a 200-case re-score took 10 ms more when its
+first lookup started the write)."""
 TOUCH_BATCH = 512
 
 _SCHEMA = """
@@ -97,8 +101,8 @@ class LlmCache:
         self._memory: OrderedDict[str, CachedAnswer] = OrderedDict()
         self._memory_bytes = 0
         self._touched: dict[str, float] = {}  # answers found in memory, and when: their use not yet written
-        self._touched_at = clock()
         self._writing = False  # a thread is writing the touches
+        self._timed = False  # a timer will write them (TOUCH_EVERY_S after the first)
         self._write_lock = threading.Lock()
         self.case_calls = CaseCalls()
 
@@ -168,10 +172,16 @@ class LlmCache:
                 if answer is not None:
                     memory.move_to_end(key)
                     touched[key] = now
-            due = not self._writing and (len(touched) >= TOUCH_BATCH or now - self._touched_at >= TOUCH_EVERY_S)
-            self._writing = self._writing or due
-        if due:  # written beside the call, not in its way (a commit takes milliseconds on a busy disk)
+            full = not self._writing and len(touched) >= TOUCH_BATCH
+            timer = touched and not full and not self._timed
+            self._writing, self._timed = self._writing or full, self._timed or bool(timer)
+        # Written beside the calls, not in their way (a commit takes milliseconds on a busy disk).
+        if full:
             threading.Thread(target=self._write_touches, daemon=True, name="skynet-cache-touches").start()
+        elif timer:
+            later = threading.Timer(TOUCH_EVERY_S, self._write_touches, kwargs={"timed": True})
+            later.name, later.daemon = "skynet-cache-touches", True
+            later.start()
         return found
 
     def _remember(self, key: str, answer: CachedAnswer) -> None:
@@ -183,13 +193,14 @@ class LlmCache:
             while self._memory_bytes > MEMORY_BYTES and len(self._memory) > 1:
                 self._memory_bytes -= len(self._memory.popitem(last=False)[1].text)
 
-    def _write_touches(self) -> None:
+    def _write_touches(self, timed: bool = False) -> None:
         """Write when the answers found in memory were used (the file's order of use is then exact). One
-        writer at a time: an eviction waits for a write in the background to land first."""
+        writer at a time: an eviction waits for a write in the background to land first. ``timed``: the
+        timer's write (the next use starts another)."""
         with self._write_lock:
             with self._lock:
                 touched, self._touched = self._touched, {}
-                self._touched_at = self._clock()
+                self._timed = self._timed and not timed
             try:
                 if touched:
                     with self._connect() as db:
