@@ -38,7 +38,7 @@ from typing import TextIO
 
 from ..cases import Case
 from ..contract import check_metric
-from ..datasets import DatasetError, load_dataset
+from ..datasets import DatasetError
 from ..i18n import _, format_cost, use_language
 from ..llm import MetricLlm, ModelSettings, machine_settings, make_handler
 from ..metric_source import MetricSource
@@ -252,6 +252,7 @@ def _score(
 
 
 def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from ..datasets import load_dataset
     from ..engines.export import export_for_engine
     from ..engines.reflection import dataset_instruction
 

@@ -24,9 +24,11 @@ import orjson
 
 from skynet_core.cases import Case, Observation
 
-from .files import _check_file, _jsonl_row, _name_value, _observation
-from .frames import _at
+from .cell_values import _name_value, _observation
+from .disk import _check_file
+from .jsonl import _jsonl_row
 from .model import DatasetError
+from .settle import _at
 from .splits import assign_splits
 from .twins import nfc_twins, warning_of
 

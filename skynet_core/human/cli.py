@@ -12,17 +12,19 @@ from __future__ import annotations
 import argparse
 import math
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skynet_core.i18n import _
-from skynet_core.results import CaseResult
 
-from .estimate import Estimate
-from .files import read_labels
-from .human_score import HumanScore, human_values
-from .pairing import PairingBuilder
-from .report import DEFAULT_THRESHOLD, Agreement
-from .settings import default_rater
+from .report import DEFAULT_THRESHOLD
+
+if TYPE_CHECKING:
+    from skynet_core.results import CaseResult
+
+    from .estimate import Estimate
+    from .human_score import HumanScore
+    from .pairing import PairingBuilder
+    from .report import Agreement
 
 GATES = (("min_kappa", "kappa", "--min-kappa"), ("min_spearman", "spearman", "--min-spearman"))
 
@@ -70,6 +72,10 @@ def from_args(args: argparse.Namespace) -> LabelStep | None:
     for option, value in gates.items():
         if value is not None and not -1 <= value <= 1:
             raise ValueError(_("{option} must be from -1 to 1, not {value}").format(option=option, value=value))
+    # Here, not with the module: every ``score`` builds the parser, few read labels.
+    from .files import read_labels
+    from .settings import default_rater
+
     scores = read_labels(path, dataset=str(args.data), rater=default_rater())
     return LabelStep(scores, args)
 
@@ -83,6 +89,9 @@ class LabelStep:
 
     def _builder(self, candidate: str) -> PairingBuilder:
         if self.builder is None:
+            from .human_score import human_values
+            from .pairing import PairingBuilder
+
             self.builder = PairingBuilder(human_values(self.scores, candidate, self.args.rater))
         return self.builder
 
