@@ -1,5 +1,6 @@
 """`python -m skynet_core check|score ...`: see skynet_core.cli."""
 
+import gc
 import sys
 
 from .heap import built_frozen
@@ -16,4 +17,8 @@ with built_frozen():
 
     from .cli import main
 
+# A run's objects die young, a batch of cases and its results at a time: collecting the young generation every
+# 700 allocations (Python's default) made 120 collections in a 20,000-case run (7 ms), each finding the batch
+# still alive. Garbage cycles, if any, are still collected, 10,000 allocations apart.
+gc.set_threshold(10_000)
 main()
