@@ -232,14 +232,22 @@ class CaseResult:
             "line": self.line,
             "candidate": self.candidate,
             "judge": _NO_JUDGE
-            if not (judge.calls or judge.latency_ms or judge.prompt_tokens or judge.completion_tokens)
-            and judge.cost_usd is None
+            if judge is NO_CALLS
+            or (
+                not (judge.calls or judge.latency_ms or judge.prompt_tokens or judge.completion_tokens)
+                and judge.cost_usd is None
+            )
             else _judge_dict(judge),
             "file": self.file,
         }
         if trace and self._llm_calls:
             data["llm_calls"] = self._llm_calls
-        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+        try:
+            return orjson.dumps(data)
+        except orjson.JSONEncodeError:
+            # Side information with keys that are not strings (made in this process, not read from the sandbox's
+            # JSON): encoded as their text. Not the option for every result: it makes each encoding a third slower.
+            return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CaseResult:
