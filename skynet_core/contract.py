@@ -18,7 +18,6 @@ from .cases import Case
 from .i18n import _, ngettext
 from .metric_source import MAIN_FILE, MetricSource
 from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, RunTally, Stage, StageName, StageStatus
-from .reward_spec import calls_reward, reward_spec_line
 from .runner.pool import WorkerPool, default_pool
 from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into
 from .runner.values import Cancelled, LlmHandler
@@ -36,7 +35,6 @@ __all__ = [
     "check_number",
     "check_return",
     "check_signature",
-    "reward_spec_line",
     "validate_timeout",
 ]
 
@@ -185,6 +183,8 @@ def _reward_spec_stage(spec: dict[str, Any] | None, source: MetricSource, name: 
     main = source.main
     if spec is None:
         return Stage(StageName.REWARD_SPEC, StageStatus.SKIPPED, _("{file} defines no REWARD_SPEC").format(file=name))
+    from .reward_spec import calls_reward, reward_spec_line  # here: most metrics define no REWARD_SPEC
+
     if not spec.get("ok"):
         return Stage(StageName.REWARD_SPEC, StageStatus.FAILED, str(spec.get("message")), line=reward_spec_line(main))
     unused = not calls_reward(source.files)

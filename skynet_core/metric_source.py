@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -191,6 +190,8 @@ class MetricSource:
         return write_files(self.files, folder) / MAIN_FILE
 
     def to_zip(self) -> bytes:
+        import zipfile  # here: the command line and the runner never zip a metric
+
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for name, text in self.files.items():

@@ -123,13 +123,15 @@ class Stage:
         }
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class JudgeUsage:
     """What the metric's ``llm`` calls cost for one case (summed over calls).
 
     ``calls`` counts every call the metric made, the failed ones too (their
     trace says which failed and why: ``CaseResult.llm_calls``); tokens and cost
-    come from the answered calls.
+    come from the answered calls. A value: the results of cases that made no
+    call share :data:`NO_CALLS` (making one for each was a quarter of a
+    result's making).
     """
 
     calls: int = 0
@@ -138,13 +140,15 @@ class JudgeUsage:
     completion_tokens: int = 0
     cost_usd: float | None = None
 
-    def add(self, latency_ms: float, prompt_tokens: int, completion_tokens: int, cost_usd: float | None) -> None:
-        self.calls += 1
-        self.latency_ms += latency_ms
-        self.prompt_tokens += prompt_tokens
-        self.completion_tokens += completion_tokens
-        if cost_usd is not None:
-            self.cost_usd = (self.cost_usd or 0.0) + cost_usd
+    def plus(self, latency_ms: float, prompt_tokens: int, completion_tokens: int, cost_usd: float | None) -> JudgeUsage:
+        """This usage and one more call."""
+        return JudgeUsage(
+            self.calls + 1,
+            self.latency_ms + latency_ms,
+            self.prompt_tokens + prompt_tokens,
+            self.completion_tokens + completion_tokens,
+            self.cost_usd if cost_usd is None else (self.cost_usd or 0.0) + cost_usd,
+        )
 
     @classmethod
     def of_calls(cls, calls: Sequence[LlmCall]) -> JudgeUsage:
@@ -154,8 +158,12 @@ class JudgeUsage:
             return cls(1, call.latency_ms, call.prompt_tokens, call.completion_tokens, call.cost_usd)
         usage = cls()
         for call in calls:
-            usage.add(call.latency_ms, call.prompt_tokens, call.completion_tokens, call.cost_usd)
+            usage = usage.plus(call.latency_ms, call.prompt_tokens, call.completion_tokens, call.cost_usd)
         return usage
+
+
+NO_CALLS = JudgeUsage()
+"""The usage of a case whose metric made no ``llm`` call."""
 
 
 @dataclass(slots=True)
@@ -181,7 +189,7 @@ class CaseResult:
     stdout: str = ""
     line: int | None = None
     candidate: str = ""
-    judge: JudgeUsage = field(default_factory=JudgeUsage)
+    judge: JudgeUsage = NO_CALLS
     file: str = "metric.py"
     # The trace of the metric's llm() calls (skynet_core.trace), read as ``llm_calls``. Private to orjson,
     # which leaves fields starting with "_" out: the bulk writes of cases that made no call stay as they were.
@@ -227,14 +235,22 @@ class CaseResult:
             "line": self.line,
             "candidate": self.candidate,
             "judge": _NO_JUDGE
-            if not (judge.calls or judge.latency_ms or judge.prompt_tokens or judge.completion_tokens)
-            and judge.cost_usd is None
+            if judge is NO_CALLS
+            or (
+                not (judge.calls or judge.latency_ms or judge.prompt_tokens or judge.completion_tokens)
+                and judge.cost_usd is None
+            )
             else _judge_dict(judge),
             "file": self.file,
         }
         if trace and self._llm_calls:
             data["llm_calls"] = self._llm_calls
-        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+        try:
+            return orjson.dumps(data)
+        except orjson.JSONEncodeError:
+            # Side information with keys that are not strings (made in this process, not read from the sandbox's
+            # JSON): encoded as their text. Not the option for every result: it makes each encoding a third slower.
+            return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CaseResult:

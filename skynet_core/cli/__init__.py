@@ -30,6 +30,7 @@ problem (unreadable data, bad arguments); 130 when Ctrl+C stopped ``score`` (the
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import threading
 from collections.abc import Sequence
@@ -37,7 +38,7 @@ from typing import TextIO
 
 from ..cases import Case
 from ..contract import check_metric
-from ..datasets import DatasetError, load_dataset
+from ..datasets import DatasetError
 from ..i18n import _, format_cost, use_language
 from ..llm import MetricLlm, ModelSettings, machine_settings, make_handler
 from ..metric_source import MetricSource
@@ -251,6 +252,7 @@ def _score(
 
 
 def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from ..datasets import load_dataset
     from ..engines.export import export_for_engine
     from ..engines.reflection import dataset_instruction
 
@@ -286,4 +288,8 @@ def main() -> None:
     except KeyboardInterrupt:  # Ctrl+C outside a run that cancels itself (reading the data, a check): no traceback
         print(_("interrupted (Ctrl+C)"), file=sys.stderr)
         status = EXIT_INTERRUPTED
+    # The interpreter's collections at exit would scan every object the run left, only to free what the
+    # process's end frees anyway (20 ms of a 20,000-case run); frozen objects are still freed by reference
+    # counting as modules are torn down, so files still close and atexit handlers still run.
+    gc.freeze()
     sys.exit(status)

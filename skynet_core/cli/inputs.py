@@ -1,5 +1,9 @@
 """What ``check`` and ``score`` read before any case runs: the metric folder, the cases and their roles, the
-candidate files, ``--split`` and ``--labels``; anything that cannot be used is a usage error (exit 2)."""
+candidate files, ``--split`` and ``--labels``; anything that cannot be used is a usage error (exit 2).
+
+The readers of tables, roles and candidate files are imported when a run needs them: ``score`` of a plain
+JSON Lines file reads it with :mod:`skynet_core.datasets.lines` alone.
+"""
 
 from __future__ import annotations
 
@@ -15,15 +19,7 @@ import orjson
 
 from ..cases import Case
 from ..contract import validate_timeout
-from ..datasets import (
-    CandidateFile,
-    CaseLines,
-    RolesFile,
-    candidate_warnings,
-    load_dataset,
-    read_case_lines,
-    roles_file_from_json,
-)
+from ..datasets import CaseLines, read_case_lines
 from ..human import cli as human_cli
 from ..i18n import _
 from ..metric_folder import FolderRead, read_metric_folder
@@ -32,7 +28,7 @@ from ..metric_source import MetricSource, MetricSourceError
 from ..paths import output_problem, path_problem, same_file_as, special_file
 
 if TYPE_CHECKING:
-    pass
+    from ..datasets import CandidateFile, RolesFile
 
 from .options import UsageError
 from .report import _terminal_lines
@@ -77,6 +73,8 @@ def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: FolderRead
 
 
 def _read_roles(path: str) -> RolesFile:
+    from ..datasets import roles_file_from_json
+
     if problem := path_problem(path):
         raise UsageError(_("--roles {path}: {problem}").format(path=path, problem=problem))
     if kind := special_file(path):
@@ -114,6 +112,8 @@ def _metric_name(path: str) -> str:
 
 
 def _candidate_file(text: str) -> CandidateFile:
+    from ..datasets import CandidateFile
+
     name, equals, path = text.partition("=")
     if not equals or not name.strip() or not path.strip():
         raise UsageError(
@@ -133,6 +133,8 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
         return lines, lines.split_counts, lines.warnings
+    from ..datasets import RolesFile, candidate_warnings, load_dataset
+
     roles = _read_roles(args.roles) if args.roles else RolesFile()
     dataset = load_dataset(args.data, roles=roles.main, candidate_files=_candidate_files(args.candidate_file, roles))
     candidate = args.candidate if args.candidate is not None else dataset.candidates[0]

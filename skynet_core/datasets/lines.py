@@ -15,6 +15,7 @@ every error.
 from __future__ import annotations
 
 import codecs
+import io
 from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,9 +25,11 @@ import orjson
 
 from skynet_core.cases import Case, Observation
 
-from .files import _check_file, _jsonl_row, _name_value, _observation
-from .frames import _at
+from .cell_values import _name_value, _observation
+from .disk import _check_file
+from .jsonl import _jsonl_row
 from .model import DatasetError
+from .settle import _at
 from .splits import assign_splits
 from .twins import nfc_twins, warning_of
 
@@ -177,23 +180,20 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
         data = path.read_bytes()
     except (DatasetError, OSError):
         return None
-    view = memoryview(data)
     bounds, numbers = array("q"), array("q")
     ids: list[str] = []
     plain = bytearray()
     named: list[str | None] = []
-    start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    stream = io.BytesIO(data)  # shares the file's bytes; each line is copied as it is read, then freed
+    start = stream.seek(len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0)
     number = 0
-    size = len(data)
-    while start <= size:
-        end = data.find(b"\n", start)
-        if end < 0:
-            end = size
+    for line in stream:  # a line ends at "\n" and holds it (orjson takes it as whitespace)
         number += 1
-        # Most lines start with "{"; only the others are copied to see whether they are blank.
-        if end > start and (data[start] == 0x7B or data[start:end].strip()):
+        end = start + len(line) - (line[-1] == 0x0A)
+        # Most lines start with "{"; only the others are stripped to see whether they are blank.
+        if line[0] == 0x7B or line.strip():
             try:
-                obj = orjson.loads(view[start:end])
+                obj = orjson.loads(line)
                 if type(obj) is not dict or "candidate" in obj:
                     return None
                 usual = _usual(obj)
@@ -204,15 +204,14 @@ def read_case_lines(path: str | Path) -> CaseLines | None:
             # Sent to the sandbox as it is when the payload built from it would say the same (no observation to
             # normalise) and it cannot nest deeper than the runner's encoder goes (counted loosely: every bracket).
             sendable = usual is not None and (
-                end - start <= MAX_RAW_BRACKETS
-                or data.count(b"[", start, end) + data.count(b"{", start, end) <= MAX_RAW_BRACKETS
+                end - start <= MAX_RAW_BRACKETS or line.count(b"[") + line.count(b"{") <= MAX_RAW_BRACKETS
             )
             plain.append(1 if sendable else 0)
             named.append(split)
             bounds.append(start)
             bounds.append(end)
             numbers.append(number)
-        start = end + 1
+        start += len(line)
     if not ids or len(set(ids)) != len(ids):
         return None
     if any(split is not None for split in named):

@@ -9,13 +9,45 @@
 This package's own imports stay inside the modules an export vendors (cases, results, metric_source,
 llm, runner, sandbox): the reflection step and the export are imported from their modules.
 
-Nothing here imports ``gepa`` or ``dspy`` until a value that needs them is built.
+Nothing here imports ``gepa`` or ``dspy`` until a value that needs them is built, and the names below are
+imported on first use (PEP 562): the command line imports this package for its ``uplift`` parser, and
+``check`` and ``score`` should not pay for the engines' modules.
 """
 
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_attribute
+
+# Not on first use: ``dspy_metric`` names both the module and its function, and once the module is imported
+# the package's attribute would be the module.
 from .dspy_metric import DspyFields, DspyMetric, dspy_examples, dspy_metric, dspy_program
-from .gepa_adapter import GepaEvaluator, MetricAdapter, engine_examples, gepa_evaluator, reflective_dataset, side_info
-from .sandboxed import SandboxedMetric, Verdict
-from .task import ChatTask, Task, litellm_kwargs, model_from_env, render_input
+
+if TYPE_CHECKING:
+    from .gepa_adapter import (
+        GepaEvaluator,
+        MetricAdapter,
+        engine_examples,
+        gepa_evaluator,
+        reflective_dataset,
+        side_info,
+    )
+    from .sandboxed import SandboxedMetric, Verdict
+    from .task import ChatTask, Task, litellm_kwargs, model_from_env, render_input
+
+# Where each public name lives (an export vendors these modules: ``export.VENDOR_ROOTS``).
+_HOMES = {
+    **dict.fromkeys(
+        ("GepaEvaluator", "MetricAdapter", "engine_examples", "gepa_evaluator", "reflective_dataset", "side_info"),
+        "gepa_adapter",
+    ),
+    **dict.fromkeys(("SandboxedMetric", "Verdict"), "sandboxed"),
+    **dict.fromkeys(("ChatTask", "Task", "litellm_kwargs", "model_from_env", "render_input"), "task"),
+}
+
+
+def __getattr__(name: str) -> object:
+    return lazy_attribute(__name__, _HOMES, name)
+
 
 __all__ = [
     "ChatTask",

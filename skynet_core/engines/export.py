@@ -30,6 +30,7 @@ from ..metric_source import EXPORT_MARKER, MetricSource
 from ..packages import package_report
 from ..paths import file_identity
 from ..pysource import parse as parse_source
+from . import _HOMES as ENGINE_HOMES
 from .dspy_metric import DspyFields
 
 ENGINES = ("gepa", "dspy")
@@ -39,7 +40,14 @@ ENGINE_PINS = {"gepa": ["gepa==0.1.4"], "dspy": ["dspy==3.4.1", "gepa==0.1.4"]}
 RUNTIME_PACKAGES = ("litellm", "orjson")
 DEFAULT_INSTRUCTION = "Answer the task given in the input."
 PACKAGE = Path(__file__).resolve().parents[1]
-VENDOR_ROOTS = ("engines/__init__.py", "runner/__init__.py", "metric_folder.py")  # MetricSource.from_path reads with it
+# The engines' face imports its names on first use, so the modules it serves them from are roots too;
+# metric_folder.py because MetricSource.from_path reads with it.
+VENDOR_ROOTS = (
+    "engines/__init__.py",
+    *(f"engines/{module}.py" for module in sorted(set(ENGINE_HOMES.values()))),
+    "runner/__init__.py",
+    "metric_folder.py",
+)
 VENDOR_TREES = ("sandbox",)
 VENDORED_INIT = (
     '"""A vendored part of Skynet Metric Studio\'s skynet_core: what runs a metric sandboxed for engines."""\n'

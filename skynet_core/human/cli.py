@@ -12,17 +12,17 @@ from __future__ import annotations
 import argparse
 import math
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skynet_core.i18n import _
-from skynet_core.results import CaseResult
 
-from .estimate import Estimate
-from .files import read_labels
-from .human_score import HumanScore, human_values
-from .pairing import PairingBuilder
-from .report import DEFAULT_THRESHOLD, Agreement
-from .settings import default_rater
+if TYPE_CHECKING:
+    from skynet_core.results import CaseResult
+
+    from .estimate import Estimate
+    from .human_score import HumanScore
+    from .pairing import PairingBuilder
+    from .report import Agreement
 
 GATES = (("min_kappa", "kappa", "--min-kappa"), ("min_spearman", "spearman", "--min-spearman"))
 
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--threshold",
         type=float,
-        default=DEFAULT_THRESHOLD,
+        default=None,  # report.DEFAULT_THRESHOLD (0.5) once labels are read: that module is not every score's
         metavar="T",
         help=_("the pass threshold of Cohen's kappa and the confusion counts (default 0.5)"),
     )
@@ -65,24 +65,32 @@ def from_args(args: argparse.Namespace) -> LabelStep | None:
         if given:
             raise ValueError(_("{option} needs --labels: the human scores to agree with.").format(option=given[0]))
         return None
-    if not math.isfinite(args.threshold):
+    if args.threshold is not None and not math.isfinite(args.threshold):
         raise ValueError(_("--threshold must be a finite number, not {value}").format(value=args.threshold))
     for option, value in gates.items():
         if value is not None and not -1 <= value <= 1:
             raise ValueError(_("{option} must be from -1 to 1, not {value}").format(option=option, value=value))
+    # Here, not with the module: every ``score`` builds the parser, few read labels.
+    from .files import read_labels
+    from .report import DEFAULT_THRESHOLD
+    from .settings import default_rater
+
     scores = read_labels(path, dataset=str(args.data), rater=default_rater())
-    return LabelStep(scores, args)
+    return LabelStep(scores, args, DEFAULT_THRESHOLD if args.threshold is None else args.threshold)
 
 
 class LabelStep:
     """The agreement of one streamed ``score`` run with the labels of a file."""
 
-    def __init__(self, scores: list[HumanScore], args: argparse.Namespace) -> None:
-        self.scores, self.args = scores, args
+    def __init__(self, scores: list[HumanScore], args: argparse.Namespace, threshold: float) -> None:
+        self.scores, self.args, self.threshold = scores, args, threshold
         self.builder: PairingBuilder | None = None
 
     def _builder(self, candidate: str) -> PairingBuilder:
         if self.builder is None:
+            from .human_score import human_values
+            from .pairing import PairingBuilder
+
             self.builder = PairingBuilder(human_values(self.scores, candidate, self.args.rater))
         return self.builder
 
@@ -95,7 +103,7 @@ class LabelStep:
         from .statistics import measure_agreement
 
         pairing = self._builder(self.args.candidate or "").build()
-        return measure_agreement(pairing, threshold=self.args.threshold)
+        return measure_agreement(pairing, threshold=self.threshold)
 
     def to_json(self) -> dict[str, Any]:
         """The ``"agreement"`` object of ``--json`` and of ``--json-lines``' last line."""

@@ -52,23 +52,21 @@ class WorkerPool:
         self._ready: list[Worker] = []
         self._wanted = threading.Condition()
         self._closed = False
-        # Probing bubblewrap takes as long as starting a child: where full isolation may work, the first spare
-        # starts with it while the probe runs (kept only when the probe says full isolation works).
+        # Where full isolation may work, the first spare starts with it, and its start is the answer: a sandbox
+        # that started shows bubblewrap works here as well as the probe would (a sandbox started only to see it
+        # start, which took a core from the spare's start for as long). The probe runs when that spare fails.
         self._early = isolation is None and spares > 0 and sandbox.full_may_work()
         self._detected = threading.Event()
-        if self._early:
-            self._started = self._starting = 1
         self._spawner = threading.Thread(target=self._keep_spares, daemon=True, name="skynet-spares")
         if self._early:
+            self._started = self._starting = 1
             self._spawner.start()
-        try:
-            self.isolation, self.isolation_reason = (
-                (isolation, "chosen by the caller") if isolation is not None else sandbox.detect_isolation()
-            )
-        finally:
-            self._detected.set()
-        if not self._early:
-            self._spawner.start()
+            self._detected.wait()
+            return
+        self.isolation, self.isolation_reason = (
+            (isolation, "chosen by the caller") if isolation is not None else sandbox.detect_isolation()
+        )
+        self._spawner.start()
 
     def take(self, cancel: threading.Event | None = None) -> Worker:
         """A started worker of this pool's isolation, once the sandbox limit has a place for it (waiting in
@@ -116,20 +114,24 @@ class WorkerPool:
         return worker if worker is not None else Worker(self.isolation, self.limits)
 
     def _start_early(self) -> None:
-        """The first spare, started with full isolation before the probe's verdict (see __init__)."""
+        """The first spare, started with full isolation; whether it started is the pool's isolation (see
+        __init__), else the probe's verdict."""
         worker: Worker | None = None
         try:
             worker = Worker(Isolation.FULL, self.limits)
-            self._detected.wait()
-            if self.isolation is not Isolation.FULL:
-                raise RuntimeError("full isolation does not work here")
             worker.wait_ready()
-        except Exception:  # noqa: BLE001  (the usual loop starts the spare instead)
+        except Exception:  # noqa: BLE001  (the probe says why, and the usual loop starts the spare instead)
             if worker is not None:
                 worker.close()
+            try:
+                self.isolation, self.isolation_reason = sandbox.detect_isolation()
+            finally:
+                self._detected.set()  # __init__ waits for it, whatever happens
             self._spare_failed()
             return
-        self._spare_started(worker)
+        self.isolation, self.isolation_reason = Isolation.FULL, sandbox.FULL_REASON
+        self._spare_started(worker)  # before the verdict: a pool made is one whose first spare waits
+        self._detected.set()
 
     def _keep_spares(self) -> None:
         if self._early:

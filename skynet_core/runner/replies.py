@@ -11,7 +11,7 @@ from ..i18n import _
 from ..metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
 from ..overflow import SIDE_KEEP_BYTES, bound_side_information
 from ..packages import missing_module_hint
-from ..results import CaseResult, CaseStatus, JudgeUsage
+from ..results import NO_CALLS, CaseResult, CaseStatus, JudgeUsage
 from ..sandbox.returns import MAX_NAMED_SCORES
 from ..trace import LlmCall, bounded
 
@@ -89,7 +89,7 @@ def reply_to_result(case: Case, reply: dict[str, Any], source: MetricSource | No
     duration = _finite(reply.get("duration_ms"))
     honest = duration is not None and 0.0 <= duration <= MAX_DURATION_MS  # else forged on the channel
     stdout = reply.get("stdout")
-    judge, traced = judge_usage(calls) if calls else (JudgeUsage(), ())
+    judge, traced = judge_usage(calls) if calls else (NO_CALLS, ())
     base = CaseResult(
         id=case.id,
         split=case.split,

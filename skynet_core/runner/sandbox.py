@@ -398,6 +398,11 @@ def libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
+# N_: cached once per process, so shown translated (``_(reason)``) in each session's language.
+FULL_REASON = N_("bubblewrap sandbox: no network, private /tmp, unprivileged user")
+"""Why the isolation is full: what :func:`detect_isolation` says, and a pool whose first sandbox started."""
+
+
 def full_may_work() -> bool:
     """Whether :func:`detect_isolation` may find full isolation (its quick checks, without the probe)."""
     return (
@@ -428,8 +433,7 @@ def detect_isolation() -> tuple[Isolation, str]:
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
         return Isolation.REDUCED, f"bubblewrap could not start: {reason}"
-    # N_: cached once per process, so shown translated (``_(reason)``) in each session's language.
-    return Isolation.FULL, N_("bubblewrap sandbox: no network, private /tmp, unprivileged user")
+    return Isolation.FULL, FULL_REASON
 
 
 def widen_pipe(fd: int) -> None:

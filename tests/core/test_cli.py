@@ -247,6 +247,46 @@ def test_a_run_without_a_model_never_imports_litellm(tmp_path, data):
     assert done.stdout.splitlines()[-1] == "no litellm 0", done.stdout + done.stderr
 
 
+# What `score` of a plain JSON Lines file has no use for: the readers of tables, roles and candidate files, the
+# engines, the agreement with human scores, and the heavy packages behind them.
+NOT_FOR_A_PLAIN_SCORE = (
+    "pandas",
+    "pyarrow",
+    "numpy",
+    "plotly",
+    "scipy",
+    "litellm",
+    "skynet_core.datasets.frames",
+    "skynet_core.datasets.candidates",
+    "skynet_core.datasets.tables",
+    "skynet_core.engines.gepa_adapter",
+    "skynet_core.engines.task",
+    "skynet_core.human.files",
+    "skynet_core.human.pairing",
+)
+
+
+def test_score_of_a_plain_jsonl_file_imports_only_what_it_needs(tmp_path, data):
+    probe = (
+        "import atexit, runpy, sys\n"
+        f"unused = {NOT_FOR_A_PLAIN_SCORE!r}\n"
+        "atexit.register(lambda: print('imported:', sorted(name for name in unused if name in sys.modules)))\n"
+        f"sys.argv = ['skynet_core', 'score', {str(write_metric(tmp_path, GOOD))!r}, '--data', {str(data)!r}]\n"
+        "runpy.run_module('skynet_core', run_name='__main__')\n"
+    )
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SKYNET_")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**env, "SKYNET_DATA_DIR": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "imported: []", done.stdout + done.stderr
+
+
 def test_score_split_takes_only_that_splits_cases(tmp_path):
     data = tmp_path / "split.jsonl"
     data.write_text(

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from skynet_core.cli import run
-from skynet_core.contract import check_metric, reward_spec_line
+from skynet_core.contract import check_metric
 from skynet_core.pysource import SourceTooDeep, parse
 from skynet_core.reward import MetricSourceError, replace_reward_spec
+from skynet_core.reward_spec import reward_spec_line
 
 DEEP = (
     'REWARD_SPEC = {"weights": {"accuracy": 1, "speed": 0, "cost": 0}, "accuracy": {}, "speed": {"reference": 1},'

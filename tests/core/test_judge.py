@@ -48,7 +48,7 @@ def judged(
 ) -> CaseResult:
     usage = JudgeUsage()
     for _ in range(calls):
-        usage.add(ms, 20, 5, cost)
+        usage = usage.plus(ms, 20, 5, cost)
     return CaseResult(
         id=case_id,
         status=status,

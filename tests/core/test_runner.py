@@ -10,7 +10,9 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseStatus, Isolation
-from skynet_core.runner import WorkerPool, score_cases
+from skynet_core.runner import WorkerPool, sandbox, score_cases
+from skynet_core.runner import pool as pool_module
+from skynet_core.runner.worker import Worker
 
 ECHO = "def score(input, output, expected=None):\n    return float(input['n']), {'feedback': output}\n"
 
@@ -159,6 +161,43 @@ def test_a_warm_pool_hands_out_a_started_child():
         worker = pool.take()
         assert worker is spare and worker.alive
         worker.close()
+    finally:
+        pool.close()
+
+
+def test_a_pool_whose_first_sandbox_starts_has_full_isolation_without_a_probe(monkeypatch):
+    if not sandbox.full_may_work() or sandbox.detect_isolation()[0] is not Isolation.FULL:
+        pytest.skip("needs bubblewrap working here")
+
+    def no_probe() -> tuple[Isolation, str]:
+        raise AssertionError("the probe ran, though the first sandbox started")
+
+    monkeypatch.setattr(sandbox, "detect_isolation", no_probe)
+    pool = WorkerPool(spares=1, refill=False)
+    try:
+        assert (pool.isolation, pool.isolation_reason) == (Isolation.FULL, sandbox.FULL_REASON)
+        assert pool._ready and pool._ready[0].isolation is Isolation.FULL
+    finally:
+        pool.close()
+
+
+def test_a_pool_whose_first_sandbox_fails_takes_the_probes_verdict(monkeypatch):
+    real_worker = pool_module.Worker
+
+    def worker(isolation: Isolation, limits: sandbox.Limits | None = None) -> Worker:
+        if isolation is Isolation.FULL:
+            raise OSError("bwrap: No permissions to create new namespace")
+        return real_worker(isolation, limits)
+
+    monkeypatch.setattr(sandbox, "full_may_work", lambda: True)
+    monkeypatch.setattr(sandbox, "detect_isolation", lambda: (Isolation.REDUCED, "bubblewrap could not start"))
+    monkeypatch.setattr(pool_module, "Worker", worker)
+    pool = WorkerPool(spares=1, refill=False)
+    try:
+        assert (pool.isolation, pool.isolation_reason) == (Isolation.REDUCED, "bubblewrap could not start")
+        taken = pool.take()
+        assert taken.isolation is Isolation.REDUCED and taken.alive
+        taken.close()
     finally:
         pool.close()
 
