@@ -88,11 +88,14 @@ FEEDBACK_REVIEW = "feedback.review"  # the review of (run, thresholds, language)
 FEEDBACK_HEALTH = "feedback.health"  # the health findings of (run, language), computed once
 FEEDBACK_THRESHOLDS = "feedback.thresholds"
 FEEDBACK_THRESHOLD_GEN = "feedback.threshold_gen"  # "Reset to defaults" starts a new generation of fields
+FEEDBACK_THRESHOLDS_OPEN = "feedback.thresholds_open"  # whether the Thresholds panel is open (widgets.lazy)
+FEEDBACK_REFLECTION_OPEN = "feedback.reflection_open"  # whether the reflection step's panel is open
 FEEDBACK_CASE = "feedback.case"  # the case shown side by side
 FEEDBACK_TABLE_PICK = "feedback.table_pick"
 FEEDBACK_SHOW_CHOICE = "feedback.show_choice"
 # "Does this feedback help?" (pages/feedback/uplift.py): the form's widgets (their values are kept in the workspace),
 # the message of a start that was refused, and the arm and seed whose final instruction is shown.
+UPLIFT_OPEN = "feedback.uplift.open"  # whether the feedback-value experiment's panel is open (widgets.lazy)
 UPLIFT_INSTRUCTION = "feedback.uplift.instruction"
 UPLIFT_ROUNDS = "feedback.uplift.rounds"
 UPLIFT_SEEDS = "feedback.uplift.seeds"

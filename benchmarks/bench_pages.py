@@ -1,8 +1,11 @@
 """The app's paths in headless Chromium, from the action to the result drawn, against a real `streamlit run serve.py`.
 
-    .venv/bin/python benchmarks/bench_pages.py [--repeats 5] [--judge-ms 250] [--script app.py]
+    .venv/bin/python benchmarks/bench_pages.py [--repeats 5] [--judge-ms 250] [--script app.py] [--baseline TREE]
 
 ``--script app.py`` serves the app without the server's preload (see serve.py), to compare the first load.
+``--baseline TREE`` also serves another checkout (with its own ``.venv`` if it has one) on the same data once the
+paths above are measured, and takes each page's first draw from the two servers in turn, page by page: the machine
+is shared, and two runs of one tree an hour apart differed by more than most changes do.
 
 Each figure is a median of ``--repeats`` (the first page load is measured once: it is the first):
 
@@ -240,20 +243,26 @@ def measure(browser: Browser, url: str, repeats: int) -> dict[str, list[float]]:
         time.sleep(0.3)
     navigate(page, repeats, figures)
     page.context.close()
+    return figures
 
-    for path, title in PAGES.items():
-        samples = figures.setdefault(f"first draw: {title}", [])
-        TARGETS.setdefault(f"first draw: {title}", 1.0)
-        for _ in range(repeats):
-            fresh = new_page(browser)
 
-            samples.append(
-                timed(
-                    lambda fresh=fresh, path=path: fresh.goto(f"{url}/{path}"),
-                    lambda fresh=fresh, title=title: titled(fresh, title),
+def first_draws(browser: Browser, servers: dict[str, str], repeats: int) -> dict[str, list[float]]:
+    """Each page's first draw in a fresh browser context, from each of ``servers`` (a name for its figures, its
+    URL) in turn: every repeat visits every page, each from every server."""
+    figures: dict[str, list[float]] = {}
+    for _ in range(repeats):
+        for path, title in PAGES.items():
+            for name, url in servers.items():
+                fresh = new_page(browser)
+                figures.setdefault(f"{name}first draw: {title}", []).append(
+                    timed(
+                        lambda fresh=fresh, url=url, path=path: fresh.goto(f"{url}/{path}"),
+                        lambda fresh=fresh, title=title: titled(fresh, title),
+                    )
                 )
-            )
-            fresh.context.close()
+                fresh.context.close()
+    for name in figures:
+        TARGETS[name] = 1.0
     return figures
 
 
@@ -301,6 +310,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--judge-ms", type=float, default=250.0)
     parser.add_argument("--script", default="serve.py", help="the script served: serve.py (the README's) or app.py")
+    parser.add_argument("--baseline", type=Path, default=None, help="another checkout whose first draws to alternate")
     args = parser.parse_args()
     expect.set_options(timeout=30_000)
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
@@ -311,17 +321,24 @@ def main() -> None:
     store.set("dataset.path", str(forty))
     store.save_draft((ROOT / "skynet_core/examples/metrics/exact_match.py").read_text())
     with FakeOpenAI(latency_s=args.judge_ms / 1000.0) as judge:
+        env = {"SKYNET_METRIC_MODEL": "openai/judge", "SKYNET_METRIC_API_BASE": judge.url}
         started = time.perf_counter()
-        process, url = start_server(
-            data_dir,
-            script=args.script,
-            env={"SKYNET_METRIC_MODEL": "openai/judge", "SKYNET_METRIC_API_BASE": judge.url},
-        )
+        process, url = start_server(data_dir, script=args.script, env=env)
         healthy_s = time.perf_counter() - started
+        servers = {"": url}
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 figures = measure(browser, url, args.repeats)
+                if args.baseline is not None:  # the same data, as this tree's server left it
+                    baseline, servers["baseline: "] = start_server(
+                        data_dir, script=args.script, env=env, root=args.baseline.resolve()
+                    )
+                try:
+                    figures.update(first_draws(browser, servers, args.repeats))
+                finally:
+                    if args.baseline is not None:
+                        stop_server(baseline)
                 bare = floor(browser, args.repeats)
                 browser.close()
         finally:
@@ -337,7 +354,7 @@ def main() -> None:
     bare_runs = ", ".join(f"{value:.2f}" for value in bare)
     print(f"  {'floor: a bare Streamlit page':<32} median {bare_median:6.2f} s  (runs: {bare_runs})")
     for name, values in figures.items():
-        if name.startswith("first draw") or name.endswith("page loads") or name == "first page load":
+        if "first draw" in name or name.endswith("page loads") or name == "first page load":
             print(f"  {name:<32} {statistics.median(values) / bare_median:5.2f}x the floor")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 

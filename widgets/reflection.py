@@ -72,14 +72,16 @@ def draw_reflection_step(
         args=(dataset, text_key),
     )
     cols = st.columns([1, 3], vertical_alignment="bottom")
+    # The size chosen is kept apart from its field: the Feedback review page draws this panel only while it is open.
+    S.setdefault(f"{key}.size", S.get(f"{key}.size_chosen", DEFAULT_MINIBATCH))
     size = cols[0].number_input(
         _("Cases to reflect on"),
         min_value=1,
         max_value=10,
-        value=DEFAULT_MINIBATCH,
         key=f"{key}.size",
         help=_("The lowest-scoring cases, like GEPA's minibatch (3)."),
     )
+    S[f"{key}.size_chosen"] = size
     model = settings.reflection.model if settings.reflection is not None else None
     cols[1].caption(
         _("Reflection model: **{model}**").format(model=markdown_text(model))

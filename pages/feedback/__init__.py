@@ -28,6 +28,7 @@ from skynet_core.metric_source import MetricSource
 from skynet_core.runs import SavedRun
 from skynet_core.workspace import Snapshot
 from widgets.jobs import job_panel, outcome_panel
+from widgets.lazy import lazy_expander
 from widgets.reflection import draw_reflection_step
 from widgets.stale import stale_banner, stale_changes
 from widgets.text import md
@@ -205,14 +206,18 @@ def page() -> None:
     review_section(snap, run, pairs, result)
     draw_agreement(run, pairs, result)
     uplift_panel(snap)
-    with st.expander(_("Try one reflection step: would this feedback help an optimizer?")):
-        draw_reflection_step(
-            MetricSource.of(run.metric_source) if run.metric_source else snap.metric,
-            [case for case, _res in pairs],
-            [res for _case, res in pairs],
-            snap.settings,
-            dataset=data.source,
-            instruction=dataset_instruction(data),
-            key="feedback.reflection",
-        )
+    panel = lazy_expander(
+        _("Try one reflection step: would this feedback help an optimizer?"), key=K.FEEDBACK_REFLECTION_OPEN
+    )
+    if panel is not None:
+        with panel:
+            draw_reflection_step(
+                MetricSource.of(run.metric_source) if run.metric_source else snap.metric,
+                [case for case, _res in pairs],
+                [res for _case, res in pairs],
+                snap.settings,
+                dataset=data.source,
+                instruction=dataset_instruction(data),
+                key="feedback.reflection",
+            )
     draw_health(snap, run, pairs)

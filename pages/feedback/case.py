@@ -17,12 +17,13 @@ from skynet_core.feedback.view import fmt, mark_text, suggestions
 from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
-from widgets.text import long_text, md
+from widgets.text import literal, long_text, md
 
 
-def show_value(value: Any) -> None:
+def show_value(value: Any, key: str) -> None:
+    """A case's input, output or expected: text literally (as the Author page's case in full shows it), else as JSON."""
     if isinstance(value, str):
-        st.code(value if value else _("(empty string)"), language=None, wrap_lines=True)
+        literal(value if value else _("(empty string)"), key=key)
     else:
         st.json(value, expanded=True)
 
@@ -44,17 +45,17 @@ def draw_case(
     )
     # Input on its own row, output and expected side by side: three columns are too narrow for JSON at 900 px.
     st.markdown("**" + _("Input") + "**")
-    show_value(case.input)
+    show_value(case.input, "feedback.case.input")
     cols = st.columns(2)
     with cols[0]:
         st.markdown("**" + _("Output") + "**")
-        show_value(case.output)
+        show_value(case.output, "feedback.case.output")
     with cols[1]:
         st.markdown("**" + _("Expected") + "**")
         if case.expected is None:
             st.caption(_("None: this case has no expected value."))
         else:
-            show_value(case.expected)
+            show_value(case.expected, "feedback.case.expected")
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown("**" + _("Feedback") + "**")

@@ -12,14 +12,17 @@ from skynet_core.feedback import Review, Thresholds
 from skynet_core.feedback import view as fv
 from skynet_core.i18n import _, with_language
 from skynet_core.runs import SavedRun
+from widgets.lazy import lazy_expander
 from widgets.text import md
 
 S = st.session_state
 
 
 def thresholds_editor() -> Thresholds:
-    """A number field per rule; the review reruns on each change. "Reset to defaults" makes new fields (a new
-    key generation), so every field shows its default again, even one the browser held at an invalid value."""
+    """A number field per rule, in a panel drawn only while it is open; the review reruns on each change. The
+    thresholds in use are kept apart from the fields, which show them whenever the panel opens. "Reset to
+    defaults" makes new fields (a new key generation), so every field shows its default again, even one the
+    browser held at an invalid value."""
     gen = S.setdefault(K.FEEDBACK_THRESHOLD_GEN, 0)
     current: Thresholds = S.get(K.FEEDBACK_THRESHOLDS, Thresholds())
 
@@ -27,8 +30,11 @@ def thresholds_editor() -> Thresholds:
         S[K.FEEDBACK_THRESHOLDS] = Thresholds()
         S[K.FEEDBACK_THRESHOLD_GEN] = gen + 1
 
+    panel = lazy_expander(_("Thresholds"), key=K.FEEDBACK_THRESHOLDS_OPEN, icon=":material/tune:")
+    if panel is None:
+        return current
     values = {}
-    with st.expander(_("Thresholds"), icon=":material/tune:"):
+    with panel:
         st.caption(_("Change a number and the review runs again at once over the saved results."))
         cols = st.columns(2)
         shown = fv.threshold_values(current)

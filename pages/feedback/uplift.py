@@ -21,6 +21,7 @@ from skynet_core.llm import litellm_ready, warm_up
 from skynet_core.workspace import Snapshot, UpliftForm
 from skynet_core.workspace.uplift import missing_models, missing_models_message
 from widgets.jobs import job_panel, outcome_panel, progress_row
+from widgets.lazy import lazy_expander
 from widgets.text import md
 
 S = st.session_state
@@ -161,8 +162,15 @@ def job_section() -> None:
 
 
 def uplift_panel(snap: Snapshot) -> None:
-    """The whole panel, in an expander of its own."""
-    with st.expander(_("Does this feedback help? Measure what an optimizer gains from it"), icon=":material/science:"):
+    """The whole panel, in an expander of its own, drawn while it is open (its form is kept in the workspace)."""
+    panel = lazy_expander(
+        _("Does this feedback help? Measure what an optimizer gains from it"),
+        key=K.UPLIFT_OPEN,
+        icon=":material/science:",
+    )
+    if panel is None:
+        return
+    with panel:
         st.caption(
             _(
                 "Runs GEPA's reflection loop from the same instruction in three arms that differ only in what the "

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import keys as K
 from skynet_core.datasets import load_dataset, load_example
 from skynet_core.feedback import MarkStore, MarkValue, Thresholds
 from skynet_core.feedback import view as fv
@@ -62,6 +63,12 @@ def show_box(app: AppTest):
     return next(box for box in app.selectbox if box.label == "Show")
 
 
+def opened(app: AppTest, panel: str, is_open: bool = True) -> AppTest:
+    """The page after a click on the panel keyed ``panel``: a lazy panel draws its content only while open."""
+    app.session_state[panel] = is_open
+    return app.run()
+
+
 def threshold_box(app: AppTest, setting: str):
     """The number field of one threshold (its key carries a generation that "Reset to defaults" moves on)."""
     return next(
@@ -109,13 +116,35 @@ def test_the_selected_case_is_shown_side_by_side_with_its_rules_and_suggestion(s
 
 
 def test_changing_a_threshold_reruns_the_review(seeded: RunKey) -> None:
-    app = open_page()
+    app = opened(open_page(), K.FEEDBACK_THRESHOLDS_OPEN)
     threshold_box(app, "min_words").set_value(1).run()
     assert app.table[0].value["Flagged"]["Empty or very short"] == 0
     assert app.table[0].value["Threshold"]["Empty or very short"] == "1 words (fewer is flagged)"
     threshold_box(app, "low_score").set_value(0.0).run()
     assert app.table[0].value["Flagged"]["Low score without specifics"] == 0
     assert metric(app, "Broke a rule") == str(weak_count())  # "Wrong." is still a generic phrase
+
+
+def test_the_thresholds_panel_draws_its_fields_only_while_open_and_keeps_their_values(seeded: RunKey) -> None:
+    app = open_page()
+    assert not [box for box in app.number_input if box.key.startswith("feedback.threshold.")]  # nobody opened it
+    opened(app, K.FEEDBACK_THRESHOLDS_OPEN)
+    threshold_box(app, "min_words").set_value(1).run()
+    opened(app, K.FEEDBACK_THRESHOLDS_OPEN, False)
+    assert not [box for box in app.number_input if box.key.startswith("feedback.threshold.")]
+    # Closed, the review still uses the threshold typed; opened again, its field shows it.
+    assert app.table[0].value["Flagged"]["Empty or very short"] == 0
+    opened(app, K.FEEDBACK_THRESHOLDS_OPEN)
+    assert threshold_box(app, "min_words").value == 1
+
+
+def test_the_reflection_steps_size_survives_closing_its_panel(seeded: RunKey) -> None:
+    app = opened(open_page(), K.FEEDBACK_REFLECTION_OPEN)
+    app.number_input(key="feedback.reflection.size").set_value(5).run()
+    opened(app, K.FEEDBACK_REFLECTION_OPEN, False)
+    assert "feedback.reflection.instruction" not in [area.key for area in app.text_area]
+    opened(app, K.FEEDBACK_REFLECTION_OPEN)
+    assert app.number_input(key="feedback.reflection.size").value == 5
 
 
 def test_filtering_by_a_rule_with_no_flags_shows_an_empty_note(seeded: RunKey) -> None:
@@ -200,7 +229,7 @@ def test_the_model_review_uses_the_model_saved_on_the_settings_page(seeded: RunK
 
 
 def test_a_reflection_step_on_the_review_shows_the_prompt_without_a_model(seeded: RunKey) -> None:
-    app = open_page()
+    app = opened(open_page(), K.FEEDBACK_REFLECTION_OPEN)
     app.text_area(key="feedback.reflection.instruction").input("Answer the ticket in one line.").run()
     app.button(key="feedback.reflection.run").click().run()
     assert not app.exception, app.exception
@@ -211,7 +240,7 @@ def test_a_reflection_step_on_the_review_shows_the_prompt_without_a_model(seeded
 
 
 def test_reset_to_defaults_restores_every_threshold_field(seeded: RunKey) -> None:
-    app = open_page()
+    app = opened(open_page(), K.FEEDBACK_THRESHOLDS_OPEN)
     before = {box.key for box in app.number_input if box.key.startswith("feedback.threshold.")}
     threshold_box(app, "min_words").set_value(1).run()
     threshold_box(app, "low_score").set_value(0.0).run()

@@ -63,8 +63,15 @@ def with_models(workspace: Workspace, *, task: bool = True, reflection: bool = T
 
 
 def open_feedback(language: str | None = None) -> AppTest:
-    """Feedback review, with time for a first plan on a busy machine (the page loads litellm for the prices)."""
-    return open_app("feedback", language=language, timeout=180)
+    """Feedback review with this panel opened, with time for a first plan on a busy machine (the panel loads
+    litellm for the prices)."""
+    return open_app("feedback", language=language, state={K.UPLIFT_OPEN: True}, timeout=180)
+
+
+def opened(at: AppTest, is_open: bool = True) -> AppTest:
+    """The page after a click on the panel's title: it draws its content only while open (widgets.lazy)."""
+    at.session_state[K.UPLIFT_OPEN] = is_open
+    return at.run()
 
 
 class Scope:
@@ -118,10 +125,23 @@ def test_the_form_is_kept_in_the_workspace_across_pages(scored: Workspace) -> No
     assert "Planned: at most 14 + " not in texts(at)
     go_to(at, "data")
     go_to(at, "feedback")
+    opened(at)  # a page opened again starts with its panels closed
     assert at.number_input(key="feedback.uplift.rounds").value == 5
     assert at.text_area(key="feedback.uplift.instruction").value == "Label the ticket."
     assert scored.uplift_form().rounds == 5
     assert "rounds 5" in texts(at)
+
+
+def test_the_panel_plans_and_draws_its_form_only_while_open(scored: Workspace) -> None:
+    with_models(scored)
+    at = open_app("feedback", timeout=180)
+    assert "feedback.uplift.instruction" not in [area.key for area in at.text_area]
+    assert "Planned:" not in texts(at)
+    at.session_state[K.UPLIFT_OPEN] = True
+    assert "Planned: at most 284 task calls" in texts(at.run())
+    opened(at, False)  # closed again: the form is the workspace's, and comes back when it opens
+    assert "feedback.uplift.rounds" not in [box.key for box in at.number_input]
+    assert opened(at).number_input(key="feedback.uplift.rounds").value == scored.uplift_form().rounds
 
 
 def test_an_impossible_size_is_said_before_a_run(scored: Workspace) -> None:

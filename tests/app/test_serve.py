@@ -98,3 +98,88 @@ def test_a_draft_that_may_ask_the_model_is_not_checked_while_starting(tmp_path: 
     Store(tmp_path).save_draft(JUDGE)
     report = warmed(tmp_path, **MODEL)
     assert report["visitor's check ran again"]
+
+
+ADDRESS_PROBE = """
+import json, sys
+from streamlit import config
+config.set_option("server.baseUrlPath", sys.argv[1])  # as `streamlit run --server.baseUrlPath` does before serve.py
+import serve
+html = serve.page_html()
+print(json.dumps({
+    "routes": sorted(route.path for route in serve.app._user_routes),
+    "told before Streamlit's script": html.index(serve.SERVER_ADDRESS) < html.index('<script type="module"'),
+}))
+"""
+
+
+def page_addresses(tmp_path: Path, base_path: str = "") -> dict[str, Any]:
+    """serve.py's page routes and page, in a fresh Python whose server has ``base_path``."""
+    env = {"PATH": "/usr/bin:/bin", "SKYNET_DATA_DIR": str(tmp_path), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", ADDRESS_PROBE, base_path],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
+def test_each_page_address_is_served_the_page_that_tells_where_the_server_is(tmp_path: Path) -> None:
+    report = page_addresses(tmp_path)
+    pages = ["author", "data", "feedback", "history", "human", "runs", "settings", "tradeoffs"]
+    assert report["routes"] == [f"/{name}" for name in pages]
+    assert report["told before Streamlit's script"]  # window.__streamlit is read as Streamlit's script starts
+
+
+def test_page_addresses_follow_the_servers_base_path(tmp_path: Path) -> None:
+    report = page_addresses(tmp_path, "studio")
+    assert "/studio/data" in report["routes"] and "/data" not in report["routes"]
+
+
+ASSETS_PROBE = """
+import json
+from pathlib import Path
+from starlette.responses import PlainTextResponse
+from starlette.testclient import TestClient
+from streamlit import file_util
+from streamlit.web import bootstrap
+import serve
+
+bootstrap._initialize_mimetypes()  # as the server's start does: the types Streamlit serves its files with
+def streamlit(scope, receive, send):  # what the request would reach without the middleware
+    return PlainTextResponse("streamlit")(scope, receive, send)
+
+client = TestClient(serve.AssetsFromMemory(streamlit))
+script = next((Path(file_util.get_static_dir()) / "static" / "js").glob("Selectbox.*.js"))
+name = f"/static/js/{script.name}"
+whole = client.get(name)
+print(json.dumps({
+    "same bytes": whole.content == script.read_bytes(),
+    "type": whole.headers["content-type"],
+    "cache": whole.headers["cache-control"],
+    "again": client.get(name).content == whole.content,
+    "range": client.get(name, headers={"Range": "bytes=0-9"}).text,
+    "changed?": client.get(name, headers={"If-None-Match": '"x"'}).text,
+    "unknown": client.get("/static/js/nope.js").text,
+    "outside": client.get("/static/../serve.py").text,
+    "page": client.get("/data").text,
+}))
+"""
+
+
+def test_streamlits_own_files_are_answered_from_memory_and_everything_else_goes_on(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "SKYNET_DATA_DIR": str(tmp_path), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", ASSETS_PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["same bytes"] and report["again"]
+    assert report["type"] == "application/javascript"  # as Streamlit's own handler answers it
+    assert report["cache"] == "public, immutable, max-age=31536000"  # the name carries the content's hash
+    # A part of a file, a revalidation, a name the folder lacks, a path out of it and a page: Streamlit answers.
+    assert [report[what] for what in ("range", "changed?", "unknown", "outside", "page")] == ["streamlit"] * 5

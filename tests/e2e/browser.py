@@ -59,16 +59,22 @@ def free_port() -> int:
 
 
 def start_server(
-    data_dir: Path, port: int | None = None, script: str = "serve.py", env: dict[str, str] | None = None
+    data_dir: Path,
+    port: int | None = None,
+    script: str = "serve.py",
+    env: dict[str, str] | None = None,
+    root: Path = ROOT,
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Start the app (or another ``script``) with its data in ``data_dir``; return the process and its URL once it
-    answers. ``env`` adds variables to the server's environment."""
+    """Start the app (or another ``script``) of the checkout ``root`` with its data in ``data_dir``; return the
+    process and its URL once it answers. ``env`` adds variables to the server's environment. Another checkout runs
+    with its own ``.venv`` when it has one."""
     port = port or free_port()
     environment = {**os.environ, **(env or {}), "SKYNET_DATA_DIR": str(data_dir)}
     log = (data_dir / "server.log").open("ab")
+    own_python = root / ".venv" / "bin" / "python"
     process = subprocess.Popen(
         [
-            sys.executable,
+            str(own_python) if root != ROOT and own_python.exists() else sys.executable,
             "-m",
             "streamlit",
             "run",
@@ -80,7 +86,7 @@ def start_server(
             "--server.headless",
             "true",
         ],
-        cwd=ROOT,
+        cwd=root,
         env=environment,
         stdout=log,
         stderr=subprocess.STDOUT,
