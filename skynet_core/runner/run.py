@@ -7,6 +7,7 @@ alone; the cases after it run in a fresh child with the metric loaded again.
 from __future__ import annotations
 
 import contextvars
+import functools
 import statistics
 import threading
 import time
@@ -118,8 +119,26 @@ def batch_size(remaining: int, workers: int) -> int:
     return max(1, min(MAX_BATCH_CASES, remaining // (workers * GUIDED_SHARES)))
 
 
+@dataclass(frozen=True)
+class _Queued:
+    """A request of cases sent to a shard's worker while it finished the one before (``Worker.run_chunks``'s
+    ``last``): the cases from ``start``, as sent, and when (``time.monotonic()``)."""
+
+    start: int
+    cases: list[Case]
+    payloads: list[dict[str, Any]] | EncodedCases
+    ahead: CallsAhead | None
+    sent: float
+
+
 class _Shard:
-    """Runs batches in one worker at a time, replacing the worker after a failure."""
+    """Runs batches in one worker at a time, replacing the worker after a failure.
+
+    ``next_batch`` (the run's, which never waits) gives the batch to send as the child sends its last results
+    of one, so that the child scores it while this thread handles them: the shard's :attr:`pending` batch,
+    run next. Never in a careful request's place, and never to a child that may not have been sent the
+    whole request (:attr:`spoiled`: it is closed, and the batch runs in a fresh one).
+    """
 
     def __init__(
         self,
@@ -141,6 +160,42 @@ class _Shard:
         # A handler that answers ahead, for a metric that may call llm(): each request of cases carries the
         # answers of the calls its cases made last time (skynet_core.llm.ahead).
         self.ahead = llm if isinstance(llm, AnswersAhead) and source.names_llm() else None
+        self.next_batch: Callable[[], tuple[int, list[Case]] | None] | None = None
+        self.queued: _Queued | None = None
+        self.unsent: tuple[int, list[Case]] | None = None
+        self.spoiled = False
+
+    def pending(self) -> tuple[int, list[Case]] | None:
+        """The batch taken while the one before ran (sent already, or to send), to run next; None when none."""
+        if self.queued is not None:
+            return self.queued.start, self.queued.cases
+        unsent, self.unsent = self.unsent, None
+        return unsent
+
+    def drop_pending(self) -> None:
+        """Forget the batch taken ahead (the run stops: its cases are not scored, as those never taken)."""
+        if self.queued is not None:
+            self.close()  # the child is scoring them
+        self.unsent = None
+
+    def _send_next(self, worker: Worker) -> None:
+        """``Worker.run_chunks``'s ``last``: send the next batch, if the run has one ready, to ``worker``."""
+        if self.next_batch is None or self.queued is not None or self.unsent is not None:
+            return
+        batch = self.next_batch()
+        if batch is None:
+            return
+        start, cases = batch
+        try:
+            payloads, ahead = self._request(cases, list(range(len(cases))))
+            worker.send_cases(payloads, self.timeout, self.cancel, False, ahead)
+        except orjson.JSONEncodeError:  # nothing was written: it runs as any batch does (run_batch's refusals)
+            self.unsent = batch
+            return
+        except (CallTimeout, ChildDied, Cancelled):  # part of it may have been written: this child takes no more
+            self.unsent, self.spoiled = batch, True
+            return
+        self.queued = _Queued(start, cases, payloads, ahead, time.monotonic())
 
     def _emit_each(self, indexes: list[int], results: list[CaseResult]) -> None:
         for index, result in zip(indexes, results, strict=True):
@@ -157,6 +212,8 @@ class _Shard:
         return self.worker
 
     def close(self) -> None:
+        if self.queued is not None:  # its request is lost with the child: it runs as any batch does
+            self.unsent, self.queued = (self.queued.start, self.queued.cases), None
         if self.worker is not None:
             self.worker.close()
             self.worker = None
@@ -164,12 +221,19 @@ class _Shard:
     def run_batch(self, start: int, cases: list[Case]) -> None:
         todo = list(range(len(cases)))
         careful = False  # after a child died with no case running: see below
+        queued = self.queued if self.queued is not None and self.queued.start == start else None
+        self.queued = None if queued is not None else self.queued
         while todo:
             worker = self._fresh()
             sent, answered = todo, 0
             try:
-                payloads, ahead = self._request(cases, sent)
-                for replies in worker.run_chunks(payloads, self.timeout, self.llm, self.cancel, careful, ahead):
+                if queued is not None:  # the first try: its request went while the batch before ended
+                    payloads, ahead, sent_at, queued = queued.payloads, queued.ahead, queued.sent, None
+                else:
+                    (payloads, ahead), sent_at = self._request(cases, sent), None
+                last = None if careful else functools.partial(self._send_next, worker)
+                chunks = worker.run_chunks(payloads, self.timeout, self.llm, self.cancel, careful, ahead, sent_at, last)
+                for replies in chunks:
                     # The child's message, a few ms' worth of results, goes on in one step.
                     indexes = sent[answered : answered + len(replies)]
                     results = [
@@ -179,6 +243,9 @@ class _Shard:
                     self.emit_many([start + index for index in indexes], results)
                     answered += len(replies)
                 todo = []
+                if self.spoiled:
+                    self.spoiled = False
+                    self.close()
             except orjson.JSONEncodeError:
                 # Nothing was sent: a case the channel cannot carry fails alone, the others go again.
                 todo = [i for i in sent if not self._refused_unsendable(start + i, cases[i])]
@@ -432,7 +499,17 @@ class _Run:
             return False
         return statistics.median(self.first) * (len(self.cases) - seen) >= HELPERS_PAY_MS
 
-    def take_batch(self, shard: _Shard) -> tuple[int, list[Case]] | None:
+    def may_share(self) -> bool:
+        """Whether other children take, or may yet take, part of what is left (so that slices shrink as the run
+        goes on). Not once the typical case shows that what is left never pays for helpers (:meth:`slow`): the
+        median of the first cases no longer changes and fewer cases are left each time, so they never will."""
+        if self.helpers or self.workers <= 1 or len(self.first) < TYPICAL_OF:
+            return self.workers > 1
+        return statistics.median(self.first) * (len(self.cases) - self.busy[0]) >= HELPERS_PAY_MS
+
+    def take_batch(self, shard: _Shard, wait: bool = True) -> tuple[int, list[Case]] | None:
+        """The next batch for ``shard``; None when none is left. ``wait=False``: None too when it would have to
+        wait (too far past the first unfinished case) or give its sandbox back (:data:`_IDLE`)."""
         cases, ordered = self.cases, self.ordered
         with self.lock:
             while True:
@@ -441,24 +518,38 @@ class _Run:
                     return None
                 if start - ordered.next <= AHEAD_CASES or self.cancel.is_set():
                     break
+                if not wait:
+                    return None
                 if shard.worker is not None and self.pool.limit.waiting():
                     return _IDLE  # its sandbox would sit idle while others wait for a place: it is closed first
                 ordered.waiting += 1  # the first unfinished case is still running; do not run too far ahead of it
                 self.lock.wait(0.1)
                 ordered.waiting -= 1
-            end = start + batch_size(len(cases) - start, self.workers)
+            end = start + batch_size(len(cases) - start, self.workers if self.may_share() else 1)
             self.next_start = end
         # A JSON Lines file's cases come as their lines, to be sent as they are (datasets.lines.LineCase).
         return start, self.line_batch(start, end) if self.line_batch is not None else list(cases[start:end])
 
+    def take_ahead(self, shard: _Shard) -> tuple[int, list[Case]] | None:
+        """The batch a shard sends as its child ends one (``_Shard.next_batch``): never one to wait for, nor
+        while the shard's sandbox should go to another run."""
+        worker = shard.worker
+        if worker is None or self.pool.crowded(worker) or self.pool.limit.waiting():
+            return None
+        return self.take_batch(shard, wait=False)
+
     def drive(self, shard: _Shard) -> None:
+        shard.next_batch = functools.partial(self.take_ahead, shard)
         try:
-            while (batch := self.take_batch(shard)) is not None:
+            while (batch := shard.pending() or self.take_batch(shard)) is not None:
                 if batch is _IDLE:
                     shard.close()
                     continue
+                if self.halt is not None and self.halt.is_set():  # a batch taken ahead, before the halt
+                    shard.drop_pending()
+                    break
                 shard.run_batch(*batch)
-                if shard.worker is not None and self.pool.crowded(shard.worker):
+                if shard.queued is None and shard.worker is not None and self.pool.crowded(shard.worker):
                     shard.close()  # the sandbox limit's place goes to a run that holds fewer
         except Cancelled:
             self.cancelled = True

@@ -430,6 +430,20 @@ class Worker:
         for chunk in self.run_chunks(cases, timeout, llm, cancel):
             yield from chunk
 
+    def send_cases(
+        self,
+        cases: list[dict[str, Any]] | EncodedCases,
+        timeout: float,
+        cancel: threading.Event | None = None,
+        careful: bool = False,
+        ahead: CallsAhead | None = None,
+    ) -> None:
+        """Send a request of cases; :meth:`run_chunks` reads what the child answers."""
+        head = b'{"op":"cases","careful":true,"cases":' if careful else b'{"op":"cases","cases":'
+        tail = b',"ahead":%s}\n' % orjson.dumps(ahead.wire) if ahead is not None and ahead.wire else b"}\n"
+        body = cases.data if isinstance(cases, EncodedCases) else orjson.dumps(cases)
+        self._send_line(head + body + tail, time.monotonic() + timeout + ANSWER_SLACK_S, cancel)
+
     def run_chunks(
         self,
         cases: list[dict[str, Any]] | EncodedCases,
@@ -438,6 +452,8 @@ class Worker:
         cancel: threading.Event | None = None,
         careful: bool = False,
         ahead: CallsAhead | None = None,
+        sent: float | None = None,
+        last: Callable[[], None] | None = None,
     ) -> Iterator[list[dict[str, Any]]]:
         """Yield the replies, in order, a list at a time as the child sent them (a few ms' worth: fewer steps
         a case for the caller); each call of score gets ``timeout`` seconds.
@@ -450,19 +466,25 @@ class Worker:
         after every case (slower; for cases run again after a broken channel).
         ``ahead``: the answers sent ahead with the cases, which is told of every
         call each case makes (``CallsAhead``).
+        ``sent``: the request went already (:meth:`send_cases`, at this ``time.monotonic()``), while
+        the child finished the one before. ``last``: called when the child's last message for these
+        cases arrives, before it is handled: the child then waits for its next request, which
+        ``last`` may send (:meth:`send_cases`) so that the child works while this process handles
+        the results (the child reads a request only once it has sent every result of the one before,
+        so that nothing of the next request is read as the answer to an ``llm()`` call).
         """
         # The progress page lives in the child's memory, where metric code can rewrite it, so calls
         # are also bounded by the parent's own clock: the running call started at most one flush
         # interval after the last results arrived (or after the cases were sent). Nothing else the
         # child sends, such as a model call, moves that bound.
         limit_s = timeout + ANSWER_SLACK_S
-        self._set_idle()
-        head = b'{"op":"cases","careful":true,"cases":' if careful else b'{"op":"cases","cases":'
-        tail = b',"ahead":%s}\n' % orjson.dumps(ahead.wire) if ahead is not None and ahead.wire else b"}\n"
-        body = cases.data if isinstance(cases, EncodedCases) else orjson.dumps(cases)
-        self._send_line(head + body + tail, time.monotonic() + limit_s, cancel)
+        if sent is None:
+            self._set_idle()
+            self.send_cases(cases, timeout, cancel, careful, ahead)
+            answered_at = time.monotonic()
+        else:  # the child may be running its first case already: its progress page is left as it is
+            self._unanswered, answered_at = 0, sent
         self._call_timeout = timeout
-        answered_at = time.monotonic()
         judge: list[LlmCall] = []
         # The running case's llm() calls (the child sends its results before each call, so every call
         # since the last result is the running case's), and the error that ended it, if a limit did.
@@ -493,6 +515,8 @@ class Worker:
                     self.send(reply, answered_at + limit_s, cancel)
                     continue
                 items = results_items(message, self._unanswered, len(cases), self.running_index)
+                if last is not None and self._unanswered + len(items) == len(cases):
+                    last()
                 for n, item in enumerate(items):
                     position = self._unanswered + n
                     if "ahead" in item:  # taken after the case's last call to this process, if any

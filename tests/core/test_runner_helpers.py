@@ -77,3 +77,43 @@ def test_the_watchdog_measures_a_sandbox_from_its_first_request_not_while_it_wai
         assert id(worker) not in watchdog()._watched
     finally:
         pool.close()
+
+
+FAST = """
+import os
+
+def score(input, output, expected=None):
+    if input["n"] == input["crash_at"]:
+        os._exit(3)  # the child dies on this case
+    return 1.0, {"feedback": "ok"}
+"""
+
+
+def test_a_run_that_keeps_one_sandbox_sends_batches_sized_for_one(monkeypatch) -> None:
+    # 20,000 instant cases at concurrency 8: no helper can pay, so batches are sized for the one child
+    # (at most 1,024 cases), not shrunk as if eight shared the cases (136 round trips before).
+    from skynet_core.runner import run as run_module
+
+    sent = []
+    run_batch = run_module._Shard.run_batch
+
+    def counted(self, start, cases):
+        sent.append(len(cases))
+        return run_batch(self, start, cases)
+
+    monkeypatch.setattr(run_module._Shard, "run_batch", counted)
+    cases = [Case(id=f"c{i}", input={"n": i, "crash_at": -1}, output="x") for i in range(20_000)]
+    results = score_cases(FAST, cases, concurrency=8).results
+    assert [result.id for result in results] == [case.id for case in cases]
+    assert all(result.ok for result in results)
+    assert sum(sent) == 20_000 and len(sent) <= 30, len(sent)
+
+
+def test_a_child_dying_on_the_batch_sent_ahead_loses_only_its_case() -> None:
+    # Batches of 1,024 at concurrency 1: the third (from case 2048) is sent as the second's last results come,
+    # and its first case kills the child while this process still handles the second's.
+    cases = [Case(id=f"c{i}", input={"n": i, "crash_at": 2048}, output="x") for i in range(5000)]
+    results = score_cases(FAST, cases, concurrency=1).results
+    assert [result.id for result in results] == [case.id for case in cases]
+    failed = [result for result in results if not result.ok]
+    assert [result.id for result in failed] == ["c2048"], [(r.id, r.error[:80]) for r in failed[:3]]
