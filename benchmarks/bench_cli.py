@@ -131,7 +131,7 @@ def bench(tmp: Path, count: int, repeats: int, baseline: Path | None = None) -> 
     for name, samples in walls.items():
         median, cpu = statistics.median(samples), statistics.median(cpus[name])
         print(
-            f"  {name:<28} {median:6.2f} s  {median / bare:4.1f}x bare   CPU {cpu:6.2f} s  {cpu / bare_cpu:4.1f}x"
+            f"  {name:<28} {median:6.3f} s  {median / bare:5.2f}x bare   CPU {cpu:6.3f} s  {cpu / bare_cpu:5.2f}x"
             f"   max RSS {rss[name]:5.0f} MB"
         )
 
