@@ -27,6 +27,7 @@ MAX_REPLY_BYTES = 1 << 20
 MAX_PROMPT_BYTES = 1_000_000  # one llm() call's instructions and input, as sent over the channel
 MAX_FEEDBACK_CHARS = 256 * 1024
 PRINT_HEAD = PRINT_TAIL = 4000
+_PAGE = struct.Struct("qq")  # the progress page: the running case's index and its start (monotonic ns)
 CHANNEL_BROKEN_EXIT = 86  # metric code closed or replaced the channel's descriptors (the runner's worker.py: same)
 
 
@@ -38,10 +39,10 @@ class Progress:
         os.close(fd)
 
     def running(self, index: int) -> None:
-        struct.pack_into("qq", self.page, 0, index, time.monotonic_ns())
+        _PAGE.pack_into(self.page, 0, index, time.monotonic_ns())
 
     def idle(self) -> None:
-        struct.pack_into("qq", self.page, 0, -1, 0)
+        _PAGE.pack_into(self.page, 0, -1, 0)
 
 
 class Channel:

@@ -110,14 +110,9 @@ def check_number(value: Any, what: str) -> tuple[float | None, str]:
     return number, ""
 
 
-def check_return(value: Any) -> dict[str, Any]:
-    """Validate a value returned by ``score``.
-
-    Returns ``{"status": "ok", "score", "scores", "feedback", "extra"}`` or
-    ``{"status": "invalid", "error": message}``. ``extra`` holds the other
-    side-information keys, which are allowed (Part B rule 3).
-    """
-    # The usual return, (a float or int, {"feedback": text}), takes the short way: the same verdict as below.
+def usual_return(value: Any) -> tuple[float, str] | None:
+    """The score and feedback of the usual return, ``(a float or int, {"feedback": text})`` with a finite score,
+    which :func:`check_return` accepts as it is; ``None`` for any other value (check it with that)."""
     if type(value) is tuple and len(value) == 2:
         number, side = value
         kind = type(number)
@@ -127,10 +122,22 @@ def check_return(value: Any) -> dict[str, Any]:
                 try:
                     number = float(number)
                 except OverflowError:
-                    pass  # an int too large for a float: the long way says so
-                else:
-                    if math.isfinite(number):
-                        return {"status": "ok", "score": number, "scores": {}, "feedback": feedback, "extra": {}}
+                    return None  # an int too large for a float: the long way says so
+                if math.isfinite(number):
+                    return number, feedback
+    return None
+
+
+def check_return(value: Any) -> dict[str, Any]:
+    """Validate a value returned by ``score``.
+
+    Returns ``{"status": "ok", "score", "scores", "feedback", "extra"}`` or
+    ``{"status": "invalid", "error": message}``. ``extra`` holds the other
+    side-information keys, which are allowed (Part B rule 3).
+    """
+    usual = usual_return(value)
+    if usual is not None:
+        return {"status": "ok", "score": usual[0], "scores": {}, "feedback": usual[1], "extra": {}}
     problem = _pair_problem(value)
     if problem:
         return {"status": "invalid", "error": problem}

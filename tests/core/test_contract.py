@@ -291,6 +291,21 @@ def test_prints_are_captured_per_case(pool):
     assert [case.stdout for case in report.cases] == [f"looking at q{n}\n" for n in range(3)]
 
 
+def test_a_case_that_prints_nothing_after_one_that_printed_has_no_output(pool):
+    # The child keeps its capture buffer between calls and empties it only after a call that wrote to it.
+    metric = (
+        "def score(i, o, e=None):\n"
+        "    if i['question'] == 'q0':\n"
+        "        print('only the first')\n"
+        "    if i['question'] == 'q1':\n"
+        "        print(end='')\n"
+        "    return 1.0, {'feedback': i['question']}\n"
+    )
+    report = check(pool, metric)
+    assert [case.stdout for case in report.cases] == ["only the first\n", "", ""]
+    assert [case.feedback for case in report.cases] == ["q0", "q1", "q2"]
+
+
 def test_an_empty_dataset_fails_return_value_with_a_fix(pool):
     report = check_metric(metric_returning('(1.0, {"feedback": ""})'), [], timeout=5, pool=pool)
     assert "no cases to sample" in report.stage(StageName.RETURN_VALUE).message
