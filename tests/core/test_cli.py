@@ -229,21 +229,26 @@ def test_score_refuses_an_out_file_it_cannot_write_before_scoring(tmp_path, data
     assert "no-such-folder does not exist" in done.stderr and done.stdout == ""
 
 
+def run_probe(probe: str, data_dir) -> subprocess.CompletedProcess[str]:
+    """``probe`` run by a fresh Python in the project, with none of the environment's SKYNET_ settings."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SKYNET_")}
+    return subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**env, "SKYNET_DATA_DIR": str(data_dir)},
+    )
+
+
 def test_a_run_without_a_model_never_imports_litellm(tmp_path, data):
     probe = (
         "import sys\nfrom skynet_core.cli import run\n"
         f"code = run(['check', {str(write_metric(tmp_path, GOOD))!r}, '--data', {str(data)!r}])\n"
         "print('litellm imported' if 'litellm' in sys.modules else 'no litellm', code)\n"
     )
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SKYNET_")}
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        env={**env, "SKYNET_DATA_DIR": str(tmp_path)},
-    )
+    done = run_probe(probe, tmp_path)
     assert done.stdout.splitlines()[-1] == "no litellm 0", done.stdout + done.stderr
 
 
@@ -274,15 +279,7 @@ def test_score_of_a_plain_jsonl_file_imports_only_what_it_needs(tmp_path, data):
         f"sys.argv = ['skynet_core', 'score', {str(write_metric(tmp_path, GOOD))!r}, '--data', {str(data)!r}]\n"
         "runpy.run_module('skynet_core', run_name='__main__')\n"
     )
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SKYNET_")}
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        env={**env, "SKYNET_DATA_DIR": str(tmp_path)},
-    )
+    done = run_probe(probe, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "imported: []", done.stdout + done.stderr
 
