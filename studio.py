@@ -87,10 +87,18 @@ def session() -> Session:
 
 
 def begin_run() -> Snapshot:
-    """Start a script run (app.py, before the page): watch the jobs, take the snapshot, set the language."""
+    """Start a script run (app.py, before the page): count it, watch the jobs, take the snapshot, set the language."""
+    S[K.RUN_NUMBER] = run_number() + 1
     current = session()
     current.workspace.jobs.watch(current.watcher)
     return refresh()
+
+
+def run_number() -> int:
+    """This session's script runs so far, this one included: a page tells by it whether its last run was the one
+    just before (its widgets' values are then the ones the person sees) or the person came from another page."""
+    number = S.get(K.RUN_NUMBER, 0)
+    return number if isinstance(number, int) else 0
 
 
 def refresh() -> Snapshot:

@@ -14,6 +14,7 @@ from .i18n import _
 from .llm import ROLES, ModelConfig, ModelSettings
 
 PREFIX = "settings."
+CALL_FIELDS = ("temperature", "timeout", "concurrency", "retries", "max_calls", "budget", "ray_address")
 
 
 def form_values(settings: ModelSettings, ray_address: str) -> dict[str, Any]:
@@ -35,6 +36,33 @@ def form_values(settings: ModelSettings, ray_address: str) -> dict[str, Any]:
     values[f"{PREFIX}budget"] = float(settings.max_cost_usd or 0.0)
     values[f"{PREFIX}ray_address"] = ray_address
     return values
+
+
+def drawn(settings: ModelSettings) -> frozenset[str]:
+    """The fields the page draws for what the form says: the call settings and each model's name and API base,
+    and a model's key and prices only while it has a model."""
+    fields = {f"{PREFIX}{name}" for name in CALL_FIELDS}
+    for role in ROLES:
+        fields |= {f"{PREFIX}{role}.model", f"{PREFIX}{role}.api_base"}
+        if settings.config(role) is not None:
+            fields |= {f"{PREFIX}{role}.key", f"{PREFIX}{role}.price_in", f"{PREFIX}{role}.price_out"}
+    return frozenset(fields)
+
+
+def restored(saved: Mapping[str, Any], edits: Mapping[str, Any], live: frozenset[str]) -> dict[str, Any]:
+    """The values to give the fields before a run draws them: each field but the ``live`` ones (drawn by the run
+    just before, so holding what the person sees) gets the edit kept for it, else the saved value (``saved``, as
+    :func:`form_values` gives it).
+
+    Streamlit forgets a field's value once a run does not draw it: every field after a visit to another page,
+    and a model's key and prices while its model field is empty."""
+    return {key: edits.get(key, value) for key, value in saved.items() if key not in live}
+
+
+def edits(values: Mapping[str, Any], saved: Mapping[str, Any]) -> dict[str, Any]:
+    """The form's fields whose value differs from the saved one: what the session keeps until "Save settings"
+    (a typed key too, in this session's memory only, where the key field holds it anyway)."""
+    return {key: values[key] for key, value in saved.items() if key in values and values[key] != value}
 
 
 def typed_keys(values: Mapping[str, Any]) -> dict[str, str]:

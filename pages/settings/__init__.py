@@ -19,15 +19,16 @@ from pages.settings.rater import rater_panel
 from pages.settings.try_judge import try_judge
 from skynet_core.i18n import _, with_language
 from skynet_core.llm import ROLES, ModelSettings, litellm_ready, warm_up
-from skynet_core.settings_form import form_values, typed_keys, unsaved
+from skynet_core.settings_form import drawn, edits, form_values, restored, typed_keys, unsaved
 
 S = st.session_state
 
 
 def seed() -> None:
-    """Show the saved settings in the widgets (key fields start empty: a key is never shown back)."""
+    """Show the saved settings in the widgets (key fields start empty: a key is never shown back), no edit kept."""
     me = studio.session()
     S.update(form_values(me.workspace.model_settings(me.keys), me.workspace.ray_address()))
+    S.pop(K.SETTINGS_EDITS, None)
 
 
 def save() -> None:
@@ -38,6 +39,7 @@ def save() -> None:
         me.set_key(role, key)
     for role in ROLES:
         S[f"settings.{role}.key"] = ""
+    S.pop(K.SETTINGS_EDITS, None)
     S[K.SETTINGS_NOTICE] = _("Settings saved. Keys stay in this session only.")
 
 
@@ -48,11 +50,16 @@ def reset() -> None:
 
 
 def page() -> None:
+    """The form shows the saved settings with this session's unsaved edits on top: an edit outlives a visit to
+    another page, and a field not drawn for a while (a price while its model field is empty)."""
     snap = studio.snapshot()
-    saved = snap.settings
-    if "settings.concurrency" not in S:
-        seed()
-    draw(saved, snap.ray_address)
+    saved = form_values(snap.settings, snap.ray_address)
+    last_run, live = S.get(K.SETTINGS_DRAWN, (None, frozenset()))
+    live = live if last_run == studio.run_number() - 1 else frozenset()
+    S.update(restored(saved, S.get(K.SETTINGS_EDITS, {}), live))
+    draw(snap.settings, snap.ray_address)
+    S[K.SETTINGS_EDITS] = edits(S.to_dict(), saved)
+    S[K.SETTINGS_DRAWN] = (studio.run_number(), drawn(form()))
 
 
 def draw(saved: ModelSettings, ray_address: str) -> None:

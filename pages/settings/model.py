@@ -7,7 +7,15 @@ import streamlit as st
 
 import studio
 from skynet_core.i18n import N_, _, format_cost, with_language
-from skynet_core.llm import API_BASE_KEY_RULE, ConnectionCheck, ModelSettings, check_connection, key_status, known_price
+from skynet_core.llm import (
+    API_BASE_KEY_RULE,
+    ConnectionCheck,
+    ModelConfig,
+    ModelSettings,
+    check_connection,
+    key_status,
+    known_price,
+)
 from skynet_core.settings_form import check_key, not_set_note, settings_from_form, typed_keys
 from widgets.text import md
 
@@ -78,10 +86,7 @@ def forget_key(role: str) -> None:
     S.pop(f"settings.{role}.check", None)
 
 
-def key_line(role: str, settings: ModelSettings) -> None:
-    config = settings.config(role)
-    if config is None:
-        return
+def key_line(role: str, config: ModelConfig) -> None:
     status = key_status(config)
     colour = "green" if status.ok else "red"
     text = (
@@ -100,7 +105,7 @@ def key_line(role: str, settings: ModelSettings) -> None:
         )
 
 
-def price_inputs(role: str, settings: ModelSettings) -> None:
+def price_inputs(role: str, config: ModelConfig) -> None:
     prices = st.columns(2)
     for column, half, label in (
         (prices[0], "in", _("Input $ per 1M tokens")),
@@ -114,9 +119,6 @@ def price_inputs(role: str, settings: ModelSettings) -> None:
             key=f"settings.{role}.price_{half}",
             placeholder=_("litellm price"),
         )
-    config = settings.config(role)
-    if config is None:
-        return
     entered = (S[f"settings.{role}.price_in"], S[f"settings.{role}.price_out"])
     known = known_price(config)
     if (entered[0] is None) != (entered[1] is None):
@@ -153,8 +155,10 @@ def model_panel(role: str) -> None:
         help=_("For a local OpenAI-compatible server. Empty: the provider's own API."),
     )
     settings = form()
-    if note := not_set_note(role, settings):
-        st.caption(f":material/info: {note}")
+    config = settings.config(role)
+    if config is None:  # no key, prices or test without a model: what it means is said instead
+        st.caption(f":material/info: {not_set_note(role, settings)}")
+        return
     st.caption(_(API_BASE_KEY_RULE))
     st.text_input(
         _("API key for this session (optional)"),
@@ -167,17 +171,15 @@ def model_panel(role: str) -> None:
             "sent into metric code. Empty: the provider's variable on the server (e.g. OPENAI_API_KEY)."
         ),
     )
-    key_line(role, settings)
-    price_inputs(role, settings)
-    config = settings.config(role)
+    key_line(role, config)
+    price_inputs(role, config)
     if st.button(
         _("Test connection"),
         key=f"settings.{role}.test",
-        disabled=config is None,
         icon=":material/network_check:",
         help=_("One tiny call with the values above (saved or not)."),
     ):
-        with st.spinner(_("Calling {model}…").format(model=config.model if config else "")):
+        with st.spinner(_("Calling {model}…").format(model=config.model)):
             S[f"settings.{role}.check"] = (check_key(settings, role), check_connection(settings, config))
     tested = S.get(f"settings.{role}.check")
     if tested is not None and tested[0] == check_key(settings, role):  # a test of other values says nothing now

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from skynet_core.llm import STORE_KEY, ModelConfig, load_settings
 from skynet_core.store import Store
-from tests.app.harness import open_app
+from tests.app.harness import go_to, open_app
 from tests.fake_openai import FakeOpenAI
 
 SECRET = "sk-typed-secret-0123456789WXYZ"
@@ -79,7 +79,7 @@ def test_the_environment_panel_is_text_that_shows_each_value_literally(data_dir,
 
 def test_settings_round_trip_through_the_store(data_dir, server) -> None:
     at = configure(open_page(), server)
-    at.text_input(key="settings.reflection.model").input("openai/reflector")
+    at.text_input(key="settings.reflection.model").input("openai/reflector").run()  # its prices show then
     at.number_input(key="settings.reflection.price_in").set_value(0.5)
     at.number_input(key="settings.reflection.price_out").set_value(1.5)
     at.slider(key="settings.temperature").set_value(0.3)
@@ -206,7 +206,9 @@ def test_call_cap_budget_and_ray_address_are_saved(data_dir: Path) -> None:
     at = open_page()
     from skynet_core.llm import API_BASE_KEY_RULE
 
-    assert API_BASE_KEY_RULE in [c.value for c in at.main.caption]
+    assert API_BASE_KEY_RULE not in [c.value for c in at.main.caption]  # said beside a key field: none without a model
+    at.text_input(key="settings.metric.model").input("openai/gpt-4o-mini").run()
+    assert [c.value for c in at.main.caption].count(API_BASE_KEY_RULE) == 1
     at.number_input(key="settings.max_calls").set_value(7)
     at.number_input(key="settings.budget").set_value(2.5)
     at.text_input(key="settings.ray_address").input("127.0.0.2:1")
@@ -230,7 +232,6 @@ def test_placeholders_read_as_examples_and_empty_means_not_set(data_dir) -> None
         model = at.text_input(key=f"settings.{role}.model")
         assert model.value == "" and model.placeholder.startswith("e.g. openai/gpt-4o-mini")
         assert at.text_input(key=f"settings.{role}.api_base").placeholder.startswith("e.g. http://")
-        assert not at.text_input(key=f"settings.{role}.key").placeholder.startswith("sk-")
     assert at.text_input(key="settings.ray_address").placeholder.startswith("e.g. ")
     notes = [item.value for item in at.main.caption if "Not set" in item.value]
     assert len(notes) == 3 and "no model answers metrics' `llm()` calls" in notes[0]  # metric, reflection, task
@@ -269,3 +270,63 @@ def test_the_settings_page_reads_in_chinese(data_dir, server) -> None:
     names = {"skynet_metric_model", "skynet_metric_api_base", "skynet_reflection_model", "skynet_reflection_api_base"}
     names |= {"head", "host", "usd", "key", "variable", "value", "token", "off"}  # a placeholder's name, units, terms
     assert english_words(at, allowed=names, where="main") == []
+
+
+def fields(at: AppTest) -> set[str]:
+    return {str(widget.key) for kind in ("text_input", "number_input", "button") for widget in getattr(at.main, kind)}
+
+
+def test_a_model_s_key_prices_and_test_are_drawn_once_it_has_a_model(data_dir) -> None:
+    """A key, prices and a connection test mean nothing without a model: a panel whose model field is empty says
+    what that means and draws the model and API base fields only."""
+    at = open_page()
+    for role in ("metric", "reflection", "task"):
+        assert {f"settings.{role}.model", f"settings.{role}.api_base"} <= fields(at)
+        assert not {f"settings.{role}.{name}" for name in ("key", "price_in", "price_out", "test")} & fields(at)
+    at.text_input(key="settings.reflection.model").input("openai/gpt-4o").run()
+    for name in ("key", "price_in", "price_out", "test"):
+        assert f"settings.reflection.{name}" in fields(at)
+    assert not at.text_input(key="settings.reflection.key").placeholder.startswith("sk-")
+    assert "settings.metric.key" not in fields(at)
+
+
+def test_prices_typed_for_a_model_come_back_with_it(data_dir) -> None:
+    at = open_page()
+    at.text_input(key="settings.task.model").input("openai/task").run()
+    at.number_input(key="settings.task.price_in").set_value(0.25)
+    at.number_input(key="settings.task.price_out").set_value(2.0).run()
+    at.text_input(key="settings.task.model").input("").run()
+    assert "settings.task.price_in" not in fields(at)
+    at.run()  # a run more: Streamlit has forgotten the fields it did not draw
+    at.text_input(key="settings.task.model").input("openai/task").run()
+    assert at.number_input(key="settings.task.price_in").value == 0.25
+    assert at.number_input(key="settings.task.price_out").value == 2.0
+
+
+def test_unsaved_edits_outlive_a_visit_to_another_page(data_dir, server) -> None:
+    """Nothing typed is lost across navigation: the form's edits are there on coming back, still unsaved."""
+    at = configure(open_page(), server)
+    at.number_input(key="settings.concurrency").set_value(5)
+    at.text_input(key="settings.metric.key").input(SECRET).run()
+    go_to(at, "history")
+    go_to(at, "runs")  # two runs elsewhere: Streamlit forgets a field after one run that does not draw it
+    go_to(at, "settings")
+    assert not at.exception
+    assert at.text_input(key="settings.metric.model").value == "openai/gpt-4o-mini"
+    assert at.text_input(key="settings.metric.api_base").value == server.url
+    assert at.number_input(key="settings.concurrency").value == 5
+    assert at.text_input(key="settings.metric.key").value == SECRET
+    assert "Unsaved changes" in texts(at)
+    assert Store(data_dir).get(STORE_KEY) is None  # nothing saved meanwhile
+
+    at.button(key="settings.save").click().run()
+    assert load_settings(Store(data_dir)).concurrency == 5
+    go_to(at, "history")
+    go_to(at, "settings")
+    assert "Unsaved changes" not in texts(at) and at.text_input(key="settings.metric.key").value == ""
+
+    at.number_input(key="settings.concurrency").set_value(6).run()
+    at.button(key="settings.reset").click().run()
+    go_to(at, "history")
+    go_to(at, "settings")  # a reset leaves no edit to bring back
+    assert "Unsaved changes" not in texts(at) and at.number_input(key="settings.concurrency").value != 6
