@@ -19,7 +19,8 @@ from .i18n import _, ngettext
 from .metric_source import MAIN_FILE, MetricSource
 from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, RunTally, Stage, StageName, StageStatus
 from .runner.pool import WorkerPool, default_pool
-from .runner.run import LoadFailure, ResultCallback, ScoreRun, load_into
+from .runner.run import ResultCallback, ScoreRun
+from .runner.shard import LoadFailure, load_into
 from .runner.values import Cancelled, LlmHandler
 from .runner.worker import Worker
 from .sandbox.returns import check_number, check_return, check_signature

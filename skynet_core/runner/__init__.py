@@ -5,8 +5,9 @@ Public face: :func:`score_cases`, :class:`WorkerPool`, :func:`default_pool`,
 """
 
 from .pool import WorkerPool, default_pool
-from .run import LoadFailure, ScoreRun, score_cases
+from .run import ScoreRun, score_cases
 from .sandbox import Limits, detect_isolation
+from .shard import LoadFailure
 from .values import LlmHandler, LlmRequest
 from .worker import Worker
 

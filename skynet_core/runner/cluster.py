@@ -42,8 +42,9 @@ from ..overflow import nothing_kept_on_disk
 from ..results import CaseResult, CaseStatus, Isolation, RunTally
 from .pool import default_pool
 from .replies import failed_result
-from .run import LoadFailure, ResultCallback, ScoreRun, batch_size, score_cases
+from .run import ResultCallback, ScoreRun, batch_size, score_cases
 from .sandbox import detect_isolation
+from .shard import LoadFailure
 from .values import LlmHandler, LlmRequest
 
 if TYPE_CHECKING:

@@ -92,16 +92,16 @@ def score(input, output, expected=None):
 def test_a_run_that_keeps_one_sandbox_sends_batches_sized_for_one(monkeypatch) -> None:
     # 20,000 instant cases at concurrency 8: no helper can pay, so batches are sized for the one child
     # (at most 1,024 cases), not shrunk as if eight shared the cases (136 round trips before).
-    from skynet_core.runner import run as run_module
+    from skynet_core.runner.shard import Shard
 
     sent = []
-    run_batch = run_module._Shard.run_batch
+    run_batch = Shard.run_batch
 
     def counted(self, start, cases):
         sent.append(len(cases))
         return run_batch(self, start, cases)
 
-    monkeypatch.setattr(run_module._Shard, "run_batch", counted)
+    monkeypatch.setattr(Shard, "run_batch", counted)
     cases = [Case(id=f"c{i}", input={"n": i, "crash_at": -1}, output="x") for i in range(20_000)]
     results = score_cases(FAST, cases, concurrency=8).results
     assert [result.id for result in results] == [case.id for case in cases]
