@@ -1,4 +1,7 @@
-"""One isolated child process and the JSON-lines channel to it.
+"""One isolated child process, and the requests made of it over its JSON-lines channel.
+
+Its pipes are read and written in :mod:`~skynet_core.runner.channel`, the case it is in is read from its
+:mod:`~skynet_core.runner.progress` page.
 
 The parent trusts nothing that comes back: every reply is size-capped,
 parsed as JSON (never pickle) and checked for shape; a child that misbehaves
@@ -9,12 +12,9 @@ whole process tree and the case it was on fails with a clear error.
 from __future__ import annotations
 
 import functools
-import mmap
 import os
-import select
 import shutil
 import signal
-import struct
 import subprocess
 import threading
 import time
@@ -23,8 +23,7 @@ from typing import Any
 
 import orjson
 
-from .. import i18n  # i18n._: this module keeps `_` for values it ignores
-from ..i18n import SOURCE_LANGUAGE, language
+from ..i18n import SOURCE_LANGUAGE, _, language
 from ..metric_source import MetricSource
 from ..packages import existing_packages_dir
 from ..results import Isolation
@@ -32,8 +31,10 @@ from ..sandbox.launcher import kill_below, running
 from ..tempdirs import live_roots, make_metric_root, materialise
 from ..trace import LlmCall
 from . import sandbox
+from .channel import MAX_LINE_BYTES, Pipes, ReplyTooLarge
 from .diagnosis import death_message, first_child, has_pid_namespace, last_metric_frame, python_pid
 from .model_calls import answer_llm, case_numbers, traced
+from .progress import ProgressPage
 from .values import (
     CallsAhead,
     CallTimeout,
@@ -46,8 +47,6 @@ from .values import (
 )
 from .watchdog import watchdog
 
-MAX_LINE_BYTES = 2 << 20  # a reply over this is hostile: the child caps honest replies at 1 MiB
-STDERR_KEEP = 64 * 1024
 KILL_GRACE_S = 1.0  # after SIGUSR1, the most we wait for the stack dump (a busy machine is slow to schedule it)
 ANSWER_SLACK_S = 0.5  # beyond the timeout, since the last results: the child's flush interval and then some
 
@@ -64,19 +63,16 @@ class Worker:
     def __init__(self, isolation: Isolation, limits: sandbox.Limits | None = None) -> None:
         self.isolation = isolation
         self.limits = limits or sandbox.Limits()
-        self._stderr = bytearray()
-        self._buffer = bytearray()
-        self._lines: list[bytes] = []
         self._closed = False
-        req_read, self._req_write = os.pipe()
-        self._reply_read, reply_write = os.pipe()
-        self._err_read, err_write = os.pipe()
-        for fd in (req_read, self._reply_read):
+        req_read, req_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        err_read, err_write = os.pipe()
+        for fd in (req_read, reply_read):
             sandbox.widen_pipe(fd)
-        progress_fd = os.memfd_create("skynet-progress", 0)
-        os.ftruncate(progress_fd, 16)
-        self._progress = mmap.mmap(progress_fd, 16)
-        self._set_idle()
+        self._progress = ProgressPage()
+        progress_fd = self._progress.fd
+        self._call_timeout: float | None = None  # while cases run: each call's timeout
+        self._unanswered = 0  # the position of the first case of the request not answered yet
         # The temp dir is private (0700); the folder in it is readable by the sandbox's own uid.
         self._metric_root = make_metric_root()  # named for this process; stale ones of dead servers removed
         live_roots.add(self._metric_root)
@@ -118,20 +114,17 @@ class Worker:
         # Watched from the first request on: until then the child runs only the sandbox's own code, and a spare
         # waiting in the pool would cost the watchdog a scan of /proc four times a second for nothing.
         self._watched = False
-        for fd in (self._reply_read, self._err_read, self._req_write):
-            os.set_blocking(fd, False)
+        self._pipes = Pipes(req_write, reply_read, err_read)
         self._python_pid: int | None = None
         self._ready: dict[str, Any] | None = None
         self._lock = threading.Lock()
         self.on_close: Callable[[], None] | None = None  # called once when closed (the pool frees its place)
 
-    # -- lifecycle -------------------------------------------------------
-
     def wait_ready(self, timeout: float = 30.0) -> None:
         if self._ready is None:
             message = self.receive(time.monotonic() + timeout, None)
             if message.get("t") != "ready":
-                raise ChildDied(i18n._("the sandbox child sent an unexpected first message"))
+                raise ChildDied(_("the sandbox child sent an unexpected first message"))
             self._ready = message
 
     @property
@@ -206,13 +199,7 @@ class Worker:
         deadline = time.monotonic() + 2.0
         while reaper is not None and running(reaper) and time.monotonic() < deadline:
             time.sleep(0.002)
-        for fd in (self._reply_read, self._err_read, self._req_write):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
-    # -- channel ---------------------------------------------------------
+        self._pipes.close()
 
     def send(self, message: dict[str, Any], deadline: float, cancel: threading.Event | None = None) -> None:
         self._send_line(orjson.dumps(message) + b"\n", deadline, cancel)
@@ -226,27 +213,28 @@ class Worker:
         while data:
             self._check(deadline, cancel)
             try:
-                written = os.write(self._req_write, data)
-            except BlockingIOError:
+                written = self._pipes.write(data)
+            except OSError as exc:
+                raise ChildDied(
+                    self._death_message(_("the metric's process closed its input ({error})").format(error=exc))
+                ) from exc
+            if written is None:  # the pipe is full: the child reads it while we read what it sends
                 self._pump(min(0.05, max(0.0, deadline - time.monotonic())), want_write=True)
                 continue
-            except (BrokenPipeError, OSError) as exc:
-                raise ChildDied(
-                    self._death_message(i18n._("the metric's process closed its input ({error})").format(error=exc))
-                ) from exc
             data = data[written:]
 
     def receive(self, deadline: float, cancel: threading.Event | None) -> dict[str, Any]:
         """The next message from the child, waiting until ``deadline`` at most."""
-        while not self._lines:
+        lines = self._pipes.lines
+        while not lines:
             self._check(deadline, cancel)
             self._pump(min(0.05, max(0.0, deadline - time.monotonic())))
-        line = self._lines.pop(0)
+        line = lines.pop(0)
         try:
             message = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             raise ChildDied(
-                i18n._(
+                _(
                     "the metric wrote something that is not the runner's JSON onto the runner's private "
                     "channel; print() instead of writing to inherited file descriptors"
                 ),
@@ -254,7 +242,7 @@ class Worker:
             ) from exc
         if not isinstance(message, dict) or not isinstance(message.get("t"), str):
             raise ChildDied(
-                i18n._(
+                _(
                     "the metric wrote an unexpected message onto the runner's private channel; "
                     "print() instead of writing to inherited file descriptors"
                 ),
@@ -266,89 +254,42 @@ class Worker:
         if cancel is not None and cancel.is_set():
             raise Cancelled()
         if self._call_timeout is not None:
-            index, started_ns = struct.unpack_from("qq", self._progress, 0)
-            if (
-                index >= self._unanswered
-                and started_ns
-                and time.monotonic_ns() - started_ns >= self._call_timeout * 1e9
-            ):
+            index = self._progress.overran(self._unanswered, self._call_timeout)
+            if index is not None:
                 raise self._timeout(index)
         if time.monotonic() >= deadline:
             raise self._timeout(self.running_index())
 
     def running_index(self) -> int | None:
         """The position of the call the child is in, by its progress page (None when idle)."""
-        index, started_ns = struct.unpack_from("qq", self._progress, 0)
-        return index if index >= 0 and started_ns else None
+        return self._progress.running_index()
 
     def running_ms(self) -> float:
-        _, started_ns = struct.unpack_from("qq", self._progress, 0)
-        return (time.monotonic_ns() - started_ns) / 1e6 if started_ns else 0.0
+        return self._progress.running_ms()
 
     def _set_idle(self) -> None:
-        struct.pack_into("qq", self._progress, 0, -1, 0)
-        self._call_timeout: float | None = None
+        self._progress.idle()
+        self._call_timeout = None
         self._unanswered = 0
 
     def _pump(self, wait: float, want_write: bool = False) -> None:
-        """Read whatever the child has sent (replies and stderr) for up to ``wait`` seconds,
-        returning early when the request pipe has room again if ``want_write``."""
-        readable, _, _ = select.select(
-            [self._reply_read, self._err_read], [self._req_write] if want_write else [], [], wait
-        )
-        for fd in readable:
-            chunk = self._read(fd)
-            if chunk is None:
-                continue
-            if fd == self._err_read:
-                if chunk:
-                    self._stderr += chunk
-                    if len(self._stderr) > STDERR_KEEP:
-                        del self._stderr[: len(self._stderr) - STDERR_KEEP]
-                continue
-            if not chunk:
-                self._drain_stderr()
-                raise ChildDied(self._death_message(i18n._("the metric's process exited")), self.running_index())
-            self._buffer += chunk
-            if b"\n" in chunk:
-                *complete, rest = self._buffer.split(b"\n")
-                self._lines.extend(bytes(line) for line in complete)
-                self._buffer = bytearray(rest)
-            if len(self._buffer) > MAX_LINE_BYTES:
-                raise ChildDied(
-                    i18n._(
-                        "the metric's process sent a reply over {size} MiB; "
-                        "return less (feedback and side information are capped at 1 MB)"
-                    ).format(size=MAX_LINE_BYTES >> 20),
-                    self.running_index(),
-                )
-
-    def _read(self, fd: int) -> bytes | None:
-        """Bytes read, ``b""`` at end of file, ``None`` when nothing was ready after all."""
+        """Read whatever the child has sent for up to ``wait`` seconds (:meth:`Pipes.pump`); a child that exited
+        or sent a reply too long is a ChildDied, for the case it was running."""
         try:
-            return os.read(fd, 1 << 20)
-        except BlockingIOError:
-            return None
-        except OSError:
-            return b""
-
-    def _drain_stderr(self) -> None:
-        deadline = time.monotonic() + 0.2
-        while time.monotonic() < deadline:
-            try:
-                chunk = os.read(self._err_read, 1 << 16)
-            except BlockingIOError:
-                time.sleep(0.01)
-                continue
-            except OSError:
+            if self._pipes.pump(wait, want_write):
                 return
-            if not chunk:
-                return
-            self._stderr += chunk
-        del self._stderr[: max(0, len(self._stderr) - STDERR_KEEP)]
+        except ReplyTooLarge:
+            raise ChildDied(
+                _(
+                    "the metric's process sent a reply over {size} MiB; "
+                    "return less (feedback and side information are capped at 1 MB)"
+                ).format(size=MAX_LINE_BYTES >> 20),
+                self.running_index(),
+            ) from None
+        raise ChildDied(self._death_message(_("the metric's process exited")), self.running_index())
 
     def stderr_text(self) -> str:
-        return self._stderr.decode("utf-8", "replace")
+        return self._pipes.stderr.decode("utf-8", "replace")
 
     def _death_message(self, what: str) -> str:
         if self._killed_for is not None:
@@ -369,7 +310,8 @@ class Worker:
         pid = self._find_python_pid()
         if pid is None:
             return None
-        before = len(self._stderr)
+        stderr = self._pipes.stderr
+        before = len(stderr)
         try:
             os.kill(pid, signal.SIGUSR1)
         except (ProcessLookupError, PermissionError):
@@ -380,9 +322,9 @@ class Worker:
                 self._pump(0.02)
             except ChildDied:
                 break
-            if last_metric_frame(self._stderr[before:].decode("utf-8", "replace"), self.metric_dir):
+            if last_metric_frame(stderr[before:].decode("utf-8", "replace"), self.metric_dir):
                 break
-        return last_metric_frame(self._stderr[before:].decode("utf-8", "replace"), self.metric_dir)
+        return last_metric_frame(stderr[before:].decode("utf-8", "replace"), self.metric_dir)
 
     def _find_python_pid(self) -> int | None:
         if self._python_pid is None:
@@ -402,8 +344,6 @@ class Worker:
         except ValueError:
             raise malformed_results(position) from None
 
-    # -- requests --------------------------------------------------------
-
     def load(self, source: str | MetricSource, timeout: float, cancel: threading.Event | None = None) -> dict[str, Any]:
         """Write the metric folder where the child sees it, then have the child import metric.py."""
         deadline = time.monotonic() + timeout
@@ -416,7 +356,7 @@ class Worker:
         self.send(request, deadline, cancel)
         reply = self.receive(deadline, cancel)
         if reply.get("t") != "loaded":
-            raise ChildDied(i18n._("the metric's process answered the load with an unexpected message"))
+            raise ChildDied(_("the metric's process answered the load with an unexpected message"))
         return reply
 
     def run(

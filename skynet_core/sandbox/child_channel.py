@@ -28,7 +28,7 @@ MAX_PROMPT_BYTES = 1_000_000  # one llm() call's instructions and input, as sent
 MAX_FEEDBACK_CHARS = 256 * 1024
 PRINT_HEAD = PRINT_TAIL = 4000
 _PAGE = struct.Struct("qq")  # the progress page: the running case's index and its start (monotonic ns)
-CHANNEL_BROKEN_EXIT = 86  # metric code closed or replaced the channel's descriptors (the runner's worker.py: same)
+CHANNEL_BROKEN_EXIT = 86  # metric code closed or replaced the channel's descriptors (the runner's diagnosis.py: same)
 
 
 class Progress:
