@@ -81,8 +81,7 @@ class Pipes:
                 return
             if not chunk:
                 return
-            self.stderr += chunk
-        del self.stderr[: max(0, len(self.stderr) - STDERR_KEEP)]
+            self._keep(chunk)
 
     def _keep(self, chunk: bytes) -> None:
         self.stderr += chunk
