@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 from skynet_core.contract import check_metric  # noqa: E402
 from skynet_core.datasets import load_example  # noqa: E402
 from skynet_core.examples import EXAMPLE_METRICS  # noqa: E402
-from skynet_core.runner import WorkerPool, run, score_cases  # noqa: E402
+from skynet_core.metric_source import MetricSource  # noqa: E402
+from skynet_core.runner import WorkerPool, run  # noqa: E402
+from skynet_core.scoring import LocalScorer, RunOptions  # noqa: E402
 
 CONCURRENCY = 8
 
@@ -47,12 +49,13 @@ def main() -> None:
     time.sleep(2.0)
 
     def score_candidates() -> None:
-        report = check_metric(reward, every, sample=every, concurrency=CONCURRENCY, pool=pool, stop_on_timeout=False)
+        report = check_metric(reward, every, RunOptions(concurrency=CONCURRENCY, pool=pool), sample=every)
         assert len(report.cases) == len(every), report.first_failure
 
     def compare_scores() -> None:
         for source in (exact, checks):
-            assert len(score_cases(source, first, concurrency=CONCURRENCY, pool=pool).results) == len(first)
+            scored = LocalScorer()(MetricSource.of(source), first, RunOptions(concurrency=CONCURRENCY, pool=pool))
+            assert len(scored.results) == len(first)
 
     lazy = (run.SLOW_CASE_MS, run.BUSY_MS)
     times: dict[tuple[str, str], list[float]] = {}

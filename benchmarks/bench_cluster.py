@@ -22,8 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 from skynet_core.cases import Case  # noqa: E402
-from skynet_core.runner import WorkerPool, score_cases  # noqa: E402
-from skynet_core.runner.cluster import score_cases_ray  # noqa: E402
+from skynet_core.metric_source import MetricSource  # noqa: E402
+from skynet_core.runner import WorkerPool  # noqa: E402
+from skynet_core.scoring import LocalScorer, RayScorer, RunOptions  # noqa: E402
 
 sys.path.insert(0, str(ROOT))  # for the tests' helpers; skynet_core itself is installed (setup.sh)
 from tests.ray_cluster import LocalRayCluster, descendants  # noqa: E402
@@ -96,7 +97,7 @@ def main() -> None:
     parser.add_argument("--cpus", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
-    source = HEAVY.format(rounds=rounds_for(args.cpu_ms))
+    source = MetricSource.of(HEAVY.format(rounds=rounds_for(args.cpu_ms)))
     cases = [Case(id=f"c{n}", input={"n": n}, output="x") for n in range(args.cases)]
     ideal_s = args.cases * args.cpu_ms / 1000.0 / args.cpus
 
@@ -105,18 +106,19 @@ def main() -> None:
     pool = WorkerPool()
     cluster = LocalRayCluster(cpus=args.cpus)
     try:
-        score_cases_ray(source, cases[: args.cpus], address=cluster.address, timeout=60)  # connect, start workers
+        on_cluster = RayScorer(cluster.address)
+        on_cluster(source, cases[: args.cpus], RunOptions(timeout_s=60))  # connect, start workers
         # Alternated, twice each, so that a burst of other work on the shared machine hits both.
         local_times, remote_times, local_cpu, remote_cpu = [], [], [], []
         for _ in range(args.repeats):
             local_s, cpu, local = timed(
-                lambda: score_cases(source, cases, timeout=60, pool=pool, concurrency=args.cpus),
+                lambda: LocalScorer()(source, cases, RunOptions(timeout_s=60, concurrency=args.cpus, pool=pool)),
                 lambda: {os.getpid()},
             )
             local_times.append(local_s)
             local_cpu.append(cpu)
             remote_s, cpu, remote = timed(
-                lambda: score_cases_ray(source, cases, address=cluster.address, timeout=60),
+                lambda: on_cluster(source, cases, RunOptions(timeout_s=60)),
                 lambda: {os.getpid(), *(node.process.pid for node in cluster.nodes)},
             )
             remote_times.append(remote_s)

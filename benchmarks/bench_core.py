@@ -29,7 +29,9 @@ from bench_cli import write_cases  # noqa: E402  (benchmarks/ is on the path whe
 
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.contract import check_metric  # noqa: E402
-from skynet_core.runner import WorkerPool, score_cases  # noqa: E402
+from skynet_core.metric_source import MetricSource  # noqa: E402
+from skynet_core.runner import WorkerPool  # noqa: E402
+from skynet_core.scoring import LocalScorer, RunOptions  # noqa: E402
 
 TRIVIAL = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
 EXACT = (
@@ -63,7 +65,7 @@ def bench_check(pool: WorkerPool, repeats: int, pause: float) -> float:
     for _ in range(repeats):
         time.sleep(pause)
         started = time.perf_counter()
-        report = check_metric(TRIVIAL, cases, timeout=10, pool=pool, sample=cases)
+        report = check_metric(TRIVIAL, cases, RunOptions(timeout_s=10, pool=pool, stop_on_timeout=True), sample=cases)
         samples.append(time.perf_counter() - started)
         assert report.ok
     return median_ms(samples)
@@ -112,7 +114,7 @@ def main() -> None:
         for _ in range(3):
             time.sleep(0.5)
             started = time.perf_counter()
-            run = score_cases(EXACT, cases, timeout=60, pool=pool)
+            run = LocalScorer()(MetricSource.of(EXACT), cases, RunOptions(timeout_s=60, pool=pool))
             runner_s.append(time.perf_counter() - started)
             assert len(run.results) == args.cases and all(result.ok for result in run.results)
             fresh = subprocess.run(

@@ -45,7 +45,9 @@ sys.path.insert(0, str(ROOT))  # this tree's skynet_core (not another checkout's
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings, complete, make_handler  # noqa: E402
 from skynet_core.llm_cache import LlmCache  # noqa: E402
-from skynet_core.runner import LlmRequest, WorkerPool, score_cases  # noqa: E402
+from skynet_core.metric_source import MetricSource  # noqa: E402
+from skynet_core.runner import LlmRequest, WorkerPool  # noqa: E402
+from skynet_core.scoring import LocalScorer, RunOptions  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 TARGET_RATIO = 1.5
@@ -86,7 +88,7 @@ def make_cases(count: int) -> list[Case]:
 
 def timed_run(pool: WorkerPool, cases: list[Case], concurrency: int, handler: Any, metric: str = JUDGE) -> float:
     started = time.perf_counter()
-    run = score_cases(metric, cases, concurrency=concurrency, llm=handler, pool=pool)
+    run = LocalScorer()(MetricSource.of(metric), cases, RunOptions(concurrency=concurrency, llm=handler, pool=pool))
     elapsed = time.perf_counter() - started
     failed = [result for result in run.results if not result.ok]
     if failed or len(run.results) != len(cases):

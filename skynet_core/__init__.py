@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from .contract import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S, check_metric, validate_timeout
     from .datasets import Dataset, DatasetError, Role, load_dataset, load_example, sample_for_check
     from .results import CaseResult, CaseStatus, CheckReport, Isolation, JudgeUsage, Stage, StageName, StageStatus
-    from .runner import LoadFailure, ScoreRun, WorkerPool, default_pool, detect_isolation, score_cases
+    from .runner import LoadFailure, WorkerPool, default_pool, detect_isolation
+    from .scoring import LocalScorer, RunOptions, Scorer, ScoreRun, scorer_for
 
 # Where each public name lives. They are imported on first use (PEP 562), so that ``python -m skynet_core``
 # pays only for what its command needs (the command line's ``score`` starts in a few hundredths of a second).
@@ -31,9 +32,8 @@ _HOMES = {
         ("CaseResult", "CaseStatus", "CheckReport", "Isolation", "JudgeUsage", "Stage", "StageName", "StageStatus"),
         "results",
     ),
-    **dict.fromkeys(
-        ("LoadFailure", "ScoreRun", "WorkerPool", "default_pool", "detect_isolation", "score_cases"), "runner"
-    ),
+    **dict.fromkeys(("LoadFailure", "WorkerPool", "default_pool", "detect_isolation"), "runner"),
+    **dict.fromkeys(("LocalScorer", "RunOptions", "ScoreRun", "Scorer", "scorer_for"), "scoring"),
 }
 
 
@@ -54,9 +54,12 @@ __all__ = [
     "Isolation",
     "JudgeUsage",
     "LoadFailure",
+    "LocalScorer",
     "Observation",
     "Role",
+    "RunOptions",
     "ScoreRun",
+    "Scorer",
     "Stage",
     "StageName",
     "StageStatus",
@@ -67,6 +70,6 @@ __all__ = [
     "load_dataset",
     "load_example",
     "sample_for_check",
-    "score_cases",
+    "scorer_for",
     "validate_timeout",
 ]

@@ -19,13 +19,12 @@ from .i18n import _, ngettext
 from .metric_source import MAIN_FILE, MetricSource
 from .results import STAGE_ORDER, CaseStatus, CheckReport, Isolation, RunTally, Stage, StageName, StageStatus
 from .runner.pool import WorkerPool, default_pool
-from .runner.run import ResultCallback, ScoreRun
 from .runner.shard import LoadFailure, load_into
-from .runner.values import Cancelled, LlmHandler
+from .runner.values import Cancelled
 from .runner.worker import Worker
 from .sandbox.returns import check_number, check_return, check_signature
 from .score_lines import def_line, fix_line
-from .scoring import LocalScorer, RunOptions, Scorer, score_here
+from .scoring import LocalScorer, RunOptions, Scorer, ScoreRun
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -78,41 +77,35 @@ def _report(
 def check_metric(
     source: str | MetricSource,
     cases: Sequence[Case],
+    options: RunOptions,
     *,
-    timeout: float = DEFAULT_TIMEOUT_S,
-    llm: LlmHandler | None = None,
-    cancel: threading.Event | None = None,
-    pool: WorkerPool | None = None,
-    sample: Sequence[Case] | None = None,
-    concurrency: int = 1,
-    on_result: ResultCallback | None = None,
-    stop_on_timeout: bool = True,
-    in_order: ResultCallback | None = None,
-    keep: bool = True,
     scorer: Scorer | None = None,
+    sample: Sequence[Case] | None = None,
     name: str = MAIN_FILE,
 ) -> CheckReport:
     """Run the contract check of the metric ``source`` (metric.py's text, or a metric folder)
-    on a sample of ``cases``.
+    on a sample of ``cases``, as ``options`` say (taken whole: the timeout, the model handler, the pool,
+    the cancel event, the callbacks).
 
-    ``sample`` overrides the sampling (Part B rule 7) with chosen cases; the
-    `score` command passes every case, with ``stop_on_timeout=False`` so that
-    one hanging case does not hide the others' results, and streams them
-    (``in_order``, ``keep=False``: see :func:`score_cases`); the report's
-    ``tally`` sums them up either way.
-    ``scorer`` scores the cases once the stages before passed here (``scoring.RayScorer``: on a
-    Ray cluster); ``None`` or a ``LocalScorer`` scores here, in the worker that loaded the stages.
+    ``sample`` overrides the sampling (Part B rule 7) with chosen cases; "Score all" and the
+    `score` command pass every case (the command with ``stop_on_timeout=False``, so that
+    one hanging case does not hide the others' results, streaming them with ``in_order`` and
+    ``keep=False``); the live check stops at the first timeout (``stop_on_timeout=True``). The report's
+    ``tally`` sums the cases up either way.
+    ``scorer`` scores the cases once the stages before passed (``RayScorer``: on a Ray cluster); ``None``
+    or a ``LocalScorer`` scores here, starting in the worker that loaded the stages.
     ``name`` is what the messages call metric.py (the command line names the file it was given).
-    Raises ``Cancelled`` when ``cancel`` is set during the run; the caller
+    Raises ``Cancelled`` when ``options.cancel`` is set during the run; the caller
     asked for that and has a newer check coming.
     """
-    timeout = validate_timeout(timeout)
+    timeout = validate_timeout(options.timeout_s)
     source = MetricSource.of(source)
-    pool = pool or default_pool()
+    pool = options.pool or default_pool()
+    cancel = options.cancel
     started = time.monotonic()
     stages: dict[StageName, Stage] = {}
     worker = pool.take(cancel)
-    owned: Worker | None = worker  # closed here, unless score_cases took it
+    owned: Worker | None = worker  # closed here, unless the local scorer took it
     try:
         for stage in _static_stages(worker, source, timeout, cancel, name):
             stages[stage.name] = stage
@@ -131,11 +124,14 @@ def check_metric(
                 _("there are no cases to sample; load a dataset with at least one case"),
             )
             return _report(stages, started, pool)
-        options = RunOptions(timeout, concurrency, llm, pool, cancel, on_result, in_order, keep, stop_on_timeout)
         # The sample as given: the CLI's every case is a CaseLines, whose cases are built only as the runner
         # sends them (a list of it built 20,000 Case objects up front, a third of a `score` run's time).
-        run = _score_sample(source, sample, options, scorer, worker)
-        owned = None  # score_cases closed it, or it was closed before the cases ran elsewhere
+        if scorer is None or isinstance(scorer, LocalScorer):
+            scorer = LocalScorer(worker)  # the cases start in the child that loaded the stages
+        else:
+            worker.close()  # the cases run elsewhere
+        run = scorer(source, sample, options)
+        owned = None  # the local scorer's run closed it, or it was closed before the cases ran elsewhere
         if run.cancelled:
             raise Cancelled()
         stages[StageName.RETURN_VALUE] = _return_stage(run.tally, len(sample), sampled, source.main)
@@ -201,17 +197,6 @@ def _reward_spec_stage(spec: dict[str, Any] | None, source: MetricSource, name: 
         if unused
         else "",
     )
-
-
-def _score_sample(
-    source: MetricSource, sample: Sequence[Case], options: RunOptions, scorer: Scorer | None, worker: Worker
-) -> ScoreRun:
-    """Score the cases: with ``scorer`` elsewhere (the loaded ``worker`` is closed first), else here in
-    ``worker``, which :func:`score_cases` closes."""
-    if scorer is not None and not isinstance(scorer, LocalScorer):
-        worker.close()  # the cases run elsewhere
-        return scorer(source, sample, options)
-    return score_here(source, sample, options, worker)
 
 
 def _return_stage(tally: RunTally, sampled_count: int, sampled: bool, main: str) -> Stage:

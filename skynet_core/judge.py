@@ -10,18 +10,16 @@
 from __future__ import annotations
 
 import statistics
-import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cases import Case
 from .i18n import N_, _, format_cost, format_number, ngettext
+from .llm_cache import FRESH_ANSWERS, without_cache
 from .metric_source import MetricSource
 from .results import CaseResult, RunTally
-from .runner.pool import WorkerPool
-from .runner.run import score_cases
-from .runner.values import LlmHandler
+from .scoring import RunOptions, Scorer
 
 REPEAT_MARK = " #"  # a repeated case's id is "<id> #<k>", k counting from 1
 DEFAULT_THRESHOLD = 0.5
@@ -252,8 +250,6 @@ class Consistency:
     @property
     def cache_note(self) -> str:
         """That every run asked the model afresh (the answer cache is bypassed), for the page to say."""
-        from .llm_cache import FRESH_ANSWERS  # here, as in judge_consistency: main's imports changed beside it
-
         return _(FRESH_ANSWERS)
 
     def describe(self) -> str:
@@ -361,36 +357,17 @@ def consistency_of(
 
 
 def judge_consistency(
-    source: str | MetricSource,
+    scorer: Scorer,
+    metric: MetricSource,
     cases: Sequence[Case],
-    repeats: int = 3,
-    *,
-    llm: LlmHandler | None,
-    timeout: float = 60.0,
-    concurrency: int = 8,
+    repeats: int,
+    options: RunOptions,
     threshold: float = DEFAULT_THRESHOLD,
-    pool: WorkerPool | None = None,
-    cancel: threading.Event | None = None,
-    on_result: Callable[[CaseResult], None] | None = None,
 ) -> Consistency:
-    """Score every case ``repeats`` times with metric.py ``source`` and measure how much the scores move.
+    """Score every case ``repeats`` times with ``metric`` through ``scorer`` and measure how much the scores move.
 
-    Runs through the isolated runner like any scoring (``on_result`` and
-    ``cancel`` as in :func:`~skynet_core.runner.score_cases`); a cancelled run
-    reports the runs that finished. Every run asks the model afresh: the answer
-    cache is bypassed (:attr:`Consistency.cache_note`).
+    ``options`` are the run's, taken whole; a cancelled run reports the runs that finished. Every run asks the
+    model afresh: the answer cache is bypassed (:attr:`Consistency.cache_note`).
     """
-    from .llm_cache import without_cache
-
-    repeated = repeat_cases(cases, repeats)
-    run = score_cases(
-        source,
-        repeated,
-        timeout=timeout,
-        concurrency=concurrency,
-        llm=without_cache(llm),
-        pool=pool,
-        cancel=cancel,
-        on_result=on_result,
-    )
-    return consistency_of(cases, run.results, repeats, threshold)
+    fresh = replace(options, llm=without_cache(options.llm))
+    return consistency_of(cases, scorer(metric, repeat_cases(cases, repeats), fresh).results, repeats, threshold)

@@ -46,7 +46,7 @@ from ..overflow import nothing_kept_on_disk
 from ..results import CaseResult, CheckReport, JobError
 from ..runner.pool import start_one_child_in_background
 from ..runner.values import Cancelled
-from ..scoring import scorer_for
+from ..scoring import RunOptions, scorer_for
 from .inputs import _in_split, _Inputs, _metric_name, _read_inputs, _read_metric, _read_roles
 from .interrupt import EXIT_INTERRUPTED, Interrupt, cancelled_by_ctrl_c
 from .options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, build_parser, cli_language
@@ -97,7 +97,9 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
     if args.command == "check":
-        checked = check_metric(read.source, read.cases, timeout=read.timeout, llm=llm, name=_metric_name(args.metric))
+        # One case at a time, and no more cases after a timeout: a verdict, as the app's live check gives.
+        options = RunOptions(read.timeout, llm=llm, stop_on_timeout=True)
+        checked = check_metric(read.source, read.cases, options, name=_metric_name(args.metric))
         output = ReportOutput(args, stdout)
         for result in checked.cases:
             output.case(result)
@@ -231,21 +233,17 @@ def _score(
 
     try:
         scorer = scorer_for(ray_address)  # Ray itself, and the cluster module, are imported only when it scores
-        return check_metric(
-            source,
-            cases,
-            timeout=timeout,
-            sample=cases,
-            concurrency=concurrency,
-            llm=llm,
-            on_result=progress if bar is not None else None,
-            stop_on_timeout=False,
+        # Every case, however many time out; each result streamed to the sink in case order, none kept.
+        options = RunOptions(
+            timeout,
+            concurrency,
+            llm,
             cancel=sink.cancel,
+            on_result=progress if bar is not None else None,
             in_order=sink,
             keep=False,
-            scorer=scorer,
-            name=name,
         )
+        return check_metric(source, cases, options, scorer=scorer, sample=cases, name=name)
     finally:
         if bar is not None:
             bar.close()

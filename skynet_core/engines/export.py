@@ -41,11 +41,13 @@ RUNTIME_PACKAGES = ("litellm", "orjson")
 DEFAULT_INSTRUCTION = "Answer the task given in the input."
 PACKAGE = Path(__file__).resolve().parents[1]
 # The engines' face imports its names on first use, so the modules it serves them from are roots too;
-# metric_folder.py because MetricSource.from_path reads with it.
+# runner/run.py because the local scorer imports it when it scores; metric_folder.py because
+# MetricSource.from_path reads with it.
 VENDOR_ROOTS = (
     "engines/__init__.py",
     *(f"engines/{module}.py" for module in sorted(set(ENGINE_HOMES.values()))),
     "runner/__init__.py",
+    "runner/run.py",
     "metric_folder.py",
 )
 VENDOR_TREES = ("sandbox",)

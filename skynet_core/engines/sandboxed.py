@@ -1,7 +1,12 @@
-"""A metric.py the engines can call: every call goes through the isolated runner, never this process.
+"""A metric.py the engines can call: every call goes through a :class:`~skynet_core.scoring.Scorer` (the isolated
+runner here, or a Ray cluster), never this process.
 
 ``SandboxedMetric`` is the one seam between an optimization engine (GEPA,
-DSPy GEPA) and the user's metric folder. Invariants a reader can rely on:
+DSPy GEPA, the uplift experiment) and the user's metric folder. It scores through the scorer it is given
+with its ``RunOptions`` whole: the studio's uplift experiment gives it the workspace's scorer, so a Ray
+address in Settings reaches it. The command line's ``uplift`` and an exported folder (``run_gepa.py``,
+``run_dspy.py``) score on this machine: they have no Ray setting, and an export vendors only the local runner.
+Invariants a reader can rely on:
 
 - ``score``/``score_many`` never raise for one bad case: a metric that raises,
   hangs or returns an invalid value gives a :class:`Verdict` with score 0.0
@@ -24,9 +29,7 @@ import orjson
 from ..cases import Case
 from ..metric_source import MetricSource
 from ..results import CaseResult
-from ..runner.pool import WorkerPool, default_pool
-from ..runner.run import score_cases
-from ..runner.values import LlmHandler
+from ..scoring import LocalScorer, RunOptions, Scorer
 
 METRIC_FAILED = "The metric could not score this output, so it counts as 0: "
 
@@ -53,25 +56,18 @@ class Verdict:
 class SandboxedMetric:
     """``score(input, output, expected)`` of a metric folder, run in isolated children.
 
-    ``llm`` answers the metric's ``llm()`` calls (``skynet_core.llm.make_handler``);
-    without one, a metric that calls ``llm()`` fails that case with a clear message.
+    ``options`` are every run's, whole: ``options.llm`` answers the metric's ``llm()`` calls
+    (``skynet_core.llm.make_handler``); without one, a metric that calls ``llm()`` fails that case with a
+    clear message. ``scorer`` is where the cases run (default: this machine).
     ``calls`` counts the cases scored so far.
     """
 
     def __init__(
-        self,
-        metric: str | MetricSource,
-        *,
-        timeout: float = 60.0,
-        llm: LlmHandler | None = None,
-        pool: WorkerPool | None = None,
-        concurrency: int = 1,
+        self, metric: str | MetricSource, options: RunOptions | None = None, scorer: Scorer | None = None
     ) -> None:
         self.source = MetricSource.of(metric)
-        self.timeout = timeout
-        self.llm = llm
-        self.pool = pool
-        self.concurrency = concurrency
+        self.options = options or RunOptions()
+        self.scorer = scorer or LocalScorer()
         self.calls = 0
         self._lock = threading.Lock()
 
@@ -83,14 +79,7 @@ class SandboxedMetric:
             Case(id=f"engine-{index}", input=_plain(dict(input)), output=_plain(output), expected=_plain(expected))
             for index, (input, output, expected) in enumerate(items)
         ]
-        run = score_cases(
-            self.source,
-            cases,
-            timeout=self.timeout,
-            llm=self.llm,
-            pool=self.pool or default_pool(),
-            concurrency=self.concurrency,
-        )
+        run = self.scorer(self.source, cases, self.options)
         with self._lock:
             self.calls += len(cases)
         by_id = {result.id: result for result in run.results}

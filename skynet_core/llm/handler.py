@@ -146,8 +146,9 @@ class MetricLlm:
         return self._scope
 
     def without_cache(self) -> MetricLlm:
-        """A handler with these settings that asks the model every time (measurements of variance)."""
-        return MetricLlm(self.settings, self.mock_response)
+        """A handler with these settings that asks the model every time (measurements of variance): this one
+        when it has no cache, so that what it spends is counted where its caller looks."""
+        return self if self.cache is None else MetricLlm(self.settings, self.mock_response)
 
     def answer_at_once(self, request: LlmRequest) -> dict[str, Any] | None:
         """The reply when the cache holds the answer in memory: no model call, no wait, so the runner

@@ -1,11 +1,10 @@
 """The isolated metric runner: metric code runs only in child processes we can kill.
 
-Public face: :func:`score_cases`, :class:`WorkerPool`, :func:`default_pool`,
-:func:`detect_isolation`, :class:`Limits`.
+Public face: :class:`WorkerPool`, :func:`default_pool`, :func:`detect_isolation`, :class:`Limits`. Cases are
+scored through a :class:`~skynet_core.scoring.Scorer`, never by calling the runner's ``run.score_cases``.
 """
 
 from .pool import WorkerPool, default_pool
-from .run import ScoreRun, score_cases
 from .sandbox import Limits, detect_isolation
 from .shard import LoadFailure
 from .values import LlmHandler, LlmRequest
@@ -16,10 +15,8 @@ __all__ = [
     "LlmHandler",
     "LlmRequest",
     "LoadFailure",
-    "ScoreRun",
     "Worker",
     "WorkerPool",
     "default_pool",
     "detect_isolation",
-    "score_cases",
 ]

@@ -30,7 +30,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -40,15 +40,13 @@ from ..i18n import SOURCE_LANGUAGE, language, use_language
 from ..metric_source import MetricSource
 from ..overflow import nothing_kept_on_disk
 from ..results import CaseResult, CaseStatus, Isolation, RunTally
+from ..scoring.options import ResultCallback, RunOptions, ScoreRun
 from .pool import default_pool
 from .replies import failed_result
-from .run import ResultCallback, ScoreRun, batch_size, score_cases
+from .run import batch_size, score_cases
 from .sandbox import detect_isolation
 from .shard import LoadFailure
 from .values import LlmHandler, LlmRequest
-
-if TYPE_CHECKING:
-    from ..scoring import RayScorer
 
 MAX_BATCHES_PER_CPU = 16  # the smallest batches: each one loads the metric in a fresh child on its node
 TASK_RETRIES = 3  # a batch whose node dies runs again on another node, up to this many times
@@ -82,44 +80,35 @@ class ClusterRun(ScoreRun):
     batches: list[BatchRun] = field(default_factory=list)
 
 
-def ray_scorer(address: str) -> RayScorer:
-    """A scorer for ``check_metric(scorer=…)`` that scores on the Ray cluster at ``address``
-    (``skynet_core.scoring.RayScorer``, the one Scorer of a cluster)."""
-    from ..scoring import RayScorer
-
-    return RayScorer(address)
-
-
 def score_cases_ray(
     source: str | MetricSource,
     cases: list[Case],
+    options: RunOptions,
     *,
     address: str,
-    timeout: float = 60.0,
-    llm: LlmHandler | None = None,
-    cancel: threading.Event | None = None,
-    on_result: ResultCallback | None = None,
-    in_order: ResultCallback | None = None,
     batch_cases: int | None = None,
     retries: int = TASK_RETRIES,
 ) -> ClusterRun:
-    """Score every case on the Ray cluster at ``address``; the result contract of ``score_cases``.
+    """Score every case on the Ray cluster at ``address``; the result contract of ``score_cases``. What
+    :class:`~skynet_core.scoring.RayScorer` runs.
 
-    ``on_result`` is called from this thread as each batch's results arrive (batches
-    finish in any order). ``in_order`` is called for each result in the order of ``cases``
-    (for writing results as they come). ``cancel`` stops the run: every task is cancelled and the
-    results so far are returned with ``cancelled`` set. ``batch_cases`` overrides the
+    Of ``options``, the cluster takes ``timeout_s`` and ``llm`` to every batch; ``on_result`` is called from
+    this thread as each batch's results arrive (batches finish in any order); ``in_order`` is called for each
+    result in the order of ``cases`` (for writing results as they come); ``cancel`` stops the run: every task
+    is cancelled and the results so far are returned with ``cancelled`` set. The cluster schedules its own
+    batches, so ``concurrency``, ``pool``, ``keep`` and ``stop_on_timeout`` do not apply. ``batch_cases`` overrides the
     batch size (default: the local runner's guided sizes, large batches first, then smaller
     ones, so that no node is left with a long tail; never below 1/``MAX_BATCHES_PER_CPU``
     of a CPU's share).
     Raises :class:`ClusterError` when Ray is not installed or the cluster is unreachable.
     """
     ray = _connect(address)
-    cancel = cancel or threading.Event()
+    timeout, llm = options.timeout_s, options.llm
+    cancel = options.cancel or threading.Event()
     began = time.monotonic()
     files = dict(MetricSource.of(source).files)
     spans = _cut(len(cases), int(ray.cluster_resources().get("CPU", 1)), batch_cases)
-    collected = _Collected([None] * len(cases), on_result, in_order)
+    collected = _Collected([None] * len(cases), options.on_result, options.in_order)
     relay = _Relay(ray, llm) if llm is not None else None
     task = _remote_batch(ray).options(max_retries=retries, retry_exceptions=False, scheduling_strategy="SPREAD")
     files_ref = ray.put(files)
@@ -415,7 +404,7 @@ def score_batch_json(files: dict[str, str], cases: list[Case], timeout: float, l
     """
     pool = default_pool()
     with nothing_kept_on_disk():  # a file on this node would be out of the driver's reach
-        run = score_cases(MetricSource(files), cases, timeout=timeout, llm=llm, pool=pool)
+        run = score_cases(MetricSource(files), cases, RunOptions(timeout, llm=llm, pool=pool))
     failure = run.load_error
     return orjson.dumps(
         {

@@ -10,18 +10,18 @@ import functools
 import statistics
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 from ..cases import Case
 from ..heap import Settler
 from ..i18n import _
 from ..metric_source import MetricSource
-from ..results import CaseResult, CaseStatus, Isolation, RunTally
-from .pool import WorkerPool, default_pool
+from ..results import CaseResult, CaseStatus, RunTally
+from ..scoring.options import ResultCallback, RunOptions, ScoreRun
+from .pool import default_pool
 from .replies import failed_result
 from .shard import LoadFailure, Shard
-from .values import Cancelled, LlmHandler
+from .values import Cancelled
 from .worker import Worker
 
 MAX_BATCH_CASES = 1024
@@ -38,24 +38,8 @@ BUSY_MS = 20.0
 HELPERS_PAY_MS = 500.0
 TYPICAL_OF = 64
 
-ResultCallback = Callable[[CaseResult], None]
 # take_batch's answer to a shard that must give its sandbox back before it waits
 _IDLE: tuple[int, list[Case]] = (-1, [])
-
-
-@dataclass
-class ScoreRun:
-    """The outcome of scoring many cases: results in the order of the cases given
-    (only those that ran when ``cancelled``; none when the caller streamed them
-    instead of keeping them), their tally, and the isolation they ran with."""
-
-    results: list[CaseResult]
-    isolation: Isolation
-    cancelled: bool = False
-    duration_ms: float = 0.0
-    load_error: LoadFailure | None = None
-    by_status: dict[str, int] = field(default_factory=dict)
-    tally: RunTally = field(default_factory=RunTally)
 
 
 def batch_size(remaining: int, workers: int) -> int:
@@ -107,23 +91,13 @@ class _InOrder:
 
 
 def score_cases(
-    source: str | MetricSource,
-    cases: Sequence[Case],
-    *,
-    timeout: float = 60.0,
-    concurrency: int = 1,
-    llm: LlmHandler | None = None,
-    cancel: threading.Event | None = None,
-    on_result: ResultCallback | None = None,
-    pool: WorkerPool | None = None,
-    worker: Worker | None = None,
-    stop_on_timeout: bool = False,
-    in_order: ResultCallback | None = None,
-    keep: bool = True,
+    source: str | MetricSource, cases: Sequence[Case], options: RunOptions, *, worker: Worker | None = None
 ) -> ScoreRun:
-    """Score every case with the metric ``source`` (metric.py's text, or a metric folder) in isolated children.
+    """Score every case with the metric ``source`` (metric.py's text, or a metric folder) in isolated children,
+    as ``options`` say (:class:`~skynet_core.scoring.RunOptions`, taken whole). Callers score through a
+    :class:`~skynet_core.scoring.Scorer`; this is what the local one runs.
 
-    Up to ``concurrency`` children run at once; the others start once cases
+    Up to ``options.concurrency`` children run at once; the others start once cases
     prove slower than ``SLOW_CASE_MS`` on average (a quick metric is faster in
     one child, a model-as-judge needs them all).
     ``on_result`` is called for each result as it arrives (from worker
@@ -138,9 +112,7 @@ def score_cases(
     ``stop_on_timeout``: after the first timeout, run no more cases (the
     contract check wants a fast verdict, not every case's timeout).
     """
-    run = _Run(MetricSource.of(source), cases, timeout, concurrency, llm, cancel, pool, stop_on_timeout)
-    run.on_result, run.in_order, run.keep = on_result, in_order, keep
-    return run.run(worker)
+    return _Run(MetricSource.of(source), cases, options).run(worker)
 
 
 class _Run:
@@ -151,31 +123,19 @@ class _Run:
     shard touches before the helpers exist.
     """
 
-    def __init__(
-        self,
-        source: MetricSource,
-        cases: Sequence[Case],
-        timeout: float,
-        concurrency: int,
-        llm: LlmHandler | None,
-        cancel: threading.Event | None,
-        pool: WorkerPool | None,
-        stop_on_timeout: bool,
-    ) -> None:
-        self.source, self.cases, self.timeout, self.llm = source, cases, timeout, llm
-        self.pool = pool or default_pool()
-        self.cancel = cancel or threading.Event()
-        self.halt = threading.Event() if stop_on_timeout else None
-        self.on_result: ResultCallback | None = None
-        self.in_order: ResultCallback | None = None
-        self.keep = True
+    def __init__(self, source: MetricSource, cases: Sequence[Case], options: RunOptions) -> None:
+        self.source, self.cases, self.timeout, self.llm = source, cases, options.timeout_s, options.llm
+        self.pool = options.pool or default_pool()
+        self.cancel = options.cancel or threading.Event()
+        self.halt = threading.Event() if options.stop_on_timeout else None
+        self.on_result, self.in_order, self.keep = options.on_result, options.in_order, options.keep
         self.results: list[CaseResult] = []
         self.tally = RunTally()
         self.lock = threading.Condition(threading.Lock())  # never taken twice by one thread, so no RLock
         self.load_error: list[LoadFailure] = []
         self.settler = Settler()  # kept results leave the garbage collector's scans (skynet_core.heap)
         self.ordered = _InOrder(len(cases), self.deliver, self.lock)
-        self.workers = max(1, min(int(concurrency), len(cases) or 1))
+        self.workers = max(1, min(int(options.concurrency), len(cases) or 1))
         self.line_batch = getattr(cases, "line_batch", None)
         self.next_start = 0
         self.cancelled = False

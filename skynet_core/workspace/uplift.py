@@ -152,13 +152,7 @@ class UpliftPart(UseCasesPart):
             raise ValueError(missing_models_message(missing))
         in_use = in_use or self.dataset()
         options = self.run_options(keys, settings)
-        sandboxed = SandboxedMetric(
-            metric or self.draft().metric,
-            timeout=options.timeout_s,
-            llm=options.llm,
-            pool=self.pool,
-            concurrency=options.concurrency,
-        )
+        sandboxed = SandboxedMetric(metric or self.draft().metric, options, self.scorer())
         split = split_cases(in_use.cases, config.seed)
         return Experiment(sandboxed, split, config, Models(settings.task, settings.reflection, settings))
 

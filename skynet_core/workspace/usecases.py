@@ -14,11 +14,11 @@ from typing import Any, TypeVar
 
 from .. import llm
 from ..cases import Case
-from ..contract import SAMPLE_SIZE
+from ..contract import SAMPLE_SIZE, check_metric
 from ..feedback import Grade, grade_feedback, probe_cases
 from ..i18n import language, use_language
 from ..jobs import Job, JobSlot
-from ..judge import Consistency, consistency_of, repeat_cases
+from ..judge import Consistency, judge_consistency
 from ..llm import ModelSettings
 from ..llm_cache import without_cache
 from ..metric_source import MetricSource
@@ -27,7 +27,7 @@ from ..provenance import Provenance
 from ..results import CaseResult, CheckReport, JobKind
 from ..runs import by_candidate
 from ..scored_candidates import candidate_cases
-from ..scoring import RunOptions, Scorer, check
+from ..scoring import RunOptions, Scorer
 from .human import HumanPart
 
 T = TypeVar("T")
@@ -82,7 +82,7 @@ class UseCasesPart(HumanPart):
             # Up to the settings' cases in flight, as "Score all": the runner adds children only once the cases
             # prove slow (a judge's answers), so a quick metric's check stays in the one child that loaded it.
             live = dataclasses.replace(options.watched_by(job), stop_on_timeout=True)
-            report = check(metric, cases, live, scorer=scorer, sample=sample)
+            report = check_metric(metric, cases, live, scorer=scorer, sample=sample)
             if not job.cancel.is_set() and passed_whole(report):
                 with self._lock:
                     self._checked[memo] = report
@@ -113,7 +113,7 @@ class UseCasesPart(HumanPart):
         scorer = scorer or self.scorer()
 
         def run(job: Job[CheckReport]) -> CheckReport:
-            report = check(metric, cases, options.watched_by(job), scorer=scorer, sample=cases)
+            report = check_metric(metric, cases, options.watched_by(job), scorer=scorer, sample=cases)
             if keep is not None and not job.cancel.is_set() and report.cases:
                 keep(report)
             return report
@@ -204,13 +204,13 @@ class UseCasesPart(HumanPart):
     ) -> Job[Consistency]:
         """Score ``cases`` ``repeats`` times each: how far a judge's verdicts spread on the same case. Every run
         asks the model afresh (the answer cache is bypassed: the spread is the model's own)."""
-        options, scorer, repeated = self.run_options(keys), self.scorer(), repeat_cases(cases, repeats)
+        options, scorer = self.run_options(keys), self.scorer()
         options = dataclasses.replace(options, llm=without_cache(options.llm))
 
         def run(job: Job[Consistency]) -> Consistency:
-            return consistency_of(cases, scorer(metric, repeated, options.watched_by(job)).results, repeats)
+            return judge_consistency(scorer, metric, cases, repeats, options.watched_by(job))
 
-        job: Job[Consistency] = Job(JobKind.CONSISTENCY, len(repeated), provenance=self.provenance(metric, keys))
+        job: Job[Consistency] = Job(JobKind.CONSISTENCY, len(cases) * repeats, provenance=self.provenance(metric, keys))
         if options.llm is not None:
             self._handlers[job] = options.llm
         return self.submit(slot, job, run, watcher)

@@ -25,8 +25,9 @@ from skynet_core.examples import EXAMPLE_METRICS, METRICS_DIR
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
 from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, Isolation
-from skynet_core.runner import score_cases
 from skynet_core.runner.cluster import ClusterError, score_cases_ray
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 from tests.fake_openai import FakeOpenAI
 from tests.ray_cluster import HOST, LocalRayCluster, Node, free_port
 
@@ -88,7 +89,7 @@ def reduced_node(ray_cluster: LocalRayCluster) -> Node:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         run = score_cases_ray(
-            SLOW.format(pause=0.05), numbered(12), address=ray_cluster.address, timeout=10, batch_cases=2
+            SLOW.format(pause=0.05), numbered(12), RunOptions(timeout_s=10), address=ray_cluster.address, batch_cases=2
         )
         if run.isolation is Isolation.REDUCED:
             return node
@@ -124,8 +125,8 @@ def test_the_held_out_corpus_scores_the_same_on_ray_as_locally(ray_cluster, pool
     runs = [(path.read_text(), ticket_cases) for title, path in EXAMPLE_METRICS.items() if title != "Model as judge"]
     runs += [(source, numbered(40)) for source in [*HOSTILE.values(), *FOLDERS]]
     for source, cases in runs:
-        local = score_cases(source, cases, timeout=3, pool=pool, concurrency=2)
-        remote = score_cases_ray(source, cases, address=ray_cluster.address, timeout=3, batch_cases=16)
+        local = score_cases(source, cases, RunOptions(timeout_s=3, pool=pool, concurrency=2))
+        remote = score_cases_ray(source, cases, RunOptions(timeout_s=3), address=ray_cluster.address, batch_cases=16)
         pairs = zip(comparable(remote.results), comparable(local.results), strict=True)
         differ = [(ours, theirs) for ours, theirs in pairs if ours != theirs]
         assert not differ, (source, differ[:1])
@@ -143,8 +144,8 @@ def test_the_held_out_corpus_scores_the_same_on_ray_as_locally(ray_cluster, pool
 def test_twenty_thousand_cases_score_the_same_on_ray_as_locally(ray_cluster, pool):
     source = "def score(input, output, expected=None):\n    return input['n'] % 97 / 96, {'feedback': output}\n"
     cases = numbered(20_000)
-    remote = score_cases_ray(source, cases, address=ray_cluster.address, timeout=10)
-    local = score_cases(source, cases, timeout=10, pool=pool)
+    remote = score_cases_ray(source, cases, RunOptions(timeout_s=10), address=ray_cluster.address)
+    local = score_cases(source, cases, RunOptions(timeout_s=10, pool=pool))
     assert comparable(remote.results) == comparable(local.results)
     assert remote.by_status == {"ok": 20_000} and len(remote.batches) > 1
 
@@ -155,11 +156,13 @@ def test_results_stream_back_as_batches_finish_and_in_case_order(ray_cluster):
     run = score_cases_ray(
         SLOW.format(pause=0.01),
         numbered(60),
+        RunOptions(
+            timeout_s=10,
+            on_result=lambda result: seen.append(result.id),
+            in_order=lambda result: ordered.append(result.id),
+        ),
         address=ray_cluster.address,
-        timeout=10,
         batch_cases=10,
-        on_result=lambda result: seen.append(result.id),
-        in_order=lambda result: ordered.append(result.id),
     )
     assert sorted(seen) == sorted(result.id for result in run.results) and len(seen) == 60
     assert ordered == [f"c{n}" for n in range(60)]
@@ -186,7 +189,9 @@ def test_the_cli_scores_on_ray_with_the_same_report_and_output_file(ray_cluster,
 
 
 def test_a_run_is_as_isolated_as_its_weakest_node(ray_cluster, reduced_node):
-    run = score_cases_ray(SLOW.format(pause=0.05), numbered(24), address=ray_cluster.address, timeout=10, batch_cases=2)
+    run = score_cases_ray(
+        SLOW.format(pause=0.05), numbered(24), RunOptions(timeout_s=10), address=ray_cluster.address, batch_cases=2
+    )
     assert {batch.isolation for batch in run.batches} == {Isolation.FULL, Isolation.REDUCED}
     assert run.isolation is Isolation.REDUCED and run.by_status == {"ok": 24}
 
@@ -216,10 +221,9 @@ def test_a_killed_node_loses_and_duplicates_no_case(ray_cluster, reduced_node):
         run = score_cases_ray(
             SLOW.format(pause=0.01),
             cases,
+            RunOptions(timeout_s=10, on_result=lambda result: seen.append(result.id)),
             address=ray_cluster.address,
-            timeout=10,
             batch_cases=20,
-            on_result=lambda result: seen.append(result.id),
         )
     finally:
         done.set()
@@ -244,12 +248,11 @@ def test_cancel_stops_every_task(ray_cluster):
     run = score_cases_ray(
         SLOW.format(pause=0.2),
         numbered(200),
+        RunOptions(
+            timeout_s=10, cancel=cancel, on_result=cancel_early, in_order=lambda result: handed.append(result.id)
+        ),
         address=ray_cluster.address,
-        timeout=10,
         batch_cases=5,
-        cancel=cancel,
-        on_result=cancel_early,
-        in_order=lambda result: handed.append(result.id),
     )
     assert run.cancelled and 10 <= len(run.results) < 200
     assert handed == [result.id for result in run.results]  # what finished is handed on, none twice
@@ -258,7 +261,7 @@ def test_cancel_stops_every_task(ray_cluster):
     while busy_workers(ray_cluster) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert busy_workers(ray_cluster) == []
-    after = score_cases_ray(SLOW.format(pause=0), numbered(5), address=ray_cluster.address, timeout=10)
+    after = score_cases_ray(SLOW.format(pause=0), numbered(5), RunOptions(timeout_s=10), address=ray_cluster.address)
     assert after.by_status == {"ok": 5}  # the cluster is usable again
 
 
@@ -332,9 +335,13 @@ def test_a_judge_metric_on_ray_gets_answers_and_the_key_stays_in_the_driver(ray_
         cases = tickets.for_candidate(tickets.candidates[0])[:12]
         judge = EXAMPLE_METRICS["Model as judge"].read_text()
         remote = score_cases_ray(
-            judge, cases, address=ray_cluster.address, timeout=30, batch_cases=4, llm=make_handler(settings)
+            judge,
+            cases,
+            RunOptions(timeout_s=30, llm=make_handler(settings)),
+            address=ray_cluster.address,
+            batch_cases=4,
         )
-        local = score_cases(judge, cases, timeout=30, pool=pool, llm=make_handler(settings))
+        local = score_cases(judge, cases, RunOptions(timeout_s=30, pool=pool, llm=make_handler(settings)))
         assert remote.by_status == {"ok": 12}, [result.error for result in remote.results if not result.ok]
         assert all(result.judge.calls == 1 for result in remote.results)
         assert comparable(remote.results) == comparable(local.results)
@@ -360,7 +367,7 @@ def test_scoring_on_ray_without_ray_installed_says_how_to_install_it(monkeypatch
 def test_an_address_where_no_cluster_listens_fails_at_once_with_what_to_do(tmp_path, monkeypatch):
     address = f"{HOST}:{free_port()}"
     with pytest.raises(ClusterError, match="no Ray cluster answers at .*ray start --head"):
-        score_cases_ray(SLOW.format(pause=0), numbered(2), address=address)
+        score_cases_ray(SLOW.format(pause=0), numbered(2), RunOptions(), address=address)
     monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "data"))
     stderr = io.StringIO()
     code = cli.run(

@@ -9,6 +9,7 @@ import pytest
 from skynet_core.contract import check_metric, validate_timeout
 from skynet_core.results import CaseStatus, StageName, StageStatus
 from skynet_core.sandbox.returns import check_return
+from skynet_core.scoring import RunOptions
 from tests.case_factory import make_cases
 
 
@@ -16,16 +17,10 @@ def metric_returning(expression: str, imports: str = "") -> str:
     return f"{imports}\ndef score(input, output, expected=None):\n    return {expression}\n"
 
 
-def check(pool, source: str, cases=None, **kwargs):
+def check(pool, source: str, cases=None, timeout: float = 10):
     cases = cases if cases is not None else make_cases()
-    return check_metric(
-        textwrap.dedent(source),
-        cases,
-        timeout=kwargs.pop("timeout", 10),
-        pool=pool,
-        sample=kwargs.pop("sample", cases),
-        **kwargs,
-    )
+    options = RunOptions(timeout_s=timeout, pool=pool, stop_on_timeout=True)
+    return check_metric(textwrap.dedent(source), cases, options, sample=cases)
 
 
 @pytest.mark.parametrize(
@@ -307,12 +302,18 @@ def test_a_case_that_prints_nothing_after_one_that_printed_has_no_output(pool):
 
 
 def test_an_empty_dataset_fails_return_value_with_a_fix(pool):
-    report = check_metric(metric_returning('(1.0, {"feedback": ""})'), [], timeout=5, pool=pool)
+    report = check_metric(
+        metric_returning('(1.0, {"feedback": ""})'), [], RunOptions(timeout_s=5, pool=pool, stop_on_timeout=True)
+    )
     assert "no cases to sample" in report.stage(StageName.RETURN_VALUE).message
 
 
 def test_the_check_samples_three_cases_when_not_told_which(pool):
-    report = check_metric(metric_returning('(1.0, {"feedback": ""})'), make_cases(10), timeout=5, pool=pool)
+    report = check_metric(
+        metric_returning('(1.0, {"feedback": ""})'),
+        make_cases(10),
+        RunOptions(timeout_s=5, pool=pool, stop_on_timeout=True),
+    )
     assert report.ok
     assert len(report.cases) == 3
 

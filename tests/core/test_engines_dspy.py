@@ -6,6 +6,7 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.engines import DspyFields, SandboxedMetric, dspy_examples, dspy_metric, dspy_program
+from skynet_core.scoring import RunOptions
 from tests.engine_stub import FEEDBACK_MARK, HINT, METRIC, SEED, TICKETS, reflection_prompts, stub_server
 
 dspy = pytest.importorskip("dspy", reason="dspy==3.4.1 is a test requirement")
@@ -31,7 +32,7 @@ def test_an_input_and_expected_field_of_one_name_is_refused_with_the_fix() -> No
 
 def test_metric_maps_gold_and_pred_and_returns_feedback_with_objective_scores(pool) -> None:
     fields = DspyFields.infer(CASES)
-    metric = dspy_metric(SandboxedMetric(METRIC, pool=pool), fields)
+    metric = dspy_metric(SandboxedMetric(METRIC, RunOptions(pool=pool)), fields)
     gold = dspy_examples(CASES, fields)[0]
     pred = dspy.Prediction(output='{"label": "other"}')
 
@@ -49,7 +50,7 @@ def test_dspy_gepa_compile_reads_the_metric_feedback_and_named_scores(stub, pool
     task_lm = dspy.LM("openai/task", api_base=stub.url, api_key="unused", cache=False)
     reflection_lm = dspy.LM("openai/reflect", api_base=stub.url, api_key="unused", cache=False)
     optimizer = dspy.GEPA(
-        metric=dspy_metric(SandboxedMetric(METRIC, pool=pool), fields),
+        metric=dspy_metric(SandboxedMetric(METRIC, RunOptions(pool=pool)), fields),
         max_metric_calls=24,
         reflection_lm=reflection_lm,
         reflection_minibatch_size=2,

@@ -6,6 +6,7 @@ import pytest
 
 from skynet_core.engines import ChatTask, MetricAdapter, SandboxedMetric, gepa_evaluator
 from skynet_core.llm import ModelConfig
+from skynet_core.scoring import RunOptions
 from tests.engine_stub import FEEDBACK_MARK, IMPROVED, METRIC, SEED, TICKETS, reflection_prompts, stub_server
 
 gepa_oa = pytest.importorskip("gepa.optimize_anything", reason="gepa==0.1.4 is a test requirement")
@@ -18,7 +19,7 @@ def stub():
 
 
 def test_optimize_anything_reads_the_metric_feedback_and_named_scores(stub, pool) -> None:
-    metric = SandboxedMetric(METRIC, pool=pool)
+    metric = SandboxedMetric(METRIC, RunOptions(pool=pool))
     evaluator = gepa_evaluator(metric, ChatTask(ModelConfig("openai/task", stub.url, api_key="unused")))
     config = gepa_oa.GEPAConfig(
         engine=gepa_oa.EngineConfig(max_metric_calls=24, parallel=False, seed=0),
@@ -47,7 +48,7 @@ def test_optimize_anything_reads_the_metric_feedback_and_named_scores(stub, pool
 
 def test_adapter_evaluate_returns_objective_scores_and_a_reflective_dataset(stub, pool) -> None:
     adapter = MetricAdapter(
-        SandboxedMetric(METRIC, pool=pool), ChatTask(ModelConfig("openai/task", stub.url, api_key="unused"))
+        SandboxedMetric(METRIC, RunOptions(pool=pool)), ChatTask(ModelConfig("openai/task", stub.url, api_key="unused"))
     )
     batch = adapter.evaluate(TICKETS[:2], {"instruction": SEED}, capture_traces=True)
 
@@ -59,7 +60,9 @@ def test_adapter_evaluate_returns_objective_scores_and_a_reflective_dataset(stub
 
 
 def test_a_metric_that_raises_scores_zero_and_says_why(stub, pool) -> None:
-    metric = SandboxedMetric("def score(input, output, expected=None):\n    raise KeyError('label')\n", pool=pool)
+    metric = SandboxedMetric(
+        "def score(input, output, expected=None):\n    raise KeyError('label')\n", RunOptions(pool=pool)
+    )
     evaluator = gepa_evaluator(metric, ChatTask(ModelConfig("openai/task", stub.url, api_key="unused")))
     score, info = evaluator(SEED, TICKETS[0])
     assert score == 0.0
@@ -72,5 +75,7 @@ def test_an_output_that_is_not_json_reaches_the_metric_as_its_text(pool) -> None
         def __str__(self) -> str:
             return '{"label": "billing"}'
 
-    verdict = SandboxedMetric(METRIC, pool=pool).score(TICKETS[0]["input"], Answer(), TICKETS[0]["expected"])
+    verdict = SandboxedMetric(METRIC, RunOptions(pool=pool)).score(
+        TICKETS[0]["input"], Answer(), TICKETS[0]["expected"]
+    )
     assert verdict.ok and verdict.score == 1.0 and verdict.scores == {"format": 1.0, "label": 1.0}

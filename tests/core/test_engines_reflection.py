@@ -7,7 +7,8 @@ import pytest
 from skynet_core.datasets import EXAMPLE_PATH, load_example
 from skynet_core.engines.reflection import NO_REFLECTION_MODEL, dataset_instruction, pick_minibatch, reflection_step
 from skynet_core.llm import ModelConfig, ModelSettings
-from skynet_core.runner import score_cases
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 from tests.engine_stub import HINT, IMPROVED, stub_server
 
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a test requirement")
@@ -17,7 +18,7 @@ pytest.importorskip("gepa", reason="gepa==0.1.4 is a test requirement")
 def scored(pool):
     dataset = load_example()
     cases = dataset.for_candidate(dataset.candidates[0])[:12]
-    run = score_cases((EXAMPLE_PATH.parent / "metrics" / "exact_match.py").read_text(), cases, pool=pool)
+    run = score_cases((EXAMPLE_PATH.parent / "metrics" / "exact_match.py").read_text(), cases, RunOptions(pool=pool))
     return dataset, cases, run.results
 
 

@@ -12,8 +12,9 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
-from skynet_core.runner import score_cases
+from skynet_core.runner.run import score_cases
 from skynet_core.runner.values import LlmRequest
+from skynet_core.scoring import RunOptions
 from tests.fake_openai import FakeOpenAI, Received
 
 ENV_KEY = "sk-environment-fedcba9876543210"
@@ -51,7 +52,9 @@ def test_an_answer_that_echoes_the_key_is_redacted_before_it_reaches_the_metric(
 
 
 def test_the_echoed_key_is_in_no_feedback_or_result(server, pool):
-    run = score_cases(ECHO, [Case(id="a", input={"q": "1"}, output="x")], llm=make_handler(settings(server)), pool=pool)
+    run = score_cases(
+        ECHO, [Case(id="a", input={"q": "1"}, output="x")], RunOptions(llm=make_handler(settings(server)), pool=pool)
+    )
     result = run.results[0]
     assert result.ok and "[redacted]" in result.feedback
     text = result.to_json_bytes(True).decode()
@@ -72,7 +75,9 @@ def score(input, output, expected=None):
 
 def test_a_prompt_over_the_cap_fails_with_its_own_message_and_is_not_sent(server, pool):
     run = score_cases(
-        BIG_PROMPT, [Case(id="a", input={"q": "1"}, output="x")], llm=make_handler(settings(server)), pool=pool
+        BIG_PROMPT,
+        [Case(id="a", input={"q": "1"}, output="x")],
+        RunOptions(llm=make_handler(settings(server)), pool=pool),
     )
     result = run.results[0]
     assert result.ok, result.error

@@ -16,8 +16,10 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseResult, CaseStatus, Isolation
-from skynet_core.runner import Limits, WorkerPool, score_cases
+from skynet_core.runner import Limits, WorkerPool
+from skynet_core.runner.run import score_cases
 from skynet_core.runner.sandbox import detect_isolation
+from skynet_core.scoring import RunOptions
 
 MIB = 1 << 20
 LEVELS = [Isolation.REDUCED] + ([Isolation.FULL] if detect_isolation()[0] is Isolation.FULL else [])
@@ -101,7 +103,9 @@ def no_new_host_segments() -> Iterator[None]:
 def run_one(limits: Limits, isolation: Isolation, source: str, case_input: dict[str, int]) -> CaseResult:
     pool = WorkerPool(isolation=isolation, spares=0, limits=limits)
     try:
-        [result] = score_cases(source, [Case(id="a", input=case_input, output="x")], timeout=60, pool=pool).results
+        [result] = score_cases(
+            source, [Case(id="a", input=case_input, output="x")], RunOptions(timeout_s=60, pool=pool)
+        ).results
     finally:
         pool.close()
     return result

@@ -13,9 +13,10 @@ from skynet_core.contract import check_return
 from skynet_core.export import MAX_SCORE_COLUMNS, OTHER_SCORES, open_results
 from skynet_core.i18n import use_language
 from skynet_core.results import CaseResult, CaseStatus, StageName, StageStatus
-from skynet_core.runner import score_cases
 from skynet_core.runner.replies import reply_to_result
+from skynet_core.runner.run import score_cases
 from skynet_core.sandbox.returns import MAX_NAMED_SCORES
+from skynet_core.scoring import RunOptions
 
 
 def returned(count: int) -> tuple[float, dict[str, object]]:
@@ -43,11 +44,13 @@ def test_a_case_with_40000_named_scores_is_invalid_in_the_sandbox_and_the_check(
     from skynet_core.contract import check_metric
 
     cases = [Case(id=f"c{n}", input={"n": n}, output="x") for n in range(3)]
-    run = score_cases(MANY_KEYS, cases, timeout=30, pool=pool)
+    run = score_cases(MANY_KEYS, cases, RunOptions(timeout_s=30, pool=pool))
     assert run.by_status == {"invalid": 3}
     assert all(result.scores == {} and "at most 256" in result.error for result in run.results)
     with use_language("zh_CN"):
-        report = check_metric(MANY_KEYS, cases, timeout=30, sample=cases[:1], pool=pool)
+        report = check_metric(
+            MANY_KEYS, cases, RunOptions(timeout_s=30, pool=pool, stop_on_timeout=True), sample=cases[:1]
+        )
     stage = report.stage(StageName.RETURN_VALUE)
     assert stage.status is StageStatus.FAILED and "命名分数" in stage.message and "256" in stage.message
 

@@ -18,8 +18,10 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseStatus, Isolation
-from skynet_core.runner import WorkerPool, sandbox, score_cases
+from skynet_core.runner import WorkerPool, sandbox
+from skynet_core.runner.run import score_cases
 from skynet_core.runner.sandbox import detect_isolation
+from skynet_core.scoring import RunOptions
 
 FULL_WORKS = detect_isolation()[0] is Isolation.FULL
 LEVELS = [Isolation.REDUCED] + ([Isolation.FULL] if FULL_WORKS else [])
@@ -77,7 +79,9 @@ def score_daemon(isolation: Isolation, token: str) -> None:
     try:
         seen: list[int] = []
         case = Case(id="a", input={"token": token}, output="x")
-        run = score_cases(DAEMON, [case], timeout=30, pool=pool, on_result=lambda _: seen.extend(sleepers(token)))
+        run = score_cases(
+            DAEMON, [case], RunOptions(timeout_s=30, pool=pool, on_result=lambda _: seen.extend(sleepers(token)))
+        )
         assert run.by_status == {"ok": 1}, run.results
         assert seen, "the metric did not start its daemon"
     finally:
@@ -146,7 +150,7 @@ def test_the_case_that_breaks_the_channel_fails_and_no_innocent_one(isolation, b
     cases = [Case(id=f"c{n:02d}", input={"n": n}, output="x") for n in range(12)]
     pool = WorkerPool(isolation=isolation, spares=0)
     try:
-        run = score_cases(source, cases, timeout=20, pool=pool, concurrency=concurrency)
+        run = score_cases(source, cases, RunOptions(timeout_s=20, pool=pool, concurrency=concurrency))
     finally:
         pool.close()
     assert [result.id for result in run.results] == [case.id for case in cases]

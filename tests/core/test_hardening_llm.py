@@ -20,7 +20,8 @@ from skynet_core.llm import (
     save_settings,
 )
 from skynet_core.redact import redact
-from skynet_core.runner import score_cases
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 from skynet_core.store import Store
 from tests.fake_openai import FakeOpenAI
 
@@ -115,7 +116,9 @@ def test_an_echoed_key_never_reaches_the_metric_or_its_result(server, monkeypatc
     server.echo_authorization = True
     server.script = [400]
     monkeypatch.setenv("SKYNET_METRIC_API_BASE", server.url)
-    run = score_cases(JUDGE, [Case(id="a", input={"q": "1"}, output="x")], llm=make_handler(typed(server)), pool=pool)
+    run = score_cases(
+        JUDGE, [Case(id="a", input={"q": "1"}, output="x")], RunOptions(llm=make_handler(typed(server)), pool=pool)
+    )
     result = run.results[0]
     assert not result.ok and "Bearer [redacted]" in result.error
     assert ENV_KEY not in str(result.to_json())
@@ -146,7 +149,7 @@ def local(server: FakeOpenAI, **changes) -> ModelSettings:
 def test_calls_per_case_are_capped_at_50_by_default_and_the_case_fails_naming_the_cap(server, pool):
     cases = [Case(id=f"c{i}", input={"q": "1"}, output="x") for i in range(2)]
     handler = make_handler(local(server))
-    run = score_cases(LOOPER, cases, llm=handler, pool=pool, timeout=60)
+    run = score_cases(LOOPER, cases, RunOptions(llm=handler, pool=pool, timeout_s=60))
     assert len(server.requests) == 100  # 50 per case, then refused without a call
     for result in run.results:
         assert not result.ok
@@ -158,7 +161,9 @@ def test_calls_per_case_are_capped_at_50_by_default_and_the_case_fails_naming_th
 
 def test_a_raised_cap_lets_more_calls_through(server, pool):
     handler = make_handler(local(server, max_calls_per_case=3))
-    run = score_cases(LOOPER, [Case(id="a", input={"q": "1"}, output="x")], llm=handler, pool=pool, timeout=60)
+    run = score_cases(
+        LOOPER, [Case(id="a", input={"q": "1"}, output="x")], RunOptions(llm=handler, pool=pool, timeout_s=60)
+    )
     assert len(server.requests) == 3 and "more than 3 llm() calls" in run.results[0].error
 
 
@@ -166,7 +171,7 @@ def test_the_run_budget_ends_the_cases_once_spent_and_names_it(server, pool):
     settings = local(server, max_cost_usd=0.001, max_calls_per_case=10_000)
     handler = make_handler(settings)
     cases = [Case(id=f"c{i}", input={"q": "1"}, output="x") for i in range(3)]
-    run = score_cases(LOOPER, cases, llm=handler, pool=pool, timeout=60)
+    run = score_cases(LOOPER, cases, RunOptions(llm=handler, pool=pool, timeout_s=60))
     per_call = complete(settings, "x").cost_usd
     assert per_call and 0.001 <= handler.spent_usd < 0.001 + 2 * per_call
     for result in run.results:

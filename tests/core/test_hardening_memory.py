@@ -13,8 +13,10 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseStatus, Isolation
-from skynet_core.runner import Limits, WorkerPool, score_cases
+from skynet_core.runner import Limits, WorkerPool
+from skynet_core.runner.run import score_cases
 from skynet_core.runner.watchdog import MEMORY_LIMIT_MODE, measure
+from skynet_core.scoring import RunOptions
 
 LIMIT = 256 << 20
 CASE = Case(id="a", input={"q": "1"}, output="x")
@@ -29,7 +31,7 @@ def small_pool() -> Iterator[WorkerPool]:
 
 def run_one(pool: WorkerPool, body: str):
     source = textwrap.dedent(body).lstrip("\n")
-    [result] = score_cases(source, [CASE], timeout=60, pool=pool).results
+    [result] = score_cases(source, [CASE], RunOptions(timeout_s=60, pool=pool)).results
     return result
 
 

@@ -10,8 +10,9 @@ import pytest
 from skynet_core.cases import Case
 from skynet_core.datasets import DatasetError, load_dataset
 from skynet_core.results import CaseStatus
-from skynet_core.runner import score_cases
 from skynet_core.runner.replies import reply_to_result
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 
 CASES = [Case(id=f"case-{i}", input={"q": str(i)}, output=str(i)) for i in range(3)]
 
@@ -32,7 +33,7 @@ def test_forged_results_line_with_extra_items_fails_the_case_and_the_run_goes_on
                 os.write(int(sys.argv[2]), json.dumps(forged).encode() + b"\\n")
             return 0.5, {"feedback": "honest"}
     """)
-    run = score_cases(source, CASES, timeout=10, pool=pool)
+    run = score_cases(source, CASES, RunOptions(timeout_s=10, pool=pool))
     assert [result.id for result in run.results] == ["case-0", "case-1", "case-2"]
     first = run.results[0]
     assert first.status is CaseStatus.ERROR
@@ -59,7 +60,7 @@ def test_case_nested_too_deep_for_the_channel_is_invalid_not_dropped(pool):
     cases = [*CASES[:1], Case(id="deep", input={"q": nested(300)}, output="x"), *CASES[1:]]
     good = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
     for concurrency in (1, 4):
-        run = score_cases(good, cases, timeout=10, pool=pool, concurrency=concurrency)
+        run = score_cases(good, cases, RunOptions(timeout_s=10, pool=pool, concurrency=concurrency))
         assert [result.id for result in run.results] == ["case-0", "deep", "case-1", "case-2"]
         deep = run.results[1]
         assert deep.status is CaseStatus.INVALID
@@ -85,7 +86,7 @@ def test_big_side_information_is_kept_small_in_results_and_whole_on_demand(pool)
     from skynet_core.overflow import OVERFLOW_KEY, SIDE_KEEP_BYTES, full_side_information
 
     cases = [Case(id=f"c{i}", input={"q": str(i)}, output="x") for i in range(20)]
-    run = score_cases(BIG_SIDE, cases, timeout=30, pool=pool)
+    run = score_cases(BIG_SIDE, cases, RunOptions(timeout_s=30, pool=pool))
     assert run.by_status == {"ok": 20}
     for result in run.results:
         assert len(orjson.dumps(result.to_json())) < SIDE_KEEP_BYTES + 4096

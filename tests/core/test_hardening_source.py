@@ -9,6 +9,7 @@ from skynet_core.contract import check_metric
 from skynet_core.pysource import SourceTooDeep, parse
 from skynet_core.reward import MetricSourceError, replace_reward_spec
 from skynet_core.reward_spec import reward_spec_line
+from skynet_core.scoring import RunOptions
 
 DEEP = (
     'REWARD_SPEC = {"weights": {"accuracy": 1, "speed": 0, "cost": 0}, "accuracy": {}, "speed": {"reference": 1},'
@@ -40,7 +41,9 @@ def test_too_deep_source_fails_soft_where_the_server_reads_it():
 
 
 def test_check_of_too_deep_source_reports_stages_not_a_traceback(pool, cases):
-    report = _deep_stack(50, lambda: check_metric(DEEP, cases, timeout=20, pool=pool))
+    report = _deep_stack(
+        50, lambda: check_metric(DEEP, cases, RunOptions(timeout_s=20, pool=pool, stop_on_timeout=True))
+    )
     assert report.stages  # a report, whatever the sandbox's compiler made of it
 
 

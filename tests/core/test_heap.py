@@ -10,7 +10,8 @@ import threading
 
 from skynet_core.cases import Case
 from skynet_core.heap import SETTLE_EVERY, Settler, built_frozen, collector_off, collector_state, quiet, settle
-from skynet_core.runner import score_cases
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 from tests.collector import no_other_section, steady_state
 
 TRIVIAL = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
@@ -113,7 +114,7 @@ def test_the_collector_stays_off_until_the_last_of_two_overlapping_threads_leave
 def test_a_run_that_keeps_its_results_settles_them(pool) -> None:
     count = SETTLE_EVERY + 10
     cases = [Case(id=str(index), input={"q": index}, output="a") for index in range(count)]
-    run = score_cases(TRIVIAL, cases, pool=pool)
+    run = score_cases(TRIVIAL, cases, RunOptions(pool=pool))
     assert len(run.results) == count
     assert not any(item is run.results[0] for item in gc.get_objects())
 

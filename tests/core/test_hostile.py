@@ -35,8 +35,10 @@ import pytest
 from skynet_core.cases import Case
 from skynet_core.contract import check_metric
 from skynet_core.results import CaseResult, CaseStatus, CheckReport, Isolation, StageName, StageStatus
-from skynet_core.runner import ScoreRun, WorkerPool, score_cases
+from skynet_core.runner import WorkerPool
+from skynet_core.runner.run import score_cases
 from skynet_core.runner.sandbox import SANDBOX_UID_MIN, SANDBOX_UID_SPAN
+from skynet_core.scoring import RunOptions, ScoreRun
 
 SECRET = "sk-test-SECRET-123"
 HANG_S = 2.0  # timeout for the metrics that never finish on their own
@@ -153,7 +155,7 @@ def guard(pool: WorkerPool, record_property) -> Iterator[None]:
     record_property("isolation", pool.isolation.value)
     before = _suspects(_process_table())
     yield
-    run = score_cases(GOOD_METRIC, [CASE], timeout=WORK_S, pool=pool)
+    run = score_cases(GOOD_METRIC, [CASE], RunOptions(timeout_s=WORK_S, pool=pool))
     assert [(r.status, r.score, r.feedback) for r in run.results] == [(CaseStatus.OK, 1.0, "Correct.")], (
         f"the runner could not score a good metric after the hostile one: {run.results}"
     )
@@ -193,7 +195,7 @@ def score_hostile(pool: WorkerPool, source: str, timeout: float = WORK_S, cases:
     backstop.start()
     began = time.monotonic()
     try:
-        run = score_cases(source, cases or [CASE], timeout=timeout, pool=pool, cancel=cancel)
+        run = score_cases(source, cases or [CASE], RunOptions(timeout_s=timeout, pool=pool, cancel=cancel))
     finally:
         backstop.cancel()
     elapsed = time.monotonic() - began
@@ -210,7 +212,7 @@ def score_one(pool: WorkerPool, source: str, timeout: float = WORK_S) -> CaseRes
 
 def check_hostile(pool: WorkerPool, source: str, timeout: float = WORK_S) -> CheckReport:
     began = time.monotonic()
-    report = check_metric(source, [CASE], timeout=timeout, sample=[CASE], pool=pool)
+    report = check_metric(source, [CASE], RunOptions(timeout_s=timeout, pool=pool, stop_on_timeout=True), sample=[CASE])
     elapsed = time.monotonic() - began
     assert elapsed < timeout + MARGIN_S, f"the check took {elapsed:.1f} s with a {timeout:g} s timeout"
     assert_no_secret(report.to_json())
@@ -697,11 +699,11 @@ def test_fork_storm_is_capped_and_stopped(pool, full_isolation):
         storm = threading.Thread(target=lambda: stormed.append(score_one(storm_pool, source, timeout=2.0)))
         storm.start()
         time.sleep(0.8)
-        during = score_cases(GOOD_METRIC, [CASE], timeout=WORK_S, pool=other_pool)
+        during = score_cases(GOOD_METRIC, [CASE], RunOptions(timeout_s=WORK_S, pool=other_pool))
         storm.join()
         assert [r.status for r in during.results] == [CaseStatus.OK], during.results
         assert_timed_out(stormed[0], timeout=2.0)
-        good = score_cases(GOOD_METRIC, [CASE], timeout=WORK_S, pool=storm_pool)
+        good = score_cases(GOOD_METRIC, [CASE], RunOptions(timeout_s=WORK_S, pool=storm_pool))
         assert [r.status for r in good.results] == [CaseStatus.OK], good.results
     finally:
         storm_pool.close()

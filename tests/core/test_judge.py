@@ -21,8 +21,10 @@ from skynet_core.judge import (
     repeat_id,
 )
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
+from skynet_core.metric_source import MetricSource
 from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
-from skynet_core.runner import score_cases
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import LocalScorer, RunOptions
 from tests.fake_openai import Received
 
 JUDGE = EXAMPLE_METRICS["Model as judge"].read_text(encoding="utf-8")
@@ -86,7 +88,7 @@ def test_judge_summary_says_when_the_price_is_unknown() -> None:
 
 def test_judge_usage_reaches_the_export_columns_and_the_json(server, pool, tmp_path) -> None:
     settings = ModelSettings(metric=ModelConfig("openai/gpt-4o-mini", api_base=server.url))
-    run = score_cases(JUDGE, tickets(), llm=make_handler(settings), pool=pool, concurrency=2)
+    run = score_cases(JUDGE, tickets(), RunOptions(llm=make_handler(settings), pool=pool, concurrency=2))
     frame = results_frame(run.results)
     assert list(frame["judge_calls"]) == [1, 1, 1, 1]
     assert (frame["judge_ms"] > 0).all() and (frame["judge_cost_usd"] > 0).all()
@@ -180,9 +182,8 @@ def test_judge_consistency_runs_each_case_n_times_through_the_runner(server, poo
     server.reply = reply
     settings = ModelSettings(metric=ModelConfig("openai/judge", api_base=server.url))
     seen: list[CaseResult] = []
-    report = judge_consistency(
-        JUDGE, tickets(), 4, llm=make_handler(settings), pool=pool, concurrency=3, on_result=seen.append
-    )
+    options = RunOptions(llm=make_handler(settings), pool=pool, concurrency=3, on_result=seen.append)
+    report = judge_consistency(LocalScorer(), MetricSource.of(JUDGE), tickets(), 4, options)
     assert len(seen) == 16 and len(server.requests) == 16
     assert [case.id for case in report.cases] == ["T-0", "T-1", "T-2", "T-3"]
     assert [case.flipped for case in report.cases] == [True, False, False, False]

@@ -12,8 +12,9 @@ from skynet_core.cases import Case
 from skynet_core.datasets import read_case_lines
 from skynet_core.datasets.lines import LineCase
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runner import score_cases
 from skynet_core.runner.replies import reply_to_result
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 
 # Scores the case's number; crashes its child at 1500 and raises at 700; says what it got as expected.
 METRIC = (
@@ -82,8 +83,10 @@ def test_lines_stream_in_case_order_with_a_crash_and_an_error_mid_stream(tmp_pat
     lines = read_case_lines(cases_file(tmp_path / "cases.jsonl", 3000))
     assert lines is not None
     streamed: list[CaseResult] = []
-    run = score_cases(METRIC, lines, timeout=10, pool=pool, in_order=streamed.append, keep=False)
-    as_cases = score_cases(METRIC, list(lines), timeout=10, pool=pool)  # the Case objects' path, for comparison
+    run = score_cases(METRIC, lines, RunOptions(timeout_s=10, pool=pool, in_order=streamed.append, keep=False))
+    as_cases = score_cases(
+        METRIC, list(lines), RunOptions(timeout_s=10, pool=pool)
+    )  # the Case objects' path, for comparison
     assert run.results == []
     assert [result.id for result in streamed] == [f"c{n}" for n in range(3000)]
     assert streamed[1500].status is CaseStatus.ERROR and "exited with code 3" in streamed[1500].error

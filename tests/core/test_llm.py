@@ -28,7 +28,9 @@ from skynet_core.llm import (
     save_settings,
 )
 from skynet_core.results import CaseStatus
-from skynet_core.runner import WorkerPool, score_cases
+from skynet_core.runner import WorkerPool
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 from skynet_core.store import Store
 from tests.fake_openai import FakeOpenAI
 
@@ -319,7 +321,7 @@ def test_key_status_says_where_the_key_comes_from_masked(monkeypatch) -> None:
 
 def test_a_judge_metric_scores_through_the_runner_and_records_usage(server, pool) -> None:
     server.latency_s = 0.05
-    run = score_cases(JUDGE, cases(3), llm=make_handler(local(server, "openai/gpt-4o-mini")), pool=pool)
+    run = score_cases(JUDGE, cases(3), RunOptions(llm=make_handler(local(server, "openai/gpt-4o-mini")), pool=pool))
     assert [r.status for r in run.results] == [CaseStatus.OK] * 3
     for result in run.results:
         assert result.score == 1.0 and result.feedback == "PASS. The triage fits."
@@ -336,7 +338,7 @@ def test_the_metric_process_never_sees_the_key_the_parent_sends(server, monkeypa
     fresh = WorkerPool(spares=0)  # started now, while this process's environment holds the key
     try:
         for settings, key in ((local(server), ENV_KEY), (local(server, api_key=SESSION_KEY), SESSION_KEY)):
-            run = score_cases(SNOOP, cases(1), llm=make_handler(settings), pool=fresh)
+            run = score_cases(SNOOP, cases(1), RunOptions(llm=make_handler(settings), pool=fresh))
             result = run.results[0]
             assert result.ok, result.error
             assert server.requests[-1].authorization == f"Bearer {key}"
@@ -347,7 +349,7 @@ def test_the_metric_process_never_sees_the_key_the_parent_sends(server, monkeypa
 
 
 def test_without_a_model_the_case_fails_with_the_setup_message(pool) -> None:
-    run = score_cases(JUDGE, cases(1), llm=make_handler(ModelSettings.from_env({})), pool=pool)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(ModelSettings.from_env({})), pool=pool))
     result = run.results[0]
     assert result.status is CaseStatus.ERROR
     assert NO_MODEL_MESSAGE in result.error and "metric.py line 5" in result.error
@@ -355,22 +357,26 @@ def test_without_a_model_the_case_fails_with_the_setup_message(pool) -> None:
 
 def test_without_a_key_the_case_fails_saying_where_to_set_one(pool) -> None:
     run = score_cases(
-        JUDGE, cases(1), llm=make_handler(ModelSettings(metric=ModelConfig("openai/gpt-4o-mini"))), pool=pool
+        JUDGE,
+        cases(1),
+        RunOptions(llm=make_handler(ModelSettings(metric=ModelConfig("openai/gpt-4o-mini"))), pool=pool),
     )
     assert "no API key for openai/gpt-4o-mini: set OPENAI_API_KEY" in run.results[0].error
 
 
 def test_with_an_unknown_model_the_case_fails_naming_it(server, pool) -> None:
     server.models = {"judge-model"}
-    run = score_cases(JUDGE, cases(1), llm=make_handler(local(server, "openai/typo-model")), pool=pool)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(local(server, "openai/typo-model")), pool=pool))
     assert "does not know the model 'openai/typo-model'" in run.results[0].error
-    run = score_cases(JUDGE, cases(1), llm=make_handler(ModelSettings(metric=ModelConfig("typo-model"))), pool=pool)
+    run = score_cases(
+        JUDGE, cases(1), RunOptions(llm=make_handler(ModelSettings(metric=ModelConfig("typo-model"))), pool=pool)
+    )
     assert "litellm does not know the model 'typo-model'" in run.results[0].error
 
 
 def test_exhausted_retries_fail_that_case_only(server, pool) -> None:
     server.script = [500, 500, 500]
-    run = score_cases(JUDGE, cases(3), llm=make_handler(local(server, max_retries=2)), pool=pool)
+    run = score_cases(JUDGE, cases(3), RunOptions(llm=make_handler(local(server, max_retries=2)), pool=pool))
     statuses = [r.status for r in run.results]
     assert statuses == [CaseStatus.ERROR, CaseStatus.OK, CaseStatus.OK]
     assert "tried 3 times" in run.results[0].error and "had an error while processing" in run.results[0].error
@@ -380,7 +386,7 @@ def test_a_handler_that_raises_fails_the_case_instead_of_answering_empty(pool) -
     def broken(request):
         raise RuntimeError("boom")
 
-    run = score_cases(JUDGE, cases(1), llm=broken, pool=pool)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=broken, pool=pool))
     assert run.results[0].status is CaseStatus.ERROR
     assert "the model call failed in the runner: RuntimeError: boom" in run.results[0].error
 
@@ -389,7 +395,7 @@ def test_cases_are_judged_concurrently(server, pool) -> None:
     """200 cases, a 200 ms judge, 8 in flight: about 5 s, not 40 s (benchmarks/bench_judge.py has the figure)."""
     server.latency_s = 0.2
     started = time.monotonic()
-    run = score_cases(JUDGE, cases(200), llm=make_handler(local(server)), concurrency=8, pool=pool)
+    run = score_cases(JUDGE, cases(200), RunOptions(llm=make_handler(local(server)), concurrency=8, pool=pool))
     elapsed = time.monotonic() - started
     assert len(run.results) == 200 and all(result.ok for result in run.results)
     assert elapsed < 15, f"200 judged cases took {elapsed:.1f} s with 8 in flight"

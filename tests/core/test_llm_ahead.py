@@ -15,9 +15,10 @@ from skynet_core.cases import Case
 from skynet_core.judge import judge_summary
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
 from skynet_core.llm_cache import CachedAnswer, CaseCalls, LlmCache, RecordedCall
-from skynet_core.runner import score_cases
 from skynet_core.runner import worker as worker_module
+from skynet_core.runner.run import score_cases
 from skynet_core.sandbox import sealed
+from skynet_core.scoring import RunOptions
 from skynet_core.trace import LlmCall
 from tests.core.test_llm_cache import JUDGE, JUDGE_REWORDED, STRICTER, numbered
 from tests.fake_openai import FakeOpenAI
@@ -79,10 +80,12 @@ def calls_of(run: Any) -> list[LlmCall]:
 
 def test_scoring_again_answers_the_calls_in_the_sandbox(server: FakeOpenAI, pool, cache, round_trips) -> None:
     numbered(server)
-    first = score_cases(JUDGE, cases(12), llm=make_handler(local(server), cache=cache), concurrency=4, pool=pool)
+    first = score_cases(
+        JUDGE, cases(12), RunOptions(llm=make_handler(local(server), cache=cache), concurrency=4, pool=pool)
+    )
     assert len(server.requests) == 12 and len(round_trips) == 12
     handler = make_handler(local(server), cache=cache)
-    second = score_cases(JUDGE_REWORDED, cases(12), llm=handler, concurrency=4, pool=pool)
+    second = score_cases(JUDGE_REWORDED, cases(12), RunOptions(llm=handler, concurrency=4, pool=pool))
     assert len(server.requests) == 12 and len(round_trips) == 12  # no call, and no call crossed to the studio
     assert [r.feedback.removeprefix("The judge said: ") for r in second.results] == [r.feedback for r in first.results]
     before, again = calls_of(first), calls_of(second)
@@ -100,7 +103,7 @@ def test_scoring_again_answers_the_calls_in_the_sandbox(server: FakeOpenAI, pool
 def test_a_third_run_is_answered_ahead_too(server: FakeOpenAI, pool, cache, round_trips) -> None:
     # A case that took its answers ahead keeps its record for the run after.
     for _ in range(3):
-        run = score_cases(JUDGE, cases(3), llm=make_handler(local(server), cache=cache), pool=pool)
+        run = score_cases(JUDGE, cases(3), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert len(server.requests) == 3 and len(round_trips) == 3
     assert all(call.cached for call in calls_of(run))
 
@@ -108,11 +111,11 @@ def test_a_third_run_is_answered_ahead_too(server: FakeOpenAI, pool, cache, roun
 def test_an_edit_that_changes_the_call_asks_the_model_and_is_answered_ahead_after(
     server: FakeOpenAI, pool, cache, round_trips
 ) -> None:
-    score_cases(JUDGE, cases(4), llm=make_handler(local(server), cache=cache), pool=pool)
-    changed = score_cases(STRICTER, cases(4), llm=make_handler(local(server), cache=cache), pool=pool)
+    score_cases(JUDGE, cases(4), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
+    changed = score_cases(STRICTER, cases(4), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert len(server.requests) == 8 and len(round_trips) == 8  # the answers sent ahead answer other calls
     assert not any(call.cached for call in calls_of(changed))
-    again = score_cases(STRICTER, cases(4), llm=make_handler(local(server), cache=cache), pool=pool)
+    again = score_cases(STRICTER, cases(4), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert len(server.requests) == 8 and len(round_trips) == 8
     assert all(call.cached for call in calls_of(again))
 
@@ -120,9 +123,9 @@ def test_an_edit_that_changes_the_call_asks_the_model_and_is_answered_ahead_afte
 def test_identical_calls_within_a_case_each_get_their_own_answer(server: FakeOpenAI, pool, cache, round_trips):
     numbered(server)
     vote = VOTE.replace("VOTES", "3")
-    first = score_cases(vote, cases(1), llm=make_handler(local(server), cache=cache), pool=pool)
+    first = score_cases(vote, cases(1), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert first.results[0].feedback == "PASS #1 | PASS #2 | PASS #3"
-    second = score_cases(vote, cases(1), llm=make_handler(local(server), cache=cache), pool=pool)
+    second = score_cases(vote, cases(1), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert second.results[0].feedback == first.results[0].feedback
     assert len(server.requests) == 3 and len(round_trips) == 3
     assert [call.answer for call in calls_of(second)] == ["PASS #1", "PASS #2", "PASS #3"]
@@ -135,10 +138,10 @@ def test_an_answer_the_cache_no_longer_holds_in_memory_is_asked_for_in_its_turn(
     # studio as the case's second identical call (answered from the file, not the model).
     numbered(server)
     vote = VOTE.replace("VOTES", "3")
-    score_cases(vote, cases(1), llm=make_handler(local(server), cache=cache), pool=pool)
+    score_cases(vote, cases(1), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     second_key = next(iter(cache.case_calls._calls.values()))[1].answer_key
     cache._memory.pop(second_key)
-    again = score_cases(vote, cases(1), llm=make_handler(local(server), cache=cache), pool=pool)
+    again = score_cases(vote, cases(1), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert again.results[0].feedback == "PASS #1 | PASS #2 | PASS #3"
     assert len(server.requests) == 3 and len(round_trips) == 4
     assert [(call.answer, call.cached) for call in calls_of(again)] == [
@@ -150,8 +153,12 @@ def test_an_answer_the_cache_no_longer_holds_in_memory_is_asked_for_in_its_turn(
 
 def test_the_calls_a_case_may_make_count_the_answers_taken_ahead(server: FakeOpenAI, pool, cache) -> None:
     vote = VOTE.replace("VOTES", "4")
-    score_cases(vote, cases(1), llm=make_handler(local(server, max_calls_per_case=4), cache=cache), pool=pool)
-    capped = score_cases(vote, cases(1), llm=make_handler(local(server, max_calls_per_case=3), cache=cache), pool=pool)
+    score_cases(
+        vote, cases(1), RunOptions(llm=make_handler(local(server, max_calls_per_case=4), cache=cache), pool=pool)
+    )
+    capped = score_cases(
+        vote, cases(1), RunOptions(llm=make_handler(local(server, max_calls_per_case=3), cache=cache), pool=pool)
+    )
     result = capped.results[0]
     assert not result.ok and "more than 3 llm() calls" in result.error
     assert len(result.llm_calls) == 4 and [call.cached for call in result.llm_calls[:3]] == [True] * 3
@@ -163,27 +170,31 @@ def test_the_calls_a_case_may_make_count_the_answers_taken_ahead(server: FakeOpe
 
 
 def test_other_settings_or_another_case_get_nothing_ahead(server: FakeOpenAI, pool, cache, round_trips) -> None:
-    score_cases(JUDGE, cases(2), llm=make_handler(local(server), cache=cache), pool=pool)
-    other_model = score_cases(JUDGE, cases(2), llm=make_handler(local(server, "openai/other"), cache=cache), pool=pool)
+    score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
+    other_model = score_cases(
+        JUDGE, cases(2), RunOptions(llm=make_handler(local(server, "openai/other"), cache=cache), pool=pool)
+    )
     assert len(server.requests) == 4 and not any(call.cached for call in calls_of(other_model))
-    other_output = score_cases(JUDGE, cases(2, "refund"), llm=make_handler(local(server), cache=cache), pool=pool)
+    other_output = score_cases(
+        JUDGE, cases(2, "refund"), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool)
+    )
     assert len(server.requests) == 6 and not any(call.cached for call in calls_of(other_output))
     assert len(round_trips) == 6
 
 
 def test_a_run_without_the_cache_sends_nothing_ahead(server: FakeOpenAI, pool, cache, round_trips) -> None:
-    score_cases(JUDGE, cases(2), llm=make_handler(local(server), cache=cache), pool=pool)
-    off = score_cases(JUDGE, cases(2), llm=make_handler(local(server, cache=False), cache=cache), pool=pool)
+    score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
+    off = score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(local(server, cache=False), cache=cache), pool=pool))
     assert len(server.requests) == 4 and len(round_trips) == 4
     assert not any(call.cached for call in calls_of(off))
 
 
 def test_clearing_the_cache_forgets_what_each_case_asked(server: FakeOpenAI, pool, cache) -> None:
-    score_cases(JUDGE, cases(2), llm=make_handler(local(server), cache=cache), pool=pool)
+    score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert len(cache.case_calls) == 2
     cache.clear()
     assert len(cache.case_calls) == 0
-    run = score_cases(JUDGE, cases(2), llm=make_handler(local(server), cache=cache), pool=pool)
+    run = score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert len(server.requests) == 4 and not any(call.cached for call in calls_of(run))
 
 
@@ -191,9 +202,9 @@ def test_clearing_the_cache_forgets_what_each_case_asked(server: FakeOpenAI, poo
 def test_a_report_of_answers_never_sent_fails_its_case(server: FakeOpenAI, pool, cache, report: str) -> None:
     # Never sent, taken twice, not a pair, not an index, not a time: the message is forged.
     metric = FORGES.replace("REPORT", report)
-    first = score_cases(metric, cases(2), llm=make_handler(local(server), cache=cache), pool=pool)
+    first = score_cases(metric, cases(2), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert all(result.ok for result in first.results)  # nothing was sent ahead: there was nothing to forge
-    second = score_cases(metric, cases(2), llm=make_handler(local(server), cache=cache), pool=pool)
+    second = score_cases(metric, cases(2), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert [result.ok for result in second.results] == [False, False]
     assert all("malformed results message" in result.error for result in second.results)
     assert len(server.requests) == 2

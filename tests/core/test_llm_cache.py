@@ -31,7 +31,9 @@ from skynet_core.llm_cache import (
     Source,
     save_cache_setting,
 )
-from skynet_core.runner import LlmRequest, score_cases
+from skynet_core.runner import LlmRequest
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 from skynet_core.store import Store
 from skynet_core.trace import LlmCall
 from tests.fake_openai import FakeOpenAI
@@ -128,9 +130,11 @@ def test_every_parameter_complete_sends_is_keyed_or_neutral(monkeypatch: pytest.
 
 def test_the_api_key_is_never_keyed_nor_stored(server: FakeOpenAI, pool, tmp_path: Path) -> None:
     cache = LlmCache(tmp_path)
-    first = score_cases(JUDGE, cases(2), llm=make_handler(local(server, api_key=SESSION_KEY), cache=cache), pool=pool)
+    first = score_cases(
+        JUDGE, cases(2), RunOptions(llm=make_handler(local(server, api_key=SESSION_KEY), cache=cache), pool=pool)
+    )
     other_key = local(server, api_key="sk-another-key-0123456789")
-    second = score_cases(JUDGE, cases(2), llm=make_handler(other_key, cache=cache), pool=pool)
+    second = score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(other_key, cache=cache), pool=pool))
     assert len(server.requests) == 2  # another key, the same answers
     assert all(call.cached for result in second.results for call in result.llm_calls)
     assert [r.feedback for r in first.results] == [r.feedback for r in second.results]
@@ -141,9 +145,11 @@ def test_the_api_key_is_never_keyed_nor_stored(server: FakeOpenAI, pool, tmp_pat
 def test_answers_are_redacted_before_they_are_stored(server: FakeOpenAI, pool, tmp_path: Path) -> None:
     server.reply = f"PASS (your key is {SESSION_KEY})"
     cache = LlmCache(tmp_path)
-    run = score_cases(JUDGE, cases(1), llm=make_handler(local(server, api_key=SESSION_KEY), cache=cache), pool=pool)
+    run = score_cases(
+        JUDGE, cases(1), RunOptions(llm=make_handler(local(server, api_key=SESSION_KEY), cache=cache), pool=pool)
+    )
     assert "[redacted]" in run.results[0].feedback and SESSION_KEY not in run.results[0].feedback
-    again = score_cases(JUDGE, cases(1), llm=make_handler(local(server), cache=cache), pool=pool)
+    again = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert again.results[0].llm_calls[0].cached
     assert SESSION_KEY not in again.results[0].feedback
     stored = b"".join(path.read_bytes() for path in tmp_path.glob(CACHE_DB_NAME + "*"))
@@ -155,10 +161,12 @@ def test_answers_are_redacted_before_they_are_stored(server: FakeOpenAI, pool, t
 
 def test_scoring_again_after_rewording_the_feedback_makes_no_model_call(server: FakeOpenAI, pool, cache) -> None:
     numbered(server)
-    first = score_cases(JUDGE, cases(20), llm=make_handler(local(server), cache=cache), concurrency=4, pool=pool)
+    first = score_cases(
+        JUDGE, cases(20), RunOptions(llm=make_handler(local(server), cache=cache), concurrency=4, pool=pool)
+    )
     assert len(server.requests) == 20
     handler = make_handler(local(server), cache=cache)
-    second = score_cases(JUDGE_REWORDED, cases(20), llm=handler, concurrency=4, pool=pool)
+    second = score_cases(JUDGE_REWORDED, cases(20), RunOptions(llm=handler, concurrency=4, pool=pool))
     assert len(server.requests) == 20  # not one more
     assert [r.feedback.removeprefix("The judge said: ") for r in second.results] == [r.feedback for r in first.results]
     calls = [call for result in second.results for call in result.llm_calls]
@@ -168,8 +176,8 @@ def test_scoring_again_after_rewording_the_feedback_makes_no_model_call(server: 
 
 
 def test_an_edit_that_changes_the_call_asks_the_model_again(server: FakeOpenAI, pool, cache) -> None:
-    score_cases(JUDGE, cases(5), llm=make_handler(local(server), cache=cache), pool=pool)
-    run = score_cases(STRICTER, cases(5), llm=make_handler(local(server), cache=cache), pool=pool)
+    score_cases(JUDGE, cases(5), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
+    run = score_cases(STRICTER, cases(5), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert len(server.requests) == 10
     assert not any(call.cached for result in run.results for call in result.llm_calls)
 
@@ -177,10 +185,10 @@ def test_an_edit_that_changes_the_call_asks_the_model_again(server: FakeOpenAI, 
 def test_identical_calls_within_a_case_are_each_asked_and_each_cached(server: FakeOpenAI, pool, cache) -> None:
     # A metric that asks three times to take a vote gets three answers, not one answer thrice.
     numbered(server)
-    first = score_cases(VOTE, cases(1), llm=make_handler(local(server), cache=cache), pool=pool)
+    first = score_cases(VOTE, cases(1), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert len(server.requests) == 3
     assert first.results[0].feedback == "PASS #1 | PASS #2 | PASS #3"
-    second = score_cases(VOTE, cases(1), llm=make_handler(local(server), cache=cache), pool=pool)
+    second = score_cases(VOTE, cases(1), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert len(server.requests) == 3
     assert second.results[0].feedback == first.results[0].feedback
 
@@ -189,9 +197,11 @@ def test_identical_calls_within_a_case_are_each_asked_and_each_cached(server: Fa
 
 
 def test_the_judge_summary_counts_cached_calls_and_costs_only_real_ones(server: FakeOpenAI, pool, cache) -> None:
-    first = judge_summary(score_cases(JUDGE, cases(4), llm=make_handler(local(server), cache=cache), pool=pool).results)
+    first = judge_summary(
+        score_cases(JUDGE, cases(4), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool)).results
+    )
     assert first.calls == 4 and first.cached == 0 and (first.total_cost_usd or 0.0) > 0.0
-    run = score_cases(JUDGE, cases(6), llm=make_handler(local(server), cache=cache), pool=pool)
+    run = score_cases(JUDGE, cases(6), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     summary = judge_summary(run.results)
     assert summary.calls == 6 and summary.cached == 4
     assert summary.total_cost_usd == pytest.approx(first.total_cost_usd / 4 * 2)  # the two new calls only
@@ -216,7 +226,7 @@ def test_the_setting_turned_off_asks_the_model_every_time(server: FakeOpenAI, po
     settings = replace(load_settings(store), metric=local(server).metric)
     assert settings.cache is False
     for _ in range(2):
-        run = score_cases(JUDGE, cases(3), llm=make_handler(settings, cache=cache), pool=pool)
+        run = score_cases(JUDGE, cases(3), RunOptions(llm=make_handler(settings, cache=cache), pool=pool))
         assert not any(call.cached for result in run.results for call in result.llm_calls)
     assert len(server.requests) == 6
     assert cache.usage().entries == 0
@@ -224,7 +234,7 @@ def test_the_setting_turned_off_asks_the_model_every_time(server: FakeOpenAI, po
 
 def test_judge_consistency_asks_afresh_even_when_the_answers_are_cached(server: FakeOpenAI, pool, cache) -> None:
     numbered(server)
-    score_cases(JUDGE, cases(3), llm=make_handler(local(server), cache=cache), pool=pool)
+    score_cases(JUDGE, cases(3), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert len(server.requests) == 3
     result = judge_consistency(JUDGE, cases(3), 2, llm=make_handler(local(server), cache=cache), pool=pool)
     assert len(server.requests) == 3 + 6
@@ -281,7 +291,7 @@ def test_no_cache_on_the_command_line_asks_the_model(server: FakeOpenAI, tmp_pat
 def test_identical_calls_in_flight_are_made_once(server: FakeOpenAI, pool, cache) -> None:
     server.latency_s = 0.5
     same = [Case(id=f"case-{i}", input={"question": "the same"}, output="billing") for i in range(6)]
-    run = score_cases(JUDGE, same, llm=make_handler(local(server), cache=cache), concurrency=6, pool=pool)
+    run = score_cases(JUDGE, same, RunOptions(llm=make_handler(local(server), cache=cache), concurrency=6, pool=pool))
     assert len(server.requests) == 1
     calls = [call for result in run.results for call in result.llm_calls]
     assert len(calls) == 6 and sum(not call.cached for call in calls) == 1
@@ -380,8 +390,7 @@ def test_a_run_without_model_calls_creates_no_cache_file(tmp_path: Path, pool) -
     score_cases(
         "def score(i, o, e=None):\n    return 1.0, {'feedback': 'ok'}\n",
         cases(2),
-        llm=make_handler(ModelSettings(), cache=cache),
-        pool=pool,
+        RunOptions(llm=make_handler(ModelSettings(), cache=cache), pool=pool),
     )
     assert not (tmp_path / CACHE_DB_NAME).exists()
 

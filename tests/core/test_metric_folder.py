@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from skynet_core import StageName, StageStatus, check_metric, score_cases
+from skynet_core import StageName, StageStatus, check_metric
 from skynet_core.cases import Case
 from skynet_core.metric_source import MetricSource, MetricSourceError
 from skynet_core.results import CaseResult, Isolation
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 from tests.case_factory import make_cases
 from tests.core.hardening3_cli import cli_completed as cli
 
@@ -45,13 +47,15 @@ def folder() -> MetricSource:
 
 
 def test_a_metric_folder_imports_its_helper_and_reads_its_data_file(pool):
-    report = check_metric(folder(), make_cases(3), timeout=30, pool=pool)
+    report = check_metric(folder(), make_cases(3), RunOptions(timeout_s=30, pool=pool, stop_on_timeout=True))
     assert report.ok, report.first_failure
     assert [case.score for case in report.cases] == [1.0, 1.0, 1.0]
 
 
 def test_an_error_inside_the_helper_names_the_helper_file_and_line(pool):
-    run = score_cases(folder(), [Case(id="bad", input={}, output="spam", expected=None)], timeout=30, pool=pool)
+    run = score_cases(
+        folder(), [Case(id="bad", input={}, output="spam", expected=None)], RunOptions(timeout_s=30, pool=pool)
+    )
     result = run.results[0]
     assert (result.file, result.line) == ("grading_helpers.py", 3)
     assert "(grading_helpers.py line 3)" in result.error.splitlines()[0]
@@ -69,7 +73,9 @@ def test_an_old_saved_result_without_a_file_still_reads_as_metric_py():
 
 def test_a_syntax_error_in_a_helper_fails_load_at_the_helper_line(pool):
     source = folder().with_file("grading_helpers.py", "def grade(output, expected, labels):\n    return (\n")
-    load = check_metric(source, make_cases(3), timeout=30, pool=pool).stage(StageName.LOAD)
+    load = check_metric(source, make_cases(3), RunOptions(timeout_s=30, pool=pool, stop_on_timeout=True)).stage(
+        StageName.LOAD
+    )
     assert load.status is StageStatus.FAILED
     assert load.file == "grading_helpers.py" and load.line is not None
     assert "grading_helpers.py line" in load.message
@@ -79,7 +85,7 @@ def test_a_hang_inside_the_helper_names_the_helper_line(pool):
     source = folder().with_file(
         "grading_helpers.py", "def grade(output, expected, labels):\n    while True:\n        pass\n"
     )
-    run = score_cases(source, make_cases(1), timeout=1, pool=pool)
+    run = score_cases(source, make_cases(1), RunOptions(timeout_s=1, pool=pool))
     result = run.results[0]
     assert result.status.value == "timeout"
     assert result.file == "grading_helpers.py" and result.line in (2, 3)
@@ -98,7 +104,7 @@ def test_the_metric_folder_is_read_only_in_full_isolation(pool):
             "labels.json": "[]",
         }
     )
-    result = score_cases(source, make_cases(1), timeout=30, pool=pool).results[0]
+    result = score_cases(source, make_cases(1), RunOptions(timeout_s=30, pool=pool)).results[0]
     assert result.score == 1.0, result.feedback or result.error
 
 
@@ -106,8 +112,7 @@ def test_a_plain_string_is_still_metric_py_alone(pool):
     run = score_cases(
         "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n",
         make_cases(2),
-        timeout=30,
-        pool=pool,
+        RunOptions(timeout_s=30, pool=pool),
     )
     assert [result.score for result in run.results] == [1.0, 1.0]
 
@@ -246,7 +251,7 @@ def test_a_helper_package_and_data_found_through_file_work_like_plain_python(poo
             "data/words.txt": "billing other\n",
         }
     )
-    report = check_metric(source, make_cases(3), timeout=30, pool=pool)
+    report = check_metric(source, make_cases(3), RunOptions(timeout_s=30, pool=pool, stop_on_timeout=True))
     assert report.ok, report.first_failure
     assert [case.score for case in report.cases] == [0.5, 0.5, 0.5]
     assert report.cases[0].feedback == "known"

@@ -6,7 +6,8 @@ from __future__ import annotations
 from skynet_core.cases import Case
 from skynet_core.examples import EXAMPLE_METRICS, apply_field_mapping, example_fields, fields_read, fit_fields
 from skynet_core.metric_source import MetricSource
-from skynet_core.runner import score_cases
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 
 OUTPUT = '{"label": "positive"}'
 
@@ -56,8 +57,8 @@ def test_an_expected_key_of_another_name_is_mapped_and_the_rewritten_example_run
     mapped = apply_field_mapping(source, fit.mapping)
     assert 'expected["sentiment"]' in mapped and 'expected["label"]' not in mapped
     assert fit_fields(fields_read(mapped), cases).ok
-    before = score_cases(MetricSource.of(source), cases, pool=pool).results
-    after = score_cases(MetricSource.of(mapped), cases, pool=pool).results
+    before = score_cases(MetricSource.of(source), cases, RunOptions(pool=pool)).results
+    after = score_cases(MetricSource.of(mapped), cases, RunOptions(pool=pool)).results
     assert "KeyError" in before[0].error and "'label'" in before[0].error
     assert all(result.ok for result in after)
 

@@ -12,7 +12,8 @@ from skynet_core.contract import check_metric
 from skynet_core.datasets import sample_for_check
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runner import score_cases
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 
 CURRENT = Provenance("digest", "/data/reviews.csv", "reviews", "small", None, "models", "", "identity")
 
@@ -33,9 +34,9 @@ def reviews() -> list[Case]:
 
 def test_the_check_passes_but_score_all_finds_the_failing_line(pool) -> None:
     cases = reviews()
-    report = check_metric(KEY_ERROR_METRIC, cases, pool=pool)
+    report = check_metric(KEY_ERROR_METRIC, cases, RunOptions(pool=pool, stop_on_timeout=True))
     assert report.ok  # the three sampled cases all have a label
-    run = score_cases(KEY_ERROR_METRIC, cases, pool=pool)
+    run = score_cases(KEY_ERROR_METRIC, cases, RunOptions(pool=pool))
     verdict = contract_verdict(report, CURRENT, ScoredResults(CURRENT, run.results))
     assert not verdict.ok
     assert verdict.line == 12 and verdict.file == "metric.py"
@@ -53,7 +54,11 @@ def result(case_id: str, status: CaseStatus = CaseStatus.OK, line: int | None = 
 
 
 def passing_report():
-    return check_metric("def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n", [Case("a", {}, "x", None)])
+    return check_metric(
+        "def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n",
+        [Case("a", {}, "x", None)],
+        RunOptions(stop_on_timeout=True),
+    )
 
 
 def test_a_run_of_something_else_is_not_taken(pool) -> None:
@@ -88,7 +93,11 @@ def test_a_helper_files_line_is_named_but_not_marked_in_metric_py(pool) -> None:
 
 
 def test_a_check_that_fails_keeps_its_own_verdict(pool) -> None:
-    report = check_metric("def score(i, o, e=None):\n    return 1.0\n", [Case("a", {}, "x", None)], pool=pool)
+    report = check_metric(
+        "def score(i, o, e=None):\n    return 1.0\n",
+        [Case("a", {}, "x", None)],
+        RunOptions(pool=pool, stop_on_timeout=True),
+    )
     verdict = contract_verdict(report, CURRENT, ScoredResults(CURRENT, [result("a")]))
     assert not verdict.ok and not verdict.from_run
     assert verdict.line == 2

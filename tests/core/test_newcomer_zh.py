@@ -15,7 +15,8 @@ from skynet_core.jobs import Job, JobSlot
 from skynet_core.judge import CaseSpread, Consistency, column_labels
 from skynet_core.metric_source import MetricSource
 from skynet_core.results import CheckReport
-from skynet_core.runner import score_cases
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 
 REWARD_METRIC = """from skynet import reward
 
@@ -33,7 +34,7 @@ def score_in_a_job(slot: JobSlot, pool) -> None:
     """What a "Score all" button's callback does: start a job (which runs in a copy of the caller's context)."""
 
     def target(job: Job[CheckReport]) -> list:
-        return score_cases(MetricSource.of(REWARD_METRIC), CASES, pool=pool).results
+        return score_cases(MetricSource.of(REWARD_METRIC), CASES, RunOptions(pool=pool)).results
 
     slot.submit(Job(kind="score", total=1), target)
 

@@ -31,6 +31,7 @@ from skynet_core.packages import (
     third_party_imports,
 )
 from skynet_core.runner import WorkerPool
+from skynet_core.scoring import RunOptions
 from tests.case_factory import make_cases
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,7 +135,7 @@ def test_a_missing_package_names_the_install_command_and_installing_it_makes_the
     packages, fresh_pool, tmp_path
 ):
     before = studio_site_packages()
-    report = check_metric(FUZZY, make_cases(3), timeout=30, pool=fresh_pool)
+    report = check_metric(FUZZY, make_cases(3), RunOptions(timeout_s=30, pool=fresh_pool, stop_on_timeout=True))
     load = report.stage(StageName.LOAD)
     assert load.status is StageStatus.FAILED and load.line == 4
     assert "No module named 'rapidfuzz'" in load.message
@@ -163,7 +164,7 @@ def test_a_missing_package_names_the_install_command_and_installing_it_makes_the
     )
     assert done.returncode == 0, done.stderr
 
-    report = check_metric(FUZZY, make_cases(3), timeout=30, pool=fresh_pool)
+    report = check_metric(FUZZY, make_cases(3), RunOptions(timeout_s=30, pool=fresh_pool, stop_on_timeout=True))
     assert report.ok, report.first_failure
     assert [case.score for case in report.cases] == [1.0, 1.0, 1.0]
     assert studio_site_packages() == before
@@ -195,7 +196,7 @@ def test_a_package_the_studio_has_wins_over_the_packages_folder(packages, fresh_
     (packages / "orjson").mkdir(parents=True)
     (packages / "orjson" / "__init__.py").write_text("raise ImportError('the shadow was imported')\n")
     source = "import orjson\n\ndef score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
-    assert check_metric(source, make_cases(1), timeout=30, pool=fresh_pool).ok
+    assert check_metric(source, make_cases(1), RunOptions(timeout_s=30, pool=fresh_pool, stop_on_timeout=True)).ok
 
 
 def test_the_cli_check_prints_the_install_command(tmp_path):
@@ -226,7 +227,9 @@ def test_the_bundled_examples_use_no_third_party_package(name):
 
 def test_a_package_imported_inside_score_gets_the_same_hint(packages, fresh_pool):
     source = "def score(input, output, expected=None):\n    import rapidfuzz\n    return 1.0, {'feedback': ''}\n"
-    stage = check_metric(source, make_cases(1), timeout=30, pool=fresh_pool).stage(StageName.RETURN_VALUE)
+    stage = check_metric(source, make_cases(1), RunOptions(timeout_s=30, pool=fresh_pool, stop_on_timeout=True)).stage(
+        StageName.RETURN_VALUE
+    )
     assert stage.status is StageStatus.FAILED and stage.line == 2
     assert install_command(["rapidfuzz"]) in stage.message
 
@@ -235,13 +238,17 @@ def test_the_printed_command_itself_installs_the_real_package(packages, fresh_po
     """The command exactly as the load stage prints it, run by a shell against the package index
     pip is configured with; skipped where no index can be reached."""
     before = studio_site_packages()
-    message = check_metric(FUZZY, make_cases(1), timeout=30, pool=fresh_pool).stage(StageName.LOAD).message
+    message = (
+        check_metric(FUZZY, make_cases(1), RunOptions(timeout_s=30, pool=fresh_pool, stop_on_timeout=True))
+        .stage(StageName.LOAD)
+        .message
+    )
     command = install_command(["rapidfuzz"])
     assert command in message
     done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=280, cwd=Path.cwd())
     if done.returncode != 0:
         pytest.skip(f"pip could not install rapidfuzz here: {done.stderr.strip().splitlines()[-1:]}")
-    report = check_metric(FUZZY, make_cases(3), timeout=30, pool=fresh_pool)
+    report = check_metric(FUZZY, make_cases(3), RunOptions(timeout_s=30, pool=fresh_pool, stop_on_timeout=True))
     assert report.ok, report.first_failure
     assert [case.score for case in report.cases] == [1.0, 1.0, 1.0]
     status = {status.module: status for status in package_report(MetricSource.of(FUZZY))}["rapidfuzz"]

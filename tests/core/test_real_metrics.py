@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import types
 
-from skynet_core import StageName, StageStatus, check_metric, score_cases
+from skynet_core import StageName, StageStatus, check_metric
 from skynet_core.cases import Case
 from skynet_core.runner import WorkerPool
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 from tests.case_factory import make_cases
 
 # The LiveBench-math pattern: the check runs in a child process with a Queue and a timeout; an
@@ -88,17 +90,17 @@ def plain_python(source: str, cases: list[Case]) -> list[float]:
 
 def test_a_metric_using_a_multiprocessing_queue_scores_as_in_plain_python(pool):
     cases = math_cases()
-    run = score_cases(MATH_GRADER, cases, timeout=60, pool=pool)
+    run = score_cases(MATH_GRADER, cases, RunOptions(timeout_s=60, pool=pool))
     assert [result.status.value for result in run.results] == ["ok"] * len(cases), run.results[0].error
     assert [result.score for result in run.results] == plain_python(MATH_GRADER, cases)
     assert sum(result.score for result in run.results) == 5.0
 
 
 def test_string_hashes_and_set_order_are_the_same_across_cases_and_runs(pool):
-    first = score_cases(HASHING, make_cases(3), timeout=60, pool=pool)
+    first = score_cases(HASHING, make_cases(3), RunOptions(timeout_s=60, pool=pool))
     second_pool = WorkerPool(spares=0)  # another run in fresh children
     try:
-        second = score_cases(HASHING, make_cases(3), timeout=60, pool=second_pool)
+        second = score_cases(HASHING, make_cases(3), RunOptions(timeout_s=60, pool=second_pool))
     finally:
         second_pool.close()
     results = first.results + second.results
@@ -112,7 +114,7 @@ def test_string_hashes_and_set_order_are_the_same_across_cases_and_runs(pool):
 
 
 def check(pool: WorkerPool, source: str):
-    return check_metric(source, make_cases(3), timeout=30, pool=pool)
+    return check_metric(source, make_cases(3), RunOptions(timeout_s=30, pool=pool, stop_on_timeout=True))
 
 
 def test_a_dspy_metric_signature_is_explained_on_its_line(pool):

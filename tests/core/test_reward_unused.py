@@ -10,6 +10,7 @@ from skynet_core.i18n import use_language
 from skynet_core.metric_source import MetricSource
 from skynet_core.results import StageName, StageStatus
 from skynet_core.reward_spec import calls_reward
+from skynet_core.scoring import RunOptions
 
 SPEC = (
     'REWARD_SPEC = {"weights": {"accuracy": 0.7, "speed": 0.2, "cost": 0.1}, '
@@ -68,7 +69,7 @@ def test_calls_reward_reads_every_python_file_of_the_folder(files, expected):
 
 
 def test_the_check_warns_when_metric_py_never_calls_reward(pool):
-    report = check_metric(IGNORES_SPEC, CASES, pool=pool)
+    report = check_metric(IGNORES_SPEC, CASES, RunOptions(pool=pool, stop_on_timeout=True))
     stage = report.stage(StageName.REWARD_SPEC)
     assert stage.status is StageStatus.PASSED
     assert "never calls reward()" in stage.warning
@@ -77,17 +78,17 @@ def test_the_check_warns_when_metric_py_never_calls_reward(pool):
 
 
 def test_no_warning_when_the_spec_is_used_or_absent(pool):
-    used = check_metric(MetricSource({"metric.py": USES_SPEC}), CASES, pool=pool)
+    used = check_metric(MetricSource({"metric.py": USES_SPEC}), CASES, RunOptions(pool=pool, stop_on_timeout=True))
     assert used.stage(StageName.REWARD_SPEC).warning == ""
     plain = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Correct.'}\n"
-    absent = check_metric(plain, CASES, pool=pool)
+    absent = check_metric(plain, CASES, RunOptions(pool=pool, stop_on_timeout=True))
     assert absent.stage(StageName.REWARD_SPEC).status is StageStatus.SKIPPED
     assert absent.stage(StageName.REWARD_SPEC).warning == ""
 
 
 def test_the_warning_is_in_chinese_for_a_chinese_reader(pool):
     with use_language("zh_CN"):
-        report = check_metric(IGNORES_SPEC, CASES, pool=pool)
+        report = check_metric(IGNORES_SPEC, CASES, RunOptions(pool=pool, stop_on_timeout=True))
     warning = report.stage(StageName.REWARD_SPEC).warning
     assert "reward()" in warning and "REWARD_SPEC" in warning
     assert "从未调用" in warning

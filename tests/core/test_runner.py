@@ -10,9 +10,11 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseStatus, Isolation
-from skynet_core.runner import WorkerPool, sandbox, score_cases
+from skynet_core.runner import WorkerPool, sandbox
 from skynet_core.runner import pool as pool_module
+from skynet_core.runner.run import score_cases
 from skynet_core.runner.worker import Worker
+from skynet_core.scoring import RunOptions
 
 ECHO = "def score(input, output, expected=None):\n    return float(input['n']), {'feedback': output}\n"
 
@@ -22,7 +24,7 @@ def numbered(count: int, output: str = "x") -> list[Case]:
 
 
 def test_results_come_back_in_case_order_with_concurrency(pool):
-    run = score_cases(ECHO, numbered(3000), timeout=10, pool=pool, concurrency=3)
+    run = score_cases(ECHO, numbered(3000), RunOptions(timeout_s=10, pool=pool, concurrency=3))
     assert [result.id for result in run.results] == [f"c{n}" for n in range(3000)]
     assert [result.score for result in run.results] == [float(n) for n in range(3000)]
     assert run.by_status == {"ok": 3000}
@@ -36,7 +38,7 @@ def test_streamed_results_come_in_case_order_and_none_are_kept(pool):
     )
     streamed = []
     run = score_cases(
-        source, numbered(3000), timeout=10, pool=pool, concurrency=3, in_order=streamed.append, keep=False
+        source, numbered(3000), RunOptions(timeout_s=10, pool=pool, concurrency=3, in_order=streamed.append, keep=False)
     )
     assert run.results == []
     assert [result.id for result in streamed] == [f"c{n}" for n in range(3000)]
@@ -56,7 +58,10 @@ def test_a_quick_metric_runs_in_one_child_and_a_slow_one_in_as_many_as_allowed(p
     quick = [Case(id=f"q{n}", input={"sleep": 0}, output="x") for n in range(2000)]
     slow = [Case(id=f"s{n}", input={"sleep": 0.02}, output="x") for n in range(60)]
     children = [
-        {result.feedback for result in score_cases(CHILD_TOKEN, cases, timeout=10, pool=pool, concurrency=4).results}
+        {
+            result.feedback
+            for result in score_cases(CHILD_TOKEN, cases, RunOptions(timeout_s=10, pool=pool, concurrency=4)).results
+        }
         for cases in (quick, slow)
     ]
     assert len(children[0]) == 1
@@ -67,7 +72,7 @@ def test_stop_on_timeout_runs_no_case_after_the_first_timeout_even_with_helpers_
     """The contract check's rule with children in flight: the timed-out case is slow, which would start
     helpers; the run halts first, so none of them runs another case."""
     hangs = "import time\n\ndef score(input, output, expected=None):\n    time.sleep(30)\n    return 1.0\n"
-    run = score_cases(hangs, numbered(3), timeout=0.5, pool=pool, concurrency=3, stop_on_timeout=True)
+    run = score_cases(hangs, numbered(3), RunOptions(timeout_s=0.5, pool=pool, concurrency=3, stop_on_timeout=True))
     assert [(result.id, result.status) for result in run.results] == [("c0", CaseStatus.TIMEOUT)]
 
 
@@ -77,7 +82,7 @@ def test_a_crash_fails_one_case_and_the_rest_run_in_a_fresh_child(pool):
         "    if input['n'] == 5:\n        os._exit(7)\n"
         "    return 1.0, {'feedback': 'ok'}\n"
     )
-    run = score_cases(source, numbered(20), timeout=10, pool=pool)
+    run = score_cases(source, numbered(20), RunOptions(timeout_s=10, pool=pool))
     statuses = [result.status for result in run.results]
     assert statuses[5] is CaseStatus.ERROR
     assert "exited with code 7" in run.results[5].error
@@ -91,7 +96,7 @@ def test_a_hang_after_unsent_results_blames_the_right_case_and_reruns_the_others
         "    while input['n'] == 10:\n        pass\n"
         "    return float(input['n']), {'feedback': 'ok'}\n"
     )
-    run = score_cases(source, numbered(15), timeout=1, pool=pool)
+    run = score_cases(source, numbered(15), RunOptions(timeout_s=1, pool=pool))
     assert [result.status for result in run.results].count(CaseStatus.TIMEOUT) == 1
     assert run.results[10].status is CaseStatus.TIMEOUT
     assert "metric.py line 2" in run.results[10].error or "metric.py line 3" in run.results[10].error
@@ -112,7 +117,7 @@ def test_cancel_stops_a_run_and_returns_what_finished(pool):
             cancel.set()
 
     started = time.monotonic()
-    run = score_cases(source, numbered(200), timeout=10, pool=pool, cancel=cancel, on_result=on_result)
+    run = score_cases(source, numbered(200), RunOptions(timeout_s=10, pool=pool, cancel=cancel, on_result=on_result))
     assert run.cancelled
     assert 5 <= len(run.results) < 200
     assert time.monotonic() - started < 5
@@ -123,7 +128,9 @@ def test_two_runs_at_once_do_not_affect_each_other(pool):
 
     def run(name: str, factor: float) -> None:
         source = f"def score(input, output, expected=None):\n    return {factor} * input['n'], {{'feedback': ''}}\n"
-        outputs[name] = [r.score for r in score_cases(source, numbered(500), timeout=10, pool=pool).results]
+        outputs[name] = [
+            r.score for r in score_cases(source, numbered(500), RunOptions(timeout_s=10, pool=pool)).results
+        ]
 
     threads = [threading.Thread(target=run, args=(name, factor)) for name, factor in (("a", 1.0), ("b", -1.0))]
     for thread in threads:
@@ -139,14 +146,14 @@ def test_module_state_persists_across_cases_of_one_run_but_not_across_runs(pool)
         "SEEN = []\n\ndef score(input, output, expected=None):\n    SEEN.append(1)\n"
         "    return float(len(SEEN)), {'feedback': ''}\n"
     )
-    first = score_cases(source, numbered(3), timeout=10, pool=pool)
-    second = score_cases(source, numbered(3), timeout=10, pool=pool)
+    first = score_cases(source, numbered(3), RunOptions(timeout_s=10, pool=pool))
+    second = score_cases(source, numbered(3), RunOptions(timeout_s=10, pool=pool))
     assert [r.score for r in first.results] == [1.0, 2.0, 3.0]
     assert [r.score for r in second.results] == [1.0, 2.0, 3.0]
 
 
 def test_a_metric_that_does_not_load_fails_every_case_with_the_load_error(pool):
-    run = score_cases("def score(:\n", numbered(4), timeout=10, pool=pool)
+    run = score_cases("def score(:\n", numbered(4), RunOptions(timeout_s=10, pool=pool))
     assert run.load_error is not None and run.load_error.line == 1
     assert all(r.status is CaseStatus.ERROR and "did not load" in r.error for r in run.results)
 
@@ -208,7 +215,7 @@ def test_reduced_isolation_still_runs_metrics_in_a_child():
         source = (
             "import os\n\ndef score(input, output, expected=None):\n    return float(os.getpid()), {'feedback': ''}\n"
         )
-        run = score_cases(source, numbered(1), timeout=10, pool=pool)
+        run = score_cases(source, numbered(1), RunOptions(timeout_s=10, pool=pool))
         assert run.isolation is Isolation.REDUCED
         assert run.results[0].ok and run.results[0].score != float(os.getpid())
     finally:
@@ -221,8 +228,7 @@ def test_a_slow_import_is_bounded_by_the_timeout(pool, timeout):
     run = score_cases(
         "import time\ntime.sleep(30)\n\ndef score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n",
         numbered(2),
-        timeout=timeout,
-        pool=pool,
+        RunOptions(timeout_s=timeout, pool=pool),
     )
     assert time.monotonic() - started < timeout + 3
     assert run.load_error is not None
@@ -232,6 +238,6 @@ def test_a_slow_import_is_bounded_by_the_timeout(pool, timeout):
 def test_metric_code_runs_at_a_lower_priority_than_the_studio(pool):
     # A spinning metric must not starve the server's pages: its process runs niced.
     source = "import os\n\ndef score(input, output, expected=None):\n    return 1.0, {'feedback': str(os.nice(0))}\n"
-    run = score_cases(source, numbered(1), timeout=10, pool=pool)
+    run = score_cases(source, numbered(1), RunOptions(timeout_s=10, pool=pool))
     assert run.by_status == {"ok": 1}, run.results[0].error
     assert int(run.results[0].feedback) >= max(10, os.nice(0))

@@ -4,8 +4,10 @@ to pay for starting them (a sandbox's start costs about 0.1 s of CPU)."""
 from __future__ import annotations
 
 from skynet_core.cases import Case
-from skynet_core.runner import WorkerPool, score_cases
+from skynet_core.runner import WorkerPool
 from skynet_core.runner.limit import SandboxLimit
+from skynet_core.runner.run import score_cases
+from skynet_core.scoring import RunOptions
 
 SLEEPS = """
 import time
@@ -29,7 +31,7 @@ def sandboxes_taken(count: int, ms: float, concurrency: int) -> int:
     pool.take = counted  # type: ignore[method-assign]
     try:
         cases = [Case(id=f"c{i}", input={"ms": ms}, output="x") for i in range(count)]
-        run = score_cases(SLEEPS, cases, concurrency=concurrency, pool=pool)
+        run = score_cases(SLEEPS, cases, RunOptions(concurrency=concurrency, pool=pool))
     finally:
         pool.close()
     assert len(run.results) == count and all(result.ok for result in run.results)
@@ -103,7 +105,7 @@ def test_a_run_that_keeps_one_sandbox_sends_batches_sized_for_one(monkeypatch) -
 
     monkeypatch.setattr(Shard, "run_batch", counted)
     cases = [Case(id=f"c{i}", input={"n": i, "crash_at": -1}, output="x") for i in range(20_000)]
-    results = score_cases(FAST, cases, concurrency=8).results
+    results = score_cases(FAST, cases, RunOptions(concurrency=8)).results
     assert [result.id for result in results] == [case.id for case in cases]
     assert all(result.ok for result in results)
     assert sum(sent) == 20_000 and len(sent) <= 30, len(sent)
@@ -113,7 +115,7 @@ def test_a_child_dying_on_the_batch_sent_ahead_loses_only_its_case() -> None:
     # Batches of 1,024 at concurrency 1: the third (from case 2048) is sent as the second's last results come,
     # and its first case kills the child while this process still handles the second's.
     cases = [Case(id=f"c{i}", input={"n": i, "crash_at": 2048}, output="x") for i in range(5000)]
-    results = score_cases(FAST, cases, concurrency=1).results
+    results = score_cases(FAST, cases, RunOptions(concurrency=1)).results
     assert [result.id for result in results] == [case.id for case in cases]
     failed = [result for result in results if not result.ok]
     assert [result.id for result in failed] == ["c2048"], [(r.id, r.error[:80]) for r in failed[:3]]

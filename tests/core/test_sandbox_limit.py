@@ -11,9 +11,11 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.contract import check_metric
-from skynet_core.runner import WorkerPool, score_cases
+from skynet_core.runner import WorkerPool
 from skynet_core.runner.limit import SandboxLimit, default_capacity, holding
+from skynet_core.runner.run import score_cases
 from skynet_core.runner.values import Cancelled
+from skynet_core.scoring import RunOptions
 
 SLOW = """
 import time
@@ -162,7 +164,7 @@ def test_six_concurrent_runs_share_the_places_instead_of_starting_a_sandbox_each
     runs: dict[int, object] = {}
 
     def score(index: int) -> None:
-        runs[index] = score_cases(SLOW, cases(24, f"run{index}"), concurrency=4, pool=pool)
+        runs[index] = score_cases(SLOW, cases(24, f"run{index}"), RunOptions(concurrency=4, pool=pool))
 
     try:
         watch.start()
@@ -191,7 +193,7 @@ def test_a_run_started_later_gets_a_place_before_the_first_run_ends() -> None:
         def seen(result: object) -> None:
             first_result.setdefault(name, time.monotonic())
 
-        score_cases(SLOW, cases(count, name), concurrency=2, pool=pool, on_result=seen)
+        score_cases(SLOW, cases(count, name), RunOptions(concurrency=2, pool=pool, on_result=seen))
         finished[name] = time.monotonic()
 
     try:
@@ -217,7 +219,7 @@ def test_a_check_waiting_for_a_place_is_cancelled_with_its_job() -> None:
 
     def check() -> None:
         try:
-            check_metric(SLOW, cases(3), pool=pool, cancel=cancel)
+            check_metric(SLOW, cases(3), RunOptions(pool=pool, cancel=cancel, stop_on_timeout=True))
         except BaseException as exc:  # noqa: BLE001  (the test looks at what was raised)
             errors.append(exc)
 

@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from skynet_core.contract import check_metric
 from skynet_core.i18n import use_language
 from skynet_core.jobs import Job
 from skynet_core.metric_source import MetricSource
@@ -21,7 +22,7 @@ from skynet_core.results import (
     StageName,
     StageStatus,
 )
-from skynet_core.scoring import LocalScorer, RayScorer, RunOptions, Scorer, check, scorer_for
+from skynet_core.scoring import LocalScorer, RayScorer, RunOptions, Scorer, scorer_for
 from tests.case_factory import make_cases
 
 PER_CASE = (
@@ -62,7 +63,7 @@ def test_check_scores_its_sample_through_the_scorer_it_is_given(pool):
             return LocalScorer()(metric, cases, options)
 
     cases = make_cases(5)
-    report = check(MetricSource.of(PER_CASE), cases, RunOptions(pool=pool), scorer=Counting(), sample=cases)
+    report = check_metric(MetricSource.of(PER_CASE), cases, RunOptions(pool=pool), scorer=Counting(), sample=cases)
     assert seen == [5] and len(report.cases) == 5
 
 

@@ -12,8 +12,9 @@ from skynet_core.cases import Case
 from skynet_core.judge import judge_summary
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runner import score_cases
+from skynet_core.runner.run import score_cases
 from skynet_core.runs import RunKey, RunStore
+from skynet_core.scoring import RunOptions
 from skynet_core.trace import CLIP_CHARS, CLIP_HEAD, CLIP_MARK, FULL_CALLS, LIMIT_REACHED, LlmCall, bounded, clip_text
 from tests.fake_openai import FakeOpenAI
 
@@ -125,7 +126,7 @@ def test_a_case_keeps_the_texts_of_its_first_calls_only() -> None:
 
 def test_an_answered_call_is_traced_with_what_was_sent_and_what_it_cost(server, pool) -> None:
     server.latency_s = 0.02
-    run = score_cases(JUDGE, cases(2), llm=make_handler(local(server)), pool=pool)
+    run = score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(local(server)), pool=pool))
     for n, result in enumerate(run.results):
         assert result.ok, result.error
         (call,) = result.llm_calls
@@ -140,14 +141,14 @@ def test_an_answered_call_is_traced_with_what_was_sent_and_what_it_cost(server, 
 
 def test_mock_response_is_traced_without_a_server(pool) -> None:
     settings = ModelSettings(metric=ModelConfig("openai/gpt-4o-mini", api_key="sk-unused-00000000"))
-    run = score_cases(JUDGE, cases(1), llm=make_handler(settings, mock_response="PASS. mocked"), pool=pool)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(settings, mock_response="PASS. mocked"), pool=pool))
     (call,) = run.results[0].llm_calls
     assert call.answer == "PASS. mocked" and call.ok
 
 
 def test_a_retried_call_counts_its_retries(server, pool) -> None:
     server.script = [429, 500]
-    run = score_cases(JUDGE, cases(1), llm=make_handler(local(server, max_retries=2)), pool=pool)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(local(server, max_retries=2)), pool=pool))
     result = run.results[0]
     assert result.ok, result.error
     (call,) = result.llm_calls
@@ -156,7 +157,7 @@ def test_a_retried_call_counts_its_retries(server, pool) -> None:
 
 def test_a_failing_call_keeps_its_error_class_and_message(server, pool) -> None:
     server.script = [500, 500, 500]
-    run = score_cases(JUDGE, cases(1), llm=make_handler(local(server, max_retries=2)), pool=pool)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(local(server, max_retries=2)), pool=pool))
     result = run.results[0]
     assert result.status is CaseStatus.ERROR
     (call,) = result.llm_calls
@@ -169,7 +170,7 @@ def test_a_failing_call_keeps_its_error_class_and_message(server, pool) -> None:
 
 def test_a_clipped_long_answer_is_flagged(server, pool) -> None:
     server.reply = "PASS " + "because " * 2_000 + "THE END"
-    run = score_cases(JUDGE, cases(1), llm=make_handler(local(server)), pool=pool)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(local(server)), pool=pool))
     (call,) = run.results[0].llm_calls
     assert call.clipped == {"answer": len(server.reply)}
     assert call.answer is not None and call.answer.startswith("PASS because") and call.answer.endswith("THE END")
@@ -181,9 +182,9 @@ def test_no_key_ever_reaches_a_trace(server, pool) -> None:
     server.reply = f"PASS (your key is {SESSION_KEY})"
     server.echo_authorization = True
     settings = local(server, api_key=SESSION_KEY, max_retries=0)
-    run = score_cases(JUDGE, cases(1), llm=make_handler(settings), pool=pool)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(settings), pool=pool))
     server.script = [500]
-    run2 = score_cases(JUDGE, cases(1), llm=make_handler(settings), pool=pool)
+    run2 = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(settings), pool=pool))
     for result in (*run.results, *run2.results):
         assert result.llm_calls
         text = orjson.dumps(result.to_json()["llm_calls"]).decode()
@@ -193,7 +194,7 @@ def test_no_key_ever_reaches_a_trace(server, pool) -> None:
 
 
 def test_a_call_over_the_per_case_cap_is_traced_as_refused(server, pool) -> None:
-    run = score_cases(TWICE, cases(1), llm=make_handler(local(server, max_calls_per_case=1)), pool=pool)
+    run = score_cases(TWICE, cases(1), RunOptions(llm=make_handler(local(server, max_calls_per_case=1)), pool=pool))
     result = run.results[0]
     assert result.status is CaseStatus.ERROR
     first, second = result.llm_calls
@@ -207,16 +208,16 @@ def test_a_handler_without_a_trace_of_its_own_is_traced_from_its_reply(pool) -> 
     def handler(request):
         return {"text": "PASS", "usage": {"latency_ms": 3.0, "prompt_tokens": 2, "completion_tokens": 1}}
 
-    run = score_cases(JUDGE, cases(1), llm=handler, pool=pool)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=handler, pool=pool))
     (call,) = run.results[0].llm_calls
     assert (call.answer, call.latency_ms, call.prompt_tokens, call.completion_tokens) == ("PASS", 3.0, 2, 1)
-    run = score_cases(JUDGE, cases(1), llm=None, pool=pool)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=None, pool=pool))
     (call,) = run.results[0].llm_calls
     assert call.error_kind == "LlmUnavailable" and not call.ok
 
 
 def test_a_metric_without_llm_calls_has_no_trace_and_unchanged_json(pool) -> None:
-    result = score_cases(PLAIN, cases(1), pool=pool).results[0]
+    result = score_cases(PLAIN, cases(1), RunOptions(pool=pool)).results[0]
     assert result.llm_calls == ()
     assert "llm_calls" not in result.to_json()
     assert result.to_json_bytes(trace=True) == result.to_json_bytes()
@@ -224,14 +225,14 @@ def test_a_metric_without_llm_calls_has_no_trace_and_unchanged_json(pool) -> Non
 
 
 def test_json_bytes_carry_the_trace_only_when_asked(server, pool) -> None:
-    result = score_cases(JUDGE, cases(1), llm=make_handler(local(server)), pool=pool).results[0]
+    result = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(local(server)), pool=pool)).results[0]
     assert "llm_calls" not in orjson.loads(result.to_json_bytes())
     assert orjson.loads(result.to_json_bytes(trace=True)) == result.to_json()
     assert CaseResult.from_json(result.to_json()) == result
 
 
 def test_traces_are_kept_with_saved_runs(server, pool, tmp_path) -> None:
-    results = score_cases(JUDGE, cases(2), llm=make_handler(local(server)), pool=pool).results
+    results = score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(local(server)), pool=pool)).results
     store = RunStore(tmp_path)
     store.save(RunKey("example", "", None, "abc"), results)
     saved = store.latest("example")
@@ -246,7 +247,7 @@ def test_traces_are_kept_with_saved_runs(server, pool, tmp_path) -> None:
 def test_the_judge_summary_counts_calls_that_all_failed(server, pool) -> None:
     server.require_key = "sk-right-0000000000"
     settings = local(server, api_key="sk-wrong-0000000000")
-    run = score_cases(JUDGE, cases(3), llm=make_handler(settings), pool=pool)
+    run = score_cases(JUDGE, cases(3), RunOptions(llm=make_handler(settings), pool=pool))
     assert all(r.status is CaseStatus.ERROR for r in run.results)
     summary = judge_summary(run.results)
     assert summary.used and summary.calls == 3 and summary.failed == 3 and summary.answered == 0
@@ -259,7 +260,7 @@ def test_the_judge_summary_counts_calls_that_all_failed(server, pool) -> None:
 
 
 def test_the_judge_summary_without_a_model_counts_each_refused_call(pool) -> None:
-    run = score_cases(JUDGE, cases(2), llm=make_handler(ModelSettings.from_env({})), pool=pool)
+    run = score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(ModelSettings.from_env({})), pool=pool))
     summary = judge_summary(run.results)
     assert (summary.calls, summary.failed, dict(summary.errors)) == (2, 2, {"NoModel": 2})
 
@@ -268,7 +269,7 @@ def test_the_judge_summary_describes_itself_in_chinese(server, pool) -> None:
     from skynet_core.i18n import use_language
 
     server.script = [500]
-    run = score_cases(JUDGE, cases(2), llm=make_handler(local(server, max_retries=0)), pool=pool)
+    run = score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(local(server, max_retries=0)), pool=pool))
     summary = judge_summary(run.results)
     assert (summary.calls, summary.failed) == (2, 1)
     with use_language("zh_CN"):
@@ -337,7 +338,7 @@ def score(input, output, expected=None):
 
 def test_a_call_still_waiting_when_the_case_times_out_is_traced(server, pool) -> None:
     server.latency_s = 5.0
-    run = score_cases(JUDGE, cases(1), llm=make_handler(local(server)), pool=pool, timeout=1.0)
+    run = score_cases(JUDGE, cases(1), RunOptions(llm=make_handler(local(server)), pool=pool, timeout_s=1.0))
     result = run.results[0]
     assert result.status is CaseStatus.TIMEOUT
     (call,) = result.llm_calls
@@ -350,7 +351,7 @@ def test_the_answered_calls_of_a_case_that_then_times_out_are_kept(server, pool)
     from skynet_core.llm import warm_up
 
     warm_up(wait=True)  # litellm's first import takes seconds: not inside the case's time
-    run = score_cases(THEN_LOOP, cases(1), llm=make_handler(local(server)), pool=pool, timeout=4.0)
+    run = score_cases(THEN_LOOP, cases(1), RunOptions(llm=make_handler(local(server)), pool=pool, timeout_s=4.0))
     result = run.results[0]
     assert result.status is CaseStatus.TIMEOUT
     (call,) = result.llm_calls

@@ -24,6 +24,7 @@ from skynet_core.engines.uplift import (
     total_steps,
 )
 from skynet_core.engines.uplift.arms import SCORE_ONLY_FEEDBACK
+from skynet_core.scoring import RunOptions
 from tests.fake_openai import FakeOpenAI, Received
 
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a requirement")
@@ -34,7 +35,7 @@ PER_CALL = (100 * PRICE[0] + 20 * PRICE[1]) / 1e6
 
 def experiment(pool, url: str, config: UpliftConfig | None = None, **models) -> Experiment:
     return Experiment(
-        SandboxedMetric(world.METRIC, pool=pool),
+        SandboxedMetric(world.METRIC, RunOptions(pool=pool)),
         split_cases(world.cases()),
         config or UpliftConfig(world.START),
         world.models(url, price=PRICE, **models),
@@ -202,7 +203,7 @@ def test_a_metric_that_scores_nothing_stops_the_run_before_any_reflection(pool) 
     with world.server() as server:
         planned = experiment(pool, server.url, UpliftConfig(world.START, rounds=1, seeds=1))
         result = run_uplift(
-            Experiment(SandboxedMetric(broken, pool=pool), planned.split, planned.config, planned.models)
+            Experiment(SandboxedMetric(broken, RunOptions(pool=pool)), planned.split, planned.config, planned.models)
         )
         seen = world.requests_by_model(server)
     assert result.outcome is Outcome.METRIC_FAILED and seen["reflect"] == 0

@@ -32,6 +32,7 @@ from skynet_core.engines import (
 )
 from skynet_core.llm import ModelSettings, make_handler
 from skynet_core.metric_source import MetricSource
+from skynet_core.scoring import RunOptions
 
 HERE = Path(__file__).resolve().parent
 EMPTY = (
@@ -62,7 +63,8 @@ def main() -> None:
     train = dspy_examples([case for case in cases if case.split == "train"] or cases, fields)
     val = dspy_examples([case for case in cases if case.split == "val"], fields) or train
 
-    metric = SandboxedMetric(MetricSource.from_path(HERE / "metric"), llm=make_handler(ModelSettings.from_env()))
+    options = RunOptions(llm=make_handler(ModelSettings.from_env()))  # scored on this machine, in the vendored runner
+    metric = SandboxedMetric(MetricSource.from_path(HERE / "metric"), options)
     optimizer = dspy.GEPA(
         metric=dspy_metric(metric, fields),
         max_metric_calls=args.max_metric_calls,

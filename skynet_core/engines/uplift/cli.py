@@ -135,6 +135,7 @@ def _experiment(args: argparse.Namespace) -> Experiment:
     from ...datasets import DatasetError, load_dataset
     from ...llm import machine_settings, make_handler, warm_up
     from ...metric_source import MetricSource, MetricSourceError
+    from ...scoring import RunOptions
     from ..sandboxed import SandboxedMetric
     from ..task import litellm_kwargs, model_from_env
     from .cases import split_cases
@@ -177,7 +178,8 @@ def _experiment(args: argparse.Namespace) -> Experiment:
     for model in (task, reflection):
         litellm_kwargs(model)  # a missing key is said now, before any call
     settings = machine_settings()
-    metric = SandboxedMetric(source, llm=make_handler(settings))
+    # On this machine: the command has no Ray setting (``score --ray`` has).
+    metric = SandboxedMetric(source, RunOptions(llm=make_handler(settings)))
     cases = dataset.for_candidate(dataset.candidates[0])
     return Experiment(metric, split_cases(cases, config.seed), config, Models(task, reflection, settings))
 

@@ -103,7 +103,7 @@ class _Loop:
         on_progress: Callable[[Progress], None] | None,
     ) -> None:
         self.experiment, self.config, self.split = experiment, experiment.config, experiment.split
-        judge = experiment.metric.llm if isinstance(experiment.metric.llm, MetricLlm) else None
+        judge = experiment.metric.options.llm if isinstance(experiment.metric.options.llm, MetricLlm) else None
         self.meter = Meter(experiment.models, self.config.max_cost_usd, cancel, judge)
         self.evaluate = Evaluator(experiment.metric, experiment.models, self.meter)
         self.reflect = Reflector(experiment.models, self.meter)

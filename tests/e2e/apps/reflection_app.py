@@ -16,7 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from skynet_core.datasets import EXAMPLE_PATH, load_example  # noqa: E402
 from skynet_core.engines.reflection import dataset_instruction  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings  # noqa: E402
-from skynet_core.runner import score_cases  # noqa: E402
+from skynet_core.runner.run import score_cases  # noqa: E402
+from skynet_core.scoring import RunOptions
 from widgets.reflection import draw_reflection_step  # noqa: E402
 
 METRIC = (EXAMPLE_PATH.parent / "metrics" / "exact_match.py").read_text()
@@ -26,7 +27,7 @@ METRIC = (EXAMPLE_PATH.parent / "metrics" / "exact_match.py").read_text()
 def scored():
     dataset = load_example()
     cases = dataset.for_candidate(dataset.candidates[0])
-    return dataset, cases, score_cases(METRIC, cases).results
+    return dataset, cases, score_cases(METRIC, cases, RunOptions()).results
 
 
 dataset, cases, results = scored()

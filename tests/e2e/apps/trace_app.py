@@ -18,7 +18,8 @@ from skynet_core.datasets import load_example  # noqa: E402
 from skynet_core.examples import EXAMPLE_METRICS  # noqa: E402
 from skynet_core.i18n import set_language  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler  # noqa: E402
-from skynet_core.runner import score_cases  # noqa: E402
+from skynet_core.runner.run import score_cases  # noqa: E402
+from skynet_core.scoring import RunOptions
 from tests.fake_openai import FakeOpenAI, Received  # noqa: E402
 from widgets.cases import cases_table  # noqa: E402
 
@@ -41,7 +42,7 @@ def scored():
     dataset = load_example()
     cases = dataset.for_candidate(dataset.candidates[0])[:6]
     results = score_cases(
-        EXAMPLE_METRICS["Model as judge"].read_text(), cases, llm=make_handler(settings), concurrency=1
+        EXAMPLE_METRICS["Model as judge"].read_text(), cases, RunOptions(llm=make_handler(settings), concurrency=1)
     ).results
     return cases, results
 
