@@ -31,9 +31,10 @@ from skynet_core.llm_cache import (
     Source,
     save_cache_setting,
 )
+from skynet_core.metric_source import MetricSource
 from skynet_core.runner import LlmRequest
 from skynet_core.runner.run import score_cases
-from skynet_core.scoring import RunOptions
+from skynet_core.scoring import LocalScorer, RunOptions
 from skynet_core.store import Store
 from skynet_core.trace import LlmCall
 from tests.fake_openai import FakeOpenAI
@@ -236,7 +237,8 @@ def test_judge_consistency_asks_afresh_even_when_the_answers_are_cached(server: 
     numbered(server)
     score_cases(JUDGE, cases(3), RunOptions(llm=make_handler(local(server), cache=cache), pool=pool))
     assert len(server.requests) == 3
-    result = judge_consistency(JUDGE, cases(3), 2, llm=make_handler(local(server), cache=cache), pool=pool)
+    options = RunOptions(concurrency=8, llm=make_handler(local(server), cache=cache), pool=pool)
+    result = judge_consistency(LocalScorer(), MetricSource.of(JUDGE), cases(3), 2, options)
     assert len(server.requests) == 3 + 6
     assert "afresh" in result.cache_note
     assert cache.usage().entries == 3  # nor did it write its answers into the cache
