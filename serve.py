@@ -35,7 +35,7 @@ from streamlit import config, file_util
 from streamlit.url_util import make_url_path
 from streamlit.web.server.starlette.starlette_server_config import STATIC_ASSET_CACHE_MAX_AGE_SECONDS
 
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 
 # The longest the preload waits for the pool's spare sandboxes (a start takes 0.1 to 1 s; a machine where they
 # cannot start serves anyway, and the check says why).
@@ -74,7 +74,7 @@ def warm() -> None:
     # The same for each bundled example that asks none, on the data in use: a newcomer's first click is often
     # "Load", whose check took a second where a remembered one draws in half that.
     from skynet_core.examples import EXAMPLE_METRICS
-    from skynet_core.jobs import JobSlot
+    from skynet_core.workspace.jobs import JobSlot
     from skynet_core.workspace.values import example_metric
 
     examples = [example_metric(title) for title in EXAMPLE_METRICS]

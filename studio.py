@@ -15,11 +15,11 @@ import streamlit as st
 
 import keys as K
 from skynet_core.i18n import set_language
-from skynet_core.jobs import JobSlot
-from skynet_core.metric_source import MetricSource
-from skynet_core.runner import default_pool
+from skynet_core.metric.source import MetricSource
+from skynet_core.scoring.runner import default_pool
 from skynet_core.store import Version, data_dir
 from skynet_core.workspace import Snapshot, Workspace
+from skynet_core.workspace.jobs import JobSlot
 
 S = st.session_state
 

@@ -25,12 +25,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from skynet_core.contract import check_metric  # noqa: E402
 from skynet_core.datasets import load_example  # noqa: E402
 from skynet_core.examples import EXAMPLE_METRICS  # noqa: E402
-from skynet_core.metric_source import MetricSource  # noqa: E402
-from skynet_core.runner import WorkerPool, run  # noqa: E402
+from skynet_core.metric.contract import check_metric  # noqa: E402
+from skynet_core.metric.source import MetricSource  # noqa: E402
 from skynet_core.scoring import LocalScorer, RunOptions  # noqa: E402
+from skynet_core.scoring.runner import WorkerPool, run  # noqa: E402
 
 CONCURRENCY = 8
 

@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 from skynet_core.cases import Case  # noqa: E402
-from skynet_core.metric_source import MetricSource  # noqa: E402
-from skynet_core.runner import WorkerPool  # noqa: E402
+from skynet_core.metric.source import MetricSource  # noqa: E402
 from skynet_core.scoring import LocalScorer, RayScorer, RunOptions  # noqa: E402
+from skynet_core.scoring.runner import WorkerPool  # noqa: E402
 
 sys.path.insert(0, str(ROOT))  # for the tests' helpers; skynet_core itself is installed (setup.sh)
 from tests.ray_cluster import LocalRayCluster, descendants  # noqa: E402

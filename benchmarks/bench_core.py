@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 from bench_cli import write_cases  # noqa: E402  (benchmarks/ is on the path when a benchmark runs as a script)
 
 from skynet_core.cases import Case  # noqa: E402
-from skynet_core.contract import check_metric  # noqa: E402
-from skynet_core.metric_source import MetricSource  # noqa: E402
-from skynet_core.runner import WorkerPool  # noqa: E402
+from skynet_core.metric.contract import check_metric  # noqa: E402
+from skynet_core.metric.source import MetricSource  # noqa: E402
 from skynet_core.scoring import LocalScorer, RunOptions  # noqa: E402
+from skynet_core.scoring.runner import WorkerPool  # noqa: E402
 
 TRIVIAL = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
 EXACT = (

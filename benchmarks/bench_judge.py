@@ -44,10 +44,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's skynet_core (not another checkout's installed one), the tests' helpers
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings, complete, make_handler  # noqa: E402
-from skynet_core.llm_cache import LlmCache  # noqa: E402
-from skynet_core.metric_source import MetricSource  # noqa: E402
-from skynet_core.runner import LlmRequest, WorkerPool  # noqa: E402
+from skynet_core.llm.cache import LlmCache  # noqa: E402
+from skynet_core.metric.source import MetricSource  # noqa: E402
 from skynet_core.scoring import LocalScorer, RunOptions  # noqa: E402
+from skynet_core.scoring.runner import LlmRequest, WorkerPool  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 TARGET_RATIO = 1.5

@@ -25,14 +25,14 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from skynet_core.charts import (  # noqa: E402
+from skynet_core.reward import reward_parts, validate_reward_spec  # noqa: E402
+from skynet_core.reward.charts import (  # noqa: E402
     candidates_figure,
     curve_figure,
     stacked_reward_figure,
     ternary_winner_figure,
 )
-from skynet_core.reward import reward_parts, validate_reward_spec  # noqa: E402
-from skynet_core.tradeoffs import (  # noqa: E402
+from skynet_core.reward.tradeoffs import (  # noqa: E402
     CandidateData,
     case_rank_changes,
     compare_weights,

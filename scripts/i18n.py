@@ -1,4 +1,4 @@
-"""Translation catalogs of the studio (see skynet_core/i18n.py).
+"""Translation catalogs of the studio (see skynet_core/i18n/translate.py).
 
 python scripts/i18n.py compile              merge locale/<lang>/parts/*.po, write LC_MESSAGES/skynet.mo
 python scripts/i18n.py check                fail on an untranslated string, a lost placeholder, a stale .mo
@@ -15,8 +15,8 @@ from pathlib import Path
 # This tree's skynet_core, not the one the virtualenv has installed (a worktree's strings are its own).
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skynet_core import i18n_catalog as catalogs  # noqa: E402
 from skynet_core.i18n import LANGUAGES, SOURCE_LANGUAGE  # noqa: E402
+from skynet_core.i18n import catalog as catalogs  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

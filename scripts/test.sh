@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # every worker rewrote every test module's asserts again (4 s of CPU each) and every server and command-line
 # process compiled the project's modules again.
 unset PYTHONDONTWRITEBYTECODE
-.venv/bin/python -c "from skynet_core.runner import detect_isolation as d; i, why = d(); print(f'isolation: {i.value} ({why})')"
+.venv/bin/python -c "from skynet_core.scoring.runner import detect_isolation as d; i, why = d(); print(f'isolation: {i.value} ({why})')"
 cores=$(nproc 2>/dev/null || echo 1)
 workers=$(( cores < 2 ? 1 : cores + 1 ))
 workers=$(( workers > 6 ? 6 : workers ))

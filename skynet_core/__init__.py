@@ -1,75 +1,23 @@
-"""Skynet Metric Studio's logic: the metric contract, the isolated runner, datasets, the reward.
+"""Skynet Metric Studio's logic: everything that is not drawing. Nothing in this package imports streamlit.
 
-Pages, the CLI and tests import from here. Nothing in this package imports
-streamlit. Heavier parts (``reward``, ``tradeoffs``, ``charts``, ``feedback``,
-``export``) are imported from their modules, and the names below only when
-first used, so that the CLI starts fast.
+One package per feature, each with a face of plain re-exports (or, where the command line's start matters, the
+one lazy face of :mod:`skynet_core.lazy`); pages, the command line and tests import from the faces:
+
+- ``metric``: a metric folder (:class:`~skynet_core.metric.MetricSource`) and the contract check;
+- ``scoring``: the one seam every scoring goes through (``Scorer``, ``RunOptions``), the isolated runner and
+  the sandbox's child, and the Ray cluster;
+- ``results``: a case's result, a run's tally, a check's report, a job's outcome, a model call's trace;
+- ``datasets``: cases from files, roles and splits; ``examples``: the bundled example;
+- ``llm``: the models' settings and calls (the metric's ``llm()``, the reflection and task models), and the
+  answer cache; ``judge``: a model as judge (its cost, its consistency, its noise);
+- ``reward``: the reward's parts and the trade-offs between them; ``runs``: scored runs kept, compared, written;
+- ``feedback``: feedback review; ``human``: human scores and the metric's agreement with them;
+- ``engines``: GEPA and DSPy around the sandboxed metric, the reflection step, the uplift experiment, export;
+- ``workspace``: the studio's state and use cases, for every page; ``views``: the pages' view-models;
+- ``cli``: ``python -m skynet_core``; ``i18n``: English and 简体中文.
+
+Beside them, a few modules every package uses: ``cases`` (the case), ``store`` (the database and the data
+directory), ``paths`` (which files may be read), ``provenance`` (what made a result), ``display`` (untrusted text
+shown literally), ``redact`` (keys out of texts), ``heap`` (long-lived data out of the collector's sight) and
+``lazy``.
 """
-
-from typing import TYPE_CHECKING
-
-from .lazy import lazy_attribute
-
-if TYPE_CHECKING:
-    from .cases import Case, Observation
-    from .contract import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S, check_metric, validate_timeout
-    from .datasets import Dataset, DatasetError, Role, load_dataset, load_example, sample_for_check
-    from .results import CaseResult, CaseStatus, CheckReport, Isolation, JudgeUsage, Stage, StageName, StageStatus
-    from .runner import LoadFailure, WorkerPool, default_pool, detect_isolation
-    from .scoring import LocalScorer, RunOptions, Scorer, ScoreRun, scorer_for
-
-# Where each public name lives. They are imported on first use (PEP 562), so that ``python -m skynet_core``
-# pays only for what its command needs (the command line's ``score`` starts in a few hundredths of a second).
-_HOMES = {
-    **dict.fromkeys(("Case", "Observation"), "cases"),
-    **dict.fromkeys(
-        ("DEFAULT_TIMEOUT_S", "MAX_TIMEOUT_S", "MIN_TIMEOUT_S", "check_metric", "validate_timeout"), "contract"
-    ),
-    **dict.fromkeys(
-        ("Dataset", "DatasetError", "Role", "load_dataset", "load_example", "sample_for_check"), "datasets"
-    ),
-    **dict.fromkeys(
-        ("CaseResult", "CaseStatus", "CheckReport", "Isolation", "JudgeUsage", "Stage", "StageName", "StageStatus"),
-        "results",
-    ),
-    **dict.fromkeys(("LoadFailure", "WorkerPool", "default_pool", "detect_isolation"), "runner"),
-    **dict.fromkeys(("LocalScorer", "RunOptions", "ScoreRun", "Scorer", "scorer_for"), "scoring"),
-}
-
-
-def __getattr__(name: str) -> object:
-    return lazy_attribute(__name__, _HOMES, name)
-
-
-__all__ = [
-    "DEFAULT_TIMEOUT_S",
-    "MAX_TIMEOUT_S",
-    "MIN_TIMEOUT_S",
-    "Case",
-    "CaseResult",
-    "CaseStatus",
-    "CheckReport",
-    "Dataset",
-    "DatasetError",
-    "Isolation",
-    "JudgeUsage",
-    "LoadFailure",
-    "LocalScorer",
-    "Observation",
-    "Role",
-    "RunOptions",
-    "ScoreRun",
-    "Scorer",
-    "Stage",
-    "StageName",
-    "StageStatus",
-    "WorkerPool",
-    "check_metric",
-    "default_pool",
-    "detect_isolation",
-    "load_dataset",
-    "load_example",
-    "sample_for_check",
-    "scorer_for",
-    "validate_timeout",
-]

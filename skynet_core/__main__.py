@@ -11,7 +11,7 @@ with built_frozen():
     if sys.argv[1:2] in (["check"], ["score"]) and not {"-h", "--help"} & set(sys.argv):
         # The sandbox's child starts now, while the rest of the command line is imported (about 100 ms)
         # and the data read; the command line asks for the same pool later (it is made once).
-        from .runner.pool import start_one_child_in_background
+        from .scoring.runner.pool import start_one_child_in_background
 
         start_one_child_in_background()
 

@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 
 from .i18n import _
-from .metric_source import MetricSource
+from .metric.source import MetricSource
 
 DATA_DIR_ENV = "SKYNET_DATA_DIR"
 DEFAULT_DATA_DIR = Path.home() / ".skynet-metric-studio"

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from skynet_core.cases import Case
-from skynet_core.jobs import Job
-from skynet_core.runner import WorkerPool, detect_isolation
+from skynet_core.scoring.runner import WorkerPool, detect_isolation
+from skynet_core.workspace.jobs import Job
 from tests.case_factory import make_cases
 
 # Modules of tests/core whose tests start clusters, engines, virtualenvs or many sandboxes (tests/e2e is all slow).

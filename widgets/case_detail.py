@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from skynet_core.authoring import side_information
 from skynet_core.cases import Case
 from skynet_core.i18n import _
-from skynet_core.overflow import full_side_information
 from skynet_core.results import CaseResult
+from skynet_core.results.overflow import full_side_information
+from skynet_core.views.author import side_information
 from widgets.text import literal, long_text
 from widgets.trace import show_calls
 

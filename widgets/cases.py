@@ -14,15 +14,15 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from skynet_core.authoring import run_numbers
 from skynet_core.cases import Case
-from skynet_core.charts import score_histogram
-from skynet_core.export import results_frame, score_names
 from skynet_core.i18n import _, format_number, ngettext, with_language
-from skynet_core.jobs import Job
 from skynet_core.judge import JudgeSummary, judge_summary
 from skynet_core.results import CaseResult
-from skynet_core.run_views import costs_shown, statuses_text
+from skynet_core.reward.charts import score_histogram
+from skynet_core.runs.export import results_frame, score_names
+from skynet_core.views.author import run_numbers
+from skynet_core.views.runs import costs_shown, statuses_text
+from skynet_core.workspace.jobs import Job
 from widgets.case_detail import case_details
 
 S = st.session_state

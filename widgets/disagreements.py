@@ -8,8 +8,8 @@ from typing import Any
 
 import streamlit as st
 
-from skynet_core.authoring import case_json
 from skynet_core.cases import Case
+from skynet_core.datasets.typed_case import case_json
 from skynet_core.human import Agreement, Disagreement
 from skynet_core.i18n import _, ngettext, with_language
 from skynet_core.results import CaseResult

@@ -17,8 +17,8 @@ import streamlit as st
 
 import keys as K
 from skynet_core.i18n import _, format_cost, format_datetime, format_duration, format_number, with_language
-from skynet_core.jobs import Job, JobSlot
 from skynet_core.results import ErrorKind, Outcome, OutcomeStatus
+from skynet_core.workspace.jobs import Job, JobSlot
 from studio import apply_language, session
 from widgets.text import long_text, md
 

@@ -17,7 +17,7 @@ from skynet_core.display import markdown_text
 from skynet_core.engines.reflection import DEFAULT_MINIBATCH, ReflectionStep, reflection_step
 from skynet_core.i18n import _, with_language
 from skynet_core.llm import ModelSettings
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult
 from studio import session
 

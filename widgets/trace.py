@@ -3,7 +3,7 @@
 For each call: what was sent (instructions and input), what came back (the answer, or the error
 and its kind), tokens, latency, retries and cost. Every text in a trace came from metric code, the
 data or the model: it is shown literally (``widgets.text.long_text``, dataframe cells), never as markdown.
-The texts were redacted and clipped when the call was made (``skynet_core.trace``).
+The texts were redacted and clipped when the call was made (``skynet_core.results.trace``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import streamlit as st
 from skynet_core.i18n import _, format_cost, format_duration, format_number, ngettext
 from skynet_core.judge import JudgeSummary
 from skynet_core.results import CaseResult
-from skynet_core.trace import CLIP_CHARS, CLIP_HEAD, FULL_CALLS, LlmCall
+from skynet_core.results.trace import CLIP_CHARS, CLIP_HEAD, FULL_CALLS, LlmCall
 from widgets.text import long_text, md
 
 

@@ -3,7 +3,7 @@
 The draft lives in the workspace (with its revision); the editor panel keeps this tab in step with it.
 Checks and scoring run as workspace jobs, drawn through the one job panel (``widgets.jobs``). Every
 result shown is compared with the run's snapshot, and says so when it is out of date. The deciding code
-is in ``skynet_core.authoring``; the panels of this package draw.
+is in ``skynet_core.views.author``; the panels of this package draw.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import keys as K
 import studio
 from pages.author import check, editor, scoring, tools, try_case
 from pages.author.packages import draw_packages
-from skynet_core.charts import PART_COLORS
 from skynet_core.engines.reflection import dataset_instruction
 from skynet_core.i18n import _, with_language
+from skynet_core.metric.reward_spec import reward_weights
 from skynet_core.reward import PARTS, weight_vector
-from skynet_core.reward_spec import reward_weights
-from skynet_core.tradeoffs import PART_LABELS
+from skynet_core.reward.charts import PART_COLORS
+from skynet_core.reward.tradeoffs import PART_LABELS
 from widgets.reflection import draw_reflection_step
 from widgets.text import md
 from widgets.versions import save_version_control

@@ -12,12 +12,13 @@ import streamlit as st
 
 import keys as K
 import studio
-from skynet_core.authoring import CheckCases, ScoredRun, Verdict, contract_verdict, error_headline
 from skynet_core.display import clipped, markdown_text
 from skynet_core.i18n import N_, _, format_number, language, ngettext
-from skynet_core.jobs import Job
+from skynet_core.metric.check_cases import CheckCases
 from skynet_core.results import CaseResult, CheckReport, OutcomeStatus, StageStatus
+from skynet_core.views.author import ScoredRun, Verdict, contract_verdict, error_headline
 from skynet_core.workspace import Snapshot
+from skynet_core.workspace.jobs import Job
 from widgets.jobs import job_panel, outcome_panel
 from widgets.text import box, long_text
 

@@ -27,10 +27,10 @@ import streamlit as st
 import keys as K
 import studio
 from pages.author import files
-from skynet_core.authoring import python_completions
 from skynet_core.i18n import _
-from skynet_core.metric_source import MAIN_FILE
+from skynet_core.metric.source import MAIN_FILE
 from skynet_core.store import Draft
+from skynet_core.views.author import python_completions
 from skynet_core.workspace import Snapshot
 from widgets.messages import say, show
 from widgets.versions import save_version

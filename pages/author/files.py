@@ -8,7 +8,7 @@ import streamlit as st
 import keys as K
 import studio
 from skynet_core.i18n import _, with_language
-from skynet_core.metric_source import MAIN_FILE, MetricSource, MetricSourceError, check_name
+from skynet_core.metric.source import MAIN_FILE, MetricSource, MetricSourceError, check_name
 
 S = st.session_state
 FILE = K.AUTHOR_FILE

@@ -6,8 +6,8 @@ import streamlit as st
 
 from skynet_core.display import markdown_text
 from skynet_core.i18n import _
-from skynet_core.metric_source import MetricSource
-from skynet_core.packages import PACKAGES_ENV, missing_command, package_report, package_rows, packages_dir
+from skynet_core.metric.packages import PACKAGES_ENV, missing_command, package_report, package_rows, packages_dir
+from skynet_core.metric.source import MetricSource
 
 
 def draw_packages(source: MetricSource) -> None:

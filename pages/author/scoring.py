@@ -11,13 +11,13 @@ import streamlit as st
 import keys as K
 import studio
 from pages.author import try_case
-from skynet_core.authoring import ScoredResults, ScoredRun
 from skynet_core.i18n import _, format_datetime, with_language
-from skynet_core.jobs import Job, JobSlot
-from skynet_core.judge_noise import noise_acceptance
+from skynet_core.judge.noise import noise_acceptance
 from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
+from skynet_core.views.author import ScoredResults, ScoredRun
 from skynet_core.workspace import Snapshot
+from skynet_core.workspace.jobs import Job, JobSlot
 from widgets.agreement import agreement_line
 from widgets.cases import cases_table, partial_table
 from widgets.jobs import job_panel, outcome_panel, progress_row

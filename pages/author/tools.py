@@ -6,11 +6,12 @@ import streamlit as st
 
 import keys as K
 import studio
-from skynet_core.authoring import example_shown
-from skynet_core.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
 from skynet_core.examples import EXAMPLE_METRICS, FieldFit, apply_field_mapping, example_fields, fit_fields
 from skynet_core.i18n import N_, _, with_language
-from skynet_core.metric_source import MAIN_FILE, MetricSource, MetricSourceError
+from skynet_core.metric.archive import read_zip
+from skynet_core.metric.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
+from skynet_core.metric.source import MAIN_FILE, MetricSource, MetricSourceError
+from skynet_core.views.author import example_shown
 from skynet_core.workspace import Snapshot, example_metric
 from widgets.text import md, uploader_note
 
@@ -74,7 +75,7 @@ def take_upload() -> None:
     raw = upload.getvalue()
     try:
         if upload.name.lower().endswith(".zip"):
-            new = MetricSource.from_zip(raw)
+            new = read_zip(raw)
         else:
             draft = studio.session().workspace.draft().metric
             new = draft.with_file("metric.py", raw.decode("utf-8").removeprefix("\ufeff"))

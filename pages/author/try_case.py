@@ -12,8 +12,8 @@ import streamlit as st
 
 import keys as K
 import studio
-from skynet_core.authoring import CaseJsonError, case_json, parse_case
 from skynet_core.cases import Case
+from skynet_core.datasets.typed_case import CaseJsonError, case_json, parse_case
 from skynet_core.i18n import N_, _, format_number, with_language
 from skynet_core.results import CaseResult
 from skynet_core.workspace import Snapshot

@@ -18,9 +18,9 @@ from pages.data.candidates import FILE_TYPES, roots_help, table
 from pages.data.draft import PREVIEW_ROWS, draw_draft, preview_frame, read_error
 from pages.data.splits import draw_splits
 from skynet_core.datasets import EXAMPLE_PATH, MAX_FILE_BYTES, Dataset, DatasetError, candidate_warnings
-from skynet_core.datasets.preview import DatasetDraft
 from skynet_core.i18n import _, format_number, language, ngettext, with_language
 from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, server_path
+from skynet_core.views.data.preview import DatasetDraft
 from skynet_core.workspace import EXAMPLE_SOURCE, Snapshot
 from widgets.messages import say, show
 from widgets.text import md, uploader_note

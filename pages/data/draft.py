@@ -13,9 +13,9 @@ import streamlit as st
 from pages.data.candidates import candidate_files_panel
 from pages.data.roles import role_help, roles_table, show_default_fields
 from skynet_core.datasets import DatasetError, Role, infer_roles, roles_to_json
-from skynet_core.datasets.preview import DatasetDraft, preview_problems, preview_warnings
-from skynet_core.datasets.role_editor import cell_text
 from skynet_core.i18n import _, format_number, language, ngettext
+from skynet_core.views.data.preview import DatasetDraft, preview_problems, preview_warnings
+from skynet_core.views.data.role_editor import cell_text
 from widgets.text import md
 
 PREVIEW_ROWS = 20

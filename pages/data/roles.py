@@ -16,8 +16,8 @@ import streamlit as st
 
 import keys as K
 from skynet_core.datasets import Role
-from skynet_core.datasets.role_editor import ROLE_CHOICES, changed_roles, editor_rows, with_default_fields
 from skynet_core.i18n import _
+from skynet_core.views.data.role_editor import ROLE_CHOICES, changed_roles, editor_rows, with_default_fields
 from widgets.text import md
 
 S = st.session_state

@@ -2,7 +2,7 @@
 
 The page reads the latest scored run of the dataset and candidate in use (saved by "Score all cases"
 here or on the Author page) and draws what ``skynet_core.feedback`` finds in it; what to show is
-decided by ``skynet_core.feedback.view``. Scoring, probes and the optional model review run as
+decided by ``skynet_core.views.feedback``. Scoring, probes and the optional model review run as
 background jobs; metric code only ever runs in the isolated workers, never in this process.
 """
 
@@ -22,10 +22,10 @@ from pages.feedback.health import Pairs, action_row, current_grades, draw_health
 from pages.feedback.uplift import uplift_panel
 from skynet_core.engines.reflection import dataset_instruction
 from skynet_core.feedback import Grade, Mark, MarkValue, Review, Thresholds, review
-from skynet_core.feedback import view as fv
 from skynet_core.i18n import _, format_datetime, language, ngettext, with_language
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.runs import SavedRun
+from skynet_core.views import feedback as fv
 from skynet_core.workspace import Snapshot
 from widgets.jobs import job_panel, outcome_panel
 from widgets.lazy import lazy_expander

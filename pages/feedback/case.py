@@ -12,11 +12,11 @@ import studio
 from pages.feedback.health import Pairs, action_row
 from skynet_core.cases import Case
 from skynet_core.feedback import Flag, Grade, Mark, MarkValue, Review, export_rows, rows_csv, rows_jsonl
-from skynet_core.feedback import view as fv
-from skynet_core.feedback.view import fmt, mark_text, suggestions
 from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
+from skynet_core.views import feedback as fv
+from skynet_core.views.feedback import fmt, mark_text, suggestions
 from widgets.text import literal, long_text, md
 
 

@@ -11,12 +11,12 @@ import keys as K
 import studio
 from skynet_core.cases import Case
 from skynet_core.feedback import Grade, HealthFinding, Review, Severity, health, judge_probes
-from skynet_core.feedback.view import case_ids_text, grade_summary, to_grade
 from skynet_core.i18n import N_, _, language, with_language
 from skynet_core.llm import NO_MODEL_MESSAGE
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
+from skynet_core.views.feedback import case_ids_text, grade_summary, to_grade
 from skynet_core.workspace import Snapshot
 from widgets.cases import column_config
 from widgets.jobs import job_panel, outcome_panel
@@ -108,7 +108,7 @@ def draw_probes(run: SavedRun, pairs: Pairs) -> None:
             icon=":material/check_circle:",
         )
     with st.expander(_("Probe results ({count})").format(count=len(results))):
-        from skynet_core.export import results_frame
+        from skynet_core.runs.export import results_frame
 
         frame = results_frame(results)[PROBE_COLUMNS]
         config = column_config()

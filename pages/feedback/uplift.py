@@ -16,9 +16,9 @@ import studio
 from pages.feedback.uplift_result import draw_result
 from skynet_core.engines.uplift.config import MAX_MINIBATCH, MAX_ROUNDS, MAX_SEEDS
 from skynet_core.i18n import _, format_number, with_language
-from skynet_core.jobs import Job
 from skynet_core.llm import litellm_ready, warm_up
 from skynet_core.workspace import Snapshot, UpliftForm
+from skynet_core.workspace.jobs import Job
 from skynet_core.workspace.uplift import missing_models, missing_models_message
 from widgets.jobs import job_panel, outcome_panel, progress_row
 from widgets.lazy import lazy_expander

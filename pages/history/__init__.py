@@ -6,11 +6,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import studio
-from skynet_core.charts import histogram_bars
-from skynet_core.history import compare_runs, folder_diff, version_label
 from skynet_core.i18n import N_, _, with_language
-from skynet_core.metric_source import MetricSource
-from skynet_core.run_views import costs_shown
+from skynet_core.metric.source import MetricSource
+from skynet_core.reward.charts import histogram_bars
+from skynet_core.runs.history import compare_runs, folder_diff, version_label
+from skynet_core.views.runs import costs_shown
 from skynet_core.workspace import Snapshot
 from widgets.agreement_compare import agreement_change
 from widgets.cases import column_config

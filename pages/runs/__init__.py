@@ -1,6 +1,6 @@
 """Runs: every saved "Score all cases" run, one opened case by case, two compared side by side, and a run's download.
 
-What to show is decided in ``skynet_core.run_views`` (the tables, filters, sorting and exports); this page
+What to show is decided in ``skynet_core.views.runs`` (the tables, filters, sorting and exports); this page
 draws the widgets and calls it.
 """
 
@@ -13,9 +13,9 @@ import streamlit as st
 
 import keys as K
 import studio
-from skynet_core import run_views as views
 from skynet_core.i18n import N_, _, format_number
 from skynet_core.runs import RunSummary, SavedRun
+from skynet_core.views import runs as views
 from skynet_core.workspace import Snapshot
 from widgets.agreement import run_agreement_panel
 from widgets.agreement_compare import agreement_change

@@ -3,7 +3,7 @@
 Non-secret settings are saved in the workspace (``Workspace.save_model_settings``); keys typed here live in
 this session only (``Session.set_key``) and are shown back masked. The model call for a metric's ``llm()``
 is made by the server, so no key ever reaches metric code. What the form's values mean is
-``skynet_core.settings_form``; the panels are this package's ``model.py``, ``calls.py`` and ``try_judge.py``.
+``skynet_core.views.settings``; the panels are this package's ``model.py``, ``calls.py`` and ``try_judge.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pages.settings.rater import rater_panel
 from pages.settings.try_judge import try_judge
 from skynet_core.i18n import _, with_language
 from skynet_core.llm import ROLES, ModelSettings, litellm_ready, warm_up
-from skynet_core.settings_form import drawn, edits, form_values, restored, typed_keys, unsaved
+from skynet_core.views.settings import drawn, edits, form_values, restored, typed_keys, unsaved
 
 S = st.session_state
 

@@ -9,8 +9,8 @@ import streamlit as st
 import keys as K
 import studio
 from skynet_core.i18n import _, format_number, ngettext, with_language
-from skynet_core.llm_cache import MAX_MB_RANGE, CacheSetting
-from skynet_core.runner.limit import MAX_CAPACITY
+from skynet_core.llm.cache import MAX_MB_RANGE, CacheSetting
+from skynet_core.scoring.runner.limit import MAX_CAPACITY
 
 S = st.session_state
 

@@ -1,5 +1,5 @@
 """The Settings page's model panels: which model answers ``llm()``, and one panel per model (name, API base,
-session key, prices, connection test). The form's values and what they mean come from ``skynet_core.settings_form``."""
+session key, prices, connection test). The form's values and what they mean come from ``skynet_core.views.settings``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from skynet_core.llm import (
     key_status,
     known_price,
 )
-from skynet_core.settings_form import check_key, not_set_note, settings_from_form, typed_keys
+from skynet_core.views.settings import check_key, not_set_note, settings_from_form, typed_keys
 from widgets.text import md
 
 S = st.session_state

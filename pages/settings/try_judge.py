@@ -7,11 +7,11 @@ import streamlit as st
 
 import studio
 from skynet_core.datasets import load_example
-from skynet_core.export import results_frame
 from skynet_core.i18n import _, format_cost, format_number, with_language
 from skynet_core.judge import judge_summary
-from skynet_core.run_views import costs_shown
-from skynet_core.settings_form import settings_from_form
+from skynet_core.runs.export import results_frame
+from skynet_core.views.runs import costs_shown
+from skynet_core.views.settings import settings_from_form
 from skynet_core.workspace import example_metric
 from widgets.cases import column_config
 from widgets.jobs import job_panel, outcome_panel

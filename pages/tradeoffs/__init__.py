@@ -3,7 +3,7 @@
 Every candidate's cases are scored once with metric.py, in the background; the accuracy each case
 passed to ``reward`` is kept with its observation. Every control change (a number box, a slider, a
 click on the weight map) then recomputes the rewards from those values (``skynet_core.reward`` and
-``skynet_core.tradeoffs``) without running metric.py again. The controls change metric.py only
+``skynet_core.reward.tradeoffs``) without running metric.py again. The controls change metric.py only
 through "Write to metric.py". The controls are ``controls.py``, the scoring ``scoring.py``, the analysis
 ``analysis.py`` (what was left out, the chart), ``winner.py`` (who wins, the map), ``ab.py`` (A vs B) and
 ``cases.py`` (case by case).
@@ -19,8 +19,8 @@ import keys as K
 import studio
 from pages.tradeoffs import analysis, controls, scoring
 from skynet_core.i18n import _, with_language
+from skynet_core.metric.reward_spec import RewardSpecInSource, reward_spec_in
 from skynet_core.reward import MetricSourceError, RewardSpecError, replace_reward_spec
-from skynet_core.reward_spec import RewardSpecInSource, reward_spec_in
 from skynet_core.workspace import example_metric
 from widgets.messages import say
 

@@ -1,7 +1,7 @@
 """The Reward trade-offs analysis: what was left out, then who wins (``winner.py``), A vs B (``ab.py``), the
 candidates' chart and case by case (``cases.py``).
 
-Everything is computed by ``skynet_core.tradeoffs`` from stored scores; this module only draws.
+Everything is computed by ``skynet_core.reward.tradeoffs`` from stored scores; this module only draws.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import streamlit as st
 from pages.tradeoffs.ab import a_vs_b
 from pages.tradeoffs.cases import case_by_case
 from pages.tradeoffs.winner import who_wins_section
-from skynet_core.charts import candidates_figure
 from skynet_core.i18n import _, ngettext
 from skynet_core.reward import NormalizedSpec
-from skynet_core.scored_candidates import ScoredCandidates
-from skynet_core.tradeoffs import summarize
+from skynet_core.reward.candidates import ScoredCandidates
+from skynet_core.reward.charts import candidates_figure
+from skynet_core.reward.tradeoffs import summarize
 from widgets.text import md
 
 

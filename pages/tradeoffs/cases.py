@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from skynet_core.charts import curve_figure, stacked_reward_figure
 from skynet_core.i18n import _
 from skynet_core.reward import NormalizedSpec, reward_parts
-from skynet_core.scored_candidates import ScoredCandidates
-from skynet_core.tradeoffs import unmeasured
+from skynet_core.reward.candidates import ScoredCandidates
+from skynet_core.reward.charts import curve_figure, stacked_reward_figure
+from skynet_core.reward.tradeoffs import unmeasured
 
 CURVE_WIDTH = 420
 

@@ -2,7 +2,7 @@
 
 The number boxes hold the weights as REWARD_SPEC will have them (any numbers of 0 or more); the
 sliders show their shares. Dragging a slider sets that share and rescales the other two so the
-shares sum to 1 (``skynet_core.tradeoffs.renormalize``); the number boxes then hold those shares.
+shares sum to 1 (``skynet_core.reward.tradeoffs.renormalize``); the number boxes then hold those shares.
 A click on the weight map sets the weights too (:func:`set_weights`).
 """
 
@@ -17,13 +17,7 @@ import keys as K
 import studio
 from skynet_core.i18n import _, with_language
 from skynet_core.reward import PARTS, NormalizedSpec, RewardSpecError, validate_reward_spec, weight_vector
-from skynet_core.tradeoffs import (
-    PART_LABELS,
-    controls_from_spec,
-    renormalize,
-    shares_text,
-    spec_from_controls,
-)
+from skynet_core.reward.tradeoffs import PART_LABELS, controls_from_spec, renormalize, shares_text, spec_from_controls
 from widgets.messages import show
 
 WEIGHT_KEYS = {part: f"tradeoffs.weight.{part}" for part in PARTS}

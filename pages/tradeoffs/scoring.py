@@ -10,7 +10,7 @@ import streamlit as st
 
 import studio
 from skynet_core.i18n import _, ngettext, with_language
-from skynet_core.scored_candidates import ScoredCandidates, candidate_cases, display_name, metric_key
+from skynet_core.reward.candidates import ScoredCandidates, candidate_cases, display_name, metric_key
 from skynet_core.workspace import Snapshot
 from widgets.jobs import job_panel, outcome_panel
 from widgets.stale import stale_banner

@@ -1,5 +1,5 @@
 """Who wins on the Reward trade-offs page: the winner and its margins, the summary table, the clickable
-weight map, and where the winner changes. ``skynet_core.tradeoffs.who_wins`` computes it; this module draws."""
+weight map, and where the winner changes. ``skynet_core.reward.tradeoffs.who_wins`` computes it; this module draws."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import streamlit as st
 
 import keys as K
 from pages.tradeoffs import controls
-from skynet_core.charts import ternary_winner_figure
 from skynet_core.display import markdown_frame
 from skynet_core.i18n import _, format_cost, format_number, with_language
 from skynet_core.reward import NormalizedSpec
-from skynet_core.scored_candidates import ScoredCandidates
-from skynet_core.tradeoffs import (
+from skynet_core.reward.candidates import ScoredCandidates
+from skynet_core.reward.charts import ternary_winner_figure
+from skynet_core.reward.tradeoffs import (
     CandidateSummary,
     Stability,
     WinnerChange,

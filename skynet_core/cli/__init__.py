@@ -37,16 +37,16 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..cases import Case
-from ..contract import check_metric
 from ..datasets import DatasetError
 from ..i18n import _, format_cost, use_language
 from ..llm import MetricLlm, ModelSettings, machine_settings, make_handler
-from ..metric_source import MetricSource
-from ..overflow import nothing_kept_on_disk
+from ..metric.contract import check_metric
+from ..metric.source import MetricSource
 from ..results import CaseResult, CheckReport, JobError
-from ..runner.pool import start_one_child_in_background
-from ..runner.values import Cancelled
+from ..results.overflow import nothing_kept_on_disk
 from ..scoring import RunOptions, scorer_for
+from ..scoring.runner.pool import start_one_child_in_background
+from ..scoring.runner.values import Cancelled
 from .inputs import _in_split, _Inputs, _metric_name, _read_inputs, _read_metric, _read_roles
 from .interrupt import EXIT_INTERRUPTED, Interrupt, cancelled_by_ctrl_c
 from .options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, build_parser, cli_language
@@ -88,7 +88,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     settings = _model_settings(args, stderr)
     if settings is None:
         return EXIT_USAGE
-    from ..llm_cache import answer_cache  # here: main's imports above changed beside where it would go
+    from ..llm.cache import answer_cache  # here: main's imports above changed beside where it would go
 
     llm = make_handler(settings, cache=answer_cache() if settings.cache else None)
     try:
@@ -146,7 +146,7 @@ def _run_score(
         return EXIT_USAGE
     output = ReportOutput(args, stdout, read.labels)
     concurrency = args.concurrency if args.concurrency is not None else default_concurrency
-    from ..runner.limit import sandbox_limit  # here: main's imports above changed beside where it would go
+    from ..scoring.runner.limit import sandbox_limit  # here: main's imports above changed beside where it would go
 
     sandbox_limit().raise_to(concurrency)  # the limit guards a shared server; this process is one run
     sink = _Sink(output, out)

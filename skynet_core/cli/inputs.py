@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, TextIO
 import orjson
 
 from ..cases import Case
-from ..contract import validate_timeout
 from ..datasets import CaseLines, read_case_lines
 from ..human import cli as human_cli
 from ..i18n import _
-from ..metric_folder import FolderRead, read_metric_folder
-from ..metric_needs import string_literals
-from ..metric_source import MetricSource, MetricSourceError
+from ..metric.contract import validate_timeout
+from ..metric.folder import FolderRead, read_metric_folder
+from ..metric.needs import string_literals
+from ..metric.source import MetricSource, MetricSourceError
 from ..paths import output_problem, path_problem, same_file_as, special_file
 
 if TYPE_CHECKING:

@@ -7,9 +7,9 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..contract import DEFAULT_TIMEOUT_S
 from ..human import cli as human_cli
 from ..i18n import LANGUAGES, _, from_environment, resolve
+from ..metric.contract import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
     pass

@@ -18,10 +18,10 @@ from ..display import terminal_text
 from ..human import cli as human_cli
 from ..i18n import N_, _, ngettext
 from ..results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
-from ..runner.watchdog import MEMORY_LIMIT_MODE
+from ..scoring.runner.watchdog import MEMORY_LIMIT_MODE
 
 if TYPE_CHECKING:
-    from ..export import ResultsWriter
+    from ..runs.export import ResultsWriter
 
 
 SPOOL_BATCH = 512  # cases' JSON written to the spool at once (one write each costs more than encoding it)
@@ -60,7 +60,7 @@ def open_out(path: str | None) -> ResultsWriter | None:
     """The ``--out`` file's writer, opened before scoring so a path that cannot be written fails at once."""
     if not path:
         return None
-    from ..export import open_results
+    from ..runs.export import open_results
 
     return open_results(path)
 
@@ -105,7 +105,7 @@ class ReportOutput:
 
     def finish(self, report: CheckReport) -> None:
         args = self.args
-        from ..judge import judge_summary_of
+        from ..judge.summary import judge_summary_of
 
         judge = judge_summary_of(report.tally).to_json() if args.command == "score" else None
         if self.mode == "text":
@@ -243,7 +243,7 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
                     "{scored} of {total} case scored", "{scored} of {total} cases scored", tally.total
                 ).format(scored=tally.scored, total=tally.total)
             lines.append(f"  {summary}")
-            from ..judge import judge_summary_of
+            from ..judge.summary import judge_summary_of
 
             judge = judge_summary_of(tally)
             if judge.used:

@@ -75,7 +75,7 @@ cases). Import from the package.
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_attribute
+from ..lazy import lazy_face
 
 if TYPE_CHECKING:
     from .candidates import CandidateFile, candidate_file_roles, join_candidates
@@ -88,23 +88,7 @@ if TYPE_CHECKING:
     from .roles import RolesFile, infer_roles, roles_file_from_json, roles_from_json, roles_to_json
     from .splits import assign_splits, sample_for_check, split_plan
 
-# Where each public name lives. They are imported on first use (PEP 562): the command line's ``score`` of a
-# plain JSON Lines file needs only ``lines`` and what it imports, not the readers of tables and candidates.
-_HOMES = {
-    **dict.fromkeys(("CandidateFile", "candidate_file_roles", "join_candidates"), "candidates"),
-    **dict.fromkeys(("MAX_COLUMNS", "MAX_FILE_BYTES", "check_size", "read_table", "save_upload"), "files"),
-    "cases_from_frame": "frames",
-    **dict.fromkeys(("CaseLines", "read_case_lines"), "lines"),
-    **dict.fromkeys(("load_dataset", "load_example"), "load"),
-    **dict.fromkeys(("EXAMPLE_PATH", "SPLITS", "Dataset", "DatasetError", "Role"), "model"),
-    **dict.fromkeys(("CandidateColumns", "candidate_warnings"), "per_candidate"),
-    **dict.fromkeys(("RolesFile", "infer_roles", "roles_file_from_json", "roles_from_json", "roles_to_json"), "roles"),
-    **dict.fromkeys(("assign_splits", "sample_for_check", "split_plan"), "splits"),
-}
-
-
-def __getattr__(name: str) -> object:
-    return lazy_attribute(__name__, _HOMES, name)
+__getattr__ = lazy_face(__name__, __file__)
 
 
 __all__ = [

@@ -16,7 +16,7 @@ imported on first use (PEP 562): the command line imports this package for its `
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_attribute
+from ..lazy import lazy_face
 
 # Not on first use: ``dspy_metric`` names both the module and its function, and once the module is imported
 # the package's attribute would be the module.
@@ -34,19 +34,7 @@ if TYPE_CHECKING:
     from .sandboxed import SandboxedMetric, Verdict
     from .task import ChatTask, Task, litellm_kwargs, model_from_env, render_input
 
-# Where each public name lives (an export vendors these modules: ``export.VENDOR_ROOTS``).
-_HOMES = {
-    **dict.fromkeys(
-        ("GepaEvaluator", "MetricAdapter", "engine_examples", "gepa_evaluator", "reflective_dataset", "side_info"),
-        "gepa_adapter",
-    ),
-    **dict.fromkeys(("SandboxedMetric", "Verdict"), "sandboxed"),
-    **dict.fromkeys(("ChatTask", "Task", "litellm_kwargs", "model_from_env", "render_input"), "task"),
-}
-
-
-def __getattr__(name: str) -> object:
-    return lazy_attribute(__name__, _HOMES, name)
+__getattr__ = lazy_face(__name__, __file__)
 
 
 __all__ = [

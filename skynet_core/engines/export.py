@@ -26,11 +26,11 @@ import orjson
 
 from ..cases import Case
 from ..i18n import _
-from ..metric_source import EXPORT_MARKER, MetricSource
-from ..packages import package_report
+from ..lazy import face_homes
+from ..metric.packages import package_report
+from ..metric.pysource import parse as parse_source
+from ..metric.source import EXPORT_MARKER, MetricSource
 from ..paths import file_identity
-from ..pysource import parse as parse_source
-from . import _HOMES as ENGINE_HOMES
 from .dspy_metric import DspyFields
 
 ENGINES = ("gepa", "dspy")
@@ -41,16 +41,16 @@ RUNTIME_PACKAGES = ("litellm", "orjson")
 DEFAULT_INSTRUCTION = "Answer the task given in the input."
 PACKAGE = Path(__file__).resolve().parents[1]
 # The engines' face imports its names on first use, so the modules it serves them from are roots too;
-# runner/run.py because the local scorer imports it when it scores; metric_folder.py because
-# MetricSource.from_path reads with it.
+# scoring/runner/run.py because the local scorer imports it when it scores; metric/folder.py because the
+# exported programs read the metric with it.
 VENDOR_ROOTS = (
     "engines/__init__.py",
-    *(f"engines/{module}.py" for module in sorted(set(ENGINE_HOMES.values()))),
-    "runner/__init__.py",
-    "runner/run.py",
-    "metric_folder.py",
+    *(f"engines/{module}.py" for module in sorted(set(face_homes(PACKAGE / "engines" / "__init__.py").values()))),
+    "scoring/runner/__init__.py",
+    "scoring/runner/run.py",
+    "metric/folder.py",
 )
-VENDOR_TREES = ("sandbox",)
+VENDOR_TREES = ("scoring/sandbox",)
 VENDORED_INIT = (
     '"""A vendored part of Skynet Metric Studio\'s skynet_core: what runs a metric sandboxed for engines."""\n'
 )

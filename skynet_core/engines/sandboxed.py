@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from ..cases import Case
-from ..metric_source import MetricSource
+from ..metric.source import MetricSource
 from ..results import CaseResult
 from ..scoring import LocalScorer, RunOptions, Scorer
 

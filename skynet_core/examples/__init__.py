@@ -18,7 +18,7 @@ from pathlib import Path
 
 from skynet_core.i18n import N_
 
-from .fields import FieldFit, FieldNeeds, apply_field_mapping, example_fields, fields_read, fit_fields
+from .fields import FieldFit, FieldNeeds, apply_field_mapping, fields_read, file_fields, fit_fields
 
 __all__ = [
     "EXAMPLE_METRICS",
@@ -40,3 +40,8 @@ EXAMPLE_METRICS: dict[str, Path] = {
     N_("Model as judge"): METRICS_DIR / "judge.py",
     N_("Accuracy, speed and cost"): METRICS_DIR / "reward.py",
 }
+
+
+def example_fields(title: str) -> FieldNeeds:
+    """The fields a bundled example reads (``EXAMPLE_METRICS[title]``), read from its code once."""
+    return file_fields(str(EXAMPLE_METRICS[title]))

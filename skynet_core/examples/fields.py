@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from skynet_core.cases import Case
 from skynet_core.i18n import _
-from skynet_core.pysource import parse
+from skynet_core.metric.pysource import parse
 
 PARTS = ("input", "expected")
 SAMPLED_CASES = 200
@@ -119,16 +119,10 @@ def fields_read(source: str) -> FieldNeeds:
 
 
 @functools.cache
-def _example_fields(path: str) -> FieldNeeds:
+def file_fields(path: str) -> FieldNeeds:
+    """The fields the metric file at ``path`` reads, read from its code once per process."""
     with open(path, encoding="utf-8") as handle:
         return fields_read(handle.read())
-
-
-def example_fields(title: str) -> FieldNeeds:
-    """The fields a bundled example reads (``EXAMPLE_METRICS[title]``), read from its code once."""
-    from . import EXAMPLE_METRICS
-
-    return _example_fields(str(EXAMPLE_METRICS[title]))
 
 
 def data_fields(cases: Sequence[Case]) -> dict[str, tuple[str, ...]]:

@@ -12,7 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from skynet_core.export import safe_csv_cell
+from skynet_core.runs.export import safe_csv_cell
 from skynet_core.store import connect
 
 from .grading import Grade

@@ -25,7 +25,7 @@ only when it computes agreement.
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_attribute
+from ..lazy import lazy_face
 
 if TYPE_CHECKING:
     from .charts import agreement_scatter, confusion_figure, confusion_table
@@ -85,85 +85,7 @@ if TYPE_CHECKING:
         record_run_agreement,
     )
 
-_HOMES = {
-    **dict.fromkeys(("agreement_scatter", "confusion_figure", "confusion_table"), "charts"),
-    **dict.fromkeys(("Estimate", "Undefined"), "estimate"),
-    **dict.fromkeys(("labels_csv", "labels_from_bytes", "labels_jsonl", "read_labels", "write_labels"), "files"),
-    **dict.fromkeys(("FILE_RATER", "HumanLabels", "ImportedLabels", "rater_label"), "labels"),
-    **dict.fromkeys(
-        (
-            "FAIL_VALUE",
-            "PASS_VALUE",
-            "HumanScore",
-            "LabelError",
-            "human_values",
-            "parse_human_value",
-            "scores_from_cases",
-        ),
-        "human_score",
-    ),
-    **dict.fromkeys(("RaterAgreement", "RaterDisagreement", "rater_agreement"), "interrater"),
-    **dict.fromkeys(("LabelOrder", "Progress", "labelling_order", "next_unlabelled", "progress", "step"), "order"),
-    **dict.fromkeys(("LabelledCase", "Pairing", "PairingBuilder", "pair_results"), "pairing"),
-    **dict.fromkeys(
-        ("DEFAULT_THRESHOLD", "FEW_CASES", "FIGURES", "Agreement", "Confusion", "Disagreement", "by_gap"), "report"
-    ),
-    **dict.fromkeys(("RuleAgreement", "rules_against_marks"), "rule_marks"),
-    **dict.fromkeys(("LabelScale", "ScaleKind"), "scales"),
-    **dict.fromkeys(
-        (
-            "RATER_SETTING",
-            "THRESHOLD_SETTING",
-            "default_rater",
-            "pass_threshold",
-            "rater_name",
-            "set_pass_threshold",
-            "set_rater_name",
-        ),
-        "settings",
-    ),
-    **dict.fromkeys(("measure_agreement", "spearman_estimate"), "statistics"),
-    **dict.fromkeys(("HumanScores",), "store"),
-    **dict.fromkeys(
-        (
-            "comparison_table",
-            "disagreements_table",
-            "figures_table",
-            "moves_table",
-            "named_table",
-            "raters_table",
-            "rules_table",
-        ),
-        "tables",
-    ),
-    **dict.fromkeys(
-        (
-            "agreement_lines",
-            "agreement_summary",
-            "estimate_text",
-            "few_cases_warning",
-            "figure_label",
-            "figure_meaning",
-        ),
-        "text",
-    ),
-    **dict.fromkeys(
-        (
-            "AgreementComparison",
-            "CaseMove",
-            "Movement",
-            "RunAgreements",
-            "agreement_of",
-            "compare_agreement",
-            "record_run_agreement",
-        ),
-        "versions",
-    ),
-}
-
-
-def __getattr__(name: str) -> object:
-    return lazy_attribute(__name__, _HOMES, name)
+__getattr__ = lazy_face(__name__, __file__)
 
 
 __all__ = [

@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 
-from skynet_core.export import FORMULA_STARTS, safe_csv_cell
 from skynet_core.i18n import _
 from skynet_core.paths import special_file
+from skynet_core.runs.export import FORMULA_STARTS, safe_csv_cell
 
 from .human_score import HumanScore, LabelError, parse_human_value
 

@@ -1,5 +1,5 @@
 """Answers sent ahead with a batch of cases: the cached answers of the calls each case made last time, sealed
-by their requests (``skynet_core.sandbox.sealed``), so that scoring again after an edit that left the calls
+by their requests (``skynet_core.scoring.sandbox.sealed``), so that scoring again after an edit that left the calls
 alone answers them inside the sandbox, without a round trip to the studio for each.
 
 What the studio trusts of the sandbox's report of the answers it took (``[position, ms]`` each): only that a
@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..llm_cache import CachedAnswer, CaseCalls, RecordedCall
-from ..sandbox.sealed import lookup_id, seal, seal_key
-from ..trace import LlmCall
+from ..results.trace import LlmCall
+from ..scoring.sandbox.sealed import lookup_id, seal, seal_key
+from .cache import CachedAnswer, CaseCalls, RecordedCall
 
 if TYPE_CHECKING:
     from .handler import MetricLlm

@@ -12,13 +12,13 @@ from typing import Any, NamedTuple
 import orjson
 
 from ..i18n import _
-from ..llm_cache import AnswerRequest, CachedAnswer, LlmCache, Repeats, Source
 from ..redact import NO_ENV, known_secrets, redact
-from ..runner.values import LlmRequest
-from ..sandbox.sealed import request_bytes
-from ..trace import LIMIT_REACHED, LlmCall
+from ..results.trace import LIMIT_REACHED, LlmCall
+from ..scoring.runner.values import LlmRequest
+from ..scoring.sandbox.sealed import request_bytes
 from . import provider
 from .ahead import AheadBatch, recorded_call
+from .cache import AnswerRequest, CachedAnswer, LlmCache, Repeats, Source
 from .provider import LlmReply, warm_up
 from .settings import ROLES, LlmError, ModelSettings
 

@@ -119,7 +119,7 @@ class ModelSettings:
     error naming the limit. Calls whose cost is unknown count as free.
 
     ``cache``: answers are taken from the answer cache when it has them
-    (:mod:`skynet_core.llm_cache`; saved as the ``llm.cache`` setting, not with
+    (:mod:`skynet_core.llm.cache`; saved as the ``llm.cache`` setting, not with
     these, and turned off by the command line's ``--no-cache``).
     """
 
@@ -244,7 +244,7 @@ def load_settings(
     """The settings in effect: what the Settings page saved in ``store``, over the environment, with ``keys``."""
     settings = ModelSettings.resolve(store.get(STORE_KEY) if store is not None else None, env, keys)
     if store is not None:
-        from ..llm_cache import cache_setting
+        from .cache import cache_setting
 
         settings = settings.with_changes(cache=cache_setting(store).enabled)
     return settings

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from ..i18n import N_, _
-from ..trace import LlmCall
+from .trace import LlmCall
 
 
 class CaseStatus(StrEnum):
@@ -105,7 +105,7 @@ class CaseResult:
     candidate: str = ""
     judge: JudgeUsage = NO_CALLS
     file: str = "metric.py"
-    # The trace of the metric's llm() calls (skynet_core.trace), read as ``llm_calls``. Private to orjson,
+    # The trace of the metric's llm() calls (skynet_core.results.trace), read as ``llm_calls``. Private to orjson,
     # which leaves fields starting with "_" out: the bulk writes of cases that made no call stay as they were.
     _llm_calls: tuple[LlmCall, ...] = ()
 

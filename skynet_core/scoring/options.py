@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from ..results import CaseResult, Isolation, RunTally
 
 if TYPE_CHECKING:
-    from ..jobs import Job
-    from ..runner.pool import WorkerPool
-    from ..runner.shard import LoadFailure
-    from ..runner.values import LlmHandler
+    from ..workspace.jobs import Job
+    from .runner.pool import WorkerPool
+    from .runner.shard import LoadFailure
+    from .runner.values import LlmHandler
 
 ResultCallback = Callable[[CaseResult], None]
 

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..cases import Case
-from ..metric_source import MetricSource
+from ..metric.source import MetricSource
 from ..results import ErrorKind, JobError
 from .options import RunOptions, ScoreRun
 
 if TYPE_CHECKING:
-    from ..runner.worker import Worker
+    from .runner.worker import Worker
 
 
 @runtime_checkable
@@ -45,7 +45,7 @@ class LocalScorer:
 
     def __call__(self, metric: MetricSource, cases: Sequence[Case], options: RunOptions) -> ScoreRun:
         # Here, not with the module: the runner imports this package's options.
-        from ..runner.run import score_cases
+        from .runner.run import score_cases
 
         return score_cases(metric, cases, options, worker=self.worker)
 
@@ -59,7 +59,7 @@ class RayScorer:
     address: str
 
     def __call__(self, metric: MetricSource, cases: Sequence[Case], options: RunOptions) -> ScoreRun:
-        from ..runner.cluster import ClusterError, score_cases_ray  # Ray and the cluster module only when used
+        from .cluster import ClusterError, score_cases_ray  # Ray and the cluster module only when used
 
         try:
             return score_cases_ray(metric, list(cases), options, address=self.address)

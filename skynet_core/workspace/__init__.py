@@ -16,7 +16,7 @@ A :class:`Workspace` owns what the studio remembers and runs, one part per modul
 - ``human``: human scores (the labels of the data in use, the rater, the pass threshold, label files) and the
   metric's agreement with them; every run kept records its agreement with the labels that exist then;
 - ``usecases``: the jobs (check, score, compare, consistency, probes, grading, the trade-offs' candidates),
-  on the :class:`~skynet_core.jobs.JobBoard`, whoever started them;
+  on the :class:`~skynet_core.workspace.jobs.JobBoard`, whoever started them;
 - ``uplift``: "Does the feedback help?", the feedback-uplift experiment as a job, and the results it keeps.
 
 It is process-wide, like the database; what belongs to one browser session (the API keys typed on the

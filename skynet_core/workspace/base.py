@@ -11,12 +11,12 @@ from typing import Any
 
 from ..datasets import Dataset
 from ..feedback.marks import MarkStore
-from ..jobs import Job, JobBoard
 from ..results import CheckReport
-from ..runner import LlmHandler, WorkerPool, default_pool
+from ..reward.candidates import ScoredCandidates
 from ..runs import RunStore
-from ..scored_candidates import ScoredCandidates
+from ..scoring.runner import LlmHandler, WorkerPool, default_pool
 from ..store import DEFAULT_WORKSPACE, Store
+from .jobs import Job, JobBoard
 
 
 class WorkspaceBase:

@@ -2,15 +2,15 @@
 (on or off, its bound, how full it is, emptying it) and the cap on sandboxes alive at once (its queue).
 
 Both are settings of the data directory, read by every session: the cache's is ``llm.cache``
-(:mod:`skynet_core.llm_cache`), the cap's ``runner.max_sandboxes`` (:mod:`skynet_core.runner.limit`; the
+(:mod:`skynet_core.llm.cache`), the cap's ``runner.max_sandboxes`` (:mod:`skynet_core.scoring.runner.limit`; the
 cap itself is process-wide, set from the setting when the workspace opens and whenever it is saved).
 """
 
 from __future__ import annotations
 
-from ..llm_cache import CacheSetting, CacheUsage, LlmCache, cache_setting, save_cache_setting, studio_cache
-from ..runner.limit import MAX_CAPACITY, QueueView, capacity_from_setting, default_capacity, sandbox_limit
-from ..runner.limit import SETTING_KEY as SETTING_MAX_SANDBOXES
+from ..llm.cache import CacheSetting, CacheUsage, LlmCache, cache_setting, save_cache_setting, studio_cache
+from ..scoring.runner.limit import MAX_CAPACITY, QueueView, capacity_from_setting, default_capacity, sandbox_limit
+from ..scoring.runner.limit import SETTING_KEY as SETTING_MAX_SANDBOXES
 from .base import WorkspaceBase
 
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, BinaryIO
 import orjson
 
 from ..cases import Case
-from ..contract import SAMPLE_SIZE
 from ..datasets import (
     CandidateFile,
     Dataset,
@@ -22,6 +21,7 @@ from ..datasets import (
 )
 from ..heap import quiet
 from ..i18n import _
+from ..metric.contract import SAMPLE_SIZE
 from ..paths import PathRefused, server_path
 from .base import WorkspaceBase
 from .values import (
@@ -38,7 +38,7 @@ from .values import (
 )
 
 if TYPE_CHECKING:
-    from ..authoring import CheckCases
+    from ..metric.check_cases import CheckCases
 
 
 # The settings that make up the dataset choice, read together.
@@ -172,14 +172,14 @@ class DatasetPart(WorkspaceBase):
 
     def check_pins(self, in_use: DatasetInUse | None = None) -> list[str]:
         """The case ids pinned for the live check on the dataset in use (none: the planner's sample)."""
-        from ..authoring import SETTING_CHECK_PINS, pins_for
+        from ..metric.check_cases import SETTING_CHECK_PINS, pins_for
 
         in_use = in_use or self.dataset()
         return pins_for(self.store.get(self._key(SETTING_CHECK_PINS)), in_use.data.source)
 
     def set_check_pins(self, ids: list[str], in_use: DatasetInUse | None = None) -> None:
         """Pin ``ids`` for the live check on the dataset in use (an empty list goes back to the sample)."""
-        from ..authoring import SETTING_CHECK_PINS, with_pins
+        from ..metric.check_cases import SETTING_CHECK_PINS, with_pins
 
         in_use = in_use or self.dataset()
         key = self._key(SETTING_CHECK_PINS)
@@ -192,7 +192,7 @@ class DatasetPart(WorkspaceBase):
 
     def check_cases(self, in_use: DatasetInUse | None = None) -> CheckCases:
         """The cases the live check runs on the dataset in use, and why (pinned or sampled)."""
-        from ..authoring import check_cases
+        from ..metric.check_cases import check_cases
 
         in_use = in_use or self.dataset()
         pins = self.check_pins(in_use)
@@ -202,6 +202,6 @@ class DatasetPart(WorkspaceBase):
 
     def save_user_case(self, case: Case) -> Path:
         """Add ``case`` to the user dataset (a JSON Lines file in the uploads folder, loadable on Data)."""
-        from ..authoring import save_user_case
+        from ..datasets.typed_case import save_user_case
 
         return save_user_case(self.uploads_dir(), case)

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from ..i18n import _
-from ..metric_source import MetricSource
+from ..metric.source import MetricSource
 from ..store import Draft, Version, VersionKind
 from .base import WorkspaceBase
 from .values import (

@@ -36,7 +36,7 @@ from ..human import (
     set_pass_threshold,
     set_rater_name,
 )
-from ..metric_source import MetricSource
+from ..metric.source import MetricSource
 from ..provenance import Provenance
 from ..results import CaseResult
 from ..runs import SavedRun

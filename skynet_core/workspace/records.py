@@ -6,12 +6,12 @@ import shutil
 
 from ..cases import Case
 from ..feedback.marks import Mark, MarkValue
-from ..history import keep_scored_text
-from ..metric_source import MetricSource
+from ..metric.source import MetricSource
 from ..provenance import Provenance
 from ..results import CaseResult
+from ..reward.candidates import ScoredCandidates, from_saved_runs, metric_key
 from ..runs import RunKey, RunSummary, SavedRun, metric_hash
-from ..scored_candidates import ScoredCandidates, from_saved_runs, metric_key
+from ..runs.history import keep_scored_text
 from ..store import connect
 from .settings import SettingsPart
 from .values import DatasetInUse

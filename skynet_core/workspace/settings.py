@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ..contract import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 from ..llm import ModelSettings, forget_settings, load_settings, make_handler, save_settings
-from ..metric_source import MetricSource
+from ..metric.contract import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
+from ..metric.source import MetricSource
 from ..provenance import Provenance, settings_fingerprint
 from ..scoring import RunOptions, Scorer, scorer_for
 from .bounds import BoundsPart

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 from ..engines.uplift.config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS, Models, UpliftConfig
 from ..engines.uplift.store import SavedUplift, UpliftStore, UpliftSummary
 from ..i18n import _
-from ..jobs import Job, JobSlot
 from ..llm import ModelSettings
-from ..metric_source import MetricSource
+from ..metric.source import MetricSource
 from ..results import JobKind
 from ..store import connect
+from .jobs import Job, JobSlot
 from .usecases import UseCasesPart
 from .values import DatasetInUse
 

@@ -1,9 +1,10 @@
 """The workspace's jobs: every use case that runs metric code or a model, in the background, on the job board.
 
-Each method starts a :class:`~skynet_core.jobs.Job` in the caller's :class:`~skynet_core.jobs.JobSlot` (a newer
-job of the slot cancels the older one), lists it on the job board under ``watcher`` (so every session sees it
-under Running jobs and may cancel it) and returns it. Every scoring job scores through the workspace's one
-:class:`~skynet_core.scoring.Scorer` (the Ray cluster's when an address is set) with one ``RunOptions``.
+Each method starts a :class:`~skynet_core.workspace.jobs.Job` in the caller's
+:class:`~skynet_core.workspace.jobs.JobSlot` (a newer job of the slot cancels the older one), lists it on the job
+board under ``watcher`` (so every session sees it under Running jobs and may cancel it) and returns it. Every
+scoring job scores through the workspace's one :class:`~skynet_core.scoring.Scorer` (the Ray cluster's when an
+address is set) with one ``RunOptions``.
 """
 
 from __future__ import annotations
@@ -14,21 +15,21 @@ from typing import Any, TypeVar
 
 from .. import llm
 from ..cases import Case
-from ..contract import SAMPLE_SIZE, check_metric
 from ..feedback import Grade, grade_feedback, probe_cases
 from ..i18n import language, use_language
-from ..jobs import Job, JobSlot
-from ..judge import Consistency, judge_consistency
+from ..judge.consistency import Consistency, judge_consistency
 from ..llm import ModelSettings
-from ..llm_cache import without_cache
-from ..metric_source import MetricSource
-from ..packages import packages_stamp
+from ..llm.cache import without_cache
+from ..metric.contract import SAMPLE_SIZE, check_metric
+from ..metric.packages import packages_stamp
+from ..metric.source import MetricSource
 from ..provenance import Provenance
 from ..results import CaseResult, CheckReport, JobKind
+from ..reward.candidates import candidate_cases
 from ..runs import by_candidate
-from ..scored_candidates import candidate_cases
 from ..scoring import RunOptions, Scorer
 from .human import HumanPart
+from .jobs import Job, JobSlot
 
 T = TypeVar("T")
 CHECKS_KEPT = 32  # passed checks remembered (a report of a few sampled cases: some kilobytes each)

@@ -8,7 +8,7 @@ from ..cases import Case
 from ..datasets import CandidateFile, Dataset, Role
 from ..examples import EXAMPLE_METRICS
 from ..llm import ModelSettings
-from ..metric_source import MetricSource
+from ..metric.source import MetricSource
 from ..provenance import Provenance
 from ..store import Draft, Version
 

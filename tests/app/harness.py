@@ -21,7 +21,7 @@ from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 
 from skynet_core.i18n import use_language
-from skynet_core.jobs import JobSlot
+from skynet_core.workspace.jobs import JobSlot
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")

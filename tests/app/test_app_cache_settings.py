@@ -10,11 +10,11 @@ from streamlit.testing.v1 import AppTest
 
 import keys as K
 from skynet_core.cases import Case
-from skynet_core.jobs import JobSlot
-from skynet_core.llm_cache import CachedAnswer, CacheSetting
-from skynet_core.metric_source import MetricSource
-from skynet_core.runner.limit import default_capacity, sandbox_limit
+from skynet_core.llm.cache import CachedAnswer, CacheSetting
+from skynet_core.metric.source import MetricSource
+from skynet_core.scoring.runner.limit import default_capacity, sandbox_limit
 from skynet_core.workspace import Workspace, workspace_for
+from skynet_core.workspace.jobs import JobSlot
 from tests.app.harness import button, open_app, run_until
 
 

@@ -11,11 +11,11 @@ from streamlit.testing.v1 import AppTest
 import keys as K
 from skynet_core.datasets import load_dataset, load_example
 from skynet_core.feedback import MarkStore, MarkValue, Thresholds
-from skynet_core.feedback import view as fv
 from skynet_core.llm import NO_MODEL_MESSAGE, LlmReply, ModelSettings
 from skynet_core.results import CaseResult
 from skynet_core.runs import RunKey, RunStore
 from skynet_core.store import DB_NAME, Store
+from skynet_core.views import feedback as fv
 from skynet_core.workspace import SETTING_DATASET_PATH
 from tests.app.harness import open_app
 from tests.case_factory import WEAK_EVERY, WRONG_METRIC, weak_every_third

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skynet_core.packages import PACKAGES_ENV, install_command
+from skynet_core.metric.packages import PACKAGES_ENV, install_command
 from tests.app.harness import open_function
 
 
@@ -17,7 +17,7 @@ def test_the_packages_panel_shows_versions_and_the_command_for_the_missing(
 
     def app() -> None:
         from pages.author.packages import draw_packages
-        from skynet_core.metric_source import MetricSource
+        from skynet_core.metric.source import MetricSource
 
         draw_packages(MetricSource.of("import orjson\nimport rapidfuzz\n"))
 

@@ -16,7 +16,7 @@ def page() -> None:
     from skynet_core.cases import Case
     from skynet_core.i18n import set_language
     from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
-    from skynet_core.trace import LlmCall
+    from skynet_core.results.trace import LlmCall
     from widgets.cases import cases_table
 
     set_language(st.session_state.get("studio.language", "en"))
@@ -139,7 +139,7 @@ def judge_page() -> None:
     """The judge's totals of three cases whose every llm() call failed."""
     from skynet_core.judge import judge_summary
     from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
-    from skynet_core.trace import LlmCall
+    from skynet_core.results.trace import LlmCall
     from widgets.trace import judge_metrics
 
     failed = LlmCall.make("Answer PASS or FAIL.", "x", None, error="rejected key", error_kind="AuthenticationError")

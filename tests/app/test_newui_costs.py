@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pages.settings.model import price_text
-from skynet_core.trace import LlmCall
+from skynet_core.results.trace import LlmCall
 from widgets.trace import calls_frame, totals
 
 

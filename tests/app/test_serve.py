@@ -26,7 +26,7 @@ import serve
 before = {name: name in sys.modules for name in heavy}
 serve.warm()
 import studio
-from skynet_core.jobs import JobSlot
+from skynet_core.workspace.jobs import JobSlot
 workspace = studio.open_workspace()
 pool = workspace.pool
 spares = pool.wait_for_spares(0.0)

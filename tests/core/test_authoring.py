@@ -1,27 +1,17 @@
-"""The Author page's deciding logic (skynet_core.authoring): check cases and pins, typed cases, return lines."""
+"""The Author page's deciding logic (skynet_core.views.author): check cases and pins, typed cases, return lines."""
 
 from __future__ import annotations
 
 import orjson
 import pytest
 
-from skynet_core.authoring import (
-    MAX_PINS,
-    CaseJsonError,
-    check_cases,
-    error_headline,
-    example_shown,
-    parse_case,
-    pins_for,
-    return_line,
-    run_numbers,
-    save_user_case,
-    side_information,
-    with_pins,
-)
 from skynet_core.cases import Case
 from skynet_core.datasets import load_dataset, sample_for_check
+from skynet_core.datasets.typed_case import CaseJsonError, parse_case, save_user_case
+from skynet_core.metric.check_cases import MAX_PINS, check_cases, pins_for, with_pins
+from skynet_core.metric.lines import return_line
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.views.author import error_headline, example_shown, run_numbers, side_information
 from skynet_core.workspace import Workspace
 
 
@@ -147,7 +137,7 @@ def test_example_shown_only_when_the_text_is_the_example():
 
 
 def test_completions_are_python_3_only():
-    from skynet_core.authoring import python_completions
+    from skynet_core.views.author import python_completions
 
     words = {item["value"] for item in python_completions()}
     assert {"def", "return", "print", "isinstance", "match"} <= words

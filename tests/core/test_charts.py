@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skynet_core.charts import histogram_counts, score_histogram
+from skynet_core.reward.charts import histogram_counts, score_histogram
 
 
 def test_score_histogram_counts_scores_of_exactly_one():

@@ -23,11 +23,11 @@ from skynet_core.cases import Case
 from skynet_core.datasets import load_dataset
 from skynet_core.examples import EXAMPLE_METRICS, METRICS_DIR
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult, Isolation
-from skynet_core.runner.cluster import ClusterError, score_cases_ray
-from skynet_core.runner.run import score_cases
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.cluster import ClusterError, score_cases_ray
+from skynet_core.scoring.runner.run import score_cases
 from tests.fake_openai import FakeOpenAI
 from tests.ray_cluster import HOST, LocalRayCluster, Node, free_port
 
@@ -357,7 +357,7 @@ def test_a_judge_metric_on_ray_gets_answers_and_the_key_stays_in_the_driver(ray_
 
 
 def test_scoring_on_ray_without_ray_installed_says_how_to_install_it(monkeypatch):
-    import skynet_core.runner.cluster as cluster
+    import skynet_core.scoring.cluster as cluster
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ClusterError, match="requirements-ray.txt"):

@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from skynet_core.contract import check_metric, validate_timeout
+from skynet_core.metric.contract import check_metric, validate_timeout
 from skynet_core.results import CaseStatus, StageName, StageStatus
-from skynet_core.sandbox.returns import check_return
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.sandbox.returns import check_return
 from tests.case_factory import make_cases
 
 

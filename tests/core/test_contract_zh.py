@@ -13,8 +13,8 @@ import pytest
 
 from skynet_core.cases import Observation
 from skynet_core.i18n import use_language
-from skynet_core.jobs import Job
 from skynet_core.results import StageName, StageStatus
+from skynet_core.workspace.jobs import Job
 from tests.case_factory import make_cases
 from tests.core.test_contract import check, metric_returning
 

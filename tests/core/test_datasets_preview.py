@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from skynet_core.datasets import MAX_FILE_BYTES, DatasetError, Role, infer_roles, load_dataset, read_table
-from skynet_core.datasets.preview import preview_problems
+from skynet_core.views.data.preview import preview_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 

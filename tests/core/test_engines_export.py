@@ -12,7 +12,7 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.engines.export import export_for_engine, requirements
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from tests.engine_stub import HINT, METRIC, SEED, TICKETS, stub_server
 
 CASES = [
@@ -62,7 +62,9 @@ def test_export_refuses_an_unknown_engine_with_the_choices() -> None:
 def test_exported_runner_improves_the_instruction_with_the_metric_sandboxed(engine: str, tmp_path: Path) -> None:
     pytest.importorskip(engine, reason=f"{engine} is a test requirement")
     folder = export_for_engine(MetricSource({"metric.py": METRIC}), engine, CASES, instruction=SEED).write_to(tmp_path)
-    assert (folder / "skynet_core" / "runner" / "run.py").is_file() and (folder / "metric" / "metric.py").is_file()
+    assert (folder / "skynet_core" / "scoring" / "runner" / "run.py").is_file() and (
+        folder / "metric" / "metric.py"
+    ).is_file()
     with stub_server() as server:
         report = run_export(sys.executable, folder, f"run_{engine}.py", server.url)
     assert HINT in report["best_instruction"]

@@ -7,8 +7,8 @@ import pytest
 from skynet_core.datasets import EXAMPLE_PATH, load_example
 from skynet_core.engines.reflection import NO_REFLECTION_MODEL, dataset_instruction, pick_minibatch, reflection_step
 from skynet_core.llm import ModelConfig, ModelSettings
-from skynet_core.runner.run import score_cases
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
 from tests.engine_stub import HINT, IMPROVED, stub_server
 
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a test requirement")

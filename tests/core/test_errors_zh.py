@@ -14,11 +14,11 @@ import pytest
 from skynet_core.cli import run
 from skynet_core.datasets import CandidateFile, DatasetError, load_dataset, roles_from_json
 from skynet_core.i18n import use_language
-from skynet_core.metric_source import MetricSource, MetricSourceError
+from skynet_core.metric.source import MetricSource, MetricSourceError
 from skynet_core.paths import output_problem
 from skynet_core.reward import MetricSourceError as SpecNotWritten
 from skynet_core.reward import replace_reward_spec
-from skynet_core.tradeoffs import summarize
+from skynet_core.reward.tradeoffs import summarize
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SPEC = {

@@ -6,8 +6,8 @@ import json
 
 import pandas as pd
 
-from skynet_core.export import open_results, results_frame, write_results
 from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
+from skynet_core.runs.export import open_results, results_frame, write_results
 
 
 def results() -> list[CaseResult]:

@@ -1,4 +1,4 @@
-"""What the Feedback review page shows (skynet_core.feedback.view), the rubric fix in health, the export."""
+"""What the Feedback review page shows (skynet_core.views.feedback), the rubric fix in health, the export."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 from skynet_core.cases import Case
 from skynet_core.feedback import Grade, Mark, MarkValue, Thresholds, export_rows, health, review, rows_csv, rows_jsonl
-from skynet_core.feedback import view as fv
 from skynet_core.i18n import use_language
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.views import feedback as fv
 
 CHARGE = {"message": "I see a charge I don't recognise on my card"}
 RUBRIC = {"label": "billing", "fields": ["order number", "refund amount", "apology"]}

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from skynet_core.cli import EXIT_OK, EXIT_USAGE, run
-from skynet_core.metric_folder import read_metric_folder
-from skynet_core.metric_source import MetricSource, MetricSourceError
+from skynet_core.metric.archive import read_zip
+from skynet_core.metric.folder import read_metric_folder
+from skynet_core.metric.source import MetricSourceError
 
 METRIC = (
     "import json\n"
@@ -87,5 +88,5 @@ def test_a_zip_of_a_busy_folder_brings_what_metric_py_needs(tmp_path):
         for path in sorted(folder.rglob("*")):
             if path.is_file():
                 archive.write(path, "project/" + path.relative_to(folder).as_posix())
-    source = MetricSource.from_zip(buffer.getvalue())
+    source = read_zip(buffer.getvalue())
     assert sorted(source.files) == NEEDED

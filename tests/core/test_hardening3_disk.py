@@ -12,9 +12,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from skynet_core import overflow
-from skynet_core.overflow import OVERFLOW_KEY, bound_side_information, full_side_information, nothing_kept_on_disk
-from skynet_core.results import CaseResult
+from skynet_core.results import CaseResult, overflow
+from skynet_core.results.overflow import (
+    OVERFLOW_KEY,
+    bound_side_information,
+    full_side_information,
+    nothing_kept_on_disk,
+)
 
 PROJECT = Path(__file__).resolve().parents[2]
 BIG = 200_000  # characters of feedback: over the 64 KB a result keeps

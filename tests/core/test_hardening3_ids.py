@@ -10,7 +10,7 @@ import pytest
 
 from skynet_core.cli import EXIT_OK, run
 from skynet_core.datasets import DatasetError, load_dataset, read_case_lines, read_table
-from skynet_core.datasets.preview import preview_warnings
+from skynet_core.views.data.preview import preview_warnings
 
 METRIC = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
 

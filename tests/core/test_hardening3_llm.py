@@ -12,9 +12,9 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
-from skynet_core.runner.run import score_cases
-from skynet_core.runner.values import LlmRequest
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.scoring.runner.values import LlmRequest
 from tests.fake_openai import FakeOpenAI, Received
 
 ENV_KEY = "sk-environment-fedcba9876543210"

@@ -16,10 +16,10 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseResult, CaseStatus, Isolation
-from skynet_core.runner import Limits, WorkerPool
-from skynet_core.runner.run import score_cases
-from skynet_core.runner.sandbox import detect_isolation
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner import Limits, WorkerPool
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.scoring.runner.sandbox import detect_isolation
 
 MIB = 1 << 20
 LEVELS = [Isolation.REDUCED] + ([Isolation.FULL] if detect_isolation()[0] is Isolation.FULL else [])

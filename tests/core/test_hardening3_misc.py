@@ -53,7 +53,7 @@ def dead_pid() -> int:
 
 
 def test_stale_metric_folders_of_dead_processes_are_removed_and_others_kept(tmp_path):
-    from skynet_core.tempdirs import METRIC_PREFIX, owned_prefix, remove_stale
+    from skynet_core.scoring.runner.tempdirs import METRIC_PREFIX, owned_prefix, remove_stale
 
     namespace = owned_prefix().split("-")[-2]
     dead = tmp_path / f"{METRIC_PREFIX}{dead_pid()}-{namespace}-abc"
@@ -71,7 +71,7 @@ def test_stale_metric_folders_of_dead_processes_are_removed_and_others_kept(tmp_
 
 
 def test_a_worker_names_its_metric_folder_for_its_process(pool):
-    from skynet_core.tempdirs import owned_prefix
+    from skynet_core.scoring.runner.tempdirs import owned_prefix
 
     worker = pool.take()
     try:

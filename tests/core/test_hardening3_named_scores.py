@@ -9,14 +9,14 @@ import textwrap
 import orjson
 
 from skynet_core.cases import Case
-from skynet_core.contract import check_return
-from skynet_core.export import MAX_SCORE_COLUMNS, OTHER_SCORES, open_results
 from skynet_core.i18n import use_language
+from skynet_core.metric.contract import check_return
 from skynet_core.results import CaseResult, CaseStatus, StageName, StageStatus
-from skynet_core.runner.replies import reply_to_result
-from skynet_core.runner.run import score_cases
-from skynet_core.sandbox.returns import MAX_NAMED_SCORES
+from skynet_core.runs.export import MAX_SCORE_COLUMNS, OTHER_SCORES, open_results
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.replies import reply_to_result
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.scoring.sandbox.returns import MAX_NAMED_SCORES
 
 
 def returned(count: int) -> tuple[float, dict[str, object]]:
@@ -41,7 +41,7 @@ MANY_KEYS = textwrap.dedent("""
 
 
 def test_a_case_with_40000_named_scores_is_invalid_in_the_sandbox_and_the_check(pool):
-    from skynet_core.contract import check_metric
+    from skynet_core.metric.contract import check_metric
 
     cases = [Case(id=f"c{n}", input={"n": n}, output="x") for n in range(3)]
     run = score_cases(MANY_KEYS, cases, RunOptions(timeout_s=30, pool=pool))

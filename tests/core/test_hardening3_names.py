@@ -9,8 +9,8 @@ import pytest
 
 from skynet_core.cli import EXIT_USAGE, run
 from skynet_core.engines import export as engine_export
-from skynet_core.metric_source import MetricSource, MetricSourceError
-from skynet_core.packages import PackageStatus
+from skynet_core.metric.packages import PackageStatus
+from skynet_core.metric.source import MetricSource, MetricSourceError
 
 SCORE = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
 EVIL = "x\nattacker-typosquat-pkg==6.6.6\n--pre\n#.py"

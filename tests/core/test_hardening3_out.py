@@ -10,8 +10,8 @@ import pytest
 from hardening3_cli import cli
 
 from skynet_core.cli import EXIT_OK, EXIT_USAGE
-from skynet_core.export import open_results
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.runs.export import open_results
 
 METRIC = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
 CASES = "".join(f'{{"id": "{n}", "input": {{"q": "1"}}, "output": "x", "expected": {{"a": 1}}}}\n' for n in "abc")

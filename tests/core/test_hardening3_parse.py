@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from skynet_core import pysource
+from skynet_core.metric import pysource
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_CODE = [*sorted((ROOT / "skynet_core").rglob("*.py")), *sorted((ROOT / "pages").rglob("*.py"))]
 APP_CODE += [*sorted((ROOT / "panels").rglob("*.py")), ROOT / "studio.py", ROOT / "app.py"]
 # Code that runs in the sandbox or outside the studio (the exported engine programs) is not the server's.
-OUTSIDE = ("skynet_core/sandbox/", "skynet_core/engines/templates/", "skynet_core/examples/")
+OUTSIDE = ("skynet_core/scoring/sandbox/", "skynet_core/engines/templates/", "skynet_core/examples/")
 
 
 def test_no_module_of_the_server_parses_python_but_through_pysource():

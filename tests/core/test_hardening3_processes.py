@@ -18,10 +18,10 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseStatus, Isolation
-from skynet_core.runner import WorkerPool, sandbox
-from skynet_core.runner.run import score_cases
-from skynet_core.runner.sandbox import detect_isolation
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner import WorkerPool, sandbox
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.scoring.runner.sandbox import detect_isolation
 
 FULL_WORKS = detect_isolation()[0] is Isolation.FULL
 LEVELS = [Isolation.REDUCED] + ([Isolation.FULL] if FULL_WORKS else [])

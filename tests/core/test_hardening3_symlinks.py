@@ -12,7 +12,9 @@ import pytest
 from hardening3_cli import cli
 
 from skynet_core.cli import EXIT_USAGE
-from skynet_core.metric_source import MetricSource, MetricSourceError
+from skynet_core.metric.archive import read_zip
+from skynet_core.metric.folder import read_metric
+from skynet_core.metric.source import MetricSourceError
 
 LEAKY = (
     "from pathlib import Path\n\n"
@@ -50,7 +52,7 @@ def test_a_link_to_proc_environ_never_reaches_the_metric(tmp_path):
     (folder / "metric.py").write_text(LEAKY)
     (folder / "notes.txt").symlink_to("/proc/self/environ")
     with pytest.raises(MetricSourceError, match="notes.txt is a symbolic link"):
-        MetricSource.from_path(folder)
+        read_metric(folder)
 
 
 def test_metric_py_itself_a_link_is_refused(tmp_path, secret):
@@ -58,7 +60,7 @@ def test_metric_py_itself_a_link_is_refused(tmp_path, secret):
     folder.mkdir()
     (folder / "metric.py").symlink_to(secret)
     with pytest.raises(MetricSourceError, match="metric.py is a symbolic link"):
-        MetricSource.from_path(folder)
+        read_metric(folder)
 
 
 def test_a_linked_folder_is_left_out_with_a_note(tmp_path, secret):
@@ -80,12 +82,12 @@ def test_a_link_in_a_zip_is_refused_by_name():
         link.external_attr = (stat.S_IFLNK | 0o777) << 16
         archive.writestr(link, "/proc/self/environ")
     with pytest.raises(MetricSourceError, match="notes.txt in the archive is a symbolic link"):
-        MetricSource.from_zip(buffer.getvalue())
+        read_zip(buffer.getvalue())
 
 
 def test_a_file_replaced_by_a_link_after_the_walk_is_not_followed(tmp_path, secret, monkeypatch):
     """The file is opened without following links, so a link swapped in after the check is refused too."""
-    from skynet_core import metric_folder
+    from skynet_core.metric import folder as metric_folder
 
     folder = tmp_path / "metric"
     folder.mkdir()
@@ -102,4 +104,4 @@ def test_a_file_replaced_by_a_link_after_the_walk_is_not_followed(tmp_path, secr
 
     monkeypatch.setattr(metric_folder.os, "lstat", swap)
     with pytest.raises(MetricSourceError, match="symbolic link"):
-        MetricSource.from_path(folder)
+        read_metric(folder)

@@ -8,8 +8,8 @@ import io
 
 from skynet_core.cli import EXIT_OK, run
 from skynet_core.display import terminal_text
-from skynet_core.export import write_results
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.runs.export import write_results
 
 
 def test_csv_headers_and_cells_hold_no_raw_control_characters(tmp_path):

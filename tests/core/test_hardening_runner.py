@@ -10,9 +10,9 @@ import pytest
 from skynet_core.cases import Case
 from skynet_core.datasets import DatasetError, load_dataset
 from skynet_core.results import CaseStatus
-from skynet_core.runner.replies import reply_to_result
-from skynet_core.runner.run import score_cases
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.replies import reply_to_result
+from skynet_core.scoring.runner.run import score_cases
 
 CASES = [Case(id=f"case-{i}", input={"q": str(i)}, output=str(i)) for i in range(3)]
 
@@ -83,7 +83,7 @@ def score(input, output, expected=None):
 
 
 def test_big_side_information_is_kept_small_in_results_and_whole_on_demand(pool):
-    from skynet_core.overflow import OVERFLOW_KEY, SIDE_KEEP_BYTES, full_side_information
+    from skynet_core.results.overflow import OVERFLOW_KEY, SIDE_KEEP_BYTES, full_side_information
 
     cases = [Case(id=f"c{i}", input={"q": str(i)}, output="x") for i in range(20)]
     run = score_cases(BIG_SIDE, cases, RunOptions(timeout_s=30, pool=pool))
@@ -97,8 +97,8 @@ def test_big_side_information_is_kept_small_in_results_and_whole_on_demand(pool)
 
 
 def test_small_side_information_is_untouched():
-    from skynet_core.overflow import bound_side_information
     from skynet_core.results import CaseResult
+    from skynet_core.results.overflow import bound_side_information
 
     result = CaseResult(id="a", feedback="fine", extra={"k": [1, 2]})
     assert bound_side_information(result) == CaseResult(id="a", feedback="fine", extra={"k": [1, 2]})

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from skynet_core.cli import run
-from skynet_core.contract import check_metric
-from skynet_core.pysource import SourceTooDeep, parse
+from skynet_core.metric.contract import check_metric
+from skynet_core.metric.pysource import SourceTooDeep, parse
+from skynet_core.metric.reward_spec import reward_spec_line
 from skynet_core.reward import MetricSourceError, replace_reward_spec
-from skynet_core.reward_spec import reward_spec_line
 from skynet_core.scoring import RunOptions
 
 DEEP = (

@@ -10,8 +10,8 @@ import threading
 
 from skynet_core.cases import Case
 from skynet_core.heap import SETTLE_EVERY, Settler, built_frozen, collector_off, collector_state, quiet, settle
-from skynet_core.runner.run import score_cases
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
 from tests.collector import no_other_section, steady_state
 
 TRIVIAL = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from skynet_core.history import compare_runs, unified_diff
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.runs.history import compare_runs, unified_diff
 
 
 def ok(case_id: str, score: float, feedback: str = "") -> CaseResult:
@@ -60,8 +60,8 @@ def test_cases_pair_by_candidate_and_id():
 def test_version_labels_are_short_and_say_the_time_once() -> None:
     from datetime import datetime
 
-    from skynet_core.history import LABEL_NAME_CHARS, version_label
     from skynet_core.i18n import use_language
+    from skynet_core.runs.history import LABEL_NAME_CHARS, version_label
     from skynet_core.store import Version, VersionKind
 
     at = datetime(2026, 11, 30, 19, 28, 49).timestamp()

@@ -33,12 +33,12 @@ from pathlib import Path
 import pytest
 
 from skynet_core.cases import Case
-from skynet_core.contract import check_metric
+from skynet_core.metric.contract import check_metric
 from skynet_core.results import CaseResult, CaseStatus, CheckReport, Isolation, StageName, StageStatus
-from skynet_core.runner import WorkerPool
-from skynet_core.runner.run import score_cases
-from skynet_core.runner.sandbox import SANDBOX_UID_MIN, SANDBOX_UID_SPAN
 from skynet_core.scoring import RunOptions, ScoreRun
+from skynet_core.scoring.runner import WorkerPool
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.scoring.runner.sandbox import SANDBOX_UID_MIN, SANDBOX_UID_SPAN
 
 SECRET = "sk-test-SECRET-123"
 HANG_S = 2.0  # timeout for the metrics that never finish on their own
@@ -1036,7 +1036,7 @@ def score(input, output, expected=None):
 def test_project_files_are_out_of_reach(pool, full_isolation):
     targets = [
         str(PROJECT_ROOT / name)
-        for name in ("README.md", "pyproject.toml", "skynet_core/contract.py", "tests/core/test_hostile.py")
+        for name in ("README.md", "pyproject.toml", "skynet_core/metric/contract.py", "tests/core/test_hostile.py")
     ]
     result = score_one(pool, FILE_READER.replace("PATHS", repr(targets + [str(PROJECT_ROOT)])))
     assert result.status is CaseStatus.OK, result

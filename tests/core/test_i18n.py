@@ -5,8 +5,8 @@ from contextvars import copy_context
 
 import pytest
 
-from skynet_core import i18n_catalog
 from skynet_core.i18n import _, format_duration, from_environment, language, resolve, set_language, use_language
+from skynet_core.i18n import catalog as i18n_catalog
 
 
 @pytest.mark.parametrize(

@@ -5,10 +5,10 @@ import time
 import pytest
 
 from skynet_core.i18n import use_language
-from skynet_core.jobs import Job, JobBoard, JobSlot
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult, StageStatus
 from skynet_core.workspace import RunOptions, Workspace
+from skynet_core.workspace.jobs import Job, JobBoard, JobSlot
 from tests.case_factory import make_cases
 
 GOOD = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'fine', 'scores': {'a': 0.5}}\n"
@@ -142,7 +142,7 @@ def test_a_failed_check_is_run_again(ws):
 
 def test_a_check_whose_metric_asked_a_model_is_not_remembered() -> None:
     from skynet_core.results import CheckReport, Stage, StageName
-    from skynet_core.trace import LlmCall
+    from skynet_core.results.trace import LlmCall
     from skynet_core.workspace.usecases import passed_whole
 
     stages = [Stage(StageName.LOAD, StageStatus.PASSED)]

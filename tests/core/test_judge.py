@@ -12,7 +12,6 @@ import pytest
 from skynet_core import cli
 from skynet_core.cases import Case
 from skynet_core.examples import EXAMPLE_METRICS
-from skynet_core.export import results_frame
 from skynet_core.judge import (
     consistency_of,
     judge_consistency,
@@ -21,10 +20,11 @@ from skynet_core.judge import (
     repeat_id,
 )
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
-from skynet_core.runner.run import score_cases
+from skynet_core.runs.export import results_frame
 from skynet_core.scoring import LocalScorer, RunOptions
+from skynet_core.scoring.runner.run import score_cases
 from tests.fake_openai import Received
 
 JUDGE = EXAMPLE_METRICS["Model as judge"].read_text(encoding="utf-8")

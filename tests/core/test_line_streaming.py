@@ -12,9 +12,9 @@ from skynet_core.cases import Case
 from skynet_core.datasets import read_case_lines
 from skynet_core.datasets.lines import LineCase
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runner.replies import reply_to_result
-from skynet_core.runner.run import score_cases
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.replies import reply_to_result
+from skynet_core.scoring.runner.run import score_cases
 
 # Scores the case's number; crashes its child at 1500 and raises at 700; says what it got as expected.
 METRIC = (

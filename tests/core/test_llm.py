@@ -28,9 +28,9 @@ from skynet_core.llm import (
     save_settings,
 )
 from skynet_core.results import CaseStatus
-from skynet_core.runner import WorkerPool
-from skynet_core.runner.run import score_cases
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner import WorkerPool
+from skynet_core.scoring.runner.run import score_cases
 from skynet_core.store import Store
 from tests.fake_openai import FakeOpenAI
 

@@ -14,12 +14,12 @@ import pytest
 from skynet_core.cases import Case
 from skynet_core.judge import judge_summary
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
-from skynet_core.llm_cache import CachedAnswer, CaseCalls, LlmCache, RecordedCall
-from skynet_core.runner import worker as worker_module
-from skynet_core.runner.run import score_cases
-from skynet_core.sandbox import sealed
+from skynet_core.llm.cache import CachedAnswer, CaseCalls, LlmCache, RecordedCall
+from skynet_core.results.trace import LlmCall
 from skynet_core.scoring import RunOptions
-from skynet_core.trace import LlmCall
+from skynet_core.scoring.runner import worker as worker_module
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.scoring.sandbox import sealed
 from tests.core.test_llm_cache import JUDGE, JUDGE_REWORDED, STRICTER, numbered
 from tests.fake_openai import FakeOpenAI
 

@@ -20,7 +20,7 @@ from skynet_core.cases import Case
 from skynet_core.judge import judge_consistency, judge_summary
 from skynet_core.llm import ModelConfig, ModelSettings, complete, load_settings, make_handler
 from skynet_core.llm import provider as llm_module
-from skynet_core.llm_cache import (
+from skynet_core.llm.cache import (
     CACHE_DB_NAME,
     KEYED_PARAMETERS,
     NEUTRAL_PARAMETERS,
@@ -31,12 +31,12 @@ from skynet_core.llm_cache import (
     Source,
     save_cache_setting,
 )
-from skynet_core.metric_source import MetricSource
-from skynet_core.runner import LlmRequest
-from skynet_core.runner.run import score_cases
+from skynet_core.metric.source import MetricSource
+from skynet_core.results.trace import LlmCall
 from skynet_core.scoring import LocalScorer, RunOptions
+from skynet_core.scoring.runner import LlmRequest
+from skynet_core.scoring.runner.run import score_cases
 from skynet_core.store import Store
-from skynet_core.trace import LlmCall
 from tests.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from skynet_core import StageName, StageStatus, check_metric
 from skynet_core.cases import Case
-from skynet_core.metric_source import MetricSource, MetricSourceError
-from skynet_core.results import CaseResult, Isolation
-from skynet_core.runner.run import score_cases
+from skynet_core.metric.contract import check_metric
+from skynet_core.metric.folder import read_metric
+from skynet_core.metric.source import MetricSource, MetricSourceError
+from skynet_core.results import CaseResult, Isolation, StageName, StageStatus
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
 from tests.case_factory import make_cases
 from tests.core.hardening3_cli import cli_completed as cli
 
@@ -132,8 +133,8 @@ def test_from_path_takes_the_file_or_the_folder_and_leaves_the_rest_out(tmp_path
     (metric_dir / "big.jsonl").write_text("x" * 1_100_000)
     (metric_dir / "cases.jsonl").write_text("{}\n")
     (metric_dir / "image.png").write_bytes(b"\x89PNG")
-    by_file = MetricSource.from_path(metric_dir / "metric.py", exclude=(metric_dir / "cases.jsonl",))
-    by_folder = MetricSource.from_path(metric_dir, exclude=(str(metric_dir / "cases.jsonl"),))
+    by_file = read_metric(metric_dir / "metric.py", exclude=(metric_dir / "cases.jsonl",))
+    by_folder = read_metric(metric_dir, exclude=(str(metric_dir / "cases.jsonl"),))
     assert by_file == by_folder
     assert sorted(by_file.files) == ["grading_helpers.py", "labels.json", "metric.py"]
 
@@ -142,13 +143,13 @@ def test_from_path_refuses_a_fifo_without_blocking(tmp_path):
     fifo = tmp_path / "metric.py"
     os.mkfifo(fifo)
     with pytest.raises(MetricSourceError, match="not a regular file"):
-        MetricSource.from_path(fifo)
+        read_metric(fifo)
 
 
 def test_from_path_skips_a_fifo_beside_metric_py(tmp_path):
     metric_dir = write_folder(tmp_path / "m")
     os.mkfifo(metric_dir / "pipe.txt")
-    assert "pipe.txt" not in MetricSource.from_path(metric_dir).files
+    assert "pipe.txt" not in read_metric(metric_dir).files
 
 
 def test_from_path_stops_on_a_huge_folder(tmp_path):
@@ -156,9 +157,9 @@ def test_from_path_stops_on_a_huge_folder(tmp_path):
     for index in range(70):
         (tmp_path / f"helper_{index}.py").write_text("")
     with pytest.raises(MetricSourceError, match="in a folder of their own"):
-        MetricSource.from_path(tmp_path)
+        read_metric(tmp_path)
     # metric.py given as a file brings only what it needs from a busy folder (issue 23 item 13).
-    assert list(MetricSource.from_path(tmp_path / "metric.py").files) == ["metric.py"]
+    assert list(read_metric(tmp_path / "metric.py").files) == ["metric.py"]
 
 
 @pytest.fixture
@@ -219,7 +220,7 @@ def test_the_dataset_beside_metric_py_does_not_come_along(tmp_path, data):
 
 @pytest.mark.parametrize("forged", ["../../etc/passwd.py", "/abs/x.py", "x" * 300 + ".py", ".hidden.py", 3, None])
 def test_a_file_name_the_child_sends_is_trusted_only_when_a_folder_could_hold_it(forged):
-    from skynet_core.runner.replies import reply_to_result
+    from skynet_core.scoring.runner.replies import reply_to_result
 
     case = Case(id="a", input={}, output="x", expected=None)
     result = reply_to_result(case, {"status": "error", "error": "boom", "line": 2, "file": forged})

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from skynet_core.cases import Case
 from skynet_core.examples import EXAMPLE_METRICS, apply_field_mapping, example_fields, fields_read, fit_fields
-from skynet_core.metric_source import MetricSource
-from skynet_core.runner.run import score_cases
+from skynet_core.metric.source import MetricSource
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
 
 OUTPUT = '{"label": "positive"}'
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from i18n_scan import english
 
-from skynet_core.history import keep_scored_text, localized_name, short_name, unified_diff, version_label
 from skynet_core.i18n import use_language
-from skynet_core.metric_source import MetricSource
-from skynet_core.run_views import version_names
+from skynet_core.metric.source import MetricSource
+from skynet_core.runs.history import keep_scored_text, localized_name, short_name, unified_diff, version_label
 from skynet_core.store import Store, Version, VersionKind
+from skynet_core.views.runs import version_names
 
 A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'A'}\n"
 B = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'B'}\n"

@@ -9,9 +9,9 @@ import pytest
 from newcomer_data import review_rows, reviews_csv, write_csv
 
 from skynet_core.datasets import CandidateFile, load_dataset
-from skynet_core.jobs import JobBoard
 from skynet_core.provenance import Provenance
 from skynet_core.workspace import Workspace
+from skynet_core.workspace.jobs import JobBoard
 
 
 def large_file(path: Path, flip: bool) -> Path:

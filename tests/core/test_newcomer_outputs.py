@@ -22,7 +22,7 @@ from skynet_core.datasets import (
     roles_file_from_json,
     roles_from_json,
 )
-from skynet_core.datasets.role_editor import ROLE_CHOICES, changed_roles, editor_rows, role_of
+from skynet_core.views.data.role_editor import ROLE_CHOICES, changed_roles, editor_rows, role_of
 
 TEXT_ROLE = {"text": (Role.INPUT, "text")}
 PER_CANDIDATE = {

@@ -11,7 +11,7 @@ import pytest
 from skynet_core.cli import run
 from skynet_core.i18n import format_cost, use_language
 from skynet_core.judge import JudgeSummary
-from skynet_core.sandbox.skynet._reward import _usd
+from skynet_core.scoring.sandbox.skynet._reward import _usd
 
 
 @pytest.mark.parametrize(

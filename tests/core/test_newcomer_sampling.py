@@ -11,8 +11,8 @@ from newcomer_data import LABEL_METRIC, review_rows, reviews_csv, write_csv
 
 from skynet_core.cli import run
 from skynet_core.datasets import CandidateFile
-from skynet_core.jobs import JobBoard
 from skynet_core.workspace import Workspace
+from skynet_core.workspace.jobs import JobBoard
 
 
 @pytest.fixture

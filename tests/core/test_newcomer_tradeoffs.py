@@ -13,8 +13,8 @@ import json
 import plotly.io
 import pytest
 
-from skynet_core.charts import ternary_winner_figure
-from skynet_core.tradeoffs import CandidateData, summarize, weights_from_point, winner_map
+from skynet_core.reward.charts import ternary_winner_figure
+from skynet_core.reward.tradeoffs import CandidateData, summarize, weights_from_point, winner_map
 
 SPEC = {
     "weights": {"accuracy": 0.7, "speed": 0.2, "cost": 0.1},

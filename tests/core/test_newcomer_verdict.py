@@ -6,14 +6,14 @@ import dataclasses
 
 from newcomer_data import KEY_ERROR_METRIC
 
-from skynet_core.authoring import ScoredResults, contract_verdict
 from skynet_core.cases import Case
-from skynet_core.contract import check_metric
 from skynet_core.datasets import sample_for_check
+from skynet_core.metric.contract import check_metric
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runner.run import score_cases
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.views.author import ScoredResults, contract_verdict
 
 CURRENT = Provenance("digest", "/data/reviews.csv", "reviews", "small", None, "models", "", "identity")
 

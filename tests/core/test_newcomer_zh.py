@@ -11,12 +11,12 @@ from i18n_scan import english
 
 from skynet_core.cases import Case, Observation
 from skynet_core.i18n import language, use_language, with_language
-from skynet_core.jobs import Job, JobSlot
 from skynet_core.judge import CaseSpread, Consistency, column_labels
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.results import CheckReport
-from skynet_core.runner.run import score_cases
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.workspace.jobs import Job, JobSlot
 
 REWARD_METRIC = """from skynet import reward
 

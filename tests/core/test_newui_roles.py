@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from skynet_core.datasets import CandidateFile, Role, candidate_file_roles, load_dataset, read_table
-from skynet_core.datasets.role_editor import changed_roles, editor_rows, with_default_fields
+from skynet_core.views.data.role_editor import changed_roles, editor_rows, with_default_fields
 from tests.core.newcomer_data import large_csv, reviews_csv
 
 COLUMNS = ["id", "out_large", "latency_large_ms", "cost_large_usd"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from skynet_core.jobs import JobBoard, JobSlot
-from skynet_core.metric_source import MetricSource
-from skynet_core.run_views import run_cases, version_names
+from skynet_core.metric.source import MetricSource
 from skynet_core.store import VersionKind
+from skynet_core.views.runs import run_cases, version_names
 from skynet_core.workspace import Workspace
+from skynet_core.workspace.jobs import JobBoard, JobSlot
 
 A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'A'}\n"
 

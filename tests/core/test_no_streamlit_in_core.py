@@ -9,7 +9,7 @@ from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[2] / "skynet_core"
 # Run only inside a metric's sandbox, with the sandbox's own import path.
-SANDBOX_ONLY = ("sandbox/child.py", "sandbox/child_channel.py", "examples/metrics/")
+SANDBOX_ONLY = ("scoring/sandbox/child.py", "scoring/sandbox/child_channel.py", "examples/metrics/")
 
 
 def modules() -> list[str]:

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from skynet_core import StageName, StageStatus, check_metric
 from skynet_core.examples import EXAMPLE_METRICS
-from skynet_core.metric_source import MetricSource
-from skynet_core.packages import (
+from skynet_core.metric.contract import check_metric
+from skynet_core.metric.folder import read_metric
+from skynet_core.metric.packages import (
     PACKAGES_ENV,
     distribution_for,
     install_command,
@@ -30,8 +30,10 @@ from skynet_core.packages import (
     packages_dir,
     third_party_imports,
 )
-from skynet_core.runner import WorkerPool
+from skynet_core.metric.source import MetricSource
+from skynet_core.results import StageName, StageStatus
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner import WorkerPool
 from tests.case_factory import make_cases
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -221,7 +223,7 @@ def test_the_cli_check_prints_the_install_command(tmp_path):
 
 @pytest.mark.parametrize("name", list(EXAMPLE_METRICS))
 def test_the_bundled_examples_use_no_third_party_package(name):
-    source = MetricSource.from_path(EXAMPLE_METRICS[name])
+    source = read_metric(EXAMPLE_METRICS[name])
     assert third_party_imports(source) == []
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import types
 
-from skynet_core import StageName, StageStatus, check_metric
 from skynet_core.cases import Case
-from skynet_core.runner import WorkerPool
-from skynet_core.runner.run import score_cases
+from skynet_core.metric.contract import check_metric
+from skynet_core.results import StageName, StageStatus
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner import WorkerPool
+from skynet_core.scoring.runner.run import score_cases
 from tests.case_factory import make_cases
 
 # The LiveBench-math pattern: the check runs in a child process with a Queue and a timeout; an

@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
-from skynet_core.trace import LlmCall
+from skynet_core.results.trace import LlmCall
 
 CALL = LlmCall.make("Judge.", "Q", "PASS", model="openai/x", prompt_tokens=3, cost_usd=0.001, cached=True)
 RESULTS = [

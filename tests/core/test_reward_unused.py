@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from skynet_core.cases import Case
-from skynet_core.contract import check_metric
 from skynet_core.i18n import use_language
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.contract import check_metric
+from skynet_core.metric.reward_spec import calls_reward
+from skynet_core.metric.source import MetricSource
 from skynet_core.results import StageName, StageStatus
-from skynet_core.reward_spec import calls_reward
 from skynet_core.scoring import RunOptions
 
 SPEC = (

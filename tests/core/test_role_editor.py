@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from skynet_core.datasets import Role
-from skynet_core.datasets.role_editor import cell_text, changed_roles, choice_of, editor_rows, role_of, sample_text
+from skynet_core.views.data.role_editor import cell_text, changed_roles, choice_of, editor_rows, role_of, sample_text
 
 
 def test_rows_show_the_inferred_choice_and_an_example_and_unchanged_rows_change_nothing():

@@ -12,7 +12,9 @@ from skynet_core.cases import Case
 from skynet_core.i18n import use_language
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.run_views import (
+from skynet_core.runs import RunKey, RunStore, metric_hash
+from skynet_core.store import Store
+from skynet_core.views.runs import (
     COMPARED,
     CaseFilter,
     bounds,
@@ -30,8 +32,6 @@ from skynet_core.run_views import (
     statuses_text,
     version_names,
 )
-from skynet_core.runs import RunKey, RunStore, metric_hash
-from skynet_core.store import Store
 
 SOURCE = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Correct.'}\n"
 MADE_BY = Provenance("digest-a", "example", "Tickets", "fast", None)

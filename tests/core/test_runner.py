@@ -10,11 +10,11 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseStatus, Isolation
-from skynet_core.runner import WorkerPool, sandbox
-from skynet_core.runner import pool as pool_module
-from skynet_core.runner.run import score_cases
-from skynet_core.runner.worker import Worker
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner import WorkerPool, sandbox
+from skynet_core.scoring.runner import pool as pool_module
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.scoring.runner.worker import Worker
 
 ECHO = "def score(input, output, expected=None):\n    return float(input['n']), {'feedback': output}\n"
 

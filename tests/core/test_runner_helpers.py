@@ -4,10 +4,10 @@ to pay for starting them (a sandbox's start costs about 0.1 s of CPU)."""
 from __future__ import annotations
 
 from skynet_core.cases import Case
-from skynet_core.runner import WorkerPool
-from skynet_core.runner.limit import SandboxLimit
-from skynet_core.runner.run import score_cases
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner import WorkerPool
+from skynet_core.scoring.runner.limit import SandboxLimit
+from skynet_core.scoring.runner.run import score_cases
 
 SLEEPS = """
 import time
@@ -64,7 +64,7 @@ def test_wait_for_spares_returns_once_the_spares_are_started_and_false_when_the_
 
 
 def test_the_watchdog_measures_a_sandbox_from_its_first_request_not_while_it_waits_as_a_spare() -> None:
-    from skynet_core.runner.watchdog import watchdog
+    from skynet_core.scoring.runner.watchdog import watchdog
 
     pool = WorkerPool(spares=1)
     try:
@@ -94,7 +94,7 @@ def score(input, output, expected=None):
 def test_a_run_that_keeps_one_sandbox_sends_batches_sized_for_one(monkeypatch) -> None:
     # 20,000 instant cases at concurrency 8: no helper can pay, so batches are sized for the one child
     # (at most 1,024 cases), not shrunk as if eight shared the cases (136 round trips before).
-    from skynet_core.runner.shard import Shard
+    from skynet_core.scoring.runner.shard import Shard
 
     sent = []
     run_batch = Shard.run_batch

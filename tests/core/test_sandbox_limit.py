@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from skynet_core.cases import Case
-from skynet_core.contract import check_metric
-from skynet_core.runner import WorkerPool
-from skynet_core.runner.limit import SandboxLimit, default_capacity, holding
-from skynet_core.runner.run import score_cases
-from skynet_core.runner.values import Cancelled
+from skynet_core.metric.contract import check_metric
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner import WorkerPool
+from skynet_core.scoring.runner.limit import SandboxLimit, default_capacity, holding
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.scoring.runner.values import Cancelled
 
 SLOW = """
 import time

@@ -6,13 +6,8 @@ import math
 
 from skynet_core.cases import Case, Observation
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.reward.candidates import ONLY_CANDIDATE, collect, from_saved_runs, metric_key
 from skynet_core.runs import RunKey, SavedRun
-from skynet_core.scored_candidates import (
-    ONLY_CANDIDATE,
-    collect,
-    from_saved_runs,
-    metric_key,
-)
 
 SPEC_A = "REWARD_SPEC = {'weights': {'accuracy': 1, 'speed': 0, 'cost': 0}, 'accuracy': {}}\n"
 SPEC_B = (

@@ -7,10 +7,9 @@ import threading
 
 import pytest
 
-from skynet_core.contract import check_metric
 from skynet_core.i18n import use_language
-from skynet_core.jobs import Job
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.contract import check_metric
+from skynet_core.metric.source import MetricSource
 from skynet_core.results import (
     CaseResult,
     CheckReport,
@@ -23,6 +22,7 @@ from skynet_core.results import (
     StageStatus,
 )
 from skynet_core.scoring import LocalScorer, RayScorer, RunOptions, Scorer, scorer_for
+from skynet_core.workspace.jobs import Job
 from tests.case_factory import make_cases
 
 PER_CASE = (

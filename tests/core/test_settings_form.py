@@ -1,17 +1,10 @@
-"""The Settings page's form as data (skynet_core.settings_form): values to settings and back, what an empty
+"""The Settings page's form as data (skynet_core.views.settings): values to settings and back, what an empty
 model field means, and which connection test still describes the form."""
 
 from __future__ import annotations
 
 from skynet_core.llm import ModelConfig, ModelSettings
-from skynet_core.settings_form import (
-    check_key,
-    form_values,
-    not_set_note,
-    settings_from_form,
-    typed_keys,
-    unsaved,
-)
+from skynet_core.views.settings import check_key, form_values, not_set_note, settings_from_form, typed_keys, unsaved
 
 
 def test_values_round_trip_and_an_empty_model_is_not_set() -> None:

@@ -7,9 +7,9 @@ the session, drawn by the Settings form, and never the model that answers metric
 from __future__ import annotations
 
 from skynet_core.llm import ROLES, ModelConfig, ModelSettings, env_api_bases, env_keys_allowed, make_handler
-from skynet_core.runner.values import LlmRequest
-from skynet_core.settings_form import form_values, not_set_note, settings_from_form, typed_keys
+from skynet_core.scoring.runner.values import LlmRequest
 from skynet_core.store import Store
+from skynet_core.views.settings import form_values, not_set_note, settings_from_form, typed_keys
 from skynet_core.workspace import Workspace
 from skynet_core.workspace.uplift import missing_models
 from tests.fake_openai import FakeOpenAI

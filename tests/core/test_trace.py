@@ -12,10 +12,19 @@ from skynet_core.cases import Case
 from skynet_core.judge import judge_summary
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runner.run import score_cases
+from skynet_core.results.trace import (
+    CLIP_CHARS,
+    CLIP_HEAD,
+    CLIP_MARK,
+    FULL_CALLS,
+    LIMIT_REACHED,
+    LlmCall,
+    bounded,
+    clip_text,
+)
 from skynet_core.runs import RunKey, RunStore
 from skynet_core.scoring import RunOptions
-from skynet_core.trace import CLIP_CHARS, CLIP_HEAD, CLIP_MARK, FULL_CALLS, LIMIT_REACHED, LlmCall, bounded, clip_text
+from skynet_core.scoring.runner.run import score_cases
 from tests.fake_openai import FakeOpenAI
 
 SESSION_KEY = "sk-session-0123456789abcdef"

@@ -9,15 +9,15 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from skynet_core.charts import (
+from skynet_core.reward import reward_parts
+from skynet_core.reward.charts import (
     candidates_figure,
     curve_figure,
     score_histogram,
     stacked_reward_figure,
     ternary_winner_figure,
 )
-from skynet_core.reward import reward_parts
-from skynet_core.tradeoffs import (
+from skynet_core.reward.tradeoffs import (
     CandidateData,
     case_rank_changes,
     compare_weights,

@@ -9,11 +9,11 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.feedback import Thresholds, review, rules
-from skynet_core.feedback.view import threshold_fields
 from skynet_core.i18n import use_language
 from skynet_core.judge import CaseSpread, Consistency
-from skynet_core.judge_noise import noise_acceptance
+from skynet_core.judge.noise import noise_acceptance
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.views.feedback import threshold_fields
 
 # 20 words
 ANSWER = "The refund was issued on March 3 to the original card and should appear within five to seven business days"

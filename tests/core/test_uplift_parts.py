@@ -27,7 +27,7 @@ from skynet_core.engines.uplift.cases import check_split, derangement, draw, min
 from skynet_core.engines.uplift.charts import gains_figure, instruction_diff, scores_figure
 from skynet_core.engines.uplift.plan import planned_calls
 from skynet_core.engines.uplift.store import UpliftStore, from_record, to_record
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.provenance import Provenance
 
 START = "Classify the ticket."

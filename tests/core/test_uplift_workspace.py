@@ -14,11 +14,11 @@ import uplift_world as world
 
 from skynet_core.engines.uplift import Arm, Outcome, UpliftConfig
 from skynet_core.engines.uplift.config import DEFAULT_ROUNDS
-from skynet_core.jobs import JobBoard, JobSlot
 from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.paths import DATA_ROOTS_ENV
 from skynet_core.results import JobKind
 from skynet_core.workspace import UpliftForm, Workspace
+from skynet_core.workspace.jobs import JobBoard, JobSlot
 from tests.fake_openai import FakeOpenAI
 
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a requirement")

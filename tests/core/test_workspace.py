@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from skynet_core.jobs import Job, JobBoard, JobSlot
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.reward_spec import reward_spec_in, reward_spec_line
+from skynet_core.metric.source import MetricSource
 from skynet_core.provenance import Provenance
-from skynet_core.reward_spec import reward_spec_in, reward_spec_line
 from skynet_core.scoring import LocalScorer, RayScorer
 from skynet_core.store import VersionKind
 from skynet_core.workspace import Workspace, example_metric
+from skynet_core.workspace.jobs import Job, JobBoard, JobSlot
 
 A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'A'}\n"
 B = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'B'}\n"
@@ -64,7 +64,7 @@ def test_replacing_the_draft_keeps_the_old_text_as_a_version_first(ws):
 def test_replacing_a_text_a_version_holds_already_makes_no_twin(ws):
     """Scored, then REWARD_SPEC written: the scored text was kept twice, as "scored …" and "before … wrote
     REWARD_SPEC" (issue 23 item 12). The version that holds it already is the one named as kept."""
-    from skynet_core.history import keep_scored_text
+    from skynet_core.runs.history import keep_scored_text
 
     ws.type_draft(A, 0)
     scored = keep_scored_text(ws.store, MetricSource.of(A), ws.name)
@@ -74,8 +74,8 @@ def test_replacing_a_text_a_version_holds_already_makes_no_twin(ws):
 
 
 def test_the_names_the_studio_gives_versions_are_in_the_language_of_who_made_them(ws):
-    from skynet_core.history import short_name
     from skynet_core.i18n import use_language
+    from skynet_core.runs.history import short_name
 
     with use_language("zh_CN"):
         ws.type_draft(A, 0)  # the first typing makes an autosave

@@ -11,12 +11,12 @@ from collections.abc import Iterator
 import pytest
 
 from skynet_core.cases import Case
-from skynet_core.jobs import JobBoard, JobSlot
 from skynet_core.llm import ModelConfig, ModelSettings
-from skynet_core.llm_cache import CacheSetting
-from skynet_core.metric_source import MetricSource
-from skynet_core.runner.limit import default_capacity, sandbox_limit
+from skynet_core.llm.cache import CacheSetting
+from skynet_core.metric.source import MetricSource
+from skynet_core.scoring.runner.limit import default_capacity, sandbox_limit
 from skynet_core.workspace import Workspace, dataset, workspace_for
+from skynet_core.workspace.jobs import JobBoard, JobSlot
 from tests.collector import steady_state
 from tests.fake_openai import FakeOpenAI
 

@@ -20,10 +20,10 @@ from skynet_core.human import (
     pair_results,
     read_labels,
 )
-from skynet_core.jobs import JobBoard
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult
 from skynet_core.workspace import Workspace
+from skynet_core.workspace.jobs import JobBoard
 
 METRIC = MetricSource.of("def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n")
 LABELLED = {"a": 1.0, "b": 0.0, "c": 1.0, "d": 0.0, "e": 0.5}

@@ -9,12 +9,12 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.feedback import MarkValue
-from skynet_core.jobs import JobBoard, JobSlot
 from skynet_core.llm import ModelConfig, ModelSettings
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult, JobKind, OutcomeStatus
 from skynet_core.scoring import LocalScorer
 from skynet_core.workspace import Workspace, example_metric
+from skynet_core.workspace.jobs import JobBoard, JobSlot
 
 GOOD = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'fine', 'scores': {'accuracy': 1.0}}\n"
 HANGS = "def score(input, output, expected=None):\n    while True:\n        pass\n"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from skynet_core.examples import EXAMPLE_METRICS
-from skynet_core.jobs import JobSlot
 from skynet_core.workspace import Workspace
+from skynet_core.workspace.jobs import JobSlot
 from tests.e2e.browser import LITERAL, WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
 from tests.e2e.editor_moves import PASSES, open_author, pick_language
 

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from skynet_core.datasets import load_example
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.source import MetricSource
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.runs import RunKey, metric_hash

@@ -8,6 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from skynet_core.metric.archive import read_zip
 from tests.e2e.browser import shot, wait_for_app_run
 from tests.e2e.editor_moves import (
     EDITOR,
@@ -180,7 +181,7 @@ def restore_a_quick_metric(page: Page) -> None:
 
 
 def test_a_metric_folder_has_tabs_and_round_trips_through_a_zip(page: Page, server: str, tmp_path):
-    from skynet_core.metric_source import MetricSource
+    from skynet_core.metric.source import MetricSource
 
     open_author(page, server)
     type_metric(page, A)
@@ -202,4 +203,4 @@ def test_a_metric_folder_has_tabs_and_round_trips_through_a_zip(page: Page, serv
     check_shows(page, "metric B")
     with page.expect_download() as download:
         page.get_by_role("button", name="Download (.zip)", exact=True).click()
-    assert MetricSource.from_zip(download.value.path().read_bytes()) == folder
+    assert read_zip(download.value.path().read_bytes()) == folder

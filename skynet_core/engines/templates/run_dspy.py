@@ -31,7 +31,7 @@ from skynet_core.engines import (
     model_from_env,
 )
 from skynet_core.llm import ModelSettings, make_handler
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.folder import read_metric
 from skynet_core.scoring import RunOptions
 
 HERE = Path(__file__).resolve().parent
@@ -64,7 +64,7 @@ def main() -> None:
     val = dspy_examples([case for case in cases if case.split == "val"], fields) or train
 
     options = RunOptions(llm=make_handler(ModelSettings.from_env()))  # scored on this machine, in the vendored runner
-    metric = SandboxedMetric(MetricSource.from_path(HERE / "metric"), options)
+    metric = SandboxedMetric(read_metric(HERE / "metric"), options)
     optimizer = dspy.GEPA(
         metric=dspy_metric(metric, fields),
         max_metric_calls=args.max_metric_calls,

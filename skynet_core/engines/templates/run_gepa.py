@@ -22,7 +22,7 @@ from gepa.optimize_anything import EngineConfig, GEPAConfig, ReflectionConfig, o
 
 from skynet_core.engines import ChatTask, SandboxedMetric, gepa_evaluator, litellm_kwargs, model_from_env
 from skynet_core.llm import ModelSettings, make_handler
-from skynet_core.metric_source import MetricSource
+from skynet_core.metric.folder import read_metric
 from skynet_core.scoring import RunOptions
 
 HERE = Path(__file__).resolve().parent
@@ -51,7 +51,7 @@ def main() -> None:
     val = [example for example in examples if example["split"] == "val"] or train
 
     options = RunOptions(llm=make_handler(ModelSettings.from_env()))  # scored on this machine, in the vendored runner
-    metric = SandboxedMetric(MetricSource.from_path(HERE / "metric"), options)
+    metric = SandboxedMetric(read_metric(HERE / "metric"), options)
     evaluator = gepa_evaluator(metric, ChatTask(task_model))
     config = GEPAConfig(
         engine=EngineConfig(max_metric_calls=args.max_metric_calls, parallel=False),

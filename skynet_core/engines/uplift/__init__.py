@@ -27,7 +27,7 @@ kept with the metric version), ``charts`` (plotly figures, imported from their m
 
 from typing import TYPE_CHECKING
 
-from ...lazy import lazy_attribute
+from ...lazy import lazy_face
 
 if TYPE_CHECKING:
     from .cases import Split, split_cases
@@ -37,20 +37,7 @@ if TYPE_CHECKING:
     from .result import ArmResult, Calls, Outcome, Round, SeedRun, UpliftResult
     from .stats import Interval, mean_interval
 
-# Where each public name lives. They are imported on first use (PEP 562): the command line imports this
-# package for its ``uplift`` parser, and every other command should not pay for the experiment's modules.
-_HOMES = {
-    **dict.fromkeys(("Split", "split_cases"), "cases"),
-    **dict.fromkeys(("ALL_ARMS", "Arm", "Models", "UpliftConfig"), "config"),
-    **dict.fromkeys(("Experiment", "Progress", "run_uplift", "total_steps"), "loop"),
-    **dict.fromkeys(("CallPlan", "UpliftPlan", "plan_uplift"), "plan"),
-    **dict.fromkeys(("ArmResult", "Calls", "Outcome", "Round", "SeedRun", "UpliftResult"), "result"),
-    **dict.fromkeys(("Interval", "mean_interval"), "stats"),
-}
-
-
-def __getattr__(name: str) -> object:
-    return lazy_attribute(__name__, _HOMES, name)
+__getattr__ = lazy_face(__name__, __file__)
 
 
 __all__ = [

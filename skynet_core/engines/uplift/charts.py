@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from ...charts import _layout  # the studio's one figure style (title, axes, white template)
 from ...display import plotly_text
-from ...history import unified_diff
 from ...i18n import _, format_number
+from ...reward.charts import _layout  # the studio's one figure style (title, axes, white template)
+from ...runs.history import unified_diff
 from .config import Arm
 from .result import UpliftResult
 from .stats import Interval

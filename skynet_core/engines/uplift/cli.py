@@ -134,7 +134,8 @@ def _experiment(args: argparse.Namespace) -> Experiment:
     """The experiment the arguments describe; raises ``ValueError`` (or ``LlmError``, ``OSError``) for people."""
     from ...datasets import DatasetError, load_dataset
     from ...llm import machine_settings, make_handler, warm_up
-    from ...metric_source import MetricSource, MetricSourceError
+    from ...metric.folder import read_metric
+    from ...metric.source import MetricSourceError
     from ...scoring import RunOptions
     from ..sandboxed import SandboxedMetric
     from ..task import litellm_kwargs, model_from_env
@@ -171,7 +172,7 @@ def _experiment(args: argparse.Namespace) -> Experiment:
         instruction, rounds=args.rounds, seeds=args.seeds, minibatch=args.minibatch, max_cost_usd=args.max_cost
     )
     try:
-        source = MetricSource.from_path(args.metric, exclude=(args.data,))
+        source = read_metric(args.metric, exclude=(args.data,))
         dataset = load_dataset(args.data)
     except (MetricSourceError, DatasetError) as exc:
         raise ValueError(str(exc)) from None

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from ...metric_source import MetricSource
+from ...metric.source import MetricSource
 from ...provenance import Provenance
 from ...store import connect, open_database
 from .config import Arm, UpliftConfig

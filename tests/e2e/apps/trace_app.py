@@ -18,8 +18,8 @@ from skynet_core.datasets import load_example  # noqa: E402
 from skynet_core.examples import EXAMPLE_METRICS  # noqa: E402
 from skynet_core.i18n import set_language  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler  # noqa: E402
-from skynet_core.runner.run import score_cases  # noqa: E402
 from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases  # noqa: E402
 from tests.fake_openai import FakeOpenAI, Received  # noqa: E402
 from widgets.cases import cases_table  # noqa: E402
 
