@@ -4,6 +4,7 @@
     python -m skynet_core score METRIC.py --data CASES [--out FILE] [--timeout S] [--concurrency N]
                                 [--json | --json-lines] [--ray ADDRESS]
     python -m skynet_core export METRIC --engine gepa|dspy --out DIR [--data CASES] [--instruction TEXT]
+    python -m skynet_core align METRIC --data CASES --labels LABELS [--out FILE] [--json]   (skynet_core.align.cli)
 
 METRIC.py may also be the metric's folder; either way the helper modules and small data files
 beside metric.py come along (contract rule 13).
@@ -83,6 +84,10 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         from ..engines.uplift.cli import run as run_uplift
 
         return run_uplift(args, stdout, stderr)
+    if args.command == "align":
+        from ..align.cli import run as run_align
+
+        return run_align(args, stdout, stderr)
     # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
     start_one_child_in_background()
     settings = _model_settings(args, stderr)

@@ -75,28 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("score", _("score every case of the dataset")),
     ):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
-        sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
-        sub.add_argument(
-            "--timeout",
-            type=float,
-            default=DEFAULT_TIMEOUT_S,
-            metavar="S",
-            help=_("the metric timeout: seconds per call of score, 1 to 600 (default 60)"),
-        )
-        sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
-        sub.add_argument(
-            "--roles",
-            metavar="FILE.json",
-            help=_('column roles as JSON, {{"column": ["role", "field"]}}; unnamed columns are inferred').format(),
-        )
-        sub.add_argument(
-            "--candidate-file",
-            action="append",
-            default=[],
-            metavar="NAME=FILE",
-            help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
-        )
+        add_data_options(sub)
         _add_output_and_budget_options(sub)
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help=_("write per-case results to FILE (.csv, .jsonl, .parquet)"))
@@ -119,7 +98,37 @@ def build_parser() -> argparse.ArgumentParser:
     from ..engines.uplift.cli import add_parser as add_uplift_parser
 
     add_uplift_parser(commands)
+    from ..align.cli import add_parser as add_align_parser
+
+    add_align_parser(commands)
     return parser
+
+
+def add_data_options(sub: argparse.ArgumentParser) -> None:
+    """The metric and the data options of ``check`` and ``score`` (``align`` takes them too): the metric, the cases,
+    the timeout, the candidate, the roles and the candidate files."""
+    sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
+    sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
+    sub.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="S",
+        help=_("the metric timeout: seconds per call of score, 1 to 600 (default 60)"),
+    )
+    sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
+    sub.add_argument(
+        "--roles",
+        metavar="FILE.json",
+        help=_('column roles as JSON, {{"column": ["role", "field"]}}; unnamed columns are inferred').format(),
+    )
+    sub.add_argument(
+        "--candidate-file",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
+    )
 
 
 def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
@@ -131,6 +140,17 @@ def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
         action="store_true",
         help=_("print each case's JSON object on its own line as it comes, then the report's"),
     )
+    add_budget_options(sub)
+    sub.add_argument(
+        "--trace",
+        action="store_true",
+        help="with --json, --json-lines or a .jsonl --out: each case's llm() calls (what was sent, the "
+        "answer or error, tokens, latency, cost, retries) under llm_calls",
+    )
+
+
+def add_budget_options(sub: argparse.ArgumentParser) -> None:
+    """What the metric's ``llm()`` calls may use: calls per case, the run's budget, and the answer cache."""
     sub.add_argument(
         "--max-calls",
         type=int,
@@ -151,12 +171,6 @@ def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
         "--no-cache",
         action="store_true",
         help=_("ask the model for every llm() call instead of reusing the answers cached in the data directory"),
-    )
-    sub.add_argument(
-        "--trace",
-        action="store_true",
-        help="with --json, --json-lines or a .jsonl --out: each case's llm() calls (what was sent, the "
-        "answer or error, tokens, latency, cost, retries) under llm_calls",
     )
 
 
