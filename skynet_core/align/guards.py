@@ -74,13 +74,22 @@ class CopyIndex:
         return cls(runs)
 
     def copied(self, text: str, allowed: str) -> tuple[tuple[str, ...], str, str] | None:
-        """The first run of ``text`` found in a training case and not in ``allowed`` (the starting prompts), with the
-        case id and the part; ``None`` when there is none."""
-        known = ngrams(words(allowed))
-        for run in sorted(ngrams(words(text)) - known):
-            if run in self.runs:
-                return (run, *self.runs[run])
-        return None
+        """The first passage of ``text`` made of runs found in a training case and not in ``allowed`` (the starting
+        prompts), as long as it goes on, with the case id and the part of the run it starts with; ``None`` when
+        there is none."""
+        tokens, known = words(text), ngrams(words(allowed))
+
+        def copied_at(index: int) -> bool:
+            run = tuple(tokens[index : index + COPIED_WORDS])
+            return len(run) == COPIED_WORDS and run in self.runs and run not in known
+
+        first = next((index for index in range(len(tokens)) if copied_at(index)), None)
+        if first is None:
+            return None
+        last = first
+        while copied_at(last + 1):
+            last += 1
+        return (tuple(tokens[first : last + COPIED_WORDS]), *self.runs[tuple(tokens[first : first + COPIED_WORDS])])
 
 
 def size_cap(start: str) -> int:
