@@ -4,7 +4,6 @@ test, the rounds, and what it cost; its JSON is the command line's ``--json``.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -136,19 +135,17 @@ class AlignResult:
 
     def diff(self) -> str:
         """A unified diff of each prompt that changed, from the start to the end."""
-        parts = []
-        for prompt in self.prompts:
-            after = self.final[prompt.name]
-            if after == prompt.text:
-                continue
-            lines = difflib.unified_diff(
-                prompt.text.splitlines(keepends=True),
-                after.splitlines(keepends=True),
+        from ..history import unified_diff  # the studio's one diff (a last line without a newline marked)
+
+        return "".join(
+            unified_diff(
+                prompt.text,
+                self.final[prompt.name],
                 _("{name} before").format(name=prompt.name),
                 _("{name} after").format(name=prompt.name),
             )
-            parts.append("".join(line if line.endswith("\n") else line + "\n" for line in lines))
-        return "".join(parts)
+            for prompt in self.prompts
+        )
 
     def message(self) -> str:
         """How the run ended, for people ("" for a complete run: its figures say it)."""

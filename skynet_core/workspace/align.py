@@ -184,16 +184,27 @@ class AlignPart(UseCasesPart):
         """Where the alignment ``job`` is (``None`` before its first step)."""
         return self._align_progress.get(job)
 
-    def latest_alignment(self, in_use: DatasetInUse | None = None) -> AlignResult | None:
-        """The last alignment of the dataset and candidate in use since the server started (``None``: none)."""
+    def latest_alignment(
+        self, in_use: DatasetInUse | None = None, metric: MetricSource | None = None
+    ) -> AlignResult | None:
+        """The last alignment of the dataset and candidate in use since the server started, while the draft (or
+        ``metric``) is the metric it aligned or the aligned one (``None``: none, or the draft has moved on)."""
         in_use = in_use or self.dataset()
+        metric = metric or self.draft().metric
         with self._lock:
-            return self._alignments.get((in_use.data.source, in_use.candidate))
+            found = self._alignments.get((in_use.data.source, in_use.candidate))
+        return found if found is not None and metric in (found.original, found.aligned) else None
 
     def save_aligned_version(self, result: AlignResult, name: str = "") -> SavedVersion:
         """Save the aligned metric as a new version (the original with only its prompts changed); the draft is left
         as it is."""
         return self.save_version(name.strip() or _("aligned judge"), result.aligned)
+
+    def clear(self) -> None:
+        """Forget everything (see ``RecordsPart.clear``), the alignments kept in memory too."""
+        super().clear()
+        with self._lock:
+            self._alignments.clear()
 
     def open_aligned(self, version: Version) -> DraftWrite:
         """Make a saved aligned version the draft (asked for: the text it replaces is kept as a version first)."""

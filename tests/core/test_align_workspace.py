@@ -4,6 +4,7 @@ the job board with its progress, the result kept for the page, and "Save as a ve
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from skynet_core.paths import DATA_ROOTS_ENV
 from skynet_core.results import JobKind
 from skynet_core.workspace import AlignForm, Workspace
 from tests import align_world as world
+from tests.fake_openai import FakeOpenAI, Received
 
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a requirement")
 pytestmark = pytest.mark.timeout(600)
@@ -106,3 +108,28 @@ def test_the_form_is_kept_and_a_bad_stored_value_takes_the_default(ws: Workspace
     ws.set_align_form(AlignForm(rounds=5, max_cost_usd=0.25, seed=3, rater="ana"))
     assert ws.align_form() == AlignForm(5, 0.25, 3, "ana")
     assert AlignForm.from_json({"rounds": "x", "max_cost_usd": float("nan"), "rater": 3}) == AlignForm()
+
+
+def test_cancel_stops_the_job_before_its_next_call_and_claims_nothing(ws: Workspace) -> None:
+    reflecting, release = threading.Event(), threading.Event()
+
+    def reply(received: Received) -> str:
+        if received.model == "reflect":
+            reflecting.set()
+            release.wait(30)
+        return world.reply(received)
+
+    with FakeOpenAI(reply=reply) as server:
+        use_models(ws, server.url)
+        job = ws.start_align(JobSlot(), AlignForm(rounds=3), keys={}, watcher="tab-1")
+        assert reflecting.wait(120)
+        assert job in ws.jobs.running("tab-1")
+        job.cancel.set()
+        release.set()
+        assert job.wait(120)
+        made = len(server.requests)
+    assert job.result is None and job.outcome().status.value == "cancelled"  # the job board's way
+    result = ws.latest_alignment()  # what the run measured before the Cancel, kept for the page
+    assert result is not None and result.outcome is Outcome.CANCELLED
+    assert result.after is None and result.gain is None and "cancelled" in result.message()
+    assert made == result.calls.judge + result.calls.reflection  # nothing was asked after the Cancel
