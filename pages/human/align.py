@@ -13,6 +13,7 @@ import streamlit as st
 import keys as K
 import studio
 from pages.human.align_result import draw_result
+from skynet_core.align.config import MAX_ROUNDS
 from skynet_core.align.text import ceiling_line
 from skynet_core.human import rater_label
 from skynet_core.i18n import _, format_cost, format_number, with_language
@@ -27,7 +28,6 @@ S = st.session_state
 SLOT = "human.align"
 JOB_KEY = "human.align_job"
 EVERY_RATER = ""
-MAX_ROUNDS = 100  # skynet_core.align.MAX_ROUNDS, without loading the run's modules for a form
 
 
 def form_from_widgets() -> AlignForm:
@@ -56,31 +56,30 @@ def form_fields(raters: list[str]) -> None:
     rater = kept.rater if kept.rater in raters else EVERY_RATER
     S.update({K.ALIGN_ROUNDS: kept.rounds, K.ALIGN_BUDGET: kept.max_cost_usd or 0.0, K.ALIGN_SEED: kept.seed})
     S[K.ALIGN_RATER] = rater
-    changed = with_language(keep_form)
     columns = st.columns([1, 1, 1, 2], vertical_alignment="bottom")
     columns[0].number_input(_("Rounds"), min_value=1, max_value=MAX_ROUNDS, step=1, key=K.ALIGN_ROUNDS,
                             help=_("Rounds of GEPA's loop: a proposal a round, kept when it does better."),
-                            on_change=changed)  # fmt: skip
+                            on_change=with_language(keep_form))  # fmt: skip
     columns[1].number_input(
         _("Budget ($)"),
         min_value=0.0,
         step=0.05,
         format="%.2f",
         key=K.ALIGN_BUDGET,
-        on_change=changed,
+        on_change=with_language(keep_form),
         help=_(
             "The run stops once it has spent this much, at most one call past it. 0: the budget per run set on "
             "Settings, if any."
         ),
     )
-    columns[2].number_input(_("Seed"), min_value=0, step=1, key=K.ALIGN_SEED, on_change=changed,
+    columns[2].number_input(_("Seed"), min_value=0, step=1, key=K.ALIGN_SEED, on_change=with_language(keep_form),
                             help=_("Fixes the split into train, dev and test, and GEPA's choices."))  # fmt: skip
     columns[3].selectbox(
         _("Labels of"),
         [EVERY_RATER, *raters],
         format_func=lambda name: rater_label(name) if name else _("every rater (mean)"),
         key=K.ALIGN_RATER,
-        on_change=changed,
+        on_change=with_language(keep_form),
     )
 
 

@@ -18,9 +18,9 @@ and the gain is measured on labelled cases the optimizer never saw.
 Modules, one idea each: ``prompts`` (the instruction strings in metric.py, found and rewritten with ``ast``),
 ``labelled`` (the labelled cases of the candidate in use, the scale, the raters: the one reader of the human
 scores), ``split`` (train / dev / test, stratified, seeded), ``measures`` (the objective and the figures),
-``guards`` (what a proposal must pass), ``judge`` (scoring through the Scorer seam; calls, cost, budget),
-``reflection`` (what the reflection model reads), ``rounds`` (GEPA's rounds recorded), ``loop`` (the run),
-``plan``, ``result``, ``charts`` and ``cli``.
+``config`` (a run's size), ``guards`` (what a proposal must pass), ``judge`` (scoring through the Scorer seam;
+calls, cost, budget), ``reflection`` (what the reflection model reads), ``rounds`` (GEPA's rounds recorded),
+``loop`` (the run), ``plan``, ``result``, ``text`` (the words), ``charts`` and ``cli``.
 """
 
 from typing import TYPE_CHECKING
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from ..lazy import lazy_attribute
 
 if TYPE_CHECKING:
+    from .config import DEFAULT_ROUNDS, MAX_ROUNDS, AlignConfig
     from .labelled import (
         MIN_DISAGREEMENTS,
         MIN_LABELLED,
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
         rater_pairs,
         refusal,
     )
-    from .loop import DEFAULT_ROUNDS, MAX_ROUNDS, AlignConfig, Alignment, AlignProgress, run_align, total_steps
+    from .loop import Alignment, AlignProgress, run_align, total_steps
     from .measures import Figures, figures, objective, paired_gain
     from .plan import AlignPlan, plan_align
     from .prompts import NoPrompt, Prompt, find_prompts, placeholders, prompts_of, rewrite, with_prompts
@@ -61,10 +62,8 @@ _HOMES = {
         ),
         "labelled",
     ),
-    **dict.fromkeys(
-        ("DEFAULT_ROUNDS", "MAX_ROUNDS", "AlignConfig", "Alignment", "AlignProgress", "run_align", "total_steps"),
-        "loop",
-    ),
+    **dict.fromkeys(("DEFAULT_ROUNDS", "MAX_ROUNDS", "AlignConfig"), "config"),
+    **dict.fromkeys(("Alignment", "AlignProgress", "run_align", "total_steps"), "loop"),
     **dict.fromkeys(("Figures", "figures", "objective", "paired_gain"), "measures"),
     **dict.fromkeys(("AlignPlan", "plan_align"), "plan"),
     **dict.fromkeys(

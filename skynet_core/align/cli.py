@@ -28,7 +28,7 @@ import orjson
 
 from ..display import terminal_text
 from ..i18n import _
-from .loop import DEFAULT_ROUNDS, MAX_ROUNDS
+from .config import DEFAULT_ROUNDS, MAX_ROUNDS
 
 if TYPE_CHECKING:
     from .labelled import RaterPair
@@ -130,8 +130,9 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
     from ..runner.limit import sandbox_limit
     from ..runner.pool import start_one_child_in_background
     from ..scoring import RunOptions, scorer_for
+    from .config import AlignConfig
     from .labelled import labelled_cases, rater_pairs, refusal
-    from .loop import AlignConfig, Alignment
+    from .loop import Alignment
     from .measures import ceiling
     from .prompts import prompts_of
     from .split import split_labelled

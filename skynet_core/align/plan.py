@@ -23,8 +23,9 @@ from ..engines.uplift.plan import CHARS_PER_TOKEN, MIN_ANSWER_TOKENS, CallPlan
 from ..i18n import _, format_number
 from ..metric_source import MAIN_FILE
 from ..pysource import parse
+from .config import AlignConfig
 from .judge import price
-from .loop import AlignConfig, Alignment
+from .loop import Alignment
 from .prompts import Prompt
 from .split import AlignSplit
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from ..align.config import DEFAULT_ROUNDS
 from ..i18n import _
 from ..jobs import Job, JobSlot
 from ..llm import ModelSettings
@@ -31,7 +32,6 @@ if TYPE_CHECKING:  # GEPA's pieces load with the run's modules: only when a run 
     from ..align import Alignment, AlignPlan, AlignProgress, AlignResult, Figures, Labelled, RaterPair
 
 SETTING_ALIGN_FORM = "align.form"  # {"rounds", "max_cost_usd", "seed", "rater"}: the panel's last values
-DEFAULT_ROUNDS = 8  # skynet_core.align.DEFAULT_ROUNDS, without importing the run's modules for a form
 
 
 @dataclass(frozen=True)
