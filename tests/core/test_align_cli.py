@@ -253,3 +253,21 @@ def test_a_judge_that_already_agrees_is_refused_after_the_first_scoring(
         assert world.requests_by_model(server) == {"judge": 48, "reflect": 0}
     assert code == 2 and out == ""
     assert "disagrees with people on 0 of the 48 labelled cases; aligning it needs at least 5" in err
+
+
+def test_with_two_raters_their_agreement_is_shown_before_the_plan(
+    world_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    metric, cases, labels = world.write(world_dir)
+    rows = [json.loads(line) for line in labels.read_text().splitlines()]
+    second = [{**row, "rater": "bo", "human": 1.0 - row["human"] if i % 6 == 0 else row["human"]} for i, row in
+              enumerate(rows)]  # fmt: skip
+    labels.write_text("".join(json.dumps(row) + "\n" for row in rows + second))
+    with FakeOpenAI(reply=lambda received: world.judge_answer(world.POLICY, received.user or "")) as server:
+        models(monkeypatch, server)
+        out, err = io.StringIO(), io.StringIO()
+        code = run(["align", str(metric), "--data", str(cases), "--labels", str(labels)], out, err)
+    text = out.getvalue()
+    assert text.index("Raters ana and bo agree with each other on 48 cases: κ ") < text.index("Planned: at most")
+    assert "the ceiling a judge can reach" in text
+    assert code == 2  # this judge agrees with their mean too well to learn from
