@@ -143,6 +143,14 @@ HUMAN_UPLOAD_RATER = "human.upload_rater"  # whose scores a labels file's rows w
 HUMAN_FIRST = "human.first_rater"
 HUMAN_SECOND = "human.second_rater"
 HUMAN_AGREEMENT = "human.agreement"  # the prefix of the agreement report's widgets on the Human scores page
+ALIGN_OPEN = "human.align.open"  # whether the "Align the judge" panel is open (widgets.lazy)
+ALIGN_ROUNDS = "human.align.rounds"
+ALIGN_BUDGET = "human.align.budget"
+ALIGN_SEED = "human.align.seed"
+ALIGN_RATER = "human.align.rater"  # whose labels count ("" for the mean of every rater's)
+ALIGN_REFUSED = "human.align.refused"  # why the last Start was refused, shown until the next one
+ALIGN_VERSION_NAME = "human.align.version_name"
+ALIGN_SAVED = "human.align.saved"  # the id of the version "Save as a version" wrote, this session
 
 
 def human_note(source: str, candidate: str, case_id: str) -> str:

@@ -3,7 +3,8 @@
 The labels belong to the dataset in use (its source), the candidate and the rater; they live in the workspace
 (``Workspace.set_human_score`` and friends) and do not depend on metric.py. The metric's score and feedback,
 from the latest scored run, stay hidden unless asked for. Below the labelling view: label files in and out,
-two raters' agreement, and the agreement report of the latest run (``widgets.agreement``).
+two raters' agreement, the agreement report of the latest run (``widgets.agreement``), and "Align the judge"
+(``align.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import streamlit as st
 
 import keys as K
 import studio
+from pages.human.align import align_panel
 from pages.human.controls import choices
 from pages.human.files import files_panel, flash, raters_panel
 from pages.human.labelling import labelling
@@ -69,3 +71,4 @@ def page() -> None:
     st.divider()
     files_panel(labels, rater)
     raters_panel(labels, rater, in_use.candidate)
+    align_panel(snap, labels.raters())

@@ -4,6 +4,7 @@
     python -m skynet_core score METRIC.py --data CASES [--out FILE] [--timeout S] [--concurrency N]
                                 [--json | --json-lines] [--ray ADDRESS]
     python -m skynet_core export METRIC --engine gepa|dspy --out DIR [--data CASES] [--instruction TEXT]
+    python -m skynet_core align METRIC --data CASES --labels LABELS [--out FILE] [--json]   (skynet_core.cli.align)
 
 METRIC.py may also be the metric's folder; either way the helper modules and small data files
 beside metric.py come along (contract rule 13).
@@ -39,7 +40,7 @@ from typing import TextIO
 from ..cases import Case
 from ..datasets import DatasetError
 from ..i18n import _, format_cost, use_language
-from ..llm import MetricLlm, ModelSettings, machine_settings, make_handler
+from ..llm import MetricLlm, make_handler
 from ..metric.contract import check_metric
 from ..metric.source import MetricSource
 from ..results import CaseResult, CheckReport, JobError
@@ -47,9 +48,10 @@ from ..results.overflow import nothing_kept_on_disk
 from ..scoring import RunOptions, scorer_for
 from ..scoring.runner.pool import start_one_child_in_background
 from ..scoring.runner.values import Cancelled
-from .inputs import _in_split, _Inputs, _metric_name, _read_inputs, _read_metric, _read_roles
+from .inputs import _in_split, _Inputs, _metric_name, _read_inputs, _read_metric, _read_roles, model_settings
 from .interrupt import EXIT_INTERRUPTED, Interrupt, cancelled_by_ctrl_c
-from .options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, build_parser, cli_language
+from .options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, cli_language
+from .parser import build_parser
 from .report import ReportOutput, _Sink, _terminal_lines, format_report, open_out
 
 __all__ = [
@@ -83,9 +85,13 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         from ..engines.uplift.cli import run as run_uplift
 
         return run_uplift(args, stdout, stderr)
+    if args.command == "align":
+        from .align import run as run_align
+
+        return run_align(args, stdout, stderr)
     # Starting the sandbox (probing bubblewrap, starting children) overlaps with reading the data.
     start_one_child_in_background()
-    settings = _model_settings(args, stderr)
+    settings = model_settings(args, stderr)
     if settings is None:
         return EXIT_USAGE
     from ..llm.cache import answer_cache  # here: main's imports above changed beside where it would go
@@ -106,29 +112,6 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         output.finish(checked)
         return EXIT_OK if checked.ok else EXIT_FAILED
     return _run_score(args, read, settings.concurrency, llm, stdout, stderr)
-
-
-def _model_settings(args: argparse.Namespace, stderr: TextIO) -> ModelSettings | None:
-    """The models' settings for this run: the app's saved ones or the environment's, with ``--max-calls``,
-    ``--max-cost`` and ``--no-cache`` applied (keys stay in this process); ``None`` after saying why an
-    option is out of range. With a model configured, litellm (seconds to import) starts importing now."""
-    if args.max_calls is not None and not 1 <= args.max_calls <= 10_000:
-        print(_("error: --max-calls must be from 1 to 10000, not {value}").format(value=args.max_calls), file=stderr)
-        return None
-    if args.max_cost is not None and not 0 <= args.max_cost <= 1_000_000:  # also refuses NaN
-        print(
-            _("error: --max-cost must be a number of US dollars, 0 or more, not {value}").format(value=args.max_cost),
-            file=stderr,
-        )
-        return None
-    settings = machine_settings()
-    if args.max_calls is not None:
-        settings = settings.with_changes(max_calls_per_case=args.max_calls)
-    if args.max_cost is not None:
-        settings = settings.with_changes(max_cost_usd=args.max_cost)
-    if args.no_cache:
-        settings = settings.with_changes(cache=False)
-    return settings
 
 
 def _run_score(

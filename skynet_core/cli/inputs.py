@@ -21,6 +21,7 @@ from ..cases import Case
 from ..datasets import CaseLines, read_case_lines
 from ..human import cli as human_cli
 from ..i18n import _
+from ..llm import ModelSettings, machine_settings
 from ..metric.contract import validate_timeout
 from ..metric.folder import FolderRead, read_metric_folder
 from ..metric.needs import string_literals
@@ -220,3 +221,26 @@ def _in_split(args: argparse.Namespace, read: _Inputs, stderr: TextIO) -> Sequen
         file=stderr,
     )
     return None
+
+
+def model_settings(args: argparse.Namespace, stderr: TextIO) -> ModelSettings | None:
+    """The models' settings for this run: the app's saved ones or the environment's, with ``--max-calls``,
+    ``--max-cost`` and ``--no-cache`` applied (keys stay in this process); ``None`` after saying why an
+    option is out of range. With a model configured, litellm (seconds to import) starts importing now."""
+    if args.max_calls is not None and not 1 <= args.max_calls <= 10_000:
+        print(_("error: --max-calls must be from 1 to 10000, not {value}").format(value=args.max_calls), file=stderr)
+        return None
+    if args.max_cost is not None and not 0 <= args.max_cost <= 1_000_000:  # also refuses NaN
+        print(
+            _("error: --max-cost must be a number of US dollars, 0 or more, not {value}").format(value=args.max_cost),
+            file=stderr,
+        )
+        return None
+    settings = machine_settings()
+    if args.max_calls is not None:
+        settings = settings.with_changes(max_calls_per_case=args.max_calls)
+    if args.max_cost is not None:
+        settings = settings.with_changes(max_cost_usd=args.max_cost)
+    if args.no_cache:
+        settings = settings.with_changes(cache=False)
+    return settings

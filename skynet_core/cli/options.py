@@ -1,19 +1,16 @@
-"""The command line's parser: its commands and options, in the run's language (``--lang``, read first)."""
+"""The command line's options several commands share (the metric and the data, the budget of ``llm()`` calls), its
+exit statuses, its language (``--lang``, read first) and the parser class that speaks it. The commands' parser is
+``cli.parser``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
-from ..human import cli as human_cli
 from ..i18n import LANGUAGES, _, from_environment, resolve
 from ..metric.contract import DEFAULT_TIMEOUT_S
-
-if TYPE_CHECKING:
-    pass
-
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -42,7 +39,7 @@ class _Formatter(argparse.HelpFormatter):
         super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse with its headings and ``--help`` in the run's language, and ``--lang`` on every command."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -64,73 +61,35 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, _("{prog}: error: {message}").format(prog=self.prog, message=message) + "\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="python -m skynet_core",
-        description=_("The command line: the same contract check and scoring as the app, without a browser."),
+def add_data_options(sub: argparse.ArgumentParser) -> None:
+    """The metric and the data options of ``check`` and ``score`` (``align`` takes them too): the metric, the cases,
+    the timeout, the candidate, the roles and the candidate files."""
+    sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
+    sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
+    sub.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="S",
+        help=_("the metric timeout: seconds per call of score, 1 to 600 (default 60)"),
     )
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, title=_("commands"))
-    for name, help_text in (
-        ("check", _("run the contract check on 3 sampled cases")),
-        ("score", _("score every case of the dataset")),
-    ):
-        sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
-        sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
-        sub.add_argument(
-            "--timeout",
-            type=float,
-            default=DEFAULT_TIMEOUT_S,
-            metavar="S",
-            help=_("the metric timeout: seconds per call of score, 1 to 600 (default 60)"),
-        )
-        sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
-        sub.add_argument(
-            "--roles",
-            metavar="FILE.json",
-            help=_('column roles as JSON, {{"column": ["role", "field"]}}; unnamed columns are inferred').format(),
-        )
-        sub.add_argument(
-            "--candidate-file",
-            action="append",
-            default=[],
-            metavar="NAME=FILE",
-            help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
-        )
-        _add_output_and_budget_options(sub)
-        if name == "score":
-            sub.add_argument("--out", metavar="FILE", help=_("write per-case results to FILE (.csv, .jsonl, .parquet)"))
-            sub.add_argument(
-                "--concurrency",
-                type=int,
-                default=None,
-                metavar="N",
-                help=_("cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)"),
-            )
-            sub.add_argument("--split", default=None, help=_("score only this split (train, val or test)"))
-            sub.add_argument(
-                "--ray",
-                metavar="ADDRESS",
-                default=None,
-                help=_("score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)"),
-            )
-            human_cli.add_arguments(sub)
-    _add_export_parser(commands)
-    from ..engines.uplift.cli import add_parser as add_uplift_parser
-
-    add_uplift_parser(commands)
-    return parser
-
-
-def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
-    """``check``'s and ``score``'s options for what is printed and what the metric's ``llm()`` calls may use."""
-    output = sub.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help=_("print one JSON object instead of text"))
-    output.add_argument(
-        "--json-lines",
-        action="store_true",
-        help=_("print each case's JSON object on its own line as it comes, then the report's"),
+    sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
+    sub.add_argument(
+        "--roles",
+        metavar="FILE.json",
+        help=_('column roles as JSON, {{"column": ["role", "field"]}}; unnamed columns are inferred').format(),
     )
+    sub.add_argument(
+        "--candidate-file",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
+    )
+
+
+def add_budget_options(sub: argparse.ArgumentParser) -> None:
+    """What the metric's ``llm()`` calls may use: calls per case, the run's budget, and the answer cache."""
     sub.add_argument(
         "--max-calls",
         type=int,
@@ -151,30 +110,4 @@ def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
         "--no-cache",
         action="store_true",
         help=_("ask the model for every llm() call instead of reusing the answers cached in the data directory"),
-    )
-    sub.add_argument(
-        "--trace",
-        action="store_true",
-        help="with --json, --json-lines or a .jsonl --out: each case's llm() calls (what was sent, the "
-        "answer or error, tokens, latency, cost, retries) under llm_calls",
-    )
-
-
-def _add_export_parser(commands: Any) -> None:
-    help_text = _("write a folder that runs the metric inside GEPA or DSPy GEPA (run_gepa.py / run_dspy.py)")
-    sub = commands.add_parser("export", help=help_text, description=help_text)
-    sub.add_argument("metric", metavar="METRIC", help=_("metric.py, or the metric folder that holds it"))
-    sub.add_argument("--engine", required=True, choices=("gepa", "dspy"), help=_("the engine to run the metric in"))
-    sub.add_argument("--out", required=True, metavar="DIR", help=_("the folder to write (created if missing)"))
-    sub.add_argument("--data", metavar="CASES", help=_("the cases to optimize on: .jsonl, .csv or .parquet"))
-    sub.add_argument(
-        "--roles", metavar="FILE.json", help=_('column roles as JSON, {{"column": ["role", "field"]}}').format()
-    )
-    sub.add_argument(
-        "--instruction",
-        metavar="TEXT",
-        help=_(
-            "the instruction to optimize (default: the dataset's "
-            "own, for the bundled example, else a placeholder to edit in instruction.txt)"
-        ),
     )

@@ -17,7 +17,8 @@ A :class:`Workspace` owns what the studio remembers and runs, one part per modul
   metric's agreement with them; every run kept records its agreement with the labels that exist then;
 - ``usecases``: the jobs (check, score, compare, consistency, probes, grading, the trade-offs' candidates),
   on the :class:`~skynet_core.workspace.jobs.JobBoard`, whoever started them;
-- ``uplift``: "Does the feedback help?", the feedback-uplift experiment as a job, and the results it keeps.
+- ``uplift``: "Does the feedback help?", the feedback-uplift experiment as a job, and the results it keeps;
+- ``align``: "Align the judge", GEPA rewriting the draft's ``llm()`` instructions toward the human scores, as a job.
 
 It is process-wide, like the database; what belongs to one browser session (the API keys typed on the
 Settings page, the session's id as a job watcher, its job slots) is passed in explicitly. It never
@@ -39,6 +40,7 @@ from pathlib import Path
 
 from ..scoring import RunOptions
 from ..store import data_dir
+from .align import AlignForm, AlignPart, AlignSetup
 from .uplift import UpliftForm, UpliftPart, UpliftSetup
 from .values import (
     AUTO_VERSION_S,
@@ -64,6 +66,8 @@ from .values import (
 
 __all__ = [
     "AUTO_VERSION_S",
+    "AlignForm",
+    "AlignSetup",
     "EXAMPLE_SOURCE",
     "FIRST_EXAMPLE",
     "SETTING_CANDIDATE",
@@ -90,7 +94,7 @@ __all__ = [
 ]
 
 
-class Workspace(UpliftPart):
+class Workspace(AlignPart, UpliftPart):
     """The studio's state and use cases (see the package docstring). Thread-safe; one per data directory."""
 
 

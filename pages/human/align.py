@@ -1,0 +1,162 @@
+"""Human scores' "Align the judge": the form, the raters' ceiling and the plan's calls and cost before anything starts,
+the run as a workspace job (progress and Cancel through the one job panel), then the result (``align_result.py``).
+
+The form is the workspace's (``Workspace.align_form``): it survives a visit to another page and a reload.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+import keys as K
+import studio
+from pages.human.align_result import draw_result
+from skynet_core.align.config import MAX_ROUNDS
+from skynet_core.align.text import ceiling_line
+from skynet_core.human import rater_label
+from skynet_core.i18n import _, format_cost, format_number, with_language
+from skynet_core.llm import litellm_ready, warm_up
+from skynet_core.workspace import AlignForm, Snapshot
+from skynet_core.workspace.jobs import Job
+from widgets.jobs import job_panel, outcome_panel, progress_row
+from widgets.lazy import lazy_expander
+from widgets.text import md
+
+S = st.session_state
+SLOT = "human.align"
+JOB_KEY = "human.align_job"
+EVERY_RATER = ""
+
+
+def form_from_widgets() -> AlignForm:
+    budget = float(S[K.ALIGN_BUDGET] or 0.0)
+    rater = S.get(K.ALIGN_RATER) or None
+    return AlignForm(int(S[K.ALIGN_ROUNDS]), budget if budget > 0 else None, int(S[K.ALIGN_SEED]), rater)
+
+
+def keep_form() -> None:
+    studio.session().workspace.set_align_form(form_from_widgets())
+
+
+def start() -> None:
+    me = studio.session()
+    S.pop(K.ALIGN_REFUSED, None)
+    S.pop(K.ALIGN_SAVED, None)
+    try:
+        me.workspace.start_align(me.slot(SLOT), form_from_widgets(), keys=me.keys, watcher=me.watcher)
+    except ValueError as exc:
+        S[K.ALIGN_REFUSED] = str(exc)
+
+
+def form_fields(raters: list[str]) -> None:
+    """Rounds, budget, seed and whose labels count, shown as the workspace keeps them."""
+    kept = studio.session().workspace.align_form()
+    rater = kept.rater if kept.rater in raters else EVERY_RATER
+    S.update({K.ALIGN_ROUNDS: kept.rounds, K.ALIGN_BUDGET: kept.max_cost_usd or 0.0, K.ALIGN_SEED: kept.seed})
+    S[K.ALIGN_RATER] = rater
+    columns = st.columns([1, 1, 1, 2], vertical_alignment="bottom")
+    columns[0].number_input(_("Rounds"), min_value=1, max_value=MAX_ROUNDS, step=1, key=K.ALIGN_ROUNDS,
+                            help=_("Rounds of GEPA's loop: a proposal a round, kept when it does better."),
+                            on_change=with_language(keep_form))  # fmt: skip
+    columns[1].number_input(
+        _("Budget ($)"),
+        min_value=0.0,
+        step=0.05,
+        format="%.2f",
+        key=K.ALIGN_BUDGET,
+        on_change=with_language(keep_form),
+        help=_(
+            "The run stops once it has spent this much, at most one call past it. 0: the budget per run set on "
+            "Settings, if any."
+        ),
+    )
+    columns[2].number_input(_("Seed"), min_value=0, step=1, key=K.ALIGN_SEED, on_change=with_language(keep_form),
+                            help=_("Fixes the split into train, dev and test, and GEPA's choices."))  # fmt: skip
+    columns[3].selectbox(
+        _("Labels of"),
+        [EVERY_RATER, *raters],
+        format_func=lambda name: rater_label(name) if name else _("every rater (mean)"),
+        key=K.ALIGN_RATER,
+        on_change=with_language(keep_form),
+    )
+
+
+def setup_lines() -> bool:
+    """The raters' ceiling, then the plan's calls and cost (or why it cannot start); True when it can start."""
+    me = studio.session()
+    if not litellm_ready():
+        with st.spinner(_("Loading litellm (once per server start; it takes a few seconds)…")):
+            warm_up(wait=True)
+    setup = me.workspace.align_setup(form_from_widgets(), me.keys)
+    for pair, found in setup.ceiling:
+        st.info(md(ceiling_line(pair, found)), icon=":material/groups:")
+    if setup.plan is None:
+        st.warning(md(setup.refusal or ""), icon=":material/warning:")
+        return False
+    lines = setup.plan.describe()
+    st.markdown(":material/calculate: " + md(lines[0]))
+    st.caption("  \n".join(md(line) for line in lines[1:]))
+    return True
+
+
+def running(job: Job[Any]) -> None:
+    """The job's progress bar and Cancel, then where it is and what it spent."""
+    me = studio.session()
+    progress_row(me.slot(SLOT), job, JOB_KEY)
+    step = me.workspace.align_progress(job)
+    if step is not None:
+        st.caption(
+            _("Now: {step} · {judge} judge and {reflection} reflection calls · {cost} spent").format(
+                step=step.describe(),
+                judge=format_number(step.calls.judge),
+                reflection=format_number(step.calls.reflection),
+                cost=format_cost(step.cost_usd).replace("$", "\\$"),
+            )
+        )
+
+
+def job_section() -> None:
+    slot = studio.session().slot(SLOT)
+    outcome = job_panel(slot, JOB_KEY, running)
+    if outcome is not None and outcome.finished:
+        outcome_panel(outcome, JOB_KEY)
+
+
+def align_panel(snap: Snapshot, raters: list[str]) -> None:
+    """The whole section, in an expander of its own, drawn while it is open (its form is kept in the workspace)."""
+    panel = lazy_expander(
+        _("Align the judge: let GEPA rewrite its instructions toward your scores"),
+        key=K.ALIGN_OPEN,
+        icon=":material/balance:",
+    )
+    if panel is None:
+        return
+    with panel:
+        st.caption(
+            _(
+                "GEPA rewrites the instruction strings of metric.py's llm() calls so the judge agrees with the human "
+                "scores. The labelled cases are split first into train (proposals are made from them), dev (proposals "
+                "are kept by them) and test (scored once before and once after): the gain shown is on cases the "
+                "optimizer never saw. Write in the notes why a case fails: the judge cannot learn a policy nobody "
+                "wrote down."
+            )
+        )
+        form_fields(raters)
+        ready = setup_lines()
+        slot = studio.session().slot(SLOT)
+        st.button(
+            _("Align the judge"),
+            on_click=with_language(start),
+            disabled=not ready or (slot.job is not None and slot.job.running),
+            type="primary",
+            icon=":material/play_arrow:",
+            key="human.align.run",
+        )
+        if S.get(K.ALIGN_REFUSED):
+            st.warning(md(S[K.ALIGN_REFUSED]), icon=":material/warning:")
+        job_section()
+        result = studio.session().workspace.latest_alignment(snap.in_use, snap.metric)
+        if result is not None:
+            draw_result(result)

@@ -1,0 +1,90 @@
+"""Human scores' "Align the judge" in AppTest: closed, it draws nothing; open, the plan before a run or why it cannot
+start; a finished alignment drawn whole (verdict, figures, diff, rounds chart, calls) in English and Chinese; "Save as
+a version" keeps the draft. Scripted judge and reflection models on 127.0.0.1 (tests/align_world.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import keys as K
+from skynet_core.llm import ModelConfig, ModelSettings
+from skynet_core.workspace import Workspace, workspace_for
+from tests import align_world as world
+from tests.app.harness import button, open_app, run_until, speaking
+
+pytest.importorskip("gepa", reason="gepa==0.1.4 is a requirement")
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture
+def ws(data_dir: Path) -> Workspace:
+    """The app's workspace with the world's judge as the draft, its replies in use and ana's labels kept."""
+    workspace = workspace_for(data_dir)
+    _metric, cases, labels = world.write(data_dir.parent)
+    workspace.save_dataset_choice(str(cases))
+    workspace.replace_draft(world.METRIC, "test")
+    workspace.import_human_scores("labels.jsonl", labels.read_bytes(), rater="ana")
+    return workspace
+
+
+def with_models(ws: Workspace, url: str) -> None:
+    ws.save_model_settings(
+        ModelSettings(metric=ModelConfig("openai/judge", url), reflection=ModelConfig("openai/reflect", url))
+    )
+
+
+def panel(language: str | None = None) -> AppTest:
+    return open_app("human", language=language, state={K.ALIGN_OPEN: True}, timeout=180)
+
+
+def texts(at: AppTest) -> str:
+    parts = [item.value for kind in ("markdown", "caption", "info", "warning", "success") for item in getattr(at, kind)]
+    return "\n".join(str(part) for part in parts).replace("\\", "")  # markdown escapes aside
+
+
+def test_closed_it_draws_nothing_and_asks_nothing(ws: Workspace) -> None:
+    at = open_app("human")
+    assert "Planned: at most" not in texts(at) and not any(item.label == "Align the judge" for item in at.button)
+
+
+def test_without_a_reflection_model_it_says_what_to_set_and_cannot_start(ws: Workspace) -> None:
+    at = panel()
+    assert '"Reflection model" on Settings' in texts(at)
+    assert button(at, "Align the judge").disabled
+
+
+def test_the_plan_shows_before_anything_runs(ws: Workspace) -> None:
+    with world.server() as server:
+        with_models(ws, server.url)
+        at = panel()
+        assert server.requests == []
+    shown = texts(at)
+    assert "Planned: at most" in shown and "8 reflection calls (8 rounds)" in shown
+    assert "split 24 train, 12 dev, 12 test" in shown and not button(at, "Align the judge").disabled
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_an_alignment_started_from_the_panel_is_drawn_whole_and_saving_keeps_the_draft(
+    ws: Workspace, language: str
+) -> None:
+    zh = language == "zh_CN"
+    verdict = (
+        "校准后的评审在它从未见过的 12 个测试用例上与人工更一致"
+        if zh
+        else "The aligned judge agrees better with people on the 12 test cases it never saw"
+    )
+    with world.server() as server, speaking(language):
+        with_models(ws, server.url)
+        at = panel(language)
+        at.number_input(key=K.ALIGN_ROUNDS).set_value(2).run()
+        button(at, "校准评审" if zh else "Align the judge").click().run()
+        run_until(at, lambda at: verdict in texts(at), timeout=300, what="the alignment's verdict")
+        assert any(world.POLICY in item.value for item in at.code)
+        assert len(at.get("plotly_chart")) == 2
+        draft = ws.draft()
+        button(at, "另存为版本" if zh else "Save as a version").click().run()
+    assert ("已另存为版本" if zh else "Saved as the version") in texts(at)
+    assert ws.draft() == draft and world.POLICY in ws.versions()[0].folder.files["metric.py"]
