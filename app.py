@@ -5,19 +5,17 @@ app.py`` serves it too). The server binds 127.0.0.1 (see .streamlit/config.toml)
 metric code typed in the browser. Every page is a function of its package under ``pages/``; the router runs
 first on every request, so every page gets the sidebar, the language and the session's snapshot.
 
-One workaround stays (Streamlit 1.67 decides before any script runs): a freshly started server with a
-``pages/`` folder first runs in the old pages-folder mode, which runs ``pages/*.py`` by a deep link's name
-and, with no such file, says "Page not found" over the app. So each page but Author has a two-line
-``pages/<name>.py`` that only hands the request to this router (``studio.hand_over_to_router``).
+The UI's helpers (the session seam, the keys, the shared widgets) are the ``ui`` package; its docstring says why
+each page but Author also has a two-line ``pages/<name>.py``.
 """
 
 import streamlit as st
 
-import studio
 from pages import author, data, feedback, history, human, runs, settings, tradeoffs
 from skynet_core.i18n import N_, _
-from widgets.sidebar import sidebar
-from widgets.text import new_script_run
+from ui import studio
+from ui.widgets.sidebar import sidebar
+from ui.widgets.text import new_script_run
 
 # (the page's function, its title, its icon, its URL path); Author first, the default page.
 PAGES = [

@@ -42,7 +42,7 @@ from skynet_core.metric.source import MetricSource
 SPARES_WAIT_S = 10.0
 CHECK_WAIT_S = 10.0  # the longest the preload waits for its checks, all together (a slow one is left to finish)
 # What the first script run would import. ``app`` itself is not imported here: it is a script, run per session.
-WARM_MODULES = ("studio", "pages", "widgets.sidebar", "plotly.graph_objects", "babel.numbers", "babel.dates")
+WARM_MODULES = ("ui.studio", "pages", "ui.widgets.sidebar", "plotly.graph_objects", "babel.numbers", "babel.dates")
 
 
 def warm() -> None:

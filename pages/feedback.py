@@ -1,6 +1,6 @@
-"""A deep link to /feedback on a freshly started server runs this file (Streamlit's pages-folder mode, see app.py):
+"""A deep link to /feedback on a freshly started server runs this file (Streamlit's pages-folder mode, see ui/__init__.py):
 it hands the request to the router."""
 
-import studio
+from ui import studio
 
 studio.hand_over_to_router()

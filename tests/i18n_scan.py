@@ -212,8 +212,8 @@ def _chart_titles(spec: str) -> Iterator[str]:
 
 
 def literal_box(node: object) -> bool:
-    """Whether ``node`` is a box of literal text (``widgets.text.box``): data shown as written, like code."""
-    from widgets.text import LITERAL_KEY
+    """Whether ``node`` is a box of literal text (``ui.widgets.text.box``): data shown as written, like code."""
+    from ui.widgets.text import LITERAL_KEY
 
     return type(node).__name__ == "Block" and f"-{LITERAL_KEY}" in str(getattr(node.proto, "id", ""))
 

@@ -1,7 +1,7 @@
 """Author: write metric.py, see the contract check on every pause in typing, try one case, and score every case.
 
 The draft lives in the workspace (with its revision); the editor panel keeps this tab in step with it.
-Checks and scoring run as workspace jobs, drawn through the one job panel (``widgets.jobs``). Every
+Checks and scoring run as workspace jobs, drawn through the one job panel (``ui.widgets.jobs``). Every
 result shown is compared with the run's snapshot, and says so when it is out of date. The deciding code
 is in ``skynet_core.views.author``; the panels of this package draw.
 """
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-import keys as K
-import studio
 from pages.author import check, editor, scoring, tools, try_case
 from pages.author.packages import draw_packages
 from skynet_core.engines.reflection import dataset_instruction
@@ -20,9 +18,11 @@ from skynet_core.metric.reward_spec import reward_weights
 from skynet_core.reward import PARTS, weight_vector
 from skynet_core.reward.charts import PART_COLORS
 from skynet_core.reward.tradeoffs import PART_LABELS
-from widgets.reflection import draw_reflection_step
-from widgets.text import md
-from widgets.versions import save_version_control
+from ui import keys as K
+from ui import studio
+from ui.widgets.reflection import draw_reflection_step
+from ui.widgets.text import md
+from ui.widgets.versions import save_version_control
 
 # Below this width the editor and the check stack (a media query; Streamlit stacks columns only below 640 px).
 # Only blocks of columns: a horizontal container in them (a name field and its button) stays a row.

@@ -10,8 +10,6 @@ from typing import Any
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.display import clipped, markdown_text
 from skynet_core.i18n import N_, _, format_number, language, ngettext
 from skynet_core.metric.check_cases import CheckCases
@@ -19,8 +17,10 @@ from skynet_core.results import CaseResult, CheckReport, OutcomeStatus, StageSta
 from skynet_core.views.author import ScoredRun, Verdict, contract_verdict, error_headline
 from skynet_core.workspace import Snapshot
 from skynet_core.workspace.jobs import Job
-from widgets.jobs import job_panel, outcome_panel
-from widgets.text import box, long_text
+from ui import keys as K
+from ui import studio
+from ui.widgets.jobs import job_panel, outcome_panel
+from ui.widgets.text import box, long_text
 
 # A run waits this long for a check it just started, so a quick metric's verdict lands without a poll.
 SETTLE_S = 0.35

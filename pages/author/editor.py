@@ -24,16 +24,16 @@ from typing import Any
 
 import streamlit as st
 
-import keys as K
-import studio
 from pages.author import files
 from skynet_core.i18n import _
 from skynet_core.metric.source import MAIN_FILE
 from skynet_core.store import Draft
 from skynet_core.views.author import python_completions
 from skynet_core.workspace import Snapshot
-from widgets.messages import say, show
-from widgets.versions import save_version
+from ui import keys as K
+from ui import studio
+from ui.widgets.messages import say, show
+from ui.widgets.versions import save_version
 
 S = st.session_state
 BASE, GEN, FILE, LAST_EVENT, NOTICE = (
@@ -122,7 +122,7 @@ def sync(snap: Snapshot) -> Typed:
 def notices() -> None:
     """This tab's notice about the draft, and a recent conflict between two tabs (for every tab).
 
-    The notice is about one revision of the draft (widgets.messages): it goes when the editor's text changes."""
+    The notice is about one revision of the draft (ui.widgets.messages): it goes when the editor's text changes."""
     if show(NOTICE, S.get(BASE), icon=":material/sync_problem:"):
         return
     conflict = studio.session().workspace.last_conflict()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.i18n import _, with_language
 from skynet_core.metric.source import MAIN_FILE, MetricSource, MetricSourceError, check_name
+from ui import keys as K
+from ui import studio
 
 S = st.session_state
 FILE = K.AUTHOR_FILE

@@ -8,8 +8,6 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-import keys as K
-import studio
 from pages.author import try_case
 from skynet_core.i18n import _, format_datetime, with_language
 from skynet_core.judge.noise import noise_acceptance
@@ -18,11 +16,13 @@ from skynet_core.runs import SavedRun
 from skynet_core.views.author import ScoredResults, ScoredRun
 from skynet_core.workspace import Snapshot
 from skynet_core.workspace.jobs import Job, JobSlot
-from widgets.agreement import agreement_line
-from widgets.cases import cases_table, partial_table
-from widgets.jobs import job_panel, outcome_panel, progress_row
-from widgets.stale import stale_banner, stale_changes
-from widgets.text import md
+from ui import keys as K
+from ui import studio
+from ui.widgets.agreement import agreement_line
+from ui.widgets.cases import cases_table, partial_table
+from ui.widgets.jobs import job_panel, outcome_panel, progress_row
+from ui.widgets.stale import stale_banner, stale_changes
+from ui.widgets.text import md
 
 S = st.session_state
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.examples import EXAMPLE_METRICS, FieldFit, apply_field_mapping, example_fields, fit_fields
 from skynet_core.i18n import N_, _, with_language
 from skynet_core.metric.archive import read_zip
@@ -13,7 +11,9 @@ from skynet_core.metric.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
 from skynet_core.metric.source import MAIN_FILE, MetricSource, MetricSourceError
 from skynet_core.views.author import example_shown
 from skynet_core.workspace import Snapshot, example_metric
-from widgets.text import md, uploader_note
+from ui import keys as K
+from ui import studio
+from ui.widgets.text import md, uploader_note
 
 S = st.session_state
 # The bundled examples' titles (keys of EXAMPLE_METRICS), marked for translation where the picker shows them.

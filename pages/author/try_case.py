@@ -10,16 +10,16 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.cases import Case
 from skynet_core.datasets.typed_case import CaseJsonError, case_json, parse_case
 from skynet_core.i18n import N_, _, format_number, with_language
 from skynet_core.results import CaseResult
 from skynet_core.workspace import Snapshot
-from widgets.jobs import job_panel, outcome_panel
-from widgets.messages import say, show
-from widgets.text import long_text, md
+from ui import keys as K
+from ui import studio
+from ui.widgets.jobs import job_panel, outcome_panel
+from ui.widgets.messages import say, show
+from ui.widgets.text import long_text, md
 
 S = st.session_state
 KEY = K.TRY

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import streamlit as st
 
-import keys as K
-import studio
 from pages.data.candidates import FILE_TYPES, roots_help, table
 from pages.data.draft import PREVIEW_ROWS, draw_draft, preview_frame, read_error
 from pages.data.splits import draw_splits
@@ -22,8 +20,10 @@ from skynet_core.i18n import _, format_number, language, ngettext, with_language
 from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, server_path
 from skynet_core.views.data.preview import DatasetDraft
 from skynet_core.workspace import EXAMPLE_SOURCE, Snapshot
-from widgets.messages import say, show
-from widgets.text import md, uploader_note
+from ui import keys as K
+from ui import studio
+from ui.widgets.messages import say, show
+from ui.widgets.text import md, uploader_note
 
 S = st.session_state
 EXAMPLE, A_FILE = "example", "file"

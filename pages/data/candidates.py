@@ -9,14 +9,14 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-import keys as K
-import studio
 from pages.data.roles import roles_table
 from skynet_core.datasets import CandidateFile, DatasetError, Role, candidate_file_roles, read_table
 from skynet_core.i18n import _, with_language
 from skynet_core.paths import PathRefused, data_roots, server_path
 from skynet_core.views.data.preview import DatasetDraft
-from widgets.text import md, uploader_note
+from ui import keys as K
+from ui import studio
+from ui.widgets.text import md, uploader_note
 
 S = st.session_state
 FILE_TYPES = ["csv", "jsonl", "json", "parquet"]

@@ -16,7 +16,7 @@ from skynet_core.datasets import DatasetError, Role, infer_roles, roles_to_json
 from skynet_core.i18n import _, format_number, language, ngettext
 from skynet_core.views.data.preview import DatasetDraft, preview_problems, preview_warnings
 from skynet_core.views.data.role_editor import cell_text
-from widgets.text import md
+from ui.widgets.text import md
 
 PREVIEW_ROWS = 20
 WIDE_COLUMNS = 100

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
-import keys as K
 from skynet_core.datasets import Role
 from skynet_core.i18n import _
 from skynet_core.views.data.role_editor import ROLE_CHOICES, changed_roles, editor_rows, with_default_fields
-from widgets.text import md
+from ui import keys as K
+from ui.widgets.text import md
 
 S = st.session_state
 Roles = dict[str, tuple[Role, str]] | None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-import studio
 from skynet_core.i18n import N_, _, format_number, ngettext, with_language
 from skynet_core.workspace import Snapshot
-from widgets.text import md
+from ui import studio
+from ui.widgets.text import md
 
 ALL_SPLITS = "all"
 SPLIT_RULE = N_(

@@ -13,8 +13,6 @@ from datetime import datetime
 import pandas as pd
 import streamlit as st
 
-import keys as K
-import studio
 from pages.feedback.agreement import draw_agreement
 from pages.feedback.case import draw_case, exports
 from pages.feedback.filters import case_filter, pick_case, rule_counts, thresholds_editor
@@ -27,11 +25,13 @@ from skynet_core.metric.source import MetricSource
 from skynet_core.runs import SavedRun
 from skynet_core.views import feedback as fv
 from skynet_core.workspace import Snapshot
-from widgets.jobs import job_panel, outcome_panel
-from widgets.lazy import lazy_expander
-from widgets.reflection import draw_reflection_step
-from widgets.stale import stale_banner, stale_changes
-from widgets.text import md
+from ui import keys as K
+from ui import studio
+from ui.widgets.jobs import job_panel, outcome_panel
+from ui.widgets.lazy import lazy_expander
+from ui.widgets.reflection import draw_reflection_step
+from ui.widgets.stale import stale_banner, stale_changes
+from ui.widgets.text import md
 
 S = st.session_state
 SCORE_SLOT = "feedback.score"

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-import studio
 from pages.feedback.health import Pairs
 from skynet_core.feedback import Review
 from skynet_core.human import rules_against_marks, rules_table
 from skynet_core.i18n import _
 from skynet_core.runs import SavedRun
-from widgets.agreement import agreement_report
+from ui import studio
+from ui.widgets.agreement import agreement_report
 
 PERCENT = "%.2f"
 

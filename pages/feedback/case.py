@@ -7,8 +7,6 @@ from typing import Any
 
 import streamlit as st
 
-import keys as K
-import studio
 from pages.feedback.health import Pairs, action_row
 from skynet_core.cases import Case
 from skynet_core.feedback import Flag, Grade, Mark, MarkValue, Review, export_rows, rows_csv, rows_jsonl
@@ -17,7 +15,9 @@ from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
 from skynet_core.views import feedback as fv
 from skynet_core.views.feedback import fmt, mark_text, suggestions
-from widgets.text import literal, long_text, md
+from ui import keys as K
+from ui import studio
+from ui.widgets.text import literal, long_text, md
 
 
 def show_value(value: Any, key: str) -> None:

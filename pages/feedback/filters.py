@@ -5,15 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import keys as K
 from pages.feedback.health import Pairs
 from skynet_core.display import markdown_frame
 from skynet_core.feedback import Review, Thresholds
 from skynet_core.i18n import _, with_language
 from skynet_core.runs import SavedRun
 from skynet_core.views import feedback as fv
-from widgets.lazy import lazy_expander
-from widgets.text import md
+from ui import keys as K
+from ui.widgets.lazy import lazy_expander
+from ui.widgets.text import md
 
 S = st.session_state
 

@@ -7,8 +7,6 @@ from typing import Any
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.cases import Case
 from skynet_core.feedback import Grade, HealthFinding, Review, Severity, health, judge_probes
 from skynet_core.i18n import N_, _, language, with_language
@@ -18,9 +16,11 @@ from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
 from skynet_core.views.feedback import case_ids_text, grade_summary, to_grade
 from skynet_core.workspace import Snapshot
-from widgets.cases import column_config
-from widgets.jobs import job_panel, outcome_panel
-from widgets.text import md
+from ui import keys as K
+from ui import studio
+from ui.widgets.cases import column_config
+from ui.widgets.jobs import job_panel, outcome_panel
+from ui.widgets.text import md
 
 S = st.session_state
 Pairs = list[tuple[Case, CaseResult]]

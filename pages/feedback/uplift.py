@@ -11,8 +11,6 @@ from typing import Any
 
 import streamlit as st
 
-import keys as K
-import studio
 from pages.feedback.uplift_result import draw_result
 from skynet_core.engines.uplift.config import MAX_MINIBATCH, MAX_ROUNDS, MAX_SEEDS
 from skynet_core.i18n import _, format_number, with_language
@@ -20,9 +18,11 @@ from skynet_core.llm import litellm_ready, warm_up
 from skynet_core.workspace import Snapshot, UpliftForm
 from skynet_core.workspace.jobs import Job
 from skynet_core.workspace.uplift import missing_models, missing_models_message
-from widgets.jobs import job_panel, outcome_panel, progress_row
-from widgets.lazy import lazy_expander
-from widgets.text import md
+from ui import keys as K
+from ui import studio
+from ui.widgets.jobs import job_panel, outcome_panel, progress_row
+from ui.widgets.lazy import lazy_expander
+from ui.widgets.text import md
 
 S = st.session_state
 SLOT = "feedback.uplift"

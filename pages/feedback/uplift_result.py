@@ -8,14 +8,14 @@ from datetime import datetime
 
 import streamlit as st
 
-import keys as K
 from skynet_core.engines.uplift import Arm, UpliftResult
 from skynet_core.engines.uplift.charts import gains_figure, instruction_diff, scores_figure
 from skynet_core.engines.uplift.store import SavedUplift
 from skynet_core.i18n import _, format_datetime, format_number, ngettext
 from skynet_core.workspace import Snapshot
-from widgets.stale import stale_banner, stale_changes
-from widgets.text import literal, md, number
+from ui import keys as K
+from ui.widgets.stale import stale_banner, stale_changes
+from ui.widgets.text import literal, md, number
 
 
 def header(snap: Snapshot, saved: SavedUplift) -> None:

@@ -5,20 +5,20 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-import studio
 from skynet_core.i18n import N_, _, with_language
 from skynet_core.metric.source import MetricSource
 from skynet_core.reward.charts import histogram_bars
 from skynet_core.runs.history import compare_runs, folder_diff, version_label
 from skynet_core.views.runs import costs_shown
 from skynet_core.workspace import Snapshot
-from widgets.agreement_compare import agreement_change
-from widgets.cases import column_config
-from widgets.compare import comparison_row
-from widgets.jobs import job_panel, outcome_panel
-from widgets.stale import stale_banner, stale_changes
-from widgets.uplift import versions_feedback_value
-from widgets.versions import save_version_control
+from ui import studio
+from ui.widgets.agreement_compare import agreement_change
+from ui.widgets.cases import column_config
+from ui.widgets.compare import comparison_row
+from ui.widgets.jobs import job_panel, outcome_panel
+from ui.widgets.stale import stale_banner, stale_changes
+from ui.widgets.uplift import versions_feedback_value
+from ui.widgets.versions import save_version_control
 
 CURRENT = N_("Current draft")
 SLOT = "history"

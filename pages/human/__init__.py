@@ -3,7 +3,7 @@
 The labels belong to the dataset in use (its source), the candidate and the rater; they live in the workspace
 (``Workspace.set_human_score`` and friends) and do not depend on metric.py. The metric's score and feedback,
 from the latest scored run, stay hidden unless asked for. Below the labelling view: label files in and out,
-two raters' agreement, the agreement report of the latest run (``widgets.agreement``), and "Align the judge"
+two raters' agreement, the agreement report of the latest run (``ui.widgets.agreement``), and "Align the judge"
 (``align.py``).
 """
 
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-import keys as K
-import studio
 from pages.human.align import align_panel
 from pages.human.controls import choices
 from pages.human.files import files_panel, flash, raters_panel
 from pages.human.labelling import labelling
 from skynet_core.i18n import _
 from skynet_core.workspace import Snapshot
-from widgets.agreement import agreement_report
-from widgets.text import md
+from ui import keys as K
+from ui import studio
+from ui.widgets.agreement import agreement_report
+from ui.widgets.text import md
 
 
 def header(snap: Snapshot) -> None:

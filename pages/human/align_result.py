@@ -10,14 +10,14 @@ from typing import Any
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.align import AlignResult, Outcome
 from skynet_core.align.charts import before_after_figure, rounds_figure
 from skynet_core.align.text import FIGURES, figure_label, figure_of, ids_text, round_line, spent_text, verdict
 from skynet_core.human import estimate_text
 from skynet_core.i18n import _, with_language
-from widgets.text import md
+from ui import keys as K
+from ui import studio
+from ui.widgets.text import md
 
 S = st.session_state
 

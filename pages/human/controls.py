@@ -6,13 +6,13 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.human import LabelOrder, LabelScale, ScaleKind, labelling_order
 from skynet_core.human.bootstrap import SEED
 from skynet_core.i18n import N_, _, with_language
-from widgets.messages import say
-from widgets.text import md
+from ui import keys as K
+from ui import studio
+from ui.widgets.messages import say
+from ui.widgets.text import md
 
 S = st.session_state
 STEPS = (0.25, 0.2, 0.5, 1.0)

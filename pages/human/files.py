@@ -7,12 +7,12 @@ from functools import partial
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.human import HumanLabels, LabelError, estimate_text, rater_label, raters_table
 from skynet_core.i18n import _, ngettext, with_language
-from widgets.messages import say, show
-from widgets.text import md, uploader_note
+from ui import keys as K
+from ui import studio
+from ui.widgets.messages import say, show
+from ui.widgets.text import md, uploader_note
 
 S = st.session_state
 SHOWN = 200
@@ -43,7 +43,7 @@ def import_file() -> None:
 
 
 def flash() -> None:
-    """The message of the last import or name change (widgets.messages), until another replaces it or the page
+    """The message of the last import or name change (ui.widgets.messages), until another replaces it or the page
     is opened anew (Streamlit dropped the uploader's state when the page was left)."""
     if K.HUMAN_UPLOAD not in S:
         S.pop(K.HUMAN_FLASH, None)

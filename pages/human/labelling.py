@@ -11,15 +11,15 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.cases import Case
 from skynet_core.human import HumanScore, LabelScale, ScaleKind, next_unlabelled, progress, step
 from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
 from skynet_core.workspace import DatasetInUse
-from widgets.disagreements import value_text
-from widgets.text import literal, long_text, md, number
+from ui import keys as K
+from ui import studio
+from ui.widgets.disagreements import value_text
+from ui.widgets.text import literal, long_text, md, number
 
 S = st.session_state
 HIDDEN = "human-hidden-keys"  # a container whose buttons only answer their keys (the pass/fail scale's digits)

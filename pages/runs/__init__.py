@@ -11,19 +11,19 @@ from typing import Any
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.i18n import N_, _, format_number
 from skynet_core.runs import RunSummary, SavedRun
 from skynet_core.views import runs as views
 from skynet_core.workspace import Snapshot
-from widgets.agreement import run_agreement_panel
-from widgets.agreement_compare import agreement_change
-from widgets.cases import column_config
-from widgets.compare import comparison_row
-from widgets.stale import stale_banner, stale_changes
-from widgets.text import number
-from widgets.uplift import run_feedback_value
+from ui import keys as K
+from ui import studio
+from ui.widgets.agreement import run_agreement_panel
+from ui.widgets.agreement_compare import agreement_change
+from ui.widgets.cases import column_config
+from ui.widgets.compare import comparison_row
+from ui.widgets.stale import stale_banner, stale_changes
+from ui.widgets.text import number
+from ui.widgets.uplift import run_feedback_value
 
 OPEN, COMPARE = N_("Open a run"), N_("Compare two runs")
 FORMATS = {"csv": "CSV", "jsonl": "JSONL", "parquet": "Parquet"}

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-import keys as K
-import studio
 from pages.settings.cache import cache_panel
 from pages.settings.calls import calls_panel, environment_panel, isolation_panel
 from pages.settings.model import effective_banner, form, model_panel
@@ -20,6 +18,8 @@ from pages.settings.try_judge import try_judge
 from skynet_core.i18n import _, with_language
 from skynet_core.llm import ROLES, ModelSettings, litellm_ready, warm_up
 from skynet_core.views.settings import drawn, edits, form_values, restored, typed_keys, unsaved
+from ui import keys as K
+from ui import studio
 
 S = st.session_state
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.i18n import _, format_number, ngettext, with_language
 from skynet_core.llm.cache import MAX_MB_RANGE, CacheSetting
 from skynet_core.scoring.runner.limit import MAX_CAPACITY
+from ui import keys as K
+from ui import studio
 
 S = st.session_state
 

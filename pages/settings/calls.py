@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.i18n import _
 from skynet_core.llm import (
     BUDGET_RANGE_USD,
@@ -16,8 +14,10 @@ from skynet_core.llm import (
     TEMPERATURE_RANGE,
     TIMEOUT_RANGE_S,
 )
-from widgets.sidebar import isolation_line
-from widgets.text import md
+from ui import keys as K
+from ui import studio
+from ui.widgets.sidebar import isolation_line
+from ui.widgets.text import md
 
 
 def calls_panel() -> None:

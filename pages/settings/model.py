@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-import studio
 from skynet_core.i18n import N_, _, format_cost, with_language
 from skynet_core.llm import (
     API_BASE_KEY_RULE,
@@ -17,7 +16,8 @@ from skynet_core.llm import (
     known_price,
 )
 from skynet_core.views.settings import check_key, not_set_note, settings_from_form, typed_keys
-from widgets.text import md
+from ui import studio
+from ui.widgets.text import md
 
 S = st.session_state
 TITLES = {"metric": N_("Metric model"), "reflection": N_("Reflection model"), "task": N_("Task model")}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.i18n import _, with_language
+from ui import keys as K
+from ui import studio
 
 S = st.session_state
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-import studio
 from skynet_core.datasets import load_example
 from skynet_core.i18n import _, format_cost, format_number, with_language
 from skynet_core.judge import judge_summary
@@ -13,8 +12,9 @@ from skynet_core.runs.export import results_frame
 from skynet_core.views.runs import costs_shown
 from skynet_core.views.settings import settings_from_form
 from skynet_core.workspace import example_metric
-from widgets.cases import column_config
-from widgets.jobs import job_panel, outcome_panel
+from ui import studio
+from ui.widgets.cases import column_config
+from ui.widgets.jobs import job_panel, outcome_panel
 
 TRY_CASES = 5
 SLOT = "settings.try"

@@ -15,14 +15,14 @@ from typing import Any
 
 import streamlit as st
 
-import keys as K
-import studio
 from pages.tradeoffs import analysis, controls, scoring
 from skynet_core.i18n import _, with_language
 from skynet_core.metric.reward_spec import RewardSpecInSource, reward_spec_in
 from skynet_core.reward import MetricSourceError, RewardSpecError, replace_reward_spec
 from skynet_core.workspace import example_metric
-from widgets.messages import say
+from ui import keys as K
+from ui import studio
+from ui.widgets.messages import say
 
 EXAMPLE_TITLE = "Accuracy, speed and cost"
 S = st.session_state

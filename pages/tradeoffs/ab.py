@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import keys as K
 from skynet_core.i18n import _, format_number, ngettext, with_language
 from skynet_core.reward import NormalizedSpec, weight_vector
 from skynet_core.reward.candidates import ScoredCandidates
 from skynet_core.reward.tradeoffs import CandidateSummary, case_rank_changes, compare_weights, shares_text
-from widgets.text import md
+from ui import keys as K
+from ui.widgets.text import md
 
 A_KEY = K.TRADEOFFS_WEIGHTS_A
 MOVED_ROWS = 1000

@@ -18,7 +18,7 @@ from skynet_core.reward import NormalizedSpec
 from skynet_core.reward.candidates import ScoredCandidates
 from skynet_core.reward.charts import candidates_figure
 from skynet_core.reward.tradeoffs import summarize
-from widgets.text import md
+from ui.widgets.text import md
 
 
 def failures(scored: ScoredCandidates) -> None:

@@ -13,12 +13,12 @@ from typing import Any
 
 import streamlit as st
 
-import keys as K
-import studio
 from skynet_core.i18n import _, with_language
 from skynet_core.reward import PARTS, NormalizedSpec, RewardSpecError, validate_reward_spec, weight_vector
 from skynet_core.reward.tradeoffs import PART_LABELS, controls_from_spec, renormalize, shares_text, spec_from_controls
-from widgets.messages import show
+from ui import keys as K
+from ui import studio
+from ui.widgets.messages import show
 
 WEIGHT_KEYS = {part: f"tradeoffs.weight.{part}" for part in PARTS}
 SHARE_KEYS = {part: f"tradeoffs.share.{part}" for part in PARTS}

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-import studio
 from skynet_core.i18n import _, ngettext, with_language
 from skynet_core.reward.candidates import ScoredCandidates, candidate_cases, display_name, metric_key
 from skynet_core.workspace import Snapshot
-from widgets.jobs import job_panel, outcome_panel
-from widgets.stale import stale_banner
-from widgets.text import md
+from ui import studio
+from ui.widgets.jobs import job_panel, outcome_panel
+from ui.widgets.stale import stale_banner
+from ui.widgets.text import md
 
 SLOT = "tradeoffs"
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import keys as K
 from pages.tradeoffs import controls
 from skynet_core.display import markdown_frame
 from skynet_core.i18n import _, format_cost, format_number, with_language
@@ -21,7 +20,8 @@ from skynet_core.reward.tradeoffs import (
     weights_from_point,
     who_wins,
 )
-from widgets.text import md
+from ui import keys as K
+from ui.widgets.text import md
 
 GRID_STEP = 0.02
 PERTURBATIONS = 200

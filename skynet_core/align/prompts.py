@@ -132,7 +132,8 @@ def literal(text: str, like: str = '"') -> str:
     triple = body.startswith(quote * 3) or "\n" in text
     written = _triple(text, quote) if triple else _single(text, quote)
     try:
-        same = ast.literal_eval(written) == text
+        node = parse(written).body[0]  # through pysource, as every parse of the server's
+        same = isinstance(node, ast.Expr) and ast.literal_eval(node.value) == text
     except (SyntaxError, ValueError):
         same = False
     return written if same else repr(text)

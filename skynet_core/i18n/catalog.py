@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KEYWORDS: dict[str, tuple[int, ...] | None] = {"_": None, "N_": None, "ngettext": (1, 2)}
 # What a person reads comes from these; metric code (examples, templates, the sandbox's module) is the
 # user's, in English, and not translated.
-SOURCE_GLOBS = ("app.py", "studio.py", "pages/*.py", "panels/*.py", "skynet_core/**/*.py")
+SOURCE_GLOBS = ("app.py", "serve.py", "ui/**/*.py", "pages/**/*.py", "skynet_core/**/*.py")
 SKIP_PARTS = ("skynet_core/examples/metrics/", "skynet_core/engines/templates/")
 # The metric's child process cannot read the .mo through the studio: the translations of the strings
 # written in the sandbox's own files go beside it as JSON (skynet_core/scoring/sandbox/skynet/_i18n.py reads them).

@@ -22,7 +22,7 @@ A :class:`Workspace` owns what the studio remembers and runs, one part per modul
 
 It is process-wide, like the database; what belongs to one browser session (the API keys typed on the
 Settings page, the session's id as a job watcher, its job slots) is passed in explicitly. It never
-imports streamlit. Pages and panels call these methods; none of them touches a store.
+imports streamlit. Pages and widgets call these methods; none of them touches a store.
 
 The draft protocol. Every write of the draft raises its revision. A writer says which revision
 its text is based on (the revision its editor was loaded from or last wrote); a write based on

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import keys as K
 from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.workspace import Workspace, workspace_for
 from tests import align_world as world
 from tests.app.harness import button, open_app, run_until, speaking
+from ui import keys as K
 
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a requirement")
 pytestmark = pytest.mark.timeout(600)

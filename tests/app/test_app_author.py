@@ -163,9 +163,9 @@ def test_score_all_fills_the_table_with_every_case(app):
 def test_a_large_run_sends_the_first_rows_of_the_table_and_says_where_the_rest_are(app, monkeypatch):
     """900,000 rows went to the browser on every run of the page (a table nobody reads whole). The table holds
     the first rows of what the filters keep, and says so; the Runs page downloads every case."""
-    import widgets.cases
+    import ui.widgets.cases
 
-    monkeypatch.setattr(widgets.cases, "TABLE_ROWS", 5)
+    monkeypatch.setattr(ui.widgets.cases, "TABLE_ROWS", 5)
     score_all(app)
     total = len(load_example().for_candidate(load_example().candidates[0]))
     assert len(cases_table(app)) == 5

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import keys as K
 from skynet_core.cases import Case
 from skynet_core.llm.cache import CachedAnswer, CacheSetting
 from skynet_core.metric.source import MetricSource
@@ -16,6 +15,7 @@ from skynet_core.scoring.runner.limit import default_capacity, sandbox_limit
 from skynet_core.workspace import Workspace, workspace_for
 from skynet_core.workspace.jobs import JobSlot
 from tests.app.harness import button, open_app, run_until
+from ui import keys as K
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import keys as K
 from skynet_core.datasets import load_dataset, load_example
 from skynet_core.feedback import MarkStore, MarkValue, Thresholds
 from skynet_core.llm import NO_MODEL_MESSAGE, LlmReply, ModelSettings
@@ -19,9 +18,10 @@ from skynet_core.views import feedback as fv
 from skynet_core.workspace import SETTING_DATASET_PATH
 from tests.app.harness import open_app
 from tests.case_factory import WEAK_EVERY, WRONG_METRIC, weak_every_third
+from ui import keys as K
 
 # English left on the Feedback page (main area) that comes from files this branch does not own:
-# panels/reflection.py (the reflection step), skynet_core/llm/settings.py (NO_MODEL_MESSAGE) and studio.py (the
+# ui/widgets/reflection.py (the reflection step), skynet_core/llm/settings.py (NO_MODEL_MESSAGE) and ui/studio.py (the
 # stale-result banner). The i18n and author branches translate them; the lead empties this at merge.
 PENDING_OTHER_BRANCH: set[str] = set()
 # Data in the seeded run (case values, the dataset's name) and the English words the rules look for

@@ -78,7 +78,7 @@ def test_version_labels_say_the_time_once(data_dir):
     assert label.count(":") == 1  # one time, hours and minutes
 
 
-# Strings of studio.py (the save-version control, the stale banner) translated on the i18n branch.
+# Strings of ui/studio.py (the save-version control, the stale banner) translated on the i18n branch.
 PENDING_OTHER_BRANCH: set[str] = set()
 
 

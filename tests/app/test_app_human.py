@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import keys as K
 from skynet_core.datasets import load_example
 from skynet_core.feedback import MarkValue
 from skynet_core.human import FILE_RATER, ScaleKind
@@ -20,7 +19,8 @@ from skynet_core.workspace import Workspace
 from tests.app.harness import button, go_to, open_app, run_until
 from tests.case_factory import WRONG_METRIC, weak_every_third
 from tests.i18n_scan import english_words, render
-from widgets.text import number
+from ui import keys as K
+from ui.widgets.text import number
 
 DATA_WORDS = {"support", "tickets", "example", "wrong", "correct", "label", "billing", "refund", "fast", "small"}
 

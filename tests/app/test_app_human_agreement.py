@@ -13,13 +13,13 @@ import orjson
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import keys as K
 from skynet_core.human import LabelOrder, labelling_order
 from skynet_core.results import CaseResult
 from skynet_core.runs import RunKey
 from skynet_core.workspace import Workspace
 from tests.app.harness import ROOT, button, go_to, open_app, run_until
-from widgets.text import number
+from ui import keys as K
+from ui.widgets.text import number
 
 METRIC = (
     "def score(input, output, expected=None):\n"

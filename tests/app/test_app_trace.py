@@ -1,4 +1,4 @@
-"""The trace of a case's llm() calls in the row detail of the per-case table (panels/trace.py), through AppTest."""
+"""The trace of a case's llm() calls in the row detail of the per-case table (ui/widgets/trace.py), through AppTest."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def page() -> None:
     from skynet_core.i18n import set_language
     from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
     from skynet_core.results.trace import LlmCall
-    from widgets.cases import cases_table
+    from ui.widgets.cases import cases_table
 
     set_language(st.session_state.get("studio.language", "en"))
     answered = LlmCall.make(
@@ -140,7 +140,7 @@ def judge_page() -> None:
     from skynet_core.judge import judge_summary
     from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
     from skynet_core.results.trace import LlmCall
-    from widgets.trace import judge_metrics
+    from ui.widgets.trace import judge_metrics
 
     failed = LlmCall.make("Answer PASS or FAIL.", "x", None, error="rejected key", error_kind="AuthenticationError")
     results = [

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import keys as K
 from skynet_core.datasets import load_example
 from skynet_core.engines.uplift import (
     ALL_ARMS,
@@ -34,6 +33,7 @@ from tests.fake_openai import FakeOpenAI
 from tests.i18n_scan import english
 from tests.i18n_scan import texts as drawn
 from tests.uplift_saved import HELPS, LEARNED, saved_result
+from ui import keys as K
 
 EXAMPLE_WORDS = {"tickets", "example", "support", "fast", "small", "triage", "customer", "you", "refunds", "are"}
 EXAMPLE_WORDS |= {"billing", "task", "reflect", "openai"}
@@ -69,7 +69,7 @@ def open_feedback(language: str | None = None) -> AppTest:
 
 
 def opened(at: AppTest, is_open: bool = True) -> AppTest:
-    """The page after a click on the panel's title: it draws its content only while open (widgets.lazy)."""
+    """The page after a click on the panel's title: it draws its content only while open (ui.widgets.lazy)."""
     at.session_state[K.UPLIFT_OPEN] = is_open
     return at.run()
 

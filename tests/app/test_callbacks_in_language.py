@@ -3,7 +3,7 @@
 Streamlit runs a callback in a fresh script thread before the page sets the session's language, so a callback
 made without :func:`skynet_core.i18n.with_language` speaks the default language: its messages, and the jobs it
 starts. The scan finds every ``on_click`` / ``on_change`` / ``on_select`` given a function in ``pages/``,
-``widgets/`` and the entry modules, and fails on any not made by ``with_language(...)``.
+``ui/widgets/`` and the entry modules, and fails on any not made by ``with_language(...)``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ CALLBACKS = {"on_click", "on_change", "on_select"}
 
 def unbound_callbacks() -> list[str]:
     files = [*sorted((ROOT / "pages").rglob("*.py")), *sorted((ROOT / "widgets").rglob("*.py"))]
-    files += [ROOT / "app.py", ROOT / "studio.py"]
+    files += [ROOT / "app.py", ROOT / "ui/studio.py"]
     found = []
     for path in files:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -1,11 +1,11 @@
-"""Literal text's style (widgets/text.py) is sent once by a script run that draws a literal box, and only then."""
+"""Literal text's style (ui/widgets/text.py) is sent once by a script run that draws a literal box, and only then."""
 
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
 from tests.app.harness import open_app, open_function
-from widgets.text import LITERAL_CSS
+from ui.widgets.text import LITERAL_CSS
 
 
 def styles(at: AppTest) -> int:
@@ -13,7 +13,7 @@ def styles(at: AppTest) -> int:
 
 
 def two_boxes() -> None:
-    from widgets.text import box, new_script_run
+    from ui.widgets.text import box, new_script_run
 
     new_script_run()
     box("first", "one")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pages.settings.model import price_text
 from skynet_core.results.trace import LlmCall
-from widgets.trace import calls_frame, totals
+from ui.widgets.trace import calls_frame, totals
 
 
 def test_a_trace_and_settings_show_a_cost_alike() -> None:

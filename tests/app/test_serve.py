@@ -25,7 +25,7 @@ heavy = ("pandas", "pyarrow", "plotly.graph_objects", "pages.author", "pages.set
 import serve
 before = {name: name in sys.modules for name in heavy}
 serve.warm()
-import studio
+from ui import studio
 from skynet_core.workspace.jobs import JobSlot
 workspace = studio.open_workspace()
 pool = workspace.pool

@@ -15,7 +15,7 @@ from skynet_core.metric import pysource
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_CODE = [*sorted((ROOT / "skynet_core").rglob("*.py")), *sorted((ROOT / "pages").rglob("*.py"))]
-APP_CODE += [*sorted((ROOT / "panels").rglob("*.py")), ROOT / "studio.py", ROOT / "app.py"]
+APP_CODE += [*sorted((ROOT / "ui").rglob("*.py")), ROOT / "app.py", ROOT / "serve.py"]
 # Code that runs in the sandbox or outside the studio (the exported engine programs) is not the server's.
 OUTSIDE = ("skynet_core/scoring/sandbox/", "skynet_core/engines/templates/", "skynet_core/examples/")
 

@@ -21,7 +21,7 @@ from typing import Any
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 RUNNING = '[data-testid="stApp"][data-test-script-state="running"]'
-# Text shown literally (widgets.text.box): a text element in a container keyed literal-….
+# Text shown literally (ui.widgets.text.box): a text element in a container keyed literal-….
 LITERAL = '[class*="st-key-literal-"] [data-testid="stText"]'
 
 # The checkout whose app the servers run: this one, or $SKYNET_E2E_APP_ROOT (to watch a new test fail on an

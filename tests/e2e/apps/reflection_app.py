@@ -18,7 +18,7 @@ from skynet_core.engines.reflection import dataset_instruction  # noqa: E402
 from skynet_core.llm import ModelConfig, ModelSettings  # noqa: E402
 from skynet_core.scoring import RunOptions
 from skynet_core.scoring.runner.run import score_cases  # noqa: E402
-from widgets.reflection import draw_reflection_step  # noqa: E402
+from ui.widgets.reflection import draw_reflection_step  # noqa: E402
 
 METRIC = (EXAMPLE_PATH.parent / "metrics" / "exact_match.py").read_text()
 

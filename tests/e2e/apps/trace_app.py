@@ -21,7 +21,7 @@ from skynet_core.llm import ModelConfig, ModelSettings, make_handler  # noqa: E4
 from skynet_core.scoring import RunOptions
 from skynet_core.scoring.runner.run import score_cases  # noqa: E402
 from tests.fake_openai import FakeOpenAI, Received  # noqa: E402
-from widgets.cases import cases_table  # noqa: E402
+from ui.widgets.cases import cases_table  # noqa: E402
 
 LONG = "PASS. " + "The label, priority and reply all fit the ticket. " * 120 + "Verdict: PASS."
 

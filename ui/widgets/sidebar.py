@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-import keys as K
 from skynet_core.i18n import LANGUAGES, _, format_number, ngettext, set_language, with_language
 from skynet_core.scoring.runner import WorkerPool
 from skynet_core.scoring.runner.watchdog import MEMORY_LIMIT_MODE
 from skynet_core.workspace import Snapshot
-from studio import session
-from widgets.jobs import running_jobs
-from widgets.text import md
+from ui import keys as K
+from ui.studio import session
+from ui.widgets.jobs import running_jobs
+from ui.widgets.text import md
 
 S = st.session_state
 

@@ -2,7 +2,7 @@
 
 For each call: what was sent (instructions and input), what came back (the answer, or the error
 and its kind), tokens, latency, retries and cost. Every text in a trace came from metric code, the
-data or the model: it is shown literally (``widgets.text.long_text``, dataframe cells), never as markdown.
+data or the model: it is shown literally (``ui.widgets.text.long_text``, dataframe cells), never as markdown.
 The texts were redacted and clipped when the call was made (``skynet_core.results.trace``).
 """
 
@@ -17,7 +17,7 @@ from skynet_core.i18n import _, format_cost, format_duration, format_number, nge
 from skynet_core.judge import JudgeSummary
 from skynet_core.results import CaseResult
 from skynet_core.results.trace import CLIP_CHARS, CLIP_HEAD, FULL_CALLS, LlmCall
-from widgets.text import long_text, md
+from ui.widgets.text import long_text, md
 
 
 def duration(ms: float) -> str:

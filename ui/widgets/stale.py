@@ -8,7 +8,7 @@ import streamlit as st
 
 from skynet_core.i18n import _, with_language
 from skynet_core.provenance import Provenance
-from widgets.text import md
+from ui.widgets.text import md
 
 
 def stale_changes(made_by: Provenance | None, current: Provenance) -> list[str]:

@@ -11,7 +11,7 @@ import streamlit as st
 from skynet_core.human import comparison_table, moves_table
 from skynet_core.i18n import _, format_number
 from skynet_core.results import CaseResult
-from studio import session
+from ui.studio import session
 
 MOVES_SHOWN = 200
 

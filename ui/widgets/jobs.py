@@ -15,12 +15,12 @@ from typing import Any
 
 import streamlit as st
 
-import keys as K
 from skynet_core.i18n import _, format_cost, format_datetime, format_duration, format_number, with_language
 from skynet_core.results import ErrorKind, Outcome, OutcomeStatus
 from skynet_core.workspace.jobs import Job, JobSlot
-from studio import apply_language, session
-from widgets.text import long_text, md
+from ui import keys as K
+from ui.studio import apply_language, session
+from ui.widgets.text import long_text, md
 
 POLL_S = 0.2
 JOBS_POLL_S = 2.0

@@ -1,14 +1,17 @@
-"""Every session-state key of the studio, in one place: what each holds and who writes it.
+"""The session-state keys that more than one place reads or writes: what a session remembers between script
+runs (the snapshot, the API keys typed in, its job slots, notices), and the widget keys another file reads,
+sets or resets. What each holds and who writes it.
 
-A widget's key is its state (Streamlit keeps a widget's value under its key); the other keys hold what a
-session remembers between script runs. Names are ``<page>.<what>``; a key built per item (a case, a run,
-a generation of widgets) is a function here. Nothing in session state is shared between sessions: what
-every session reads is in the workspace (``skynet_core.workspace``).
+A widget's key is its state (Streamlit keeps a widget's value under its key). A key only its own widget uses is
+written where the widget is drawn, as ``<page>.<what>`` (``"history.a"``), so it cannot clash with another
+page's; this module does not list those. A key built per item (a case, a run, a generation of widgets) is a
+function here. Nothing in session state is shared between sessions: what every session reads is in the
+workspace (``skynet_core.workspace``).
 """
 
 from __future__ import annotations
 
-# --- the studio (studio.py, widgets/) -----------------------------------------------------------------
+# --- the studio (ui/studio.py, ui/widgets/) --------------------------------------------------------------
 LANGUAGE = "studio.language"  # the sidebar's language picker
 LLM_KEYS = "studio.llm_keys"  # API keys typed on Settings: {role: key}, this session's memory only
 SNAPSHOT = "studio.snapshot"  # this script run's workspace snapshot (studio.snapshot)
@@ -22,7 +25,7 @@ def job_slot(kind: str) -> str:
 
 
 def drawn(panel: str) -> str:
-    """The id of the finished job ``panel`` last drew (widgets.jobs.job_panel stops polling once it has)."""
+    """The id of the finished job ``panel`` last drew (ui.widgets.jobs.job_panel stops polling once it has)."""
     return f"{panel}.drawn"
 
 
@@ -89,14 +92,14 @@ FEEDBACK_REVIEW = "feedback.review"  # the review of (run, thresholds, language)
 FEEDBACK_HEALTH = "feedback.health"  # the health findings of (run, language), computed once
 FEEDBACK_THRESHOLDS = "feedback.thresholds"
 FEEDBACK_THRESHOLD_GEN = "feedback.threshold_gen"  # "Reset to defaults" starts a new generation of fields
-FEEDBACK_THRESHOLDS_OPEN = "feedback.thresholds_open"  # whether the Thresholds panel is open (widgets.lazy)
+FEEDBACK_THRESHOLDS_OPEN = "feedback.thresholds_open"  # whether the Thresholds panel is open (ui.widgets.lazy)
 FEEDBACK_REFLECTION_OPEN = "feedback.reflection_open"  # whether the reflection step's panel is open
 FEEDBACK_CASE = "feedback.case"  # the case shown side by side
 FEEDBACK_TABLE_PICK = "feedback.table_pick"
 FEEDBACK_SHOW_CHOICE = "feedback.show_choice"
 # "Does this feedback help?" (pages/feedback/uplift.py): the form's widgets (their values are kept in the workspace),
 # the message of a start that was refused, and the arm and seed whose final instruction is shown.
-UPLIFT_OPEN = "feedback.uplift.open"  # whether the feedback-value experiment's panel is open (widgets.lazy)
+UPLIFT_OPEN = "feedback.uplift.open"  # whether the feedback-value experiment's panel is open (ui.widgets.lazy)
 UPLIFT_INSTRUCTION = "feedback.uplift.instruction"
 UPLIFT_ROUNDS = "feedback.uplift.rounds"
 UPLIFT_SEEDS = "feedback.uplift.seeds"
@@ -143,7 +146,7 @@ HUMAN_UPLOAD_RATER = "human.upload_rater"  # whose scores a labels file's rows w
 HUMAN_FIRST = "human.first_rater"
 HUMAN_SECOND = "human.second_rater"
 HUMAN_AGREEMENT = "human.agreement"  # the prefix of the agreement report's widgets on the Human scores page
-ALIGN_OPEN = "human.align.open"  # whether the "Align the judge" panel is open (widgets.lazy)
+ALIGN_OPEN = "human.align.open"  # whether the "Align the judge" panel is open (ui.widgets.lazy)
 ALIGN_ROUNDS = "human.align.rounds"
 ALIGN_BUDGET = "human.align.budget"
 ALIGN_SEED = "human.align.seed"

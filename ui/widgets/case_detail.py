@@ -1,5 +1,5 @@
 """One case of a scoring run in full: input, output, expected, side information, error, prints, and the trace of
-its ``llm()`` calls. Text from metric code or data is shown literally (``widgets.text``)."""
+its ``llm()`` calls. Text from metric code or data is shown literally (``ui.widgets.text``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from skynet_core.i18n import _
 from skynet_core.results import CaseResult
 from skynet_core.results.overflow import full_side_information
 from skynet_core.views.author import side_information
-from widgets.text import literal, long_text
-from widgets.trace import show_calls
+from ui.widgets.text import literal, long_text
+from ui.widgets.trace import show_calls
 
 
 def case_details(case_id: str, results: list[CaseResult], cases: list[Case]) -> None:

@@ -19,7 +19,7 @@ from skynet_core.i18n import _, with_language
 from skynet_core.llm import ModelSettings
 from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult
-from studio import session
+from ui.studio import session
 
 S = st.session_state
 GEPA_MISSING = "gepa-missing"

@@ -1,7 +1,7 @@
 """The per-case results of a scoring run: summary numbers, histogram, filterable table and one case in full.
 
 Every text that came from metric code or a data file (ids, feedback, named-score keys, errors,
-prints) is shown literally: dataframe cells, ``st.code``/``widgets.text.literal``, never markdown.
+prints) is shown literally: dataframe cells, ``st.code``/``ui.widgets.text.literal``, never markdown.
 :func:`column_config` is the one column configuration of every per-case table of the studio (a run, two
 runs or versions compared, the probes, a try-out of the judge).
 """
@@ -23,7 +23,7 @@ from skynet_core.runs.export import results_frame, score_names
 from skynet_core.views.author import run_numbers
 from skynet_core.views.runs import costs_shown, statuses_text
 from skynet_core.workspace.jobs import Job
-from widgets.case_detail import case_details
+from ui.widgets.case_detail import case_details
 
 S = st.session_state
 CACHE = "cases.frame"  # this session's table of the results shown last: (token, frame)

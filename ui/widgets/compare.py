@@ -8,7 +8,7 @@ from typing import Protocol
 import streamlit as st
 
 from skynet_core.i18n import _, format_number
-from widgets.text import number
+from ui.widgets.text import number
 
 
 class Compared(Protocol):

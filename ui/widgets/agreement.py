@@ -30,10 +30,10 @@ from skynet_core.human.text import counts_text
 from skynet_core.i18n import _, ngettext, with_language
 from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
-from studio import session
-from widgets.disagreements import disagreements, opened_case
-from widgets.text import box, md
-from widgets.text import number as text_number
+from ui.studio import session
+from ui.widgets.disagreements import disagreements, opened_case
+from ui.widgets.text import box, md
+from ui.widgets.text import number as text_number
 
 S = st.session_state
 UNKNOWN_SHOWN = 20

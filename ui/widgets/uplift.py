@@ -12,13 +12,13 @@ from datetime import datetime
 
 import streamlit as st
 
-import studio
 from skynet_core.engines.uplift.stats import difference
 from skynet_core.engines.uplift.store import UpliftSummary
 from skynet_core.i18n import N_, _, format_datetime, ngettext
 from skynet_core.metric.source import MetricSource
 from skynet_core.workspace import Snapshot
-from widgets.text import md
+from ui import studio
+from ui.widgets.text import md
 
 WHERE = N_("Does this feedback help?")
 

@@ -7,7 +7,7 @@ from typing import Literal
 import streamlit as st
 
 from skynet_core.i18n import _, with_language
-from studio import session
+from ui.studio import session
 
 S = st.session_state
 

@@ -1,6 +1,6 @@
 """The session binding: this browser session's :class:`Session` (the workspace, its keys, its id as a job
 watcher, its job slots) and the one :class:`~skynet_core.workspace.Snapshot` per script run that pages and
-panels read. Pages call workspace methods through ``session().workspace``; none of them touches a store.
+widgets read. Pages call workspace methods through ``session().workspace``; none of them touches a store.
 
 app.py calls :func:`begin_run` before a page draws: it applies the language and takes the run's snapshot.
 A callback runs before the script run it causes, so it never needs a fresh snapshot; a page that writes
@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-import keys as K
 from skynet_core.i18n import set_language
 from skynet_core.metric.source import MetricSource
 from skynet_core.scoring.runner import default_pool
 from skynet_core.store import Version, data_dir
 from skynet_core.workspace import Snapshot, Workspace
 from skynet_core.workspace.jobs import JobSlot
+from ui import keys as K
 
 S = st.session_state
 
@@ -125,7 +125,7 @@ def hand_over_to_router() -> None:
     from streamlit.runtime.pages_manager import PagesManager
 
     PagesManager.uses_pages_directory = False
-    runpy.run_path(str(Path(__file__).with_name("app.py")), run_name="__main__")
+    runpy.run_path(str(Path(__file__).resolve().parent.parent / "app.py"), run_name="__main__")
 
 
 def apply_language(snap: Snapshot | None = None) -> str:
