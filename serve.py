@@ -59,7 +59,7 @@ def warm() -> None:
             importlib.import_module(page.name)
     from skynet_core import i18n
 
-    workspace = importlib.import_module("studio").open_workspace()
+    workspace = importlib.import_module("ui.studio").open_workspace()
     asks_a_model = workspace.model_settings().effective() is not None
     if asks_a_model:
         # A model is configured: the first check's handler would import litellm (seconds of CPU, most of them

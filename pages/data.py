@@ -1,5 +1,5 @@
-"""A deep link to /data on a freshly started server runs this file (Streamlit's pages-folder mode, see ui/__init__.py):
-it hands the request to the router."""
+"""A deep link to /data on a freshly started server runs this file: it hands the request to the router (why this
+file exists: ui/__init__.py)."""
 
 from ui import studio
 

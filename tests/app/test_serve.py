@@ -21,7 +21,7 @@ MODEL = {"SKYNET_METRIC_MODEL": "openai/judge", "SKYNET_METRIC_API_BASE": "http:
 JUDGE = "from skynet import llm\n\n\ndef score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
 PROBE = """
 import json, sys
-heavy = ("pandas", "pyarrow", "plotly.graph_objects", "pages.author", "pages.settings", "studio")
+heavy = ("pandas", "pyarrow", "plotly.graph_objects", "pages.author", "pages.settings", "ui.studio")
 import serve
 before = {name: name in sys.modules for name in heavy}
 serve.warm()
