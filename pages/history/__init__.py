@@ -11,7 +11,7 @@ from skynet_core.charts import histogram_bars
 from skynet_core.history import compare_runs, comparison_changes, folder_diff, version_label
 from skynet_core.i18n import N_, _, with_language
 from skynet_core.metric_source import MetricSource
-from skynet_core.run_views import costs_shown
+from skynet_core.run_views import costs_shown, words_shown
 from skynet_core.workspace import Snapshot
 from widgets.agreement_compare import agreement_change
 from widgets.cases import column_config
@@ -78,7 +78,9 @@ def comparison(snap: Snapshot, chosen: tuple[MetricSource, MetricSource]) -> Non
             margin={"t": 40, "b": 40, "l": 40, "r": 10},
         )
         st.plotly_chart(figure, width="stretch")
-    st.dataframe(costs_shown(result.table), hide_index=True, width="stretch", column_config=column_config())
+    st.dataframe(
+        words_shown(costs_shown(result.table)), hide_index=True, width="stretch", column_config=column_config()
+    )
     agreement_change(before, after, snap.in_use.data.source, snap.in_use.candidate, key="history.agreement")
 
 
