@@ -1,6 +1,7 @@
-"""Chinese translations mark code as the English does: the check's messages, a case's error and most of what metric
-code or the runner says are shown literally (plain text, the command line, escaped markdown), where a backtick is a
-stray character, not code ("找到 `score(input, output, expected=None)`", "`REWARD_SPEC` 有效")."""
+"""Chinese translations of the messages shown as plain text mark code as the English does: the check's stages, a
+case's error, the runner's and the dataset readers' messages are drawn literally (and printed by the command line),
+where a backtick is a stray character, not code ("找到 `score(input, output, expected=None)`", "`REWARD_SPEC` 有效").
+A text drawn as markdown (a caption, a tooltip) may mark code: there it renders as code."""
 
 from __future__ import annotations
 
@@ -19,12 +20,21 @@ def score(input, output, expected=None):
 """
 
 
-def test_no_translation_adds_backticks_its_english_does_not_have() -> None:
+# Where the messages shown as plain text are written: the check, the runner and the sandbox (a stage's message, a
+# case's error, the command line) and the dataset readers (escaped on the Data page, plain on the command line).
+PLAIN_TEXT = ("skynet_core/contract.py", "skynet_core/runner/", "skynet_core/sandbox/", "skynet_core/datasets/")
+
+
+def test_no_message_shown_as_plain_text_gains_backticks_in_chinese() -> None:
+    catalog = i18n_catalog.merged("zh_CN")
     added = []
-    for message in i18n_catalog.merged("zh_CN"):
-        sources = message.id if isinstance(message.id, tuple) else (message.id,)
-        targets = message.string if isinstance(message.string, tuple) else (message.string,)
-        if message.id and not any("`" in source for source in sources) and any("`" in str(t) for t in targets):
+    for found in i18n_catalog.extract():
+        if not any(path.startswith(PLAIN_TEXT) for path, _line in found.locations):
+            continue
+        sources = found.message if isinstance(found.message, tuple) else (found.message,)
+        entry = catalog.get(sources[0])
+        targets = entry.string if isinstance(entry.string, tuple | list) else (entry.string,)
+        if not any("`" in source for source in sources) and any("`" in str(target) for target in targets):
             added.append(f"{sources[0]!r} -> {targets[0]!r}")
     assert not added, "drop the backticks the English does not have:\n" + "\n".join(added)
 
