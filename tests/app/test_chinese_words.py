@@ -79,3 +79,10 @@ def test_the_price_fields_say_tokens_as_every_page_does(data_dir: Path) -> None:
     at = open_app("settings", language="zh_CN")
     labels = [field.label for field in at.number_input if field.key.startswith("settings.metric.price")]
     assert labels == ["每百万输入词元美元价", "每百万输出词元美元价"]
+
+
+def test_the_trade_offs_controls_write_milliseconds_as_every_page_does(data_dir: Path) -> None:
+    Store(data_dir).save_draft(EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8"))
+    at = open_app("tradeoffs", language="zh_CN")
+    labels = [field.label for field in at.number_input]
+    assert "速度参考值（毫秒）" in labels, labels
