@@ -160,7 +160,7 @@ def model_panel(role: str) -> None:
         st.caption(f":material/info: {not_set_note(role, settings)}")
         return
     st.caption(_(API_BASE_KEY_RULE))
-    empty_means, empty_help = empty_key_means(config)
+    empty_means, empty_help = empty_key_means(config, studio.session().keys.get(role))
     st.text_input(
         _("API key for this session (optional)"),
         key=f"settings.{role}.key",

@@ -32,3 +32,16 @@ def test_an_empty_key_for_the_providers_endpoint_is_the_servers_variable(data_di
     assert "OPENAI_API_KEY from the server's environment" in key_line(at)
     assert field.placeholder == "empty: the server's OPENAI_API_KEY"
     assert "Empty: the server's OPENAI_API_KEY" in field.help
+
+
+def test_an_empty_key_field_after_saving_a_key_keeps_this_sessions_key(data_dir) -> None:
+    at = open_app("settings")
+    at.text_input(key="settings.metric.model").input("openai/judge")
+    at.text_input(key="settings.metric.api_base").input("http://127.0.0.1:8000/v1").run()
+    at.text_input(key="settings.metric.key").input("sk-typed-0123456789WXYZ")
+    next(button for button in at.button if button.label == "Save settings").click().run()
+    field = at.text_input(key="settings.metric.key")
+    assert field.value == ""
+    assert "typed in for this session (…WXYZ)" in key_line(at)
+    assert field.placeholder == "empty: this session's key (…WXYZ)"
+    assert "Empty: this session's key (…WXYZ)" in field.help
