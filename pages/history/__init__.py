@@ -59,7 +59,13 @@ def comparison(snap: Snapshot, chosen: tuple[MetricSource, MetricSource]) -> Non
         if job.provenance is not None and compared is not None
         else [_("it was made before results kept their origin")]
     )
-    stale_banner(changes, _("These scores"), None, key="history.stale")
+    stale_banner(
+        changes,
+        _("These scores"),
+        None,
+        key="history.stale",
+        current=_("These scores are of versions A and B, on the current dataset, candidate, split and model."),
+    )
     before, after = job.result or ([], [])
     result = compare_runs(before, after)
     comparison_row(result)
