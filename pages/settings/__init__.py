@@ -70,7 +70,8 @@ def page() -> None:
 
 
 def draw(saved: ModelSettings, ray_address: str) -> None:
-    st.html(KEY_FIELD_CSS)
+    if any(form().config(role) for role in ROLES):  # a key field is drawn only for a model that is set
+        st.html(KEY_FIELD_CSS)
     st.title(_("Settings"))
     effective_banner(saved)
     if S.get(K.SETTINGS_NOTICE):
