@@ -81,6 +81,9 @@ def data_new_upload(generation: int) -> str:
     return f"data.new_upload.{generation}"
 
 
+# --- History (pages/history/) ----------------------------------------------------------------------------
+HISTORY_COMPARED = "history.compared"  # (version A's digest, version B's digest) of the comparison started last
+
 # --- Runs (pages/runs/) -----------------------------------------------------------------------------------
 RUNS_BY_ID = "runs.by_id"  # compare two candidates' runs by case id
 

@@ -17,6 +17,7 @@ from skynet_core.display import clipped, markdown_text
 from skynet_core.i18n import N_, _, format_number, language, ngettext
 from skynet_core.jobs import Job
 from skynet_core.results import CaseResult, CheckReport, OutcomeStatus, StageStatus
+from skynet_core.reward_lines import localized_feedback
 from skynet_core.workspace import Snapshot
 from widgets.jobs import job_panel, outcome_panel
 from widgets.text import box, long_text
@@ -128,7 +129,9 @@ def sampled_cases(results: list[CaseResult], chosen: CheckCases | None, shown_er
             lines += [f"score.{name} {score_text(value)}" for name, value in result.scores.items()]
             st.text("\n".join(lines))
             if result.ok or result.feedback:
-                long_text(result.feedback, key=f"author.sample.{index}.feedback", empty=_("(no feedback)"))
+                long_text(
+                    localized_feedback(result.feedback), key=f"author.sample.{index}.feedback", empty=_("(no feedback)")
+                )
             if result.error:
                 headline = error_headline(result.error)
                 st.text(_("same error as above") if headline == shown_error else error_headline(result.error, 240))

@@ -158,7 +158,7 @@ def tools(snap: Snapshot) -> None:
             _("Split"),
             splits,
             index=splits.index(in_use.split or "") if (in_use.split or "") in splits else 0,
-            format_func=lambda name: name or "all",  # the same in every language (a label is what comes back)
+            format_func=lambda name: name or _("all"),  # choose_split keeps only a split the data has
             key=K.AUTHOR_SPLIT,
             on_change=with_language(choose_split),
             width=140,

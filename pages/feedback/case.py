@@ -16,6 +16,7 @@ from skynet_core.feedback import view as fv
 from skynet_core.feedback.view import fmt, mark_text, suggestions
 from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
+from skynet_core.reward_lines import localized_feedback
 from skynet_core.runs import SavedRun
 from widgets.text import literal, long_text, md
 
@@ -59,7 +60,7 @@ def draw_case(
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown("**" + _("Feedback") + "**")
-        long_text(result.feedback, "feedback.case.feedback", empty=_("(empty)"))
+        long_text(localized_feedback(result.feedback), "feedback.case.feedback", empty=_("(empty)"))
         if result.scores:
             named = " · ".join(f"{md(name)} {fmt(value)}" for name, value in result.scores.items())
             st.markdown(_("**Named scores** · {scores}").format(scores=named))

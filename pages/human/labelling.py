@@ -17,6 +17,7 @@ from skynet_core.cases import Case
 from skynet_core.human import HumanScore, LabelScale, ScaleKind, next_unlabelled, progress, step
 from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
+from skynet_core.reward_lines import localized_feedback
 from skynet_core.workspace import DatasetInUse
 from widgets.disagreements import value_text
 from widgets.text import literal, long_text, md, number
@@ -91,7 +92,7 @@ def metric_view(result: CaseResult | None) -> None:
         _("**Metric score** {score} · {status}").format(score=number(result.score), status=result.status.word)
         + (f" · {named}" if named else "")
     )
-    long_text(result.feedback, "human.feedback", empty=_("(no feedback)"))
+    long_text(localized_feedback(result.feedback), "human.feedback", empty=_("(no feedback)"))
 
 
 def score_keys(case_id: str, scale: LabelScale, order: Sequence[str], labelled: frozenset[str]) -> None:

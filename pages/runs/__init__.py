@@ -76,7 +76,9 @@ def filters(frame: Any, key: str, columns: views.Columns, sorts: list[str], defa
                                    width=240)  # fmt: skip
                 named_range = views.narrowed(picked, named_whole)
         statuses = sorted({value for name in columns.statuses for value in frame[name].dropna()})
-        status = st.multiselect(_("Status"), statuses, key=f"{key}.status", placeholder=_("any"), width=200)
+        status = st.multiselect(
+            _("Status"), statuses, format_func=views.status_word, key=f"{key}.status", placeholder=_("any"), width=200
+        )
         split = st.multiselect(_("Split"), sorted(frame["split"].dropna().unique()), key=f"{key}.split",
                                placeholder=_("any"), width=200)  # fmt: skip
     with st.container(horizontal=True, vertical_alignment="bottom"):

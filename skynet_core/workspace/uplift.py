@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engines.uplift.config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS, Models, UpliftConfig
 from ..engines.uplift.store import SavedUplift, UpliftStore, UpliftSummary
+from ..feedback_value import most_complete
 from ..i18n import _
 from ..jobs import Job, JobSlot
 from ..llm import ModelSettings
@@ -224,10 +225,9 @@ class UpliftPart(UseCasesPart):
         return self.uplift_result(newest.id) if newest is not None else None
 
     def feedback_value_of(self, metric: str, dataset: str) -> UpliftSummary | None:
-        """The newest saved experiment of the metric folder ``metric`` (a digest) on ``dataset`` (a source) that has a
-        feedback value: what History and Runs show for a metric version."""
-        found = self.uplift_results(metric=metric, dataset=dataset)
-        return next((item for item in found if item.feedback_value.value is not None), None)
+        """The most complete saved experiment of the metric folder ``metric`` (a digest) on ``dataset`` (a source)
+        with a feedback value (``feedback_value.most_complete``): what History and Runs show for a metric version."""
+        return most_complete(self.uplift_results(metric=metric, dataset=dataset))
 
     def clear(self) -> None:
         """Forget everything (see ``RecordsPart.clear``), the saved experiments too."""
