@@ -19,11 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..cases import Case
 from ..i18n import _
-from ..llm import LlmError, ModelConfig, ModelSettings, explain_error
+from ..llm import LlmError, ModelConfig, ModelSettings, chat
 from ..results import CaseResult
 from .gepa_adapter import reflective_dataset, side_info
 from .sandboxed import Verdict
-from .task import litellm_kwargs
 
 if TYPE_CHECKING:
     from ..datasets import Dataset
@@ -93,26 +92,17 @@ class Reflection:
     completion_tokens: int
 
 
-def reflect(prompt: str, config: ModelConfig, settings: ModelSettings) -> Reflection:
-    """Send ``prompt`` to the reflection model ``config`` the way GEPA does (``gepa.lm.LM``, one user message)
-    and extract the proposal with GEPA's extractor. Raises :class:`LlmError`, with a message for people, when the
-    key is missing or the call fails."""
-    from gepa.lm import LM  # what optimize_anything's make_litellm_lm makes
+def reflect(prompt: str, config: ModelConfig, settings: ModelSettings, max_tokens: int | None = None) -> Reflection:
+    """Send ``prompt`` to the reflection model ``config`` the way GEPA does (one user message, as ``gepa.lm.LM``
+    sends it) and extract the proposal with GEPA's extractor. The call is the studio's own
+    (:func:`skynet_core.llm.provider.chat`: retries, a bound ``max_tokens`` when given, and the answer redacted of
+    keys before anything reads it). Raises :class:`LlmError`, with a message for people, when the key is missing
+    or the call fails."""
     from gepa.strategies.instruction_proposal import InstructionProposalSignature
 
-    kwargs: dict[str, Any] = {
-        "temperature": settings.temperature,
-        "timeout": settings.request_timeout_s,
-        "num_retries": settings.max_retries,
-    }
-    kwargs.update(litellm_kwargs(config))  # imports litellm with the studio's offline settings first
-    model = LM(config.model, **kwargs)
-    try:
-        raw = model(prompt) or ""
-    except Exception as exc:  # noqa: BLE001  (litellm maps provider errors to many classes)
-        raise LlmError(explain_error(exc, config, settings), kind=type(exc).__name__) from None
-    proposed = InstructionProposalSignature.output_extractor(raw.strip())["new_instruction"]
-    return Reflection(raw, proposed, int(model.total_tokens_in), int(model.total_tokens_out))
+    reply = chat(settings, [{"role": "user", "content": prompt}], config=config, max_tokens=max_tokens)
+    proposed = InstructionProposalSignature.output_extractor(reply.text.strip())["new_instruction"]
+    return Reflection(reply.text, proposed, reply.prompt_tokens, reply.completion_tokens)
 
 
 @dataclass(frozen=True)

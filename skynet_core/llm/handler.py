@@ -108,9 +108,10 @@ class MetricLlm:
             retries=reply.attempts - 1,
             cached=cached,
         )
-        # The answer crosses to the metric, and from it to feedback, --out and the database: an endpoint that
-        # echoes the request's Authorization header (or any key) must not hand the key to metric code.
-        answered = {"text": redact(reply.text, self._keys, NO_ENV), "usage": reply.usage(), "call": call}
+        # The answer crosses to the metric, and from it to feedback, --out and the database: it was redacted where
+        # it was taken (provider.chat), before the cache kept it, so an endpoint that echoes the request's
+        # Authorization header (or any key) hands no key to metric code.
+        answered = {"text": reply.text, "usage": reply.usage(), "call": call}
         if keyed is not None:
             sent = request_bytes(request.instructions, request.input, keyed.repeat)
             answered["recorded"] = recorded_call(call, keyed.answer, sent, keyed.key, keyed.first)
@@ -207,9 +208,9 @@ class MetricLlm:
         return LlmReply(answer.text, 0.0, 0, 0, 0.0, model=answer.model), source, keyed
 
     def _ask(self, request: LlmRequest) -> LlmReply:
-        """The model's reply, its text redacted (so that no key is stored in the cache or reaches the metric)."""
-        reply = provider.complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
-        return replace(reply, text=redact(reply.text, self._keys, NO_ENV))
+        """The model's reply, its text redacted where it is taken (so that no key is stored in the cache or
+        reaches the metric)."""
+        return provider.complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
 
     def _model(self) -> str:
         chosen = self.settings.effective()
