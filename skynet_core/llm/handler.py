@@ -13,6 +13,7 @@ import orjson
 
 from ..i18n import _
 from ..llm_cache import AnswerRequest, CachedAnswer, LlmCache, Repeats, Source
+from ..metric_source import MetricSource
 from ..redact import NO_ENV, known_secrets, redact
 from ..runner.values import LlmRequest
 from ..sandbox.sealed import request_bytes
@@ -114,16 +115,16 @@ class MetricLlm:
         answered = {"text": reply.text, "usage": reply.usage(), "call": call}
         if keyed is not None:
             sent = request_bytes(request.instructions, request.input, keyed.repeat)
-            answered["recorded"] = recorded_call(call, keyed.answer, sent, keyed.key, keyed.first)
+            answered["recorded"] = recorded_call(call, keyed.answer, sent, keyed.key, keyed.first, request.instructions)
         return answered
 
-    def ahead(self, payloads: Sequence[bytes | memoryview]) -> AheadBatch | None:
-        """For a request of cases (``payloads``: each case's JSON as sent): the cached answers of the calls each
-        made last time, to send ahead with them, and the record of the calls they make now (None without a
-        cache or a model)."""
+    def ahead(self, payloads: Sequence[bytes | memoryview], metric: MetricSource) -> AheadBatch | None:
+        """For a request of cases (``payloads``: each case's JSON as sent) to ``metric``: the cached answers of
+        the calls each made last time for this metric, to send ahead with them, and the record of the calls they
+        make now (None without a cache or a model)."""
         if self.cache is None or self.settings.effective() is None:
             return None
-        return AheadBatch(self, self.cache.case_calls, self._scope_key(), payloads)
+        return AheadBatch(self, self.cache.case_calls, self._scope_key(), payloads, metric)
 
     def count_repeat(self, case: int, first_key: str) -> None:
         """Count a call the sandbox answered ahead among the case ``case``'s identical calls (``first_key``: its
