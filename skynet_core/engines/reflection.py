@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..cases import Case
-from ..i18n import _
+from ..i18n import _, format_number
 from ..llm import LlmError, ModelConfig, ModelSettings, chat
 from ..results import CaseResult
 from .gepa_adapter import reflective_dataset, side_info
@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from ..datasets import Dataset
 
 DEFAULT_MINIBATCH = 3
+MIN_PROPOSAL_CHARS = 16_000
+PROPOSAL_GROWTH = 4
+"""A proposal may have :data:`MIN_PROPOSAL_CHARS` characters, or this many times the instruction it replaces if
+that is more (:func:`proposal_limit`); a longer one is refused."""
 EXAMPLE_INSTRUCTION = Path(__file__).resolve().parents[1] / "examples" / "tickets_instruction.txt"
 NO_REFLECTION_MODEL = (
     "No reflection model is configured, so nothing was proposed. Choose one on the Settings page (reflection "
@@ -105,6 +109,23 @@ def reflect(prompt: str, config: ModelConfig, settings: ModelSettings, max_token
     return Reflection(reply.text, proposed, reply.prompt_tokens, reply.completion_tokens)
 
 
+def proposal_limit(instruction: str) -> int:
+    """The most characters a proposal replacing ``instruction`` may have: 16,000, or 4× the instruction."""
+    return max(MIN_PROPOSAL_CHARS, PROPOSAL_GROWTH * len(instruction))
+
+
+def proposal_problem(proposed: str, instruction: str) -> str | None:
+    """Why ``proposed`` cannot replace ``instruction`` (it is too long: a runaway answer, not an instruction),
+    for people; None when it can."""
+    limit = proposal_limit(instruction)
+    if len(proposed) <= limit:
+        return None
+    return _(
+        "The reflection model proposed {size} characters, more than the {limit} a proposal may have (16,000, or 4 "
+        "times the instruction it replaces), so the proposal was refused."
+    ).format(size=format_number(len(proposed)), limit=format_number(limit))
+
+
 @dataclass(frozen=True)
 class ReflectionStep:
     """One step: the prompt, and (with a model) the proposed text, or why there is none.
@@ -154,4 +175,7 @@ def reflection_step(
         reply = reflect(prompt, config, settings)
     except LlmError as exc:
         return ReflectionStep(instruction, prompt, ids, config.model, message=str(exc))
+    if problem := proposal_problem(reply.proposed, instruction):
+        raw = reply.raw[: proposal_limit(instruction)] + "…"
+        return ReflectionStep(instruction, prompt, ids, config.model, raw_reply=raw, message=problem)
     return ReflectionStep(instruction, prompt, ids, config.model, reply.proposed, reply.raw)

@@ -18,6 +18,7 @@ and its errors) and :mod:`.handler` (the runner's handler of a run's ``llm()`` r
 
 from __future__ import annotations
 
+from .budget import Budget, worst_cost
 from .handler import MetricLlm, make_handler
 from .provider import (
     ConnectionCheck,
@@ -33,6 +34,7 @@ from .provider import (
     explain_error,
     key_status,
     kind_label,
+    known_max_output,
     known_price,
     litellm_ready,
     provider_message,
@@ -67,6 +69,7 @@ __all__ = [
     "NO_MODEL_MESSAGE",
     "RETRIES_RANGE",
     "ROLES",
+    "Budget",
     "STORE_KEY",
     "TEMPERATURE_RANGE",
     "TIMEOUT_RANGE_S",
@@ -88,6 +91,7 @@ __all__ = [
     "forget_settings",
     "key_status",
     "kind_label",
+    "known_max_output",
     "known_price",
     "litellm_ready",
     "load_settings",
@@ -97,4 +101,5 @@ __all__ = [
     "provider_message",
     "save_settings",
     "warm_up",
+    "worst_cost",
 ]

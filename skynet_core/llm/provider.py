@@ -313,6 +313,17 @@ def known_price(config: ModelConfig) -> tuple[float, float] | None:
     return float(price_in) * 1e6, float(price_out) * 1e6
 
 
+def known_max_output(config: ModelConfig) -> int | None:
+    """The most tokens ``config``'s model may answer with, from litellm's offline cost map, or None when it lacks
+    the model (a ``max_tokens`` above it is refused by some providers)."""
+    try:
+        info = _litellm().get_model_info(config.model)
+    except Exception:  # noqa: BLE001  (litellm raises for names it does not map)
+        return None
+    found = info.get("max_output_tokens") or info.get("max_tokens")
+    return int(found) if isinstance(found, int | float) and found > 0 else None
+
+
 @dataclass(frozen=True)
 class KeyStatus:
     """Where ``config``'s key comes from, for people (masked); ``ok`` is False when a call would lack one."""
