@@ -76,26 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         sub = commands.add_parser(name, help=help_text, description=help_text)
         sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
-        sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
+        add_data_options(sub, split=name == "score")
         sub.add_argument(
             "--timeout",
             type=float,
             default=DEFAULT_TIMEOUT_S,
             metavar="S",
             help=_("the metric timeout: seconds per call of score, 1 to 600 (default 60)"),
-        )
-        sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
-        sub.add_argument(
-            "--roles",
-            metavar="FILE.json",
-            help=_('column roles as JSON, {{"column": ["role", "field"]}}; unnamed columns are inferred').format(),
-        )
-        sub.add_argument(
-            "--candidate-file",
-            action="append",
-            default=[],
-            metavar="NAME=FILE",
-            help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
         )
         _add_output_and_budget_options(sub)
         if name == "score":
@@ -107,7 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
                 metavar="N",
                 help=_("cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)"),
             )
-            sub.add_argument("--split", default=None, help=_("score only this split (train, val or test)"))
             sub.add_argument(
                 "--ray",
                 metavar="ADDRESS",
@@ -120,6 +106,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_uplift_parser(commands)
     return parser
+
+
+def add_data_options(sub: argparse.ArgumentParser, *, split: bool = True) -> None:
+    """The options that say which cases a command reads, defined once for ``check``, ``score`` and ``uplift``:
+    ``--data``, ``--candidate``, ``--roles``, ``--candidate-file`` and (with ``split``) ``--split``."""
+    sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
+    sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
+    sub.add_argument(
+        "--roles",
+        metavar="FILE.json",
+        help=_('column roles as JSON, {{"column": ["role", "field"]}}; unnamed columns are inferred').format(),
+    )
+    sub.add_argument(
+        "--candidate-file",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
+    )
+    if split:
+        sub.add_argument("--split", default=None, help=_("use only the cases of this split (train, val or test)"))
 
 
 def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
