@@ -121,8 +121,8 @@ def proposal_problem(proposed: str, instruction: str) -> str | None:
     if len(proposed) <= limit:
         return None
     return _(
-        "The reflection model proposed {size} characters, more than the {limit} a proposal may have (16,000, or 4 "
-        "times the instruction it replaces), so the proposal was refused."
+        "The reflection model proposed {size} characters, more than the {limit} a proposal may have (the larger "
+        "of 16,000 and 4 times the instruction it replaces), so the proposal was refused."
     ).format(size=format_number(len(proposed)), limit=format_number(limit))
 
 
