@@ -133,6 +133,9 @@ class Meter:
         worst = worst_cost(len(prompt.encode("utf-8", "surrogatepass")), self._max_tokens[role], self._prices[role])
         if not self.budget.admit(worst):
             raise Stopped(Outcome.BUDGET)
+        if self.cancel.is_set():  # while it waited for the calls in flight to end
+            self.budget.settle(worst, None)
+            raise Stopped(Outcome.CANCELLED)
         return worst
 
     def count(self, role: str, worst: float | None, prompt_tokens: int, completion_tokens: int) -> None:
