@@ -17,6 +17,7 @@ from typing import Any
 
 from .cases import Case
 from .i18n import N_, _, format_cost, format_number, ngettext
+from .llm import kind_label
 from .metric_source import MetricSource
 from .results import CaseResult, RunTally
 from .runner.pool import WorkerPool
@@ -85,8 +86,9 @@ class JudgeSummary:
         }
 
     def error_kinds(self) -> str:
-        """The failed calls by kind, e.g. "RateLimitError 3, Timeout 1" (class names stay as they are)."""
-        return ", ".join(f"{kind} {format_number(count)}" for kind, count in self.errors.items())
+        """The failed calls by kind, e.g. "RateLimitError 3, connection refused 1" (a provider's error classes
+        stay as they are; a connection that could not be made says why, in words)."""
+        return ", ".join(f"{kind_label(kind)} {format_number(count)}" for kind, count in self.errors.items())
 
     def describe(self) -> str:
         """One line for people, e.g. "judge: 200 calls, 2 failed (Timeout 2); per 1,000 cases 210.0 s of judge

@@ -41,10 +41,11 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 def add_parser(commands: Any) -> None:
     """Add the ``align`` command to the CLI's subparsers (``commands``)."""
-    from ..cli.options import add_budget_options, add_data_options
+    from ..cli.options import add_budget_options, add_data_options, add_metric_options
 
     help_text = _("rewrite the judge's instructions toward the human scores with GEPA, measured on held-out cases")
     sub = commands.add_parser("align", help=help_text, description=help_text)
+    add_metric_options(sub)
     add_data_options(sub)
     sub.add_argument(
         "--labels",
@@ -121,7 +122,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[str]]:
     """The alignment the arguments describe and the raters' agreement lines; raises for people (exit 2)."""
     from ..cli import _model_settings
-    from ..cli.inputs import _read_cases, _read_metric
+    from ..cli.inputs import _read_metric, cases_in_split, read_cases
     from ..human.files import read_labels
     from ..human.settings import default_rater
     from ..llm import make_handler
@@ -163,9 +164,8 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
         raise Refused(
             _("metric.py does not parse (line {line}): {error}").format(line=exc.lineno, error=exc.msg)
         ) from None
-    cases, _counts, warnings = _read_cases(args)
-    for warning in warnings:
-        print(_("warning: {text}").format(text=_line(warning)), file=stderr)
+    cases, counts = read_cases(args, stderr)
+    cases = cases_in_split(args, cases, counts)
     scores = read_labels(args.labels, dataset=str(args.data), rater=default_rater())
     candidate = cases[0].candidate if len(cases) else (args.candidate or "")
     labelled = labelled_cases(list(cases), scores, candidate, rater=args.rater, threshold=args.threshold)

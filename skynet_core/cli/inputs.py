@@ -184,39 +184,60 @@ def _read_inputs(args: argparse.Namespace, stderr: TextIO) -> _Inputs:
     timeout = validate_timeout(args.timeout)
     if args.command == "score":
         _check_score_options(args)
-    inputs = {
-        args.data: "--data",
-        **{text.partition("=")[2]: "--candidate-file" for text in args.candidate_file},
-        **({args.roles: "--roles"} if args.roles else {}),
-    }
+    inputs = data_inputs(args)
     # The run's own output is not a metric file, even when an old one lies beside metric.py.
     written = (args.out,) if args.command == "score" and args.out else ()
     metric = _read_metric(args.metric, (*inputs, *written), stderr)
     if written:
         _refuse_out_over_inputs(args.out, inputs, metric)
-    cases, split_counts, warnings = _read_cases(args)
-    for warning in warnings:
-        print(_("warning: {text}").format(text=_terminal_lines(warning)), file=stderr)
+    cases, split_counts = read_cases(args, stderr)
     labels = human_cli.from_args(args)  # --labels: read before any case runs; a bad label is exit 2
     return _Inputs(metric.source, cases, split_counts, labels, timeout)
 
 
-def _in_split(args: argparse.Namespace, read: _Inputs, stderr: TextIO) -> Sequence[Case] | None:
-    """The cases ``score`` runs: those of ``--split`` when given (``None`` after saying there are none)."""
+def data_inputs(args: argparse.Namespace) -> dict[str, str]:
+    """The files the data options name (path: its option): ``--data``, each ``--candidate-file`` and ``--roles``."""
+    return {
+        args.data: "--data",
+        **{text.partition("=")[2]: "--candidate-file" for text in args.candidate_file},
+        **({args.roles: "--roles"} if args.roles else {}),
+    }
+
+
+def read_cases(args: argparse.Namespace, stderr: TextIO) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
+    """The cases the data options name (see :func:`~skynet_core.cli.options.add_data_options`; all of them, the
+    split is chosen by :func:`cases_in_split`) and how to count them by split; the data's warnings go to
+    ``stderr``. Raises ``UsageError``, ``ValueError`` or ``DatasetError`` (exit 2) for data that cannot be used."""
+    cases, split_counts, warnings = _read_cases(args)
+    for warning in warnings:
+        print(_("warning: {text}").format(text=_terminal_lines(warning)), file=stderr)
+    return cases, split_counts
+
+
+def cases_in_split(
+    args: argparse.Namespace, cases: Sequence[Case], split_counts: Callable[[], dict[str, int]]
+) -> Sequence[Case]:
+    """The cases of ``--split`` when it is given (all of them otherwise); raises ``UsageError`` when it has none."""
     if not args.split:
-        return read.cases
-    cases = read.cases
+        return cases
     chosen = (
         cases.in_split(args.split)
         if isinstance(cases, CaseLines)
         else [case for case in cases if case.split == args.split]
     )
-    if chosen:
-        return chosen
-    print(
-        _("error: no cases in split {split}; the splits are {splits}").format(
-            split=repr(args.split), splits=", ".join(sorted(read.split_counts()))
-        ),
-        file=stderr,
-    )
-    return None
+    if not chosen:
+        raise UsageError(
+            _("no cases in split {split}; the splits are {splits}").format(
+                split=repr(args.split), splits=", ".join(sorted(split_counts()))
+            )
+        )
+    return chosen
+
+
+def _in_split(args: argparse.Namespace, read: _Inputs, stderr: TextIO) -> Sequence[Case] | None:
+    """The cases ``score`` runs: those of ``--split`` when given (``None`` after saying there are none)."""
+    try:
+        return cases_in_split(args, read.cases, read.split_counts)
+    except UsageError as exc:
+        print(_("error: {message}").format(message=exc), file=stderr)
+        return None

@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("score", _("score every case of the dataset")),
     ):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        add_data_options(sub)
+        add_metric_options(sub)
+        add_data_options(sub, split=name == "score")
         _add_output_and_budget_options(sub)
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help=_("write per-case results to FILE (.csv, .jsonl, .parquet)"))
@@ -86,7 +87,6 @@ def build_parser() -> argparse.ArgumentParser:
                 metavar="N",
                 help=_("cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)"),
             )
-            sub.add_argument("--split", default=None, help=_("score only this split (train, val or test)"))
             sub.add_argument(
                 "--ray",
                 metavar="ADDRESS",
@@ -104,11 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_data_options(sub: argparse.ArgumentParser) -> None:
-    """The metric and the data options of ``check`` and ``score`` (``align`` takes them too): the metric, the cases,
-    the timeout, the candidate, the roles and the candidate files."""
+def add_metric_options(sub: argparse.ArgumentParser) -> None:
+    """The metric and its timeout, defined once for ``check``, ``score`` and ``align``."""
     sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
-    sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
     sub.add_argument(
         "--timeout",
         type=float,
@@ -116,6 +114,12 @@ def add_data_options(sub: argparse.ArgumentParser) -> None:
         metavar="S",
         help=_("the metric timeout: seconds per call of score, 1 to 600 (default 60)"),
     )
+
+
+def add_data_options(sub: argparse.ArgumentParser, *, split: bool = True) -> None:
+    """The options that say which cases a command reads, defined once for ``check``, ``score`` and ``uplift``:
+    ``--data``, ``--candidate``, ``--roles``, ``--candidate-file`` and (with ``split``) ``--split``."""
+    sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
     sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
     sub.add_argument(
         "--roles",
@@ -129,6 +133,8 @@ def add_data_options(sub: argparse.ArgumentParser) -> None:
         metavar="NAME=FILE",
         help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
     )
+    if split:
+        sub.add_argument("--split", default=None, help=_("use only the cases of this split (train, val or test)"))
 
 
 def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:

@@ -241,7 +241,7 @@ class Shard:
         if self.ahead is None:
             return _payloads(cases, sent), None
         encoded = _encoded(cases, sent)
-        return encoded, self.ahead.ahead(encoded.payloads or ())
+        return encoded, self.ahead.ahead(encoded.payloads or (), self.source)
 
     def _refused_unsendable(self, index: int, case: Case) -> bool:
         """Emit an invalid result for ``case`` when it cannot be sent to the sandbox as JSON; say whether it was."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from .. import i18n
+from ..metric_source import MetricSource
 from ..trace import LlmCall
 
 METRIC_FILE = "metric.py"
@@ -83,10 +84,10 @@ class CallsAhead(Protocol):
 
 @runtime_checkable
 class AnswersAhead(Protocol):
-    """An ``LlmHandler`` that can answer a case's calls ahead: given the cases' JSON as sent, the answers to
-    send with them (None when it cannot)."""
+    """An ``LlmHandler`` that can answer a case's calls ahead: given the cases' JSON as sent and the metric
+    folder they are sent to, the answers to send with them, that metric's own (None when it cannot)."""
 
-    def ahead(self, payloads: Sequence[bytes | memoryview]) -> CallsAhead | None: ...
+    def ahead(self, payloads: Sequence[bytes | memoryview], metric: MetricSource) -> CallsAhead | None: ...
 
 
 class EncodedCases:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..engines.uplift.config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS, Models, UpliftConfig
+from ..engines.uplift.result import cases_phrase
 from ..engines.uplift.store import SavedUplift, UpliftStore, UpliftSummary
 from ..feedback_value import most_complete
 from ..i18n import _
@@ -94,14 +95,15 @@ class UpliftSetup:
 
     def describe_cases(self) -> str:
         """Where the cases come from, for people."""
+        train, val = cases_phrase(self.train), cases_phrase(self.val)
         if self.from_dataset:
             return _(
-                "It learns from the {train} cases of the train split and measures on the {val} cases of the val split."
-            ).format(train=self.train, val=self.val)
+                "It learns from the {train} of the train split and measures on the {val} of the val split."
+            ).format(train=train, val=val)
         return _(
-            "The cases in use have no train and val splits: it learns from a seeded half ({train} cases) and measures "
-            "on the other ({val} cases)."
-        ).format(train=self.train, val=self.val)
+            "The cases in use have no train and val splits: it learns from a seeded half ({train}) and measures on "
+            "the other ({val})."
+        ).format(train=train, val=val)
 
 
 def missing_models(settings: ModelSettings) -> tuple[str, ...]:
