@@ -75,51 +75,63 @@ def build_parser() -> argparse.ArgumentParser:
         ("score", _("score every case of the dataset")),
     ):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
-        sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
-        sub.add_argument(
-            "--timeout",
-            type=float,
-            default=DEFAULT_TIMEOUT_S,
-            metavar="S",
-            help=_("the metric timeout: seconds per call of score, 1 to 600 (default 60)"),
-        )
-        sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
-        sub.add_argument(
-            "--roles",
-            metavar="FILE.json",
-            help=_('column roles as JSON, {{"column": ["role", "field"]}}; unnamed columns are inferred').format(),
-        )
-        sub.add_argument(
-            "--candidate-file",
-            action="append",
-            default=[],
-            metavar="NAME=FILE",
-            help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
-        )
+        add_case_options(sub)
         _add_output_and_budget_options(sub)
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help=_("write per-case results to FILE (.csv, .jsonl, .parquet)"))
-            sub.add_argument(
-                "--concurrency",
-                type=int,
-                default=None,
-                metavar="N",
-                help=_("cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)"),
-            )
-            sub.add_argument("--split", default=None, help=_("score only this split (train, val or test)"))
-            sub.add_argument(
-                "--ray",
-                metavar="ADDRESS",
-                default=None,
-                help=_("score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)"),
-            )
+            add_place_options(sub)
             human_cli.add_arguments(sub)
     _add_export_parser(commands)
     from ..engines.uplift.cli import add_parser as add_uplift_parser
+    from ..stress.cli import add_parser as add_stress_parser
 
     add_uplift_parser(commands)
+    add_stress_parser(commands)
     return parser
+
+
+def add_case_options(sub: argparse.ArgumentParser) -> None:
+    """The metric and the cases, as ``check``, ``score`` and ``stress`` read them."""
+    sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
+    sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
+    sub.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="S",
+        help=_("the metric timeout: seconds per call of score, 1 to 600 (default 60)"),
+    )
+    sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
+    sub.add_argument(
+        "--roles",
+        metavar="FILE.json",
+        help=_('column roles as JSON, {{"column": ["role", "field"]}}; unnamed columns are inferred').format(),
+    )
+    sub.add_argument(
+        "--candidate-file",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
+    )
+
+
+def add_place_options(sub: argparse.ArgumentParser) -> None:
+    """Where and how many at once ``score`` and ``stress`` score, and which split."""
+    sub.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_("cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)"),
+    )
+    sub.add_argument("--split", default=None, help=_("score only this split (train, val or test)"))
+    sub.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default=None,
+        help=_("score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)"),
+    )
 
 
 def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
@@ -131,6 +143,17 @@ def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
         action="store_true",
         help=_("print each case's JSON object on its own line as it comes, then the report's"),
     )
+    add_budget_options(sub)
+    sub.add_argument(
+        "--trace",
+        action="store_true",
+        help="with --json, --json-lines or a .jsonl --out: each case's llm() calls (what was sent, the "
+        "answer or error, tokens, latency, cost, retries) under llm_calls",
+    )
+
+
+def add_budget_options(sub: argparse.ArgumentParser) -> None:
+    """What the metric's ``llm()`` calls may use, and whether the answer cache answers them."""
     sub.add_argument(
         "--max-calls",
         type=int,
@@ -151,12 +174,6 @@ def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
         "--no-cache",
         action="store_true",
         help=_("ask the model for every llm() call instead of reusing the answers cached in the data directory"),
-    )
-    sub.add_argument(
-        "--trace",
-        action="store_true",
-        help="with --json, --json-lines or a .jsonl --out: each case's llm() calls (what was sent, the "
-        "answer or error, tokens, latency, cost, retries) under llm_calls",
     )
 
 
