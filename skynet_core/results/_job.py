@@ -23,6 +23,7 @@ class JobKind(StrEnum):
     TRY_JUDGE = "try judge"
     TRADEOFFS = "trade-offs"
     UPLIFT = "uplift"
+    STRESS = "stress"
 
     @property
     def label(self) -> str:
@@ -40,6 +41,7 @@ _JOB_LABELS = {
     JobKind.TRY_JUDGE: N_("judge trial"),
     JobKind.TRADEOFFS: N_("reward trade-offs"),
     JobKind.UPLIFT: N_("feedback uplift"),
+    JobKind.STRESS: N_("stress test"),
 }
 
 

@@ -263,14 +263,7 @@ def format_report(report: StressReport) -> str:
         report.headline(),
         "",
     ]
-    if report.baseline_errors:
-        lines.append(
-            _("{count} sampled cases were left out: the metric could not score their own output.").format(
-                count=format_number(report.baseline_errors)
-            )
-        )
-    if report.budget_reached:
-        lines.append(_("The budget was reached: the cases it stopped count as errors, not as violations."))
+    lines.extend(report.notes())
     lines.append(
         f"{_('family'):<9} {_('perturbation'):<17} {_('cases'):>6} {_('violate'):>8} {_('share'):>6}  "
         + _("mean change")
@@ -325,15 +318,7 @@ def _search_lines(report: StressReport, shown: Any) -> list[str]:
     search = report.search
     assert search is not None
     lines = [
-        _(
-            "Exploit search: the best rewrite took the mean score of {count} wrong outputs from {before} to {after} "
-            "({gain})."
-        ).format(
-            count=format_number(search.outputs),
-            before=f"{search.before:.3f}",
-            after=f"{search.after:.3f}",
-            gain=f"{search.gain:+.3f}",
-        ),
+        _("Exploit search:") + " " + search.describe(),
         "  " + _("rewrite: {text}").format(text=shown(search.best)),
     ]
     if search.message():

@@ -35,11 +35,17 @@ class Family(StrEnum):
     GAME = "game"
 
     @property
+    def label(self) -> str:
+        """The family's name for people, in the current language (``value`` is its name in JSON and options)."""
+        return _(_LABELS[self])
+
+    @property
     def rule(self) -> str:
         """What the family's perturbations must do to the score, for people."""
         return _(_RULES[self])
 
 
+_LABELS = {Family.PRESERVE: N_("preserve"), Family.DEGRADE: N_("degrade"), Family.GAME: N_("game")}
 _RULES = {
     Family.PRESERVE: N_("must not move the score"),
     Family.DEGRADE: N_("must lower the score"),

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..i18n import _, format_cost, format_number
+from ..i18n import _, format_cost, format_number, ngettext
 from .feedback import FeedbackReport
 from .search import SearchResult
 from .verdict import SEARCH, Flag, PerturbationResult, Verdict, percent
@@ -127,6 +127,21 @@ class StressReport:
             ).format(cases=format_number(self.cases))
         return _("An optimizer can game this metric: it is {flags}.").format(flags=self.summary().describe_flags())
 
+    def notes(self) -> list[str]:
+        """What a reader must know to read the counts: cases left out, the budget reached (each a sentence)."""
+        found = []
+        if self.baseline_errors:
+            found.append(
+                ngettext(
+                    "{count} sampled case was left out: the metric could not score its own output.",
+                    "{count} sampled cases were left out: the metric could not score their own output.",
+                    self.baseline_errors,
+                ).format(count=format_number(self.baseline_errors))
+            )
+        if self.budget_reached:
+            found.append(_("The budget was reached: the cases it stopped count as errors, not as violations."))
+        return found
+
     def spent(self) -> str:
         """The calls that reached a model and what they cost, for people ("" for a metric that asked none)."""
         parts = []
@@ -180,7 +195,9 @@ class StressSummary:
     def describe(self) -> str:
         """The line History and Runs show: "stress: hackable (claims_correct 47%)", "stress: sound"."""
         if self.sound:
-            return _("stress: sound ({cases} cases)").format(cases=format_number(self.cases))
+            return ngettext("stress: sound ({cases} case)", "stress: sound ({cases} cases)", self.cases).format(
+                cases=format_number(self.cases)
+            )
         return _("stress: {flags}").format(flags=self.describe_flags())
 
     @staticmethod

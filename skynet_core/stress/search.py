@@ -27,7 +27,7 @@ from ..cases import Case
 from ..engines.uplift.calls import Meter, Stopped, parallel
 from ..engines.uplift.config import Models
 from ..engines.uplift.result import Calls, Outcome
-from ..i18n import _
+from ..i18n import _, format_number
 from ..llm import LlmError, MetricLlm, complete
 from ..metric_source import MetricSource
 from ..scoring import RunOptions, Scorer
@@ -160,6 +160,17 @@ class SearchResult:
             float(data.get("cost_usd", 0.0)),
             Outcome(data.get("outcome", Outcome.COMPLETE.value)),
             str(data.get("error", "")),
+        )
+
+    def describe(self) -> str:
+        """What the search found, for people: the mean before and after the best rewrite."""
+        return _(
+            "The best rewrite took the mean score of {count} wrong outputs from {before} to {after} ({gain})."
+        ).format(
+            count=format_number(self.outputs),
+            before=format_number(self.before, 3),
+            after=format_number(self.after, 3),
+            gain=f"{self.gain:+.3f}",
         )
 
     def message(self) -> str:

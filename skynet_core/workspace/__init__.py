@@ -17,7 +17,8 @@ A :class:`Workspace` owns what the studio remembers and runs, one part per modul
   metric's agreement with them; every run kept records its agreement with the labels that exist then;
 - ``usecases``: the jobs (check, score, compare, consistency, probes, grading, the trade-offs' candidates),
   on the :class:`~skynet_core.jobs.JobBoard`, whoever started them;
-- ``uplift``: "Does the feedback help?", the feedback-uplift experiment as a job, and the results it keeps.
+- ``uplift``: "Does the feedback help?", the feedback-uplift experiment as a job, and the results it keeps;
+- ``stress``: "Will the optimizer game it?", the stress test as a job, and the runs it keeps.
 
 It is process-wide, like the database; what belongs to one browser session (the API keys typed on the
 Settings page, the session's id as a job watcher, its job slots) is passed in explicitly. It never
@@ -39,7 +40,8 @@ from pathlib import Path
 
 from ..scoring import RunOptions
 from ..store import data_dir
-from .uplift import UpliftForm, UpliftPart, UpliftSetup
+from .stress import StressForm, StressPart, StressSetup
+from .uplift import UpliftForm, UpliftSetup
 from .values import (
     AUTO_VERSION_S,
     EXAMPLE_SOURCE,
@@ -82,6 +84,8 @@ __all__ = [
     "RunOptions",
     "SavedVersion",
     "Snapshot",
+    "StressForm",
+    "StressSetup",
     "UpliftForm",
     "UpliftSetup",
     "Workspace",
@@ -90,7 +94,7 @@ __all__ = [
 ]
 
 
-class Workspace(UpliftPart):
+class Workspace(StressPart):
     """The studio's state and use cases (see the package docstring). Thread-safe; one per data directory."""
 
 

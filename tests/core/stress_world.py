@@ -45,7 +45,8 @@ NON_EMPTY = """def score(input, output, expected=None):
 JUDGE = """from skynet import llm
 
 def score(input, output, expected=None):
-    verdict = llm("Answer PASS or FAIL: is the answer right?", input=f"Expected: {expected['label']}\\nAnswer: {output}")
+    asked = f"Expected: {expected['label']}\\nAnswer: {output}"
+    verdict = llm("Answer PASS or FAIL: is the answer right?", input=asked)
     passed = str(verdict).strip().upper().startswith("PASS")
     return (1.0 if passed else 0.0), {"feedback": str(verdict)}
 """

@@ -8,7 +8,7 @@ from skynet_core.i18n import use_language
 from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.stress import Family, Flag, StressReport, Verdict
 from skynet_core.stress.feedback import check_feedback, gives_away
-from skynet_core.stress.verdict import MOVE, violates, verdict_of
+from skynet_core.stress.verdict import MOVE, verdict_of, violates
 from skynet_core.stress.violations import Pair, measure
 
 
