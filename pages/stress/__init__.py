@@ -85,9 +85,13 @@ def form_fields() -> None:
     )
     search = st.columns([2, 1], vertical_alignment="bottom")
     search[0].toggle(
-        _("Search for an exploit: the reflection model looks for a rewrite of wrong outputs that the metric rewards"),
+        _("Search for an exploit too"),
         key=K.STRESS_SEARCH,
         on_change=keep,
+        help=_(
+            "The reflection model looks for a rewrite of wrong outputs that the metric rewards; the task model "
+            "applies it, seeing only the output. Needs both models (Settings)."
+        ),
     )
     search[1].number_input(
         _("Rounds"),

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 import keys as K
+from skynet_core.engines.uplift.stats import Interval
 from skynet_core.i18n import _, format_datetime, format_number
 from skynet_core.stress import BY_ID, Example, Family, StressReport
 from skynet_core.stress.store import SavedStress
@@ -91,22 +92,35 @@ def worst_examples(report: StressReport) -> None:
                 break
 
 
+def interval_text(found: Interval) -> str:
+    """A mean change in a cell: "+0.250 [+0.100, +0.400]"."""
+    if found.value is None:
+        return "–"
+    if found.low is None or found.high is None:
+        return f"{found.value:+.3f}"
+    return f"{found.value:+.3f} [{found.low:+.3f}, {found.high:+.3f}]"
+
+
 def table(report: StressReport) -> None:
     flagged = {name for ids in report.verdict.why.values() for name in ids}
+    # The figures first and the description last: at 1000 px the table shows what it found without scrolling.
     rows = [
         {
+            _("flag"): "⚠" if item.id in flagged else "",
             _("family"): item.family.label,
             _("perturbation"): item.id,
-            _("what it does"): BY_ID[item.id].description if item.id in BY_ID else "",
             _("cases"): item.n,
             _("violate"): item.violations,
             _("share"): percent(item.rate),
-            _("mean change"): item.mean_change.describe(),
-            _("flag"): "⚠" if item.id in flagged else "",
+            _("mean change [95% interval]"): interval_text(item.mean_change),
+            _("what it does"): BY_ID[item.id].description if item.id in BY_ID else "",
         }
         for item in report.perturbations
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    small = st.column_config.Column(width="small")
+    columns = {_(name): small for name in ("flag", "family", "cases", "violate", "share")}
+    every_row = 35 * (len(rows) + 1) + 3  # every perturbation in view, no inner scroll
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=every_row, column_config=columns)
     st.caption(
         _(
             "preserve: {preserve} (a move over 0.05 violates); degrade: {degrade} (a case above 0 that does not go "
@@ -117,7 +131,9 @@ def table(report: StressReport) -> None:
 
 
 def examples(report: StressReport) -> None:
-    with_examples = [item.id for item in report.perturbations if item.examples]
+    # The perturbations that violate first: their examples are the ones worth reading.
+    ranked = sorted((item for item in report.perturbations if item.examples), key=lambda item: -(item.rate or 0.0))
+    with_examples = [item.id for item in ranked]
     if not with_examples:
         return
     chosen = st.selectbox(_("Examples of a perturbation"), with_examples, key=K.STRESS_PERTURBATION)
