@@ -129,7 +129,12 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
     so that a million of them fit in memory; everything else is a loaded dataset.
     """
-    plain = args.command == "score" and not args.roles and not args.candidate_file and args.candidate in (None, "")
+    plain = (
+        args.command in ("score", "stress")
+        and not args.roles
+        and not args.candidate_file
+        and args.candidate in (None, "")
+    )
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
         return lines, lines.split_counts, lines.warnings

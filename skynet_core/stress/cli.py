@@ -1,7 +1,8 @@
 """``python -m skynet_core stress``: the stress test from the command line.
 
     python -m skynet_core stress METRIC --data CASES [--roles FILE.json] [--candidate NAME] [--candidate-file NAME=F]
-                                 [--split S] [--cases N] [--seed S] [--families LIST] [--max-cost USD]
+                                 [--split S] [--cases N] [--seed S] [--families LIST] [--perturbations LIST]
+                                 [--max-cost USD]
                                  [--fail-on hackable,brittle,insensitive] [--search [--rounds R]] [--json]
 
 The cases are read as ``score`` reads them, and scored through the same scorer with the same ``llm()`` handler
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..i18n import _, format_number
@@ -54,6 +55,13 @@ def add_parser(commands: Any) -> None:
         default=None,
         metavar="LIST",
         help=_("only these families of perturbations, comma-separated: preserve, degrade, game (default: all)"),
+    )
+    sub.add_argument(
+        "--perturbations",
+        type=_perturbation_ids,
+        default=None,
+        metavar="LIST",
+        help=_("only these perturbations, comma-separated, e.g. claims_correct,padding (default: all)"),
     )
     sub.add_argument(
         "--fail-on",
@@ -99,7 +107,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def _names(allowed: Sequence[str]) -> Any:
+def _names(allowed: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
     def parse(text: str) -> tuple[str, ...]:
         names = tuple(dict.fromkeys(item.strip() for item in text.split(",") if item.strip()))
         unknown = [name for name in names if name not in allowed]
@@ -112,6 +120,12 @@ def _names(allowed: Sequence[str]) -> Any:
         return names
 
     return parse
+
+
+def _perturbation_ids(text: str) -> tuple[str, ...]:
+    from .perturbations import BY_ID
+
+    return _names(tuple(BY_ID))(text)
 
 
 def run(
@@ -135,7 +149,7 @@ def run(
     if cases is None:
         return EXIT_USAGE
     families = tuple(Family(name) for name in args.families) if args.families else None
-    perturbations = chosen(families)
+    perturbations = chosen(families, args.perturbations)
     count = args.cases if args.cases is not None else default_cases(read.source, len(cases), len(perturbations))
     sample = sample_cases(cases, count, args.seed)
     try:
@@ -172,6 +186,7 @@ def run(
                 scorer_for(args.ray),
                 options,
                 families=families,
+                perturbations=args.perturbations,
                 seed=args.seed,
                 total=len(cases),
                 search=search,

@@ -109,6 +109,7 @@ def check_feedback(scored: Iterable[tuple[str, Family, Sequence[Pair]]]) -> Feed
     """Both findings over every perturbation's pairs (``(id, family, pairs)``)."""
     static: _Tally = _Tally(STATIC)
     gives: _Tally = _Tally(GIVES_ANSWER)
+    answers: dict[str, list[list[str]]] = {}  # per case: the words of its long expected values (most have none)
     for perturbation, family, pairs in scored:
         for pair in pairs:
             if not pair.scored:
@@ -116,20 +117,30 @@ def check_feedback(scored: Iterable[tuple[str, Family, Sequence[Pair]]]) -> Feed
             if family is Family.DEGRADE and pair.after.score != pair.before.score:
                 static.add(perturbation, pair, pair.after.feedback == pair.before.feedback)
             if pair.case.expected:
-                gives.add(perturbation, pair, gives_away(pair.after.feedback, pair.case.expected, pair.output))
+                case_id = pair.case.id
+                if case_id not in answers:
+                    answers[case_id] = long_answers(pair.case.expected)
+                found = answers[case_id]
+                gives.add(perturbation, pair, bool(found) and _gives_away(pair.after.feedback, found, pair.output))
     return FeedbackReport(static.finding(), gives.finding())
+
+
+def long_answers(expected: Mapping[str, Any]) -> list[list[str]]:
+    """The words of each value of ``expected`` long enough to be given away (a label never is)."""
+    return [words for leaf in _leaves(expected) if len(words := _words(leaf)) >= MIN_QUOTED_WORDS]
 
 
 def gives_away(feedback: str, expected: Mapping[str, Any], output: Any) -> bool:
     """Whether ``feedback`` quotes a value of ``expected`` that ``output`` does not hold (see the module)."""
+    return _gives_away(feedback, long_answers(expected), output)
+
+
+def _gives_away(feedback: str, answers: list[list[str]], output: Any) -> bool:
     said = _words(feedback)
-    if not said:
+    if not said or not answers:
         return False
     held = _words(shown(output))
-    for leaf in _leaves(expected):
-        words = _words(leaf)
-        if len(words) < MIN_QUOTED_WORDS:
-            continue
+    for words in answers:
         needed = max(MIN_QUOTED_WORDS, QUOTED_SHARE * len(words))
         if _quoted(words, said) >= needed and _quoted(words, held) < needed:
             return True

@@ -62,19 +62,28 @@ UNCHANGED: Final = _Unchanged()
 """What :meth:`Perturbation.apply` returns when the perturbation changes nothing in an output."""
 
 
-@dataclass(frozen=True)
 class Draw:
     """The randomness one perturbation of one case may use: ``rng``, seeded by the run's seed, the perturbation
     and the case's id (so a case gets the same change whatever else is sampled), and ``outputs``, every output
-    of the run's cases (``other_case`` draws from them)."""
+    of the run's cases (``other_case`` draws from them). The generator is made when first used: most
+    perturbations draw nothing, and seeding one costs more than their change."""
 
-    rng: random.Random
-    outputs: Sequence[Any]
+    __slots__ = ("_key", "_rng", "outputs")
+
+    def __init__(self, key: str, outputs: Sequence[Any]) -> None:
+        self._key, self.outputs = key, outputs
+        self._rng: random.Random | None = None
 
     @classmethod
     def of(cls, seed: int, perturbation: str, case_id: str, outputs: Sequence[Any]) -> Draw:
-        # A string seed is hashed with SHA-512 by random.Random: the same in every process, whatever the hash seed.
-        return cls(random.Random(f"{seed}\x1f{perturbation}\x1f{case_id}"), outputs)
+        return cls(f"{seed}\x1f{perturbation}\x1f{case_id}", outputs)
+
+    @property
+    def rng(self) -> random.Random:
+        if self._rng is None:
+            # A string seed is hashed with SHA-512 by random.Random: the same in every process, whatever the hash seed.
+            self._rng = random.Random(self._key)
+        return self._rng
 
 
 Change = Callable[[Any, Case, Draw], Any]

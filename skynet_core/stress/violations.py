@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cases import Case
+from ..engines.uplift.stats import Interval
 from ..results import CaseResult
 from ..trace import clip_text
 from .perturbations import Family
-from .stats import mean_change
+from .stats import mean_change, mean_changes
 from .verdict import EXAMPLES, Example, PerturbationResult, eligible, violates
 
 SHOWN_CHARS = 2_000
@@ -21,12 +22,14 @@ SHOWN_CHARS = 2_000
 @dataclass(frozen=True, slots=True)
 class Pair:
     """One case of a perturbation: the case (its output as it was), the perturbed output, and the metric's results
-    on both. ``before`` scored (the run leaves out cases whose own output failed); ``after`` may have failed."""
+    on both; ``position`` is the case's place in the run (the same for each of its perturbations). ``before``
+    scored (the run leaves out cases whose own output failed); ``after`` may have failed."""
 
     case: Case
     output: Any
     before: CaseResult
     after: CaseResult
+    position: int = 0
 
     @property
     def scored(self) -> bool:
@@ -37,9 +40,12 @@ class Pair:
         return (self.after.score or 0.0) - (self.before.score or 0.0)
 
 
-def measure(perturbation: str, family: Family, pairs: Sequence[Pair], seed: int = 0) -> PerturbationResult:
+def measure(
+    perturbation: str, family: Family, pairs: Sequence[Pair], seed: int = 0, change: Interval | None = None
+) -> PerturbationResult:
     """What ``perturbation`` did over ``pairs`` (the cases it changed): counts, violations, the mean change with
-    its interval, and the examples (violating ones first, the largest change first)."""
+    its interval (``change`` when the run resampled every perturbation at once: :func:`changes`), and the
+    examples (violating ones first, the largest change first)."""
     scored = [pair for pair in pairs if pair.scored]
     befores = [pair.before.score or 0.0 for pair in scored]
     can = [eligible(family, before) for before in befores]
@@ -51,10 +57,22 @@ def measure(perturbation: str, family: Family, pairs: Sequence[Pair], seed: int 
         n=len(scored),
         eligible=sum(can),
         violations=sum(bad),
-        mean_change=mean_change([pair.change for pair in scored], seed),
+        mean_change=change if change is not None else mean_change([pair.change for pair in scored], seed),
         examples=tuple(example(scored[i], bad[i]) for i in ranked[:EXAMPLES]),
         errors=len(pairs) - len(scored),
     )
+
+
+def changes(runs: Sequence[Sequence[Pair]], cases: int, seed: int = 0) -> list[Interval]:
+    """The mean change of each perturbation's ``runs`` of pairs over a run of ``cases`` cases, resampled together."""
+    rows: list[list[float | None]] = []
+    for pairs in runs:
+        row: list[float | None] = [None] * cases
+        for pair in pairs:
+            if pair.scored:
+                row[pair.position] = pair.change
+        rows.append(row)
+    return mean_changes(rows, seed)
 
 
 def example(pair: Pair, bad: bool) -> Example:

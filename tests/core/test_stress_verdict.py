@@ -121,3 +121,26 @@ def test_feedback_that_quotes_a_long_expected_answer_the_output_lacks_gives_it_a
     assert gives_away(f"Wrong. The reply should be: {answer}", expected, "I cannot answer that.")
     assert not gives_away(f"Right: {answer}", expected, answer)  # the output holds it: nothing is given away
     assert not gives_away("Expected 'billing', got 'refund'.", {"label": "billing"}, "refund")  # a label is useful
+
+
+def test_the_intervals_are_scipys_bootstrap_drawn_without_importing_scipy() -> None:
+    import numpy as np
+
+    from skynet_core.human.bootstrap import bootstrap, interval
+    from skynet_core.stress.stats import mean_changes
+
+    values = np.random.default_rng(3).choice([-1.0, 0.0, 0.5, 1.0], 700)
+    scipys = interval(bootstrap(700, lambda draws: values[draws].mean(axis=1)[np.newaxis, :], 1, seed=0)[0])
+    ours = mean_changes([list(values)])[0]
+    assert (ours.low, ours.high) == scipys and ours.value == values.mean()
+
+
+def test_a_perturbation_that_skipped_cases_is_measured_on_the_cases_it_changed() -> None:
+    from skynet_core.stress.stats import mean_changes
+
+    skipped = [None, 1.0, None, 0.0, 1.0, None, 0.0, 1.0]
+    every = [0.0] * 8
+    found, constant = mean_changes([skipped, every], seed=5)
+    assert found.n == 5 and found.value == 0.6 and found.low is not None and found.low <= found.high
+    assert (constant.value, constant.low, constant.high, constant.n) == (0.0, 0.0, 0.0, 8)
+    assert mean_changes([skipped, every], seed=5)[0] == found
