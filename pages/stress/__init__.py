@@ -59,20 +59,24 @@ def form_fields() -> None:
     kept = studio.session().workspace.stress_form()
     values = (kept.cases or 0, kept.seed, kept.max_cost_usd or 0.0, kept.search, kept.rounds)
     S.update(dict(zip(FIELDS, values, strict=True)))
-    keep = with_language(keep_form)
     sizes = st.columns(3)
     sizes[0].number_input(
         _("Cases (0: the default)"),
         min_value=0,
         step=10,
         key=K.STRESS_CASES,
-        on_change=keep,
+        on_change=with_language(keep_form),
         help=_(
             "How many cases to sample. By default all of them; for a metric that calls llm(), about 300 calls' worth."
         ),
     )
     sizes[1].number_input(
-        _("Seed"), min_value=0, step=1, key=K.STRESS_SEED, on_change=keep, help=_("The seed of every random choice.")
+        _("Seed"),
+        min_value=0,
+        step=1,
+        key=K.STRESS_SEED,
+        on_change=with_language(keep_form),
+        help=_("The seed of every random choice."),
     )
     sizes[2].number_input(
         _("Budget ($, 0: the settings')"),
@@ -80,14 +84,14 @@ def form_fields() -> None:
         step=0.05,
         format="%.2f",
         key=K.STRESS_BUDGET,
-        on_change=keep,
+        on_change=with_language(keep_form),
         help=_("The run's model calls stop once they have cost this much."),
     )
     search = st.columns([2, 1], vertical_alignment="bottom")
     search[0].toggle(
         _("Search for an exploit too"),
         key=K.STRESS_SEARCH,
-        on_change=keep,
+        on_change=with_language(keep_form),
         help=_(
             "The reflection model looks for a rewrite of wrong outputs that the metric rewards; the task model "
             "applies it, seeing only the output. Needs both models (Settings)."
@@ -99,7 +103,7 @@ def form_fields() -> None:
         max_value=MAX_ROUNDS,
         step=1,
         key=K.STRESS_ROUNDS,
-        on_change=keep,
+        on_change=with_language(keep_form),
         disabled=not S[K.STRESS_SEARCH],
         help=_("The search's proposals (GEPA iterations)."),
     )
