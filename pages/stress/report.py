@@ -15,6 +15,7 @@ from skynet_core.i18n import _, format_datetime, format_number
 from skynet_core.stress import BY_ID, Example, Family, StressReport
 from skynet_core.stress.store import SavedStress
 from skynet_core.stress.verdict import SEARCH, percent
+from skynet_core.stress.violations import marked
 from skynet_core.workspace import Snapshot
 from widgets.stale import stale_banner, stale_changes
 from widgets.text import box, md, number
@@ -45,16 +46,17 @@ def verdict(report: StressReport) -> None:
 
 def side_by_side(title: str, example: Example, perturbation: str, key: str) -> None:
     """One example: the output before and after ``perturbation``, each with its score, and the feedback after."""
+    shown_before, shown_after = marked(example.before, example.after)
     with st.container(border=True):
         st.markdown(title)
         before, after = st.columns(2)
         with before:
             st.caption(_("Before · score {score}").format(score=number(example.score_before)))
-            box(example.before, f"{key}.before")
+            box(shown_before, f"{key}.before")
         with after:
             after_text = _("After {perturbation} · score {score}") if perturbation else _("After · score {score}")
             st.caption(after_text.format(perturbation=f"`{perturbation}`", score=number(example.score_after)))
-            box(example.after, f"{key}.after")
+            box(shown_after, f"{key}.after")
             st.caption(_("Feedback after"))
             box(example.feedback_after or "–", f"{key}.feedback")
 

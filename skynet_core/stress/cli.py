@@ -160,7 +160,7 @@ def run(
             len(cases),
             perturbations,
             settings,
-            judge_sample=args.cases is None and len(sample) < len(cases),
+            default_sample=args.cases is None and len(sample) < len(cases),
             search=search,
         )
     except ValueError as exc:

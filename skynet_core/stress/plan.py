@@ -37,16 +37,17 @@ MIN_TOKENS = 8
 
 @dataclass(frozen=True)
 class StressPlan:
-    """A run as it would start: ``cases`` sampled of ``total`` (``judge_sample``: fewer by default, because the
-    metric may call a model), ``outputs`` sent to the scorer at most, and the model calls: the metric's (``judge``,
-    ``None`` for a metric that names no ``llm``) and the search's task and reflection calls (``None`` without a
-    search)."""
+    """A run as it would start: ``cases`` sampled of ``total`` (``default_sample``: fewer than all by default,
+    ``judged``: because the metric may call a model, else because more would change the shares little),
+    ``outputs`` sent to the scorer at most, and the model calls: the metric's (``judge``, ``None`` without a model
+    to call) and the search's task and reflection calls (``None`` without a search)."""
 
     cases: int
     total: int
     perturbations: int
     outputs: int
-    judge_sample: bool
+    default_sample: bool
+    judged: bool = False
     judge: CallPlan | None = None
     task: CallPlan | None = None
     reflection: CallPlan | None = None
@@ -77,7 +78,14 @@ class StressPlan:
                 outputs=format_number(self.outputs),
             )
         ]
-        if self.judge_sample:
+        if self.default_sample and not self.judged:
+            lines.append(
+                _(
+                    "{cases} cases are sampled by default: more would change the shares little and take longer; "
+                    "choose how many with --cases (the Cases field)."
+                ).format(cases=format_number(self.cases))
+            )
+        elif self.default_sample:
             lines.append(
                 _(
                     "The metric may call a model, so {cases} cases are sampled by default, to keep the run near "
@@ -111,7 +119,7 @@ def plan_stress(
     perturbations: Sequence[Perturbation],
     settings: ModelSettings,
     *,
-    judge_sample: bool = False,
+    default_sample: bool = False,
     search: SearchPlan | None = None,
 ) -> StressPlan:
     """The plan of a run of ``perturbations`` on ``cases`` (sampled of ``total``) with ``settings``'s models."""
@@ -147,7 +155,9 @@ def plan_stress(
             judge = CallPlan(
                 judge.model, judge.calls + task_calls, judge.prompt_tokens, judge.completion_tokens, judge.price
             )
-    return StressPlan(len(cases), total, len(perturbations), outputs, judge_sample, judge, task, reflection)
+    return StressPlan(
+        len(cases), total, len(perturbations), outputs, default_sample, metric.names_llm(), judge, task, reflection
+    )
 
 
 def search_calls(wrong: int, rounds: int) -> tuple[int, int]:

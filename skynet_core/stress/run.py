@@ -23,7 +23,7 @@ from ..results import CaseResult
 from ..runner.values import Cancelled
 from ..scoring import RunOptions, Scorer
 from ..trace import LIMIT_REACHED
-from .defaults import JUDGE_CALLS
+from .defaults import JUDGE_CALLS, PLAIN_CASES
 from .feedback import check_feedback
 from .perturbations import UNCHANGED, Draw, Family, Perturbation, chosen
 from .report import JudgeCalls, StressReport
@@ -40,11 +40,11 @@ class StressError(ValueError):
 
 
 def default_cases(metric: MetricSource, total: int, perturbations: int) -> int:
-    """How many cases a run samples when not told: all of them, or for a metric that may call a model, as many as
-    keep its calls under :data:`JUDGE_CALLS` at one call a case (each case is scored once as it is and once per
-    perturbation)."""
+    """How many cases a run samples when not told: all of them up to :data:`PLAIN_CASES`, or for a metric that may
+    call a model, as many as keep its calls under :data:`JUDGE_CALLS` at one call a case (each case is scored once
+    as it is and once per perturbation)."""
     if not metric.names_llm():
-        return total
+        return min(total, PLAIN_CASES)
     return max(1, min(total, JUDGE_CALLS // (1 + perturbations)))
 
 

@@ -93,3 +93,15 @@ def shown(output: Any) -> str:
     """An output as text (an object as its JSON), its head and tail kept past :data:`SHOWN_CHARS`."""
     text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
     return clip_text(text, SHOWN_CHARS, SHOWN_CHARS * 3 // 4)[0]
+
+
+SPACE, NEWLINE, TAB = "·", "⏎", "→"
+
+
+def marked(before: str, after: str) -> tuple[str, str]:
+    """``before`` and ``after`` as a person compares them: when they differ only in whitespace, each space, newline
+    and tab made visible (a box of text would show two equal-looking outputs); else as they are."""
+    if before == after or before.split() != after.split():
+        return before, after
+    table = str.maketrans({" ": SPACE, "\n": NEWLINE + "\n", "\t": TAB})
+    return before.translate(table), after.translate(table)

@@ -129,8 +129,8 @@ class StressPart(UpliftPart):
             if missing or settings.task is None or settings.reflection is None:
                 raise ValueError(missing_models_message(missing))
             search = SearchPlan(Models(settings.task, settings.reflection, settings), form.rounds)
-        judge_sample = form.cases is None and len(sample) < len(cases)
-        plan = plan_stress(metric, sample, len(cases), CATALOG, settings, judge_sample=judge_sample, search=search)
+        default_sample = form.cases is None and len(sample) < len(cases)
+        plan = plan_stress(metric, sample, len(cases), CATALOG, settings, default_sample=default_sample, search=search)
         return StressSetup(plan, settings, sample, search)
 
     def start_stress(

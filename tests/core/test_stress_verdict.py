@@ -144,3 +144,10 @@ def test_a_perturbation_that_skipped_cases_is_measured_on_the_cases_it_changed()
     assert found.n == 5 and found.value == 0.6 and found.low is not None and found.low <= found.high
     assert (constant.value, constant.low, constant.high, constant.n) == (0.0, 0.0, 0.0, 8)
     assert mean_changes([skipped, every], seed=5)[0] == found
+
+
+def test_outputs_that_differ_only_in_whitespace_show_it() -> None:
+    from skynet_core.stress.violations import marked
+
+    assert marked("billing", "  \nbilling \n ") == ("billing", "··⏎\nbilling·⏎\n·")
+    assert marked("billing", "BILLING") == ("billing", "BILLING")

@@ -66,3 +66,19 @@ def test_a_search_without_task_and_reflection_models_is_refused_before_it_starts
     with pytest.raises(ValueError, match="task model"):
         ws.start_stress(JobSlot(), StressForm(search=True))
     assert not ws.jobs.running(None)
+
+
+def test_the_default_sample_bounds_a_plain_metric_and_a_judge_and_the_plan_says_why() -> None:
+    from skynet_core.llm import ModelSettings
+    from skynet_core.metric_source import MetricSource
+    from skynet_core.stress import CATALOG, default_cases, sample_cases
+    from skynet_core.stress.plan import plan_stress
+
+    plain, judge = MetricSource.of(world.SOUND), MetricSource.of(world.JUDGE)
+    assert default_cases(plain, 40, 15) == 40 and default_cases(plain, 90_000, 15) == 2_000
+    assert default_cases(judge, 40, 15) == 300 // 16 == 18
+    cases = world.cases(40)
+    lines = plan_stress(judge, sample_cases(cases, 18), 40, CATALOG, ModelSettings(), default_sample=True).describe()
+    assert "18 cases are sampled by default, to keep the run near 300 llm() calls" in lines[1]
+    lines = plan_stress(plain, sample_cases(cases, 20), 40, CATALOG, ModelSettings(), default_sample=True).describe()
+    assert lines[1].startswith("20 cases are sampled by default: more would change the shares little")

@@ -58,18 +58,28 @@ def test_a_sound_metrics_report_says_it_held(page: Page, server: str, tickets: W
         assert_readable_picture(shot(page, f"stress-sound-{width}", whole=True), width)
 
 
-def test_a_saved_report_reads_in_chinese_at_1000_px(page: Page, server: str, tickets: Workspace) -> None:
-    tickets.replace_draft(world.CONTAINS, "the test")
+@pytest.mark.parametrize(
+    ("name", "metric", "verdict"),
+    [
+        ("hackable", world.CONTAINS, "优化器可以钻这个指标的空子：它可被钻空子（smuggle_expected 25%）"),
+        ("sound", world.SOUND, "指标经受住了考验"),
+    ],
+)
+def test_a_saved_report_reads_in_chinese_at_1000_px(
+    page: Page, server: str, tickets: Workspace, name: str, metric: str, verdict: str
+) -> None:
+    tickets.replace_draft(metric, "the test")
     tickets.store.set(SETTING_LANGUAGE, "zh_CN")
-    metric = tickets.draft().metric
-    report = run_stress(metric, world.cases(), LocalScorer(), RunOptions(concurrency=2))
+    folder = tickets.draft().metric
+    report = run_stress(folder, world.cases(), LocalScorer(), RunOptions(concurrency=2))
     source = str(tickets.uploads_dir() / "tickets.jsonl")
-    tickets.stress_runs.save(report, metric, Provenance(metric.digest, source, "tickets", "", None))
+    tickets.stress_runs.save(report, folder, Provenance(folder.digest, source, "tickets", "", None))
     page.set_viewport_size({"width": 1000, "height": 1500})
     page.goto(f"{server}/stress")
     expect(page.get_by_role("heading", name="压力测试", exact=True)).to_be_visible(timeout=60_000)
     wait_for_app_run(page)
-    expect(
-        page.get_by_text("优化器可以钻这个指标的空子：它可被钻空子（smuggle_expected 25%）", exact=False)
-    ).to_be_visible()
-    assert_readable_picture(shot(page, "stress-hackable-zh-1000", whole=True), 1000)
+    expect(page.get_by_text(verdict, exact=False)).to_be_visible()
+    expect(page.get_by_test_id("stDataFrame")).to_be_visible()
+    expect(page.get_by_role("spinbutton", name="随机种子")).to_be_visible()
+    wait_for_app_run(page)
+    assert_readable_picture(shot(page, f"stress-{name}-zh-1000", whole=True), 1000)
