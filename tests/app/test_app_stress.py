@@ -97,3 +97,24 @@ def test_history_and_runs_show_the_versions_stress_verdict(workspace: Workspace,
     assert any("B: stress: " in text and "hackable (smuggle_expected" in text for text in shown(at.caption))
     go_to(at, "runs")
     assert any(text.startswith("stress: ") and "hackable (smuggle_expected" in text for text in shown(at.caption))
+
+
+def test_a_run_with_the_exploit_search_shows_the_rewrite_it_found(workspace: Workspace) -> None:
+    from skynet_core.llm import ModelConfig, ModelSettings
+
+    with world.server() as server:
+        models = world.models(server.url)
+        workspace.save_model_settings(
+            ModelSettings(
+                metric=ModelConfig("openai/judge", server.url), task=models.task, reflection=models.reflection
+            )
+        )
+        workspace.replace_draft(world.JUDGE.replace("expected['label']", "(expected or {}).get('label')"), "test")
+        workspace.set_stress_form(StressForm(cases=6, search=True, rounds=1))
+        at = open_app("stress", state={K.LLM_KEYS: {"metric": "sk-unused", "task": "sk-unused", "reflection": "x"}})
+        assert any("task calls" in text for text in shown(at.caption))  # the plan counts the search's calls
+        button(at, "Run the stress test").click().run()
+        run_until(at, finished, timeout=240, what="the verdict")
+    assert any(text == "**Exploit search**" for text in shown(at.markdown))
+    assert any("The best rewrite took the mean score of" in text for text in shown(at.markdown))
+    assert world.ATTACK in [item.value for item in at.text]  # the rewrite, shown literally
