@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("score", _("score every case of the dataset")),
     ):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        add_case_options(sub)
+        add_data_options(sub)
         _add_output_and_budget_options(sub)
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help=_("write per-case results to FILE (.csv, .jsonl, .parquet)"))
@@ -90,8 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_case_options(sub: argparse.ArgumentParser) -> None:
-    """The metric and the cases, as ``check``, ``score`` and ``stress`` read them."""
+def add_data_options(sub: argparse.ArgumentParser) -> None:
+    """The metric and the data options of ``check`` and ``score`` (``stress`` takes them too): the metric, the cases,
+    the timeout, the candidate, the roles and the candidate files."""
     sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
     sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
     sub.add_argument(
@@ -153,7 +154,7 @@ def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
 
 
 def add_budget_options(sub: argparse.ArgumentParser) -> None:
-    """What the metric's ``llm()`` calls may use, and whether the answer cache answers them."""
+    """What the metric's ``llm()`` calls may use: calls per case, the run's budget, and the answer cache."""
     sub.add_argument(
         "--max-calls",
         type=int,

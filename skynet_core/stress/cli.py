@@ -35,11 +35,11 @@ FAMILIES = ("preserve", "degrade", "game")
 
 def add_parser(commands: Any) -> None:
     """Add the ``stress`` command to the CLI's subparsers (``commands``)."""
-    from ..cli.options import add_budget_options, add_case_options, add_place_options
+    from ..cli.options import add_budget_options, add_data_options, add_place_options
 
     help_text = _("stress the metric with perturbed outputs: is it brittle, insensitive or hackable?")
     sub = commands.add_parser("stress", help=help_text, description=help_text)
-    add_case_options(sub)
+    add_data_options(sub)
     add_place_options(sub)
     sub.add_argument(
         "--cases",

@@ -41,7 +41,7 @@ from pathlib import Path
 from ..scoring import RunOptions
 from ..store import data_dir
 from .stress import StressForm, StressPart, StressSetup
-from .uplift import UpliftForm, UpliftSetup
+from .uplift import UpliftForm, UpliftPart, UpliftSetup
 from .values import (
     AUTO_VERSION_S,
     EXAMPLE_SOURCE,
@@ -94,7 +94,7 @@ __all__ = [
 ]
 
 
-class Workspace(StressPart):
+class Workspace(StressPart, UpliftPart):
     """The studio's state and use cases (see the package docstring). Thread-safe; one per data directory."""
 
 

@@ -27,7 +27,8 @@ from ..llm import ModelSettings
 from ..results import JobKind
 from ..stress.defaults import DEFAULT_ROUNDS, MAX_ROUNDS
 from ..stress.store import SavedStress, StressRow, StressStore
-from .uplift import UpliftPart, missing_models, missing_models_message
+from .uplift import missing_models, missing_models_message
+from .usecases import UseCasesPart
 from .values import DatasetInUse
 
 if TYPE_CHECKING:  # the run's modules load numpy and GEPA's pieces: only when a run is planned or started
@@ -92,7 +93,7 @@ class StressSetup:
     search: SearchPlan | None
 
 
-class StressPart(UpliftPart):
+class StressPart(UseCasesPart):
     def __init__(self, directory: str | Path | None = None, **options: Any) -> None:
         super().__init__(directory, **options)
         self.stress_runs = StressStore(self.directory)
