@@ -14,7 +14,7 @@ and, with no such file, says "Page not found" over the app. So each page but Aut
 import streamlit as st
 
 import studio
-from pages import author, data, feedback, history, human, runs, settings, tradeoffs
+from pages import author, data, feedback, history, human, runs, settings, stress, tradeoffs
 from skynet_core.i18n import N_, _
 from widgets.sidebar import sidebar
 from widgets.text import new_script_run
@@ -24,6 +24,7 @@ PAGES = [
     (author.page, N_("Author"), ":material/edit_note:", "author"),
     (data.page, N_("Data"), ":material/table:", "data"),
     (feedback.page, N_("Feedback review"), ":material/rate_review:", "feedback"),
+    (stress.page, N_("Stress test"), ":material/bolt:", "stress"),
     (human.page, N_("Human scores"), ":material/person_check:", "human"),
     (tradeoffs.page, N_("Reward trade-offs"), ":material/balance:", "tradeoffs"),
     (history.page, N_("History"), ":material/history:", "history"),

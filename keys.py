@@ -159,3 +159,15 @@ ALIGN_SAVED = "human.align.saved"  # the id of the version "Save as a version" w
 def human_note(source: str, candidate: str, case_id: str) -> str:
     """The note box of one case's label (typed text stays while the person moves between cases)."""
     return f"human.note.{source}.{candidate}.{case_id}"
+
+
+# --- Stress test (pages/stress/) ---------------------------------------------------------------------------
+# The form's widgets (their values are kept in the workspace), the message of a start that was refused, and the
+# perturbation whose examples are shown.
+STRESS_CASES = "stress.cases"  # cases to sample; 0: the default (all, or fewer for a metric that may call a model)
+STRESS_SEED = "stress.seed"
+STRESS_BUDGET = "stress.budget"  # US dollars for the run's model calls; 0: the settings' budget per run
+STRESS_SEARCH = "stress.search"  # whether the exploit search runs too
+STRESS_ROUNDS = "stress.rounds"
+STRESS_REFUSED = "stress.refused"
+STRESS_PERTURBATION = "stress.perturbation"

@@ -18,6 +18,7 @@ from widgets.cases import column_config
 from widgets.compare import comparison_row
 from widgets.jobs import job_panel, outcome_panel
 from widgets.stale import stale_banner
+from widgets.stress import versions_stress
 from widgets.uplift import versions_feedback_value
 from widgets.versions import save_version_control
 
@@ -116,6 +117,7 @@ def page() -> None:
     else:
         st.caption(_("The two versions are the same text."))
     versions_feedback_value(snap, old, new)
+    versions_stress(snap, old, new)
     job = studio.session().slot(SLOT).job
     comparing = job is not None and job.running  # as every page's start button: one job of its kind at a time
     with st.container(horizontal=True):  # buttons as wide as their labels, never cut

@@ -22,6 +22,7 @@ from widgets.agreement_compare import agreement_change
 from widgets.cases import column_config
 from widgets.compare import comparison_row
 from widgets.stale import stale_banner, stale_changes
+from widgets.stress import run_stress_line
 from widgets.text import number
 from widgets.uplift import run_feedback_value
 
@@ -125,6 +126,7 @@ def open_run(snap: Snapshot, summary: RunSummary) -> None:
     metric(_("Failed (error, timeout, invalid)"), share(summary.error_share))
     st.caption(views.statuses_text(summary.statuses))
     run_feedback_value(summary.provenance.metric if summary.provenance else None, summary.key.dataset)
+    run_stress_line(summary.provenance.metric if summary.provenance else None, summary.key.dataset)
     frame = case_table(run)
     kept = filters(frame, "runs.case", views.Columns(), list(frame.columns), "score")
     st.dataframe(views.shown_frame(kept), hide_index=True, width="stretch", column_config=column_config())

@@ -101,6 +101,10 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
+    if args.command == "stress":
+        from ..stress.cli import run as run_stress
+
+        return run_stress(args, read, settings, llm, stdout, stderr)
     if args.command == "check":
         checked = check_metric(read.source, read.cases, timeout=read.timeout, llm=llm, name=_metric_name(args.metric))
         output = ReportOutput(args, stdout)

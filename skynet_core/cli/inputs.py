@@ -129,7 +129,12 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
     so that a million of them fit in memory; everything else is a loaded dataset.
     """
-    plain = args.command == "score" and not args.roles and not args.candidate_file and args.candidate in (None, "")
+    plain = (
+        args.command in ("score", "stress")
+        and not args.roles
+        and not args.candidate_file
+        and args.candidate in (None, "")
+    )
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
         return lines, lines.split_counts, lines.warnings
@@ -162,7 +167,8 @@ class _Inputs:
 
 
 def _check_score_options(args: argparse.Namespace) -> None:
-    """Raise ``UsageError`` for a ``score`` option that cannot work (``--ray``, ``--concurrency``, ``--out``)."""
+    """Raise ``UsageError`` for a ``score`` (or ``stress``) option that cannot work (``--ray``, ``--concurrency``,
+    ``--out``)."""
     if args.ray is not None and not args.ray.strip():
         raise UsageError(
             _(
@@ -172,17 +178,18 @@ def _check_score_options(args: argparse.Namespace) -> None:
         )
     if args.concurrency is not None and not 1 <= args.concurrency <= 64:
         raise UsageError(_("--concurrency must be from 1 to 64, not {value}").format(value=args.concurrency))
-    if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
-        raise UsageError(_("--out {path}: use a .csv, .jsonl or .parquet file name").format(path=args.out))
-    if args.out and (problem := output_problem(args.out)):
-        raise UsageError(_("--out {path}: {problem}").format(path=args.out, problem=problem))
+    out = getattr(args, "out", None)  # stress writes no file
+    if out and Path(out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
+        raise UsageError(_("--out {path}: use a .csv, .jsonl or .parquet file name").format(path=out))
+    if out and (problem := output_problem(out)):
+        raise UsageError(_("--out {path}: {problem}").format(path=out, problem=problem))
 
 
 def _read_inputs(args: argparse.Namespace, stderr: TextIO) -> _Inputs:
     """Read the metric folder, the cases and the labels, after checking the options; raises ``UsageError``,
     ``ValueError`` or ``DatasetError`` (exit 2) for anything that cannot be used. Warnings go to ``stderr``."""
     timeout = validate_timeout(args.timeout)
-    if args.command == "score":
+    if args.command in ("score", "stress"):
         _check_score_options(args)
     inputs = data_inputs(args)
     # The run's own output is not a metric file, even when an old one lies beside metric.py.

@@ -80,32 +80,22 @@ def build_parser() -> argparse.ArgumentParser:
         _add_output_and_budget_options(sub)
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help=_("write per-case results to FILE (.csv, .jsonl, .parquet)"))
-            sub.add_argument(
-                "--concurrency",
-                type=int,
-                default=None,
-                metavar="N",
-                help=_("cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)"),
-            )
-            sub.add_argument(
-                "--ray",
-                metavar="ADDRESS",
-                default=None,
-                help=_("score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)"),
-            )
+            add_place_options(sub)
             human_cli.add_arguments(sub)
     _add_export_parser(commands)
     from ..engines.uplift.cli import add_parser as add_uplift_parser
+    from ..stress.cli import add_parser as add_stress_parser
 
     add_uplift_parser(commands)
     from ..align.cli import add_parser as add_align_parser
 
     add_align_parser(commands)
+    add_stress_parser(commands)
     return parser
 
 
 def add_metric_options(sub: argparse.ArgumentParser) -> None:
-    """The metric and its timeout, defined once for ``check``, ``score`` and ``align``."""
+    """The metric and its timeout, defined once for ``check``, ``score``, ``align`` and ``stress``."""
     sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
     sub.add_argument(
         "--timeout",
@@ -135,6 +125,23 @@ def add_data_options(sub: argparse.ArgumentParser, *, split: bool = True) -> Non
     )
     if split:
         sub.add_argument("--split", default=None, help=_("use only the cases of this split (train, val or test)"))
+
+
+def add_place_options(sub: argparse.ArgumentParser) -> None:
+    """Where ``score`` and ``stress`` score, and how many cases at once."""
+    sub.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_("cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)"),
+    )
+    sub.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default=None,
+        help=_("score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)"),
+    )
 
 
 def _add_output_and_budget_options(sub: argparse.ArgumentParser) -> None:
