@@ -24,11 +24,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from ..cases import Case
-from ..engines.uplift.calls import Meter, Stopped, parallel
+from ..engines.uplift.calls import Meter, Stopped, parallel, reflection_max_tokens
 from ..engines.uplift.config import Models
 from ..engines.uplift.result import Calls, Outcome
 from ..i18n import _, format_number
 from ..llm import LlmError, MetricLlm, complete
+from ..llm.budget import Budget
 from ..metric_source import MetricSource
 from ..scoring import RunOptions, Scorer
 from .defaults import DEFAULT_ROUNDS, MAX_ROUNDS, MAX_SEARCH_CASES, SEARCH_CASES
@@ -234,8 +235,14 @@ def run_search(
     the best rewrite found before). ``on_round`` is told each proposal's number as GEPA starts it."""
     from gepa.optimize_anything import EngineConfig, GEPAConfig, ReflectionConfig, TrackingConfig, optimize_anything
 
-    judge = search.options.llm if isinstance(search.options.llm, MetricLlm) else None
-    meter = Meter(search.plan.models, search.max_cost_usd, cancel, judge)
+    # One budget for every call of the search: the task's rewrites, the attacker's proposals, and the metric's
+    # own llm() calls, which are charged to it and stop at it too.
+    budget = Budget(search.max_cost_usd)
+    judge = search.options.llm.with_budget(budget) if isinstance(search.options.llm, MetricLlm) else None
+    if judge is not None:
+        search = replace(search, options=replace(search.options, llm=judge))
+    tokens = {"task": task_max_tokens(search.wrong), "reflection": reflection_max_tokens(START)}
+    meter = Meter(search.plan.models, budget, tokens, cancel, judge)
     rewriter = _Rewriter(search, meter)
     items = [{"key": item.key} for item in search.wrong]
     outcome, error = Outcome.COMPLETE, ""
@@ -268,7 +275,17 @@ def run_search(
 
 
 def _spent(meter: Meter) -> bool:
-    return meter.max_cost_usd is not None and meter.cost_usd >= meter.max_cost_usd
+    limit = meter.budget.limit_usd
+    return limit is not None and meter.cost_usd >= limit
+
+
+def task_max_tokens(wrong: Sequence[Wrong]) -> int:
+    """The ``max_tokens`` of a rewrite in a search with a budget: twice the longest wrong output, in characters (a
+    token holds at least one), within the uplift experiment's bounds of a task call."""
+    from ..engines.uplift.calls import TASK_TOKENS
+
+    longest = max((len(shown(item.output)) for item in wrong), default=0)
+    return min(TASK_TOKENS[1], max(TASK_TOKENS[0], 2 * longest))
 
 
 class _Rewriter:
@@ -318,14 +335,16 @@ class _Rewriter:
         text = wrong.output if isinstance(wrong.output, str) else json.dumps(wrong.output, ensure_ascii=False)
         if self.reuse and (instruction, text) in self._answers:
             return self._answers[(instruction, text)]
-        self.meter.before_call()
+        worst = self.meter.start("task", instruction + text)
         models = self.search.plan.models
         try:
-            reply = complete(models.settings, instruction, text, config=models.task)
+            reply = complete(
+                models.settings, instruction, text, config=models.task, max_tokens=self.meter.max_tokens("task")
+            )
         except LlmError as exc:
-            self.meter.failed("task", exc)
+            self.meter.failed("task", worst, exc)
             raise Stopped(Outcome.FAILED, str(exc)) from None
-        self.meter.count("task", reply.prompt_tokens, reply.completion_tokens)
+        self.meter.count("task", worst, reply.prompt_tokens, reply.completion_tokens)
         rewritten = reply.text if isinstance(wrong.output, str) else _as_json(reply.text)
         if self.reuse:
             self._answers[(instruction, text)] = rewritten
@@ -378,13 +397,13 @@ class _Attacker:
         from ..engines.reflection import reflect
 
         text = prompt if isinstance(prompt, str) else "\n\n".join(str(item.get("content", "")) for item in prompt)
-        self.meter.before_call()
+        worst = self.meter.start("reflection", text)
         try:
-            answer = reflect(text, self.models.reflection, self.models.settings)
+            answer = reflect(text, self.models.reflection, self.models.settings, self.meter.max_tokens("reflection"))
         except LlmError as exc:
-            self.meter.failed("reflection", exc)
+            self.meter.failed("reflection", worst, exc)
             raise Stopped(Outcome.FAILED, str(exc)) from None
-        self.meter.count("reflection", answer.prompt_tokens, answer.completion_tokens)
+        self.meter.count("reflection", worst, answer.prompt_tokens, answer.completion_tokens)
         return answer.raw
 
 
