@@ -110,7 +110,8 @@ def test_out_over_a_file_inside_the_metric_folder_by_a_hard_link_is_refused(tmp_
     (metric / "helper.py").write_text("X = 1\n")
     (tmp_path / "cases.csv").write_text(CSV)
     os.link(metric / "helper.py", tmp_path / "results.csv")
-    code, text = cli("score", str(metric), "--data", str(tmp_path / "cases.csv"), "--out", str(tmp_path / "results.csv"))
+    data, out = tmp_path / "cases.csv", tmp_path / "results.csv"
+    code, text = cli("score", str(metric), "--data", str(data), "--out", str(out))
     assert code == EXIT_USAGE and "a file of the metric" in text, text
     assert (metric / "helper.py").read_text() == "X = 1\n"
 
