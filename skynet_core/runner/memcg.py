@@ -19,6 +19,7 @@ both cases: it also counts socket buffers, which a v1 memory cgroup does not.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import itertools
 import os
@@ -37,6 +38,8 @@ REMOVE_WAIT_S = 0.01
 
 _numbers = itertools.count(1)
 _swept = threading.Event()
+_made: set[Path] = set()  # this process's cgroups not removed yet
+_made_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,8 @@ class MemoryCgroup:
         except OSError:
             return None
         group = cls(path, found.version)
+        with _made_lock:
+            _made.add(path)
         try:
             if found.version == 1:
                 (path / "memory.limit_in_bytes").write_text(str(limit))
@@ -197,12 +202,29 @@ class MemoryCgroup:
         for _try in range(REMOVE_TRIES):
             try:
                 self.path.rmdir()
-                return True
             except FileNotFoundError:
-                return True
+                pass
             except OSError:
                 time.sleep(REMOVE_WAIT_S)
+                continue
+            with _made_lock:
+                _made.discard(self.path)
+            return True
         return False
+
+
+@atexit.register
+def _remove_left() -> None:
+    """At exit, one try at each cgroup of a sandbox whose teardown a daemon thread was still waiting for; never a
+    wait (a spare sandbox still runs until this process is gone). The next process to make one removes what is
+    left (:func:`_sweep`)."""
+    with _made_lock:
+        left = list(_made)
+    for path in left:
+        try:
+            path.rmdir()
+        except OSError:
+            continue
 
 
 def _write_if_there(path: Path, text: str) -> None:
