@@ -48,7 +48,7 @@ from ..results import CaseResult, CheckReport, JobError
 from ..runner.pool import start_one_child_in_background
 from ..runner.values import Cancelled
 from ..scoring import scorer_for
-from .inputs import _in_split, _Inputs, _metric_name, _read_inputs, _read_metric, _read_roles
+from .inputs import _in_split, _Inputs, _metric_name, _read_inputs, _read_metric, _read_roles, input_files
 from .interrupt import EXIT_INTERRUPTED, Interrupt, cancelled_by_ctrl_c
 from .options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, build_parser, cli_language
 from .report import ReportOutput, _Sink, _terminal_lines, format_report, open_out
@@ -265,7 +265,7 @@ def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     from ..engines.export import export_for_engine
     from ..engines.reflection import dataset_instruction
 
-    inputs = tuple(item for item in (args.data, args.roles) if item)
+    inputs = tuple(input_files(args))
     try:
         metric = _read_metric(args.metric, inputs, stderr)
         source = metric.source

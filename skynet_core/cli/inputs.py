@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -50,6 +51,30 @@ def _read_metric(path: str, inputs: tuple[str, ...] = (), stderr: TextIO | None 
     for note in read.notes:
         print(_("note: {text}").format(text=_terminal_lines(note)), file=stderr or sys.stderr)
     return read
+
+
+def input_files(args: argparse.Namespace) -> dict[str, str]:
+    """Every file a command reads besides the metric, by the path given, with the option that names it: what
+    its ``--out`` may never be (``score``'s results file, ``export``'s folder's files)."""
+    named = [
+        (getattr(args, "data", None), "--data"),
+        (getattr(args, "roles", None), "--roles"),
+        (getattr(args, "labels", None), "--labels"),
+        *((text.partition("=")[2], "--candidate-file") for text in getattr(args, "candidate_file", None) or ()),
+    ]
+    return {path: option for path, option in named if path}
+
+
+def _old_output(out: str | None) -> tuple[str, ...]:
+    """``out`` when an old output there is left out of the metric folder's files: a regular file no other name
+    leads to (a link to a file of the metric, symbolic or hard, is that file, and is refused)."""
+    if not out:
+        return ()
+    try:
+        info = os.lstat(out)
+    except (OSError, ValueError):
+        return (out,)
+    return (out,) if stat.S_ISREG(info.st_mode) and info.st_nlink == 1 else ()
 
 
 def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: FolderRead) -> None:
@@ -191,24 +216,14 @@ def _read_inputs(args: argparse.Namespace, stderr: TextIO) -> _Inputs:
     timeout = validate_timeout(args.timeout)
     if args.command in ("score", "stress"):
         _check_score_options(args)
-    inputs = data_inputs(args)
-    # The run's own output is not a metric file, even when an old one lies beside metric.py.
-    written = (args.out,) if args.command == "score" and args.out else ()
-    metric = _read_metric(args.metric, (*inputs, *written), stderr)
-    if written:
-        _refuse_out_over_inputs(args.out, inputs, metric)
+    inputs = input_files(args)
+    out = args.out if args.command == "score" else None
+    metric = _read_metric(args.metric, (*inputs, *_old_output(out)), stderr)
+    if out:
+        _refuse_out_over_inputs(out, inputs, metric)
     cases, split_counts = read_cases(args, stderr)
     labels = human_cli.from_args(args)  # --labels: read before any case runs; a bad label is exit 2
     return _Inputs(metric.source, cases, split_counts, labels, timeout)
-
-
-def data_inputs(args: argparse.Namespace) -> dict[str, str]:
-    """The files the data options name (path: its option): ``--data``, each ``--candidate-file`` and ``--roles``."""
-    return {
-        args.data: "--data",
-        **{text.partition("=")[2]: "--candidate-file" for text in args.candidate_file},
-        **({args.roles: "--roles"} if args.roles else {}),
-    }
 
 
 def read_cases(args: argparse.Namespace, stderr: TextIO) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +101,11 @@ class AheadBatch:
         self._sent: dict[int, tuple[RecordedCall, ...]] = {}
         self._made: dict[int, list[RecordedCall]] = {}
         self.wire = self._seal_all() if len(calls) else None
+
+    @property
+    def on_record(self) -> Collection[int]:
+        """The positions of the cases whose calls last time are on record (whatever the cache still holds)."""
+        return self._recorded.keys()
 
     def _print(self, position: int) -> bytes:
         if self._prints is None:

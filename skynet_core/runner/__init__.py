@@ -1,9 +1,11 @@
 """The isolated metric runner: metric code runs only in child processes we can kill.
 
 Public face: :func:`score_cases`, :class:`WorkerPool`, :func:`default_pool`,
-:func:`detect_isolation`, :class:`Limits`.
+:func:`detect_isolation`, :class:`Limits`, :func:`memory_limit_enforcement` (how the memory limit is enforced
+here: the kernel's memory cgroup, or the watchdog).
 """
 
+from .memcg import enforcement as memory_limit_enforcement
 from .pool import WorkerPool, default_pool
 from .run import ScoreRun, score_cases
 from .sandbox import Limits, detect_isolation
@@ -21,5 +23,6 @@ __all__ = [
     "WorkerPool",
     "default_pool",
     "detect_isolation",
+    "memory_limit_enforcement",
     "score_cases",
 ]

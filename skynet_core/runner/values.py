@@ -3,7 +3,7 @@ batch of cases already encoded."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -71,9 +71,12 @@ class CallsAhead(Protocol):
     which traces them and raises ``ValueError`` for a report that names nothing sent; ``case`` is the case's
     number when it goes on to a call through the runner, else None), each call made through the runner that
     got an answer (:meth:`made`, with the reply's ``recorded``), and the case's end (:meth:`done`).
+    ``on_record`` are the positions of the cases whose calls last time are on record, answered ahead or not:
+    the others have not been scored in this process, and may ask the model.
     """
 
     wire: dict[str, list[list[str]]] | None
+    on_record: Collection[int]
 
     def used(self, position: int, reported: Any, case: int | None) -> list[LlmCall]: ...
 

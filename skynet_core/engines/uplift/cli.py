@@ -152,7 +152,7 @@ class _ProgressBar:
 def _experiment(args: argparse.Namespace, stderr: TextIO) -> Experiment:
     """The experiment the arguments describe; raises ``UsageError``, ``ValueError``, ``LlmError``, ``DatasetError``
     or ``OSError`` for people. Notes and warnings on the metric and the data go to ``stderr``."""
-    from ...cli.inputs import _read_metric, cases_in_split, data_inputs, read_cases
+    from ...cli.inputs import _read_metric, cases_in_split, input_files, read_cases
     from ...llm import machine_settings, make_handler, warm_up
     from ..sandboxed import SandboxedMetric
     from ..task import litellm_kwargs
@@ -180,7 +180,7 @@ def _experiment(args: argparse.Namespace, stderr: TextIO) -> Experiment:
     config = UpliftConfig(
         instruction, rounds=args.rounds, seeds=args.seeds, minibatch=args.minibatch, max_cost_usd=args.max_cost
     )
-    inputs = data_inputs(args)
+    inputs = input_files(args)
     files = (*inputs, *((args.instruction_file,) if args.instruction_file else ()))
     source = _read_metric(args.metric, files, stderr).source
     cases = cases_in_split(args, *read_cases(args, stderr))
