@@ -197,7 +197,7 @@ def _read_inputs(args: argparse.Namespace, stderr: TextIO) -> _Inputs:
     cases, split_counts, warnings = _read_cases(args)
     for warning in warnings:
         print(_("warning: {text}").format(text=_terminal_lines(warning)), file=stderr)
-    labels = human_cli.from_args(args)  # --labels: read before any case runs; a bad label is exit 2
+    labels = human_cli.from_args(args, cases)  # --labels: read before any case runs; a bad label is exit 2
     return _Inputs(metric.source, cases, split_counts, labels, timeout)
 
 
