@@ -44,6 +44,7 @@ AUTHOR_CANDIDATE = "author.candidate"
 AUTHOR_SPLIT = "author.split"
 AUTHOR_UPLOAD = "author.upload"
 AUTHOR_UPLOAD_ERROR = "author.upload_error"
+AUTHOR_UPLOAD_DONE = "author.upload_done"  # (draft revision, kind, message): what the last upload did, beside it
 AUTHOR_TRY_OPEN = "author.try_open"  # "Try one case" is open (a row was re-run)
 AUTHOR_CONSISTENCY_REPEATS = "author.consistency_repeats"
 AUTHOR_CONSISTENCY_CASES = "author.consistency_cases"
@@ -137,11 +138,14 @@ HUMAN_SEED = "human.seed"  # the random order's seed
 HUMAN_ADVANCE = "human.advance"  # move to the next unlabelled case after a score is given
 HUMAN_SHOW_METRIC = "human.show_metric"  # show the metric's score and feedback (hidden by default: no anchoring)
 HUMAN_RATER = "human.rater"  # the rater's name field
-HUMAN_FLASH = "human.flash"  # (kind, message) about the last import or rater change, shown on this visit
+HUMAN_FLASH = "human.flash"  # (kind, message) about the last import, shown beside the Import button
+HUMAN_STORED_FLASH = "human.stored_flash"  # (kind, message) about the last deletion, beside the stored labels
+HUMAN_RATER_FLASH = "human.rater_flash"  # (kind, message) about the rater's name, shown beside its field
 HUMAN_UPLOAD = "human.upload"
 HUMAN_UPLOAD_RATER = "human.upload_rater"  # whose scores a labels file's rows without a rater are
 HUMAN_FIRST = "human.first_rater"
 HUMAN_SECOND = "human.second_rater"
+HUMAN_DELETE_RATER = "human.delete_rater"  # whose stored scores "Delete these labels" would delete
 HUMAN_AGREEMENT = "human.agreement"  # the prefix of the agreement report's widgets on the Human scores page
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import numbers
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ import orjson
 from skynet_core.i18n import _
 from skynet_core.paths import special_file
 
-from .human_score import HumanScore, LabelError, parse_human_value
+from .human_score import PASS_WORDS, HumanScore, LabelError, parse_human_value
 from .label_cells import ESCAPED, MARK, escaped, restore
 from .settings import check_rater_name
 
@@ -123,6 +124,11 @@ def _read(
     scores: list[HumanScore] = []
     unknown_rows, defaulted, sample = 0, 0, dict[str, None]()
     for line, row in rows:
+        if known is not None and _quick_id(row) not in known.ids and _labelled(file, line, row):
+            unknown_rows += 1  # a row for another case: its value checked, nothing else built (millions may come)
+            if len(sample) < UNKNOWN_KEPT:
+                sample[_text(file, line, row, "id")] = None
+            continue
         score = _score(file, line, row, dataset, rater, candidate)
         if score is None:
             continue
@@ -138,6 +144,48 @@ def _read(
         scores.append(score)
         defaulted += not _text(file, line, row, "candidate")
     return LabelFile(tuple(scores), unknown_rows, tuple(sample), defaulted)
+
+
+def _quick_id(row: dict[str, Any]) -> str:
+    """The row's id as :func:`_text` reads it, for the common cases (text, a whole number), else ``""``."""
+    value = row.get("id")
+    if type(value) is str:
+        return value.strip()
+    return str(value) if type(value) is int else ""
+
+
+def _labelled(file: str, line: int, row: dict[str, Any]) -> bool:
+    """Whether the row gives a score (an empty value does not); raises :class:`LabelError` for a bad value. The
+    common values (a number, pass or fail, as text or JSON) are checked without :func:`parse_human_value`'s
+    generality."""
+    value = row.get("human")
+    kind = type(value)
+    if kind is float or kind is int:
+        return _finite(file, line, row, float(value))  # type: ignore[arg-type]
+    if kind is str:
+        text = value.strip()  # type: ignore[union-attr]
+        if not text:
+            return False
+        if text.lower() in PASS_WORDS:
+            return True
+        try:
+            return _finite(file, line, row, float(text))
+        except ValueError:
+            pass
+    return _score_value(file, line, row) is not None
+
+
+def _finite(file: str, line: int, row: dict[str, Any], number: float) -> bool:
+    return math.isfinite(number) or _score_value(file, line, row) is not None
+
+
+def _score_value(file: str, line: int, row: dict[str, Any]) -> float | None:
+    try:
+        return parse_human_value(row.get("human"))
+    except ValueError as exc:
+        raise LabelError(
+            _("{file}, line {line}: {problem}").format(file=file, line=line, problem=exc), line=line
+        ) from None
 
 
 def _twice(file: str, first: int, second: int, score: HumanScore) -> LabelError:
@@ -221,7 +269,7 @@ def _csv_rows(file: str, handle: IO[bytes]) -> Iterator[tuple[int, dict[str, Any
                 _("{file}, line {line}: {error}").format(file=file, line=reader.line_num, error=exc),
                 line=reader.line_num,
             ) from None
-        if not any(cell.strip() for cell in cells):
+        if not (cells and (cells[0].strip() or any(cell.strip() for cell in cells))):
             continue
         row = dict(zip(header, cells, strict=False))
         if marked is not None and marked < len(cells) and cells[marked] == MARK:
@@ -267,12 +315,7 @@ def _text(file: str, line: int, row: dict[str, Any], key: str) -> str:
 
 
 def _score(file: str, line: int, row: dict[str, Any], dataset: str, rater: str, candidate: str) -> HumanScore | None:
-    try:
-        value = parse_human_value(row.get("human"))
-    except ValueError as exc:
-        raise LabelError(
-            _("{file}, line {line}: {problem}").format(file=file, line=line, problem=exc), line=line
-        ) from None
+    value = _score_value(file, line, row)
     if value is None:
         return None
     case_id = _text(file, line, row, "id")
