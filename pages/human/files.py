@@ -115,12 +115,12 @@ def import_controls(rater: str) -> None:
     )
 
 
-def stored_panel(labels: HumanLabels) -> None:
+def stored_panel(labels: HumanLabels, candidate: str) -> None:
     """The stored scores: how many match the data, the downloads, the imports kept and a rater's scores, each
     with "Delete these labels", and what the last deletion did under them."""
     ws = studio.session().workspace
     stored = labels.stored()
-    st.caption(md(matched_text(labels)))
+    st.caption(md(matched_text(labels, candidate)))
     with st.container(horizontal=True):
         for form, name in (("csv", "CSV"), ("jsonl", "JSONL")):
             st.download_button(
@@ -163,7 +163,7 @@ def files_panel(labels: HumanLabels, rater: str, in_use: DatasetInUse) -> None:
     with left:
         import_controls(rater)
     with right:
-        stored_panel(labels)
+        stored_panel(labels, in_use.candidate)
 
 
 def raters_panel(labels: HumanLabels, rater: str, candidate: str) -> None:

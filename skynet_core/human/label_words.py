@@ -46,9 +46,11 @@ def unknown_text(rows: int, sample: tuple[str, ...]) -> str:
     ).format(count=format_number(rows), ids=_examples(sample, rows))
 
 
-def matched_text(labels: HumanLabels) -> str:
-    """ "60 stored human scores match cases of this data (first made on support.csv); 3 name other cases." """
-    count = len(labels.stored())
+def matched_text(labels: HumanLabels, candidate: str | None = None) -> str:
+    """ "60 stored human scores match cases of this data (first made on support.csv), 20 of them of candidate
+    small's outputs; 3 more name other cases." (the candidate's part when one with a name is given)."""
+    stored = labels.stored()
+    count = len(stored)
     if labels.origin:
         text = ngettext(
             "{count} stored human score matches cases of this data by id (first made on {file}).",
@@ -59,6 +61,13 @@ def matched_text(labels: HumanLabels) -> str:
         text = ngettext(
             "{count} stored human score of this data.", "{count} stored human scores of this data.", count
         ).format(count=format_number(count))
+    if candidate and count:
+        own = sum(1 for score in stored if score.candidate == candidate)
+        text += " " + ngettext(
+            "{count} of them is of candidate {candidate}'s outputs.",
+            "{count} of them are of candidate {candidate}'s outputs.",
+            own,
+        ).format(count=format_number(own), candidate=candidate)
     if labels.elsewhere:
         text += " " + ngettext(
             "{count} more names a case this data does not have.",

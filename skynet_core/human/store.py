@@ -236,11 +236,11 @@ class HumanScores:
             rows = db.execute("SELECT dataset, COUNT(*) FROM human_scores GROUP BY dataset").fetchall()
         return {str(name): int(count) for name, count in rows}
 
-    def case_ids(self, dataset: str) -> set[str]:
+    def case_ids(self, dataset: str) -> frozenset[str]:
         """The case ids label set ``dataset`` has scores of."""
         with connect(self.path) as db:
             rows = db.execute("SELECT DISTINCT case_id FROM human_scores WHERE dataset = ?", (dataset,)).fetchall()
-        return {str(row[0]) for row in rows}
+        return frozenset(str(row[0]) for row in rows)
 
 
 def _timed(scores: Iterable[HumanScore]) -> list[HumanScore]:

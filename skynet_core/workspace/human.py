@@ -118,9 +118,10 @@ class HumanPart(RecordsPart):
             if not sets or key in self._unlinked:
                 return source
         ids = data.case_ids()
-        shared = {name: len(store.case_ids(name) & ids) for name in sets}
-        best = max(shared, key=lambda name: (shared[name], name), default=None)
-        if best is not None and shared[best] and 2 * shared[best] >= min(len(store.case_ids(best)), len(ids)):
+        labelled = {name: store.case_ids(name) for name in sets}
+        shared = {name: len(found & ids) for name, found in labelled.items()}
+        best = max(shared, key=lambda name: (shared[name], name))
+        if shared[best] and 2 * shared[best] >= min(len(labelled[best]), len(ids)):
             store.set_link(source, best)
             return best
         with self._lock:

@@ -85,7 +85,8 @@ def test_an_import_of_many_unknown_ids_says_so_under_its_button_and_keeps_only_t
     assert "2,000 rows name cases not in the data, e.g. ghost0, ghost1, ghost2, …: they were not kept." in text
     assert place(at, button(at, "Import")) < place(at, said) < place(at, at.subheader[-1])  # beside Import
     assert len(ws.human_store.scores("example")) == 12
-    assert "12 stored human scores of this data." in [item.value.replace("\\", "") for item in at.caption]
+    captions = [item.value.replace("\\", "") for item in at.caption]
+    assert "12 stored human scores of this data. 12 of them are of candidate fast-small's outputs." in captions
 
 
 def test_the_labels_of_an_import_are_deleted_with_its_button(ws: Workspace) -> None:

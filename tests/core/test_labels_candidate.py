@@ -85,3 +85,18 @@ def test_scores_kept_without_a_candidate_before_can_be_given_to_the_candidate_in
     assert ws.assign_candidate("small") == 3
     labels = ws.human_labels()
     assert labels.values("small") == dict.fromkeys(IDS[:3], 1.0) and labels.values("large") == {}
+
+
+def test_the_labelled_cases_of_the_candidate_in_use_come_with_their_score_and_notes(ws: Workspace) -> None:
+    ws.set_human_score("s03", 0.25, "too short")
+    ws.set_human_score("s01", 1.0)
+    ws.import_human_scores("bo.csv", b"id,human,note\ns01,0,wrong\n", rater="bo")
+    ws.choose_cases("large", None)
+    ws.set_human_score("s02", 1.0)  # another candidate's output: not small's
+    ws.choose_cases("small", None)
+    found = ws.labelled_cases()
+    assert [(item.case.id, item.case.candidate, item.human, item.note) for item in found] == [
+        ("s01", "small", 0.5, "wrong"),
+        ("s03", "small", 0.25, "too short"),
+    ]
+    assert [(item.case.id, item.human) for item in ws.labelled_cases(rater="ana")] == [("s01", 1.0), ("s03", 0.25)]
