@@ -119,23 +119,21 @@ def _read(
                 file=file, name=rater, problem=_lower_first(str(exc))
             )
         ) from None
-    rows = _jsonl_rows(file, handle) if Path(file).suffix.lower() in _JSONL else _csv_rows(file, handle)
+    others = _Others()
+    ids = known.ids if known is not None else None
+    rows = _jsonl_rows(file, handle) if Path(file).suffix.lower() in _JSONL else _csv_rows(file, handle, ids, others)
     found: dict[tuple[str, str, str], int] = {}
     scores: list[HumanScore] = []
-    unknown_rows, defaulted, sample = 0, 0, dict[str, None]()
+    defaulted = 0
     for line, row in rows:
-        if known is not None and _quick_id(row) not in known.ids and _labelled(file, line, row):
-            unknown_rows += 1  # a row for another case: its value checked, nothing else built (millions may come)
-            if len(sample) < UNKNOWN_KEPT:
-                sample[_text(file, line, row, "id")] = None
+        if ids is not None and _quick_id(row) not in ids and _labelled(file, line, row):
+            others.add(_text(file, line, row, "id"))  # its value checked, nothing else built (millions may come)
             continue
         score = _score(file, line, row, dataset, rater, candidate)
         if score is None:
             continue
         if known is not None and score not in known:
-            unknown_rows += 1
-            if len(sample) < UNKNOWN_KEPT:
-                sample[score.case_id] = None
+            others.add(score.case_id)
             continue
         key = (score.case_id, score.candidate, score.rater)
         if key in found:
@@ -143,7 +141,32 @@ def _read(
         found[key] = line
         scores.append(score)
         defaulted += not _text(file, line, row, "candidate")
-    return LabelFile(tuple(scores), unknown_rows, tuple(sample), defaulted)
+    return LabelFile(tuple(scores), others.rows, tuple(others.sample), defaulted)
+
+
+class _Others:
+    """The rows of a file that name cases the data does not have: counted, the first ids (each once) kept."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.sample: dict[str, None] = {}
+
+    def add(self, case_id: str) -> None:
+        self.rows += 1
+        if len(self.sample) < UNKNOWN_KEPT:
+            self.sample[case_id] = None
+
+
+def _plain_score(text: str) -> bool:
+    """Whether a CSV cell is a score that needs no more checking: a finite number, pass or fail (an empty cell, or
+    one to refuse, goes the whole way, which says why)."""
+    text = text.strip()
+    if text.lower() in PASS_WORDS:
+        return True
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def _quick_id(row: dict[str, Any]) -> str:
@@ -242,7 +265,11 @@ def _text_lines(file: str, handle: IO[bytes]) -> Iterator[str]:
         yield line.removeprefix("\ufeff") if number == 1 else line
 
 
-def _csv_rows(file: str, handle: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _csv_rows(
+    file: str, handle: IO[bytes], known: Collection[str] | None, others: _Others
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rows as dicts by the header's names; a plain row of a case not ``known`` is only counted in ``others``
+    (no dict is built: a file of millions of such rows is read at the speed of the csv module)."""
     reader = csv.reader(_text_lines(file, handle))
     try:
         header = [name.strip().lower() for name in next(reader)]
@@ -259,6 +286,8 @@ def _csv_rows(file: str, handle: IO[bytes]) -> Iterator[tuple[int, dict[str, Any
             line=1,
         )
     marked = header.index(ESCAPED) if ESCAPED in header else None
+    id_at, human_at = header.index("id"), header.index("human")
+    needed = max(id_at, human_at) + 1
     while True:
         try:
             cells = next(reader)
@@ -269,10 +298,16 @@ def _csv_rows(file: str, handle: IO[bytes]) -> Iterator[tuple[int, dict[str, Any
                 _("{file}, line {line}: {error}").format(file=file, line=reader.line_num, error=exc),
                 line=reader.line_num,
             ) from None
+        escaped_row = marked is not None and marked < len(cells) and cells[marked] == MARK
+        if known is not None and not escaped_row and len(cells) >= needed:
+            case_id = cells[id_at].strip()
+            if case_id and case_id not in known and _plain_score(cells[human_at]):
+                others.add(case_id)
+                continue
         if not (cells and (cells[0].strip() or any(cell.strip() for cell in cells))):
             continue
         row = dict(zip(header, cells, strict=False))
-        if marked is not None and marked < len(cells) and cells[marked] == MARK:
+        if escaped_row:
             row.update((key, restore(row[key])) for key in _TEXT_KEYS if key in row)
         yield reader.line_num, row
 

@@ -22,7 +22,7 @@ from tests.case_factory import WRONG_METRIC, weak_every_third
 from tests.i18n_scan import english_words, render
 from widgets.text import number
 
-DATA_WORDS = {"support", "tickets", "example", "wrong", "correct", "label", "billing", "refund", "fast", "small"}
+DATA_WORDS = {"support", "tickets", "example", "wrong", "correct", "label", "billing", "refund", "fast", "small", "ana"}
 
 
 @pytest.fixture
