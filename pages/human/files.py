@@ -10,7 +10,7 @@ import streamlit as st
 
 import keys as K
 import studio
-from skynet_core.human import FILE_RATER, HumanLabels, LabelError, estimate_text, rater_label, raters_table
+from skynet_core.human import HumanLabels, LabelError, estimate_text, rater_label, raters_table
 from skynet_core.human.label_words import import_line, imported_text, matched_text
 from skynet_core.i18n import _, format_number, ngettext, with_language
 from skynet_core.workspace import DatasetInUse
@@ -144,7 +144,7 @@ def stored_panel(labels: HumanLabels, candidate: str) -> None:
                     count=format_number(item.remaining), file=item.file)))  # fmt: skip
                 st.button(_("Delete"), on_click=with_language(delete_import), args=(item.id, item.file),
                           type="primary", key=f"human.delete_import.{item.id}")  # fmt: skip
-    raters = [name for name in labels.raters() if name != FILE_RATER]
+    raters = ws.stored_raters(labels.dataset)
     if raters:
         with st.container(horizontal=True, vertical_alignment="bottom"):
             chosen = st.selectbox(_("A rater's labels"), raters, key=K.HUMAN_DELETE_RATER, width=240)

@@ -15,7 +15,7 @@ their label set (the path of the file they were made on), so nothing is lost.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -55,6 +55,8 @@ CREATE TABLE IF NOT EXISTS human_dataset_links (
 # Made after the migration: an older human_scores table gains import_id first.
 _INDEXES = "CREATE INDEX IF NOT EXISTS human_scores_by_import ON human_scores (import_id);"
 _COLUMNS = "dataset, case_id, candidate, value, rater, note, labelled_at"
+_ORDER = "ORDER BY labelled_at, case_id, candidate, rater"
+_IDS_AT_ONCE = 200_000  # more case ids than this: every score of the set is read and filtered instead
 _UPSERT = (
     f"INSERT INTO human_scores ({_COLUMNS}, import_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (dataset, case_id, candidate, rater) DO UPDATE SET value = excluded.value, "
@@ -184,8 +186,29 @@ class HumanScores:
             query += " AND rater = ?"
             params.append(rater)
         with connect(self.path) as db:
-            rows = db.execute(query + " ORDER BY labelled_at, case_id, candidate, rater", params).fetchall()
+            rows = db.execute(query + " " + _ORDER, params).fetchall()
         return [_score(row) for row in rows]
+
+    def scores_of_cases(self, dataset: str, ids: Collection[str]) -> tuple[list[HumanScore], int]:
+        """The scores of ``dataset`` that name one of the case ids ``ids``, oldest first, and how many others it
+        holds. Only those rows are read (a store that kept a million rows for other data, as one did before an
+        import kept only the data's cases, stays quick to read)."""
+        with connect(self.path) as db:
+            total = int(db.execute("SELECT COUNT(*) FROM human_scores WHERE dataset = ?", (dataset,)).fetchone()[0])
+            if total <= len(ids) or len(ids) > _IDS_AT_ONCE:
+                rows = db.execute(f"SELECT {_COLUMNS} FROM human_scores WHERE dataset = ? {_ORDER}", (dataset,))
+                found = [_score(row) for row in rows if row[1] in ids]
+            else:
+                db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted_ids (id TEXT PRIMARY KEY)")
+                db.execute("DELETE FROM wanted_ids")
+                db.executemany("INSERT OR IGNORE INTO wanted_ids VALUES (?)", ((case_id,) for case_id in ids))
+                rows = db.execute(
+                    f"SELECT {_COLUMNS} FROM human_scores WHERE dataset = ? AND case_id IN (SELECT id FROM wanted_ids) "
+                    + _ORDER,
+                    (dataset,),
+                )
+                found = [_score(row) for row in rows]
+        return found, total - len(found)
 
     def values(self, dataset: str, candidate: str, rater: str | None = None) -> dict[str, float]:
         """The human score of each case of ``candidate``'s outputs, by case id: one rater's, or the mean of
@@ -229,6 +252,11 @@ class HumanScores:
     def has_scores(self, dataset: str) -> bool:
         with connect(self.path) as db:
             return db.execute("SELECT 1 FROM human_scores WHERE dataset = ? LIMIT 1", (dataset,)).fetchone() is not None
+
+    def last_row(self) -> int:
+        """The newest score row's number: it grows whenever a case gains a score (to tell that nothing was added)."""
+        with connect(self.path) as db:
+            return int(db.execute("SELECT COALESCE(MAX(rowid), 0) FROM human_scores").fetchone()[0])
 
     def label_sets(self) -> dict[str, int]:
         """Every label set with scores, and how many scores it holds."""

@@ -72,8 +72,8 @@ class HumanPart(RecordsPart):
 
     @cached_property
     def _unlinked(self) -> OrderedDict[tuple[object, ...], None]:
-        # A data file found to share no label set's case ids, with the label sets as they were then: that
-        # search reads every set's ids, so it is made again only when the sets change.
+        # A data file found to share no label set's case ids, with the newest score row then: that search reads
+        # every set's ids, so it is made again only when a case gains a score (a row is added).
         return OrderedDict()
 
     def rater(self) -> str:
@@ -112,11 +112,13 @@ class HumanPart(RecordsPart):
             return linked
         if data is None or store.has_scores(source):
             return source
-        sets = {name: count for name, count in store.label_sets().items() if name != source}
-        key = (source, data.identity, tuple(sorted(sets.items())))
+        key = (source, data.identity, store.last_row())
         with self._lock:
-            if not sets or key in self._unlinked:
+            if key in self._unlinked:
                 return source
+        sets = {name: count for name, count in store.label_sets().items() if name != source}
+        if not sets:
+            return source
         ids = data.case_ids()
         labelled = {name: store.case_ids(name) for name in sets}
         shared = {name: len(found & ids) for name, found in labelled.items()}
@@ -137,13 +139,11 @@ class HumanPart(RecordsPart):
         source = source or self.dataset().data.source
         data = self._data_of(source)
         label_set = self.label_set(source, data)
-        stored = self.human_store.scores(label_set)
         if data is None:
-            return HumanLabels.merged(source, stored, (), label_set=label_set)
-        ids = data.case_ids()
-        known = [score for score in stored if score.case_id in ids]
+            return HumanLabels.merged(source, self.human_store.scores(label_set), (), label_set=label_set)
+        known, elsewhere = self.human_store.scores_of_cases(label_set, data.case_ids())
         from_file = scores_from_cases(data.cases, source, FILE_RATER)
-        return HumanLabels.merged(source, known, from_file, label_set=label_set, elsewhere=len(stored) - len(known))
+        return HumanLabels.merged(source, known, from_file, label_set=label_set, elsewhere=elsewhere)
 
     def labelled_cases(self, in_use: DatasetInUse | None = None, *, rater: str | None = None) -> list[CaseLabel]:
         """The labelled cases of the candidate in use (every split: each case says its own), in the data's order,
@@ -215,6 +215,12 @@ class HumanPart(RecordsPart):
     def delete_label_import(self, import_id: int) -> int:
         """Delete the scores one import kept (those not scored again since); how many were deleted."""
         return self.human_store.delete_import(import_id)
+
+    def stored_raters(self, source: str | None = None) -> list[str]:
+        """Who has stored scores in the label set of ``source`` (the data in use when ``None``), those of cases the
+        data does not have too, most scores first: whose labels "Delete these labels" can delete."""
+        source = source or self.dataset().data.source
+        return self.human_store.raters(self.label_set(source, self._data_of(source)))
 
     def delete_rater_labels(self, rater: str, source: str | None = None) -> int:
         """Delete every stored score of ``rater`` in the label set of ``source`` (the data in use when ``None``),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from skynet_core.human.label_words import matched_text
 from skynet_core.jobs import JobBoard
 from skynet_core.workspace import Workspace
 from tests.core.hardening3_cli import cli_completed as cli
@@ -92,3 +93,17 @@ def test_the_command_lines_text_says_how_many_rows_name_other_cases(cli_files: d
     assert "5,000 labels not in the data" in done.stdout
     assert "labels not in the data: ghost0, ghost1, ghost2, ghost3, ghost4, …" in done.stdout
     assert len(done.stdout) < 10_000
+
+
+def test_a_store_that_kept_rows_of_other_cases_before_shows_the_datas_and_counts_the_rest(ws: Workspace) -> None:
+    from skynet_core.human import HumanScore
+
+    label_set = ws.human_labels().label_set
+    ws.human_store.set_many([HumanScore(label_set, f"ghost{n}", "", 1.0, "old") for n in range(GHOSTS)])
+    ws.import_human_scores("bo.csv", labels(ghosts=0), rater="bo")
+    found = ws.human_labels()
+    assert (len(found.stored()), found.elsewhere, found.raters()) == (10, GHOSTS, ["bo"])
+    assert "5,000 more name cases this data does not have." in matched_text(found)
+    assert ws.stored_raters() == ["old", "bo"]  # whose labels can be deleted, those of other cases too
+    assert ws.delete_rater_labels("old") == GHOSTS
+    assert ws.human_labels().elsewhere == 0
