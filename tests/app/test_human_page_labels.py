@@ -79,7 +79,7 @@ def test_on_the_human_scores_page_the_hint_speaks_of_this_page(ws: Workspace) ->
 def test_an_import_of_many_unknown_ids_says_so_under_its_button_and_keeps_only_the_datas(ws: Workspace) -> None:
     at = open_app("human")
     import_labels(at, labels_file(ws, 12, GHOSTS))
-    [said] = [item for item in at.success if "Imported" in item.value]
+    [said] = [item for item in at.warning if "Imported" in item.value]
     text = said.value.replace("\\", "")  # the message is markdown, its data escaped
     assert "Imported 12 human scores by ana for candidate fast-small (the file names no candidate)." in text
     assert "2,000 rows name cases not in the data, e.g. ghost0, ghost1, ghost2, …: they were not kept." in text
