@@ -222,7 +222,7 @@ def _read_inputs(args: argparse.Namespace, stderr: TextIO) -> _Inputs:
     if out:
         _refuse_out_over_inputs(out, inputs, metric)
     cases, split_counts = read_cases(args, stderr)
-    labels = human_cli.from_args(args)  # --labels: read before any case runs; a bad label is exit 2
+    labels = human_cli.from_args(args, cases)  # --labels: read before any case runs; a bad label is exit 2
     return _Inputs(metric.source, cases, split_counts, labels, timeout)
 
 

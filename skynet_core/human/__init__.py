@@ -30,7 +30,7 @@ from ..lazy import lazy_attribute
 if TYPE_CHECKING:
     from .charts import agreement_scatter, confusion_figure, confusion_table
     from .estimate import Estimate, Undefined
-    from .files import labels_csv, labels_from_bytes, labels_jsonl, read_labels, write_labels
+    from .files import KnownCases, LabelFile, labels_csv, labels_from_bytes, labels_jsonl, read_labels, write_labels
     from .human_score import (
         FAIL_VALUE,
         PASS_VALUE,
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         scores_from_cases,
     )
     from .interrater import RaterAgreement, RaterDisagreement, rater_agreement
-    from .labels import FILE_RATER, HumanLabels, ImportedLabels, rater_label
+    from .labels import FILE_RATER, CaseLabel, HumanLabels, ImportedLabels, rater_label
     from .order import LabelOrder, Progress, labelling_order, next_unlabelled, progress, step
     from .pairing import LabelledCase, Pairing, PairingBuilder, pair_results
     from .report import DEFAULT_THRESHOLD, FEW_CASES, FIGURES, Agreement, Confusion, Disagreement, by_gap
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
         set_rater_name,
     )
     from .statistics import measure_agreement, spearman_estimate
-    from .store import HumanScores
+    from .store import HumanScores, LabelImport
     from .tables import (
         comparison_table,
         disagreements_table,
@@ -88,8 +88,11 @@ if TYPE_CHECKING:
 _HOMES = {
     **dict.fromkeys(("agreement_scatter", "confusion_figure", "confusion_table"), "charts"),
     **dict.fromkeys(("Estimate", "Undefined"), "estimate"),
-    **dict.fromkeys(("labels_csv", "labels_from_bytes", "labels_jsonl", "read_labels", "write_labels"), "files"),
-    **dict.fromkeys(("FILE_RATER", "HumanLabels", "ImportedLabels", "rater_label"), "labels"),
+    **dict.fromkeys(
+        ("KnownCases", "LabelFile", "labels_csv", "labels_from_bytes", "labels_jsonl", "read_labels", "write_labels"),
+        "files",
+    ),
+    **dict.fromkeys(("FILE_RATER", "CaseLabel", "HumanLabels", "ImportedLabels", "rater_label"), "labels"),
     **dict.fromkeys(
         (
             "FAIL_VALUE",
@@ -123,7 +126,7 @@ _HOMES = {
         "settings",
     ),
     **dict.fromkeys(("measure_agreement", "spearman_estimate"), "statistics"),
-    **dict.fromkeys(("HumanScores",), "store"),
+    **dict.fromkeys(("HumanScores", "LabelImport"), "store"),
     **dict.fromkeys(
         (
             "comparison_table",
@@ -182,6 +185,7 @@ __all__ = [
     "agreement_of",
     "AgreementComparison",
     "by_gap",
+    "CaseLabel",
     "CaseMove",
     "compare_agreement",
     "comparison_table",
@@ -202,7 +206,10 @@ __all__ = [
     "HumanScore",
     "HumanScores",
     "ImportedLabels",
+    "KnownCases",
     "LabelError",
+    "LabelFile",
+    "LabelImport",
     "LabelledCase",
     "labelling_order",
     "LabelOrder",
