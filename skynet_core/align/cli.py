@@ -123,7 +123,7 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
     """The alignment the arguments describe and the raters' agreement lines; raises for people (exit 2)."""
     from ..cli import _model_settings
     from ..cli.inputs import _read_metric, cases_in_split, read_cases
-    from ..human.files import read_labels
+    from ..human.files import KnownCases, read_labels
     from ..human.settings import default_rater
     from ..llm import make_handler
     from ..llm_cache import answer_cache
@@ -166,8 +166,13 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
         ) from None
     cases, counts = read_cases(args, stderr)
     cases = cases_in_split(args, cases, counts)
-    scores = read_labels(args.labels, dataset=str(args.data), rater=default_rater())
     candidate = cases[0].candidate if len(cases) else (args.candidate or "")
+    # As score --labels reads them: a row without a candidate is the candidate aligned for, rows of other cases
+    # are only counted.
+    known = KnownCases(frozenset(case.id for case in cases), (candidate,))
+    scores = read_labels(
+        args.labels, dataset=str(args.data), rater=default_rater(), candidate=candidate, known=known
+    ).scores
     labelled = labelled_cases(list(cases), scores, candidate, rater=args.rater, threshold=args.threshold)
     if refused := refusal(labelled):
         raise Refused(refused)

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         scores_from_cases,
     )
     from .interrater import RaterAgreement, RaterDisagreement, rater_agreement
-    from .labels import FILE_RATER, CaseLabel, HumanLabels, ImportedLabels, rater_label
+    from .labels import FILE_RATER, HumanLabels, ImportedLabels, rater_label
     from .order import LabelOrder, Progress, labelling_order, next_unlabelled, progress, step
     from .pairing import LabelledCase, Pairing, PairingBuilder, pair_results
     from .report import DEFAULT_THRESHOLD, FEW_CASES, FIGURES, Agreement, Confusion, Disagreement, by_gap
@@ -92,7 +92,7 @@ _HOMES = {
         ("KnownCases", "LabelFile", "labels_csv", "labels_from_bytes", "labels_jsonl", "read_labels", "write_labels"),
         "files",
     ),
-    **dict.fromkeys(("FILE_RATER", "CaseLabel", "HumanLabels", "ImportedLabels", "rater_label"), "labels"),
+    **dict.fromkeys(("FILE_RATER", "HumanLabels", "ImportedLabels", "rater_label"), "labels"),
     **dict.fromkeys(
         (
             "FAIL_VALUE",
@@ -185,7 +185,6 @@ __all__ = [
     "agreement_of",
     "AgreementComparison",
     "by_gap",
-    "CaseLabel",
     "CaseMove",
     "compare_agreement",
     "comparison_table",

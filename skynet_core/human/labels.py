@@ -17,14 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
-
 from skynet_core.i18n import LANGUAGES, N_, _, use_language
 
 from .human_score import HumanScore, human_values
-
-if TYPE_CHECKING:
-    from skynet_core.cases import Case
 
 FILE_RATER = "(data file)"
 """The rater of the scores a data file's ``human`` column carries."""
@@ -63,13 +58,6 @@ class ImportedLabels:
     unknown_sample: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class CaseLabel:
-    """A case of the candidate in use with its human score (every rater's mean, or one rater's) and the notes."""
-
-    case: Case
-    human: float
-    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ from ..human import (
     FILE_RATER,
     Agreement,
     AgreementComparison,
-    CaseLabel,
     HumanLabels,
     HumanScore,
     HumanScores,
@@ -144,19 +143,6 @@ class HumanPart(RecordsPart):
         known, elsewhere = self.human_store.scores_of_cases(label_set, data.case_ids())
         from_file = scores_from_cases(data.cases, source, FILE_RATER)
         return HumanLabels.merged(source, known, from_file, label_set=label_set, elsewhere=elsewhere)
-
-    def labelled_cases(self, in_use: DatasetInUse | None = None, *, rater: str | None = None) -> list[CaseLabel]:
-        """The labelled cases of the candidate in use (every split: each case says its own), in the data's order,
-        each with its human score (every rater's mean, or ``rater``'s) and the raters' notes: what a page or a
-        job that works on the human scores of the data in use (judge alignment) starts from."""
-        in_use = in_use or self.dataset()
-        labels = self.human_labels(in_use.data.source)
-        values, notes = labels.values(in_use.candidate, rater), labels.notes(in_use.candidate, rater)
-        return [
-            CaseLabel(case, values[case.id], notes.get(case.id, ""))
-            for case in in_use.data.cases_of(in_use.candidate, None)
-            if case.id in values
-        ]
 
     def set_human_score(
         self, case_id: str, value: float, note: str = "", *, in_use: DatasetInUse | None = None

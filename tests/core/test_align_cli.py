@@ -4,6 +4,7 @@ exit codes, the budget, the answer cache and the guards."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -271,3 +272,25 @@ def test_with_two_raters_their_agreement_is_shown_before_the_plan(
     assert text.index("Raters ana and bo agree with each other on 48 cases: κ ") < text.index("Planned: at most")
     assert "the ceiling a judge can reach" in text
     assert code == 2  # this judge agrees with their mean too well to learn from
+
+
+def test_labels_without_a_candidate_column_are_the_aligned_candidates(
+    world_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``score --labels`` reads them: a labels file naming no candidate holds the scores of the candidate
+    aligned for (``--candidate large`` of an A/B table), not of a candidate called ""."""
+    metric, cases, labels = world.write(world_dir, count=12)
+    rows = [json.loads(line) for line in cases.read_text().splitlines()]
+    table = world_dir / "ab.csv"
+    with table.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "question", "out_small", "out_large"])
+        for row in rows:
+            writer.writerow([row["id"], json.dumps(row["input"]), row["output"], row["output"] + " "])
+    with world.server() as server:
+        models(monkeypatch, server)
+        out, err = io.StringIO(), io.StringIO()
+        argv = ["align", str(metric), "--data", str(table), "--candidate", "large", "--labels", str(labels)]
+        code = run(argv, out, err)
+        assert server.requests == []
+    assert code == 2 and "and 12 are labelled" in err.getvalue()

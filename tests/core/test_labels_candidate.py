@@ -94,9 +94,10 @@ def test_the_labelled_cases_of_the_candidate_in_use_come_with_their_score_and_no
     ws.choose_cases("large", None)
     ws.set_human_score("s02", 1.0)  # another candidate's output: not small's
     ws.choose_cases("small", None)
-    found = ws.labelled_cases()
+    found = ws.align_labelled().cases
     assert [(item.case.id, item.case.candidate, item.human, item.note) for item in found] == [
         ("s01", "small", 0.5, "wrong"),
         ("s03", "small", 0.25, "too short"),
     ]
-    assert [(item.case.id, item.human) for item in ws.labelled_cases(rater="ana")] == [("s01", 1.0), ("s03", 0.25)]
+    ana = ws.align_labelled(rater="ana").cases
+    assert [(item.case.id, item.human) for item in ana] == [("s01", 1.0), ("s03", 0.25)]
