@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
 from skynet_core.i18n import LANGUAGES, N_, _, use_language
 
 from .human_score import HumanScore, human_values
@@ -56,8 +57,6 @@ class ImportedLabels:
     import_id: int = 0
     unknown_rows: int = 0
     unknown_sample: tuple[str, ...] = ()
-
-
 
 
 @dataclass(frozen=True)
