@@ -72,10 +72,19 @@ def test_the_rubric_learns_the_unwritten_policy_and_test_kappa_rises_from_about_
         assert found["gain"]["kappa"]["low"] > 0
         seen = world.requests_by_model(server)
         asked = [request.user or "" for request in server.requests if request.model == "judge"]
-        for case_id in found["split"]["test"]:  # test is scored once with the starting rubric, once with the final
-            assert sum(f"Ticket {int(case_id[1:])}:" in user for user in asked) == 2
+        replies = {row["id"]: row["output"] for row in world.rows(48)}
+        for case_id in found["split"]["test"]:
+            # Test is scored once with the starting rubric and once with the final one (the stress test's game
+            # family after the run asks again only about perturbed replies; the case as it is comes from the cache).
+            question = f"Ticket {int(case_id[1:])}:"
+            assert sum(question in user and user.endswith("Reply: " + replies[case_id]) for user in asked) == 2
+        # The world's judge passes "I cannot answer that." whatever the rubric; the aligned one fails the blind
+        # refunds it passed, so replacing them by a refusal now raises their score: easier to fool by `null`.
+        stress = found["stress"]
+        assert stress["family"] == "game" and stress["easier_to_fool"] == ["null"]
+        assert stress["after"]["verdict"]["hackable"] and "null" in stress["after"]["verdict"]["why"]["hackable"]
         assert score_kappa(world_dir, out_file, found["split"]["test"]) == pytest.approx(after)
-    assert list(found) == KEYS
+    assert list(found) == [*KEYS, "stress"]
     assert list(found["before"]) == ["dev", "test"] and list(found["before"]["test"]) == FIGURES
     assert list(found["gain"]["kappa"]) == ["value", "low", "high"]
     assert found["calls"] == {"judge": seen["judge"], "reflection": seen["reflect"]}
