@@ -5,6 +5,8 @@ A request whose response has started (a client reading its body slowly, or never
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
@@ -41,6 +43,24 @@ async def ignore(message: Any) -> None:
     return None
 
 
+def run(scenario: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """``scenario`` on an event loop of its own, in a thread of its own: the worker's thread may hold a running loop
+    another test module left behind, where ``asyncio.run`` refuses to start."""
+    failed: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(scenario())
+        except BaseException as exc:  # noqa: BLE001  (raised again in the test's thread)
+            failed.append(exc)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+
+
 async def settle() -> None:
     for _ in range(10):
         await asyncio.sleep(0)
@@ -64,7 +84,7 @@ def test_health_is_answered_while_page_requests_are_held() -> None:
         assert waited == [f"/page{n}" for n in range(PAGE_REQUESTS_AT_ONCE, 40)]
         assert (admission.in_flight, admission.waiting) == (0, 0)
 
-    asyncio.run(scenario())
+    run(scenario)
 
 
 @pytest.mark.parametrize(
@@ -84,7 +104,7 @@ def test_websockets_and_uploads_never_wait_for_page_requests(scope: dict[str, An
         app.release.set()
         await asyncio.wait_for(asyncio.gather(held, passed), timeout=5)
 
-    asyncio.run(scenario())
+    run(scenario)
 
 
 def test_a_request_that_fails_gives_its_place_back() -> None:
@@ -98,7 +118,7 @@ def test_a_request_that_fails_gives_its_place_back() -> None:
                 await asyncio.wait_for(admission(request("/page"), nothing, ignore), timeout=1)
         assert admission.in_flight == 0
 
-    asyncio.run(scenario())
+    run(scenario)
 
 
 def test_a_response_being_sent_to_a_slow_reader_keeps_no_place() -> None:
@@ -127,4 +147,4 @@ def test_a_response_being_sent_to_a_slow_reader_keeps_no_place() -> None:
         never_read.set()
         await asyncio.gather(*stuck)
 
-    asyncio.run(scenario())
+    run(scenario)
