@@ -11,7 +11,7 @@ each page but Author also has a two-line ``pages/<name>.py``.
 
 import streamlit as st
 
-from pages import author, data, feedback, history, human, runs, settings, tradeoffs
+from pages import author, data, feedback, history, human, runs, settings, stress, tradeoffs
 from skynet_core.i18n import N_, _
 from ui import studio
 from ui.widgets.sidebar import sidebar
@@ -22,6 +22,7 @@ PAGES = [
     (author.page, N_("Author"), ":material/edit_note:", "author"),
     (data.page, N_("Data"), ":material/table:", "data"),
     (feedback.page, N_("Feedback review"), ":material/rate_review:", "feedback"),
+    (stress.page, N_("Stress test"), ":material/bolt:", "stress"),
     (human.page, N_("Human scores"), ":material/person_check:", "human"),
     (tradeoffs.page, N_("Reward trade-offs"), ":material/balance:", "tradeoffs"),
     (history.page, N_("History"), ":material/history:", "history"),

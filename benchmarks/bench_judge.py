@@ -1,6 +1,7 @@
 """Judge benchmark: scoring with a model-as-judge metric, cases in flight against a slow judge.
 
     .venv/bin/python benchmarks/bench_judge.py [--cases 200] [--latency-ms 200] [--concurrency 8] [--repeats 3]
+    .venv/bin/python benchmarks/bench_judge.py --cases 60 --partly-cached 20 --latency-ms 500
 
 A local OpenAI-compatible server (tests/fake_openai.py, 127.0.0.1) answers
 every call after ``--latency-ms``. The metric calls ``llm()`` once per case,
@@ -16,6 +17,11 @@ feedback's wording changed), against the answer cache filled by a first run (a f
 temporary folder): the provider calls it made (target 0) and its wall time as a ratio of the same
 metric with the judge call removed (target ≤ 1.5), medians of ``--repeats`` runs alternated, each started
 0.5 s after the one before (as a person's click would be: the pool has its spare worker started by then).
+
+``--partly-cached NEW``: instead, "Score all" of ``--cases`` + NEW cases, the first ``--cases`` answered from the
+answer cache (filled by a first run of those, each run with a fresh cache) and the NEW ones asking the judge:
+the wall time as a ratio of the ideal, NEW × latency / concurrency, and the most calls the judge saw in flight
+at once (target: the concurrency), medians of ``--repeats``. Before issue 44, the new cases went one at a time.
 
 ``--first-call``: instead, how soon a command line ``check`` of the judge
 metric (3 cases) makes its first model call, from the process's start (median
@@ -139,6 +145,48 @@ def cached(count: int, latency_ms: float, concurrency: int, repeats: int) -> Non
     print(f"  load average                        {os.getloadavg()[0]:6.1f}")
 
 
+def partly_cached(count: int, new: int, latency_ms: float, concurrency: int, repeats: int) -> None:
+    """Score all again with ``new`` more cases than the cached ``count`` (module docstring)."""
+    cases = make_cases(count + new)
+    ideal_s = new * latency_ms / 1000.0 / concurrency
+    walls, in_flight = [], []
+    pool = WorkerPool()
+    with FakeOpenAI(latency_s=0.0, usage=(60, 12)) as server:
+        settings = ModelSettings(metric=ModelConfig("openai/gpt-4o-mini", api_base=server.url))
+        complete(settings, "warm up litellm")  # its import takes seconds; the app pays it once
+        try:
+            for _ in range(repeats):
+                with tempfile.TemporaryDirectory() as tmp:
+                    cache = LlmCache(Path(tmp))
+                    server.latency_s = 0.0
+                    timed_run(pool, cases[:count], concurrency, make_handler(settings, cache=cache))
+                    server.latency_s = latency_ms / 1000.0
+                    server.max_in_flight = 0
+                    server.requests.clear()
+                    time.sleep(SETTLE_S)
+                    walls.append(timed_run(pool, cases, concurrency, make_handler(settings, cache=cache)))
+                    if len(server.requests) != new:
+                        raise SystemExit(f"expected {new} provider calls, the judge saw {len(server.requests)}")
+                    in_flight.append(server.max_in_flight)
+        finally:
+            pool.close()
+    wall = statistics.median(walls)
+    print(
+        f"judge scoring, partly cached: {count} cases from the answer cache then {new} new, judge latency "
+        f"{latency_ms:g} ms, {concurrency} in flight"
+    )
+    print(f"  ideal for the new ones (N x latency / concurrency)  {ideal_s:6.2f} s")
+    print(
+        f"  wall time, median of {repeats}                            {wall:6.2f} s   (runs: "
+        + ", ".join(f"{value:.2f}" for value in walls)
+        + ")"
+    )
+    print(f"  ratio to ideal                                      {wall / ideal_s:6.2f}")
+    print(f"  one at a time would take                            {new * latency_ms / 1000.0:6.2f} s")
+    print(f"  most calls seen in flight                           {max(in_flight):6d}   (runs: {in_flight})")
+    print(f"  load average                                        {os.getloadavg()[0]:6.1f}")
+
+
 def first_call(repeats: int) -> None:
     """Seconds from starting ``python -m skynet_core check`` to the judge's first request, and to the exit."""
     firsts, walls, imports, imports_no_gc = [], [], [], []
@@ -212,7 +260,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--first-call", action="store_true", help="time the CLI's first model call instead")
     parser.add_argument("--cached", action="store_true", help="score again from the answer cache instead")
+    parser.add_argument(
+        "--partly-cached", type=int, default=None, metavar="NEW", help="--cases cached, then NEW more asking the judge"
+    )
     args = parser.parse_args()
+    if args.partly_cached is not None:
+        partly_cached(args.cases, args.partly_cached, args.latency_ms, args.concurrency, args.repeats)
+        return
     if args.cached:
         cached(args.cases, args.latency_ms, args.concurrency, max(args.repeats, 5))
         return

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_server.py [--cases 900000] [--seconds 120] [--sessions 1]
     .venv/bin/python benchmarks/bench_server.py --sessions 6 --cases 20000 --judge-ms 250
+    .venv/bin/python benchmarks/bench_server.py --cases 300000 --seconds 60 --flood 40 --flood-rate 500
 
 Starts `streamlit run serve.py` on a free port with a data directory of its own holding ``--cases``
 cases (the exact-match example metric as the draft), opens the Author page in ``--sessions`` headless
@@ -11,6 +12,12 @@ once. From the click on, for ``--seconds`` (or until every job has finished), a 
 server's sandboxes alive (its child processes); another counts the results the jobs have sent so far
 from the progress text the pages show. ``--judge-ms`` makes the draft a model-as-judge metric
 answered by tests/fake_openai.py on 127.0.0.1 after that many ms (a job whose sandboxes wait).
+
+``--flood N`` adds, from the click on, a request flood from a process of its own: ``N`` keep-alive
+connections asking, ``--flood-rate`` times a second in all, for the pages' addresses (a third of the
+requests) and Streamlit's static files (the rest: the scripts and styles its index.html names, then
+the other scripts of its folder), as a crowd of visitors or a crawler would. Its requests answered
+per second and their latency are printed beside health's, and health's 99th percentile with them.
 
 Printed: health latency before the click (baseline) and during the jobs (median, 95th percentile,
 max, the number of checks slower than 1 s), the most sandboxes alive at once, how far the jobs got,
@@ -184,16 +191,91 @@ class Sampler(threading.Thread):
             thread.join(65)
 
 
+def percentile(ordered: list[float], share: float) -> float:
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
 def summary(name: str, values: list[float], failed: int = 0) -> str:
     if not values:
         return f"  {name:<34} no answer ({failed} failed)"
     ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
     slow = sum(1 for value in values if value > 1.0)
     return (
-        f"  {name:<34} median {statistics.median(values) * 1000:7.1f} ms  p95 {p95 * 1000:7.1f} ms  "
-        f"max {max(values) * 1000:7.1f} ms  over 1 s: {slow} of {len(values)}"
+        f"  {name:<34} median {statistics.median(values) * 1000:7.1f} ms"
+        f"  p95 {percentile(ordered, 0.95) * 1000:7.1f} ms  p99 {percentile(ordered, 0.99) * 1000:7.1f} ms"
+        f"  max {max(values) * 1000:7.1f} ms  over 1 s: {slow} of {len(values)}"
         + (f"  failed {failed}" if failed else "")
+    )
+
+
+FLOOD = r"""
+import asyncio, json, re, sys, time
+from pathlib import Path
+from urllib.parse import urlparse
+
+url, static_dir, pages = sys.argv[1], sys.argv[5], sys.argv[6].split(",")
+connections, rate, seconds = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+where = urlparse(url)
+index = (Path(static_dir) / "index.html").read_text()
+named = re.findall(r'(?:src|href)="\./(static/[^"]+)"', index)
+others = sorted("static/js/" + path.name for path in (Path(static_dir) / "static" / "js").glob("*.js"))[:60]
+assets = named + [path for path in others if path not in named]
+paths = ["/" + page for page in pages]
+latencies, failed = [], 0
+
+async def client(number):
+    global failed
+    reader, writer = await asyncio.open_connection(where.hostname, where.port)
+    interval = connections / rate
+    step = number
+    next_at = time.perf_counter() + interval * number / connections
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+        next_at += interval
+        path = paths[step % len(paths)] if step % 3 == 0 else "/" + assets[step % len(assets)]
+        step += connections
+        asked = time.perf_counter()
+        try:
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n".encode())
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
+            await reader.readexactly(length)
+            latencies.append(time.perf_counter() - asked)
+        except Exception:
+            failed += 1
+            writer.close()
+            reader, writer = await asyncio.open_connection(where.hostname, where.port)
+
+async def main():
+    started = time.perf_counter()
+    await asyncio.gather(*(client(number) for number in range(connections)))
+    print(json.dumps({"answered": len(latencies), "failed": failed, "seconds": time.perf_counter() - started,
+                      "latencies": latencies}))
+
+asyncio.run(main())
+"""
+
+
+def start_flood(url: str, connections: int, rate: float, seconds: float) -> subprocess.Popen[str]:
+    """The flood's process (FLOOD), asking for pages and static files until ``seconds`` have passed."""
+    from streamlit import file_util
+
+    pages = ["", *sorted(path.name for path in (ROOT / "pages").iterdir() if (path / "__init__.py").exists())]
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            FLOOD,
+            url,
+            str(connections),
+            str(rate),
+            str(seconds),
+            file_util.get_static_dir(),
+            ",".join(pages),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -231,6 +313,8 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=1)
     parser.add_argument("--interval", type=float, default=0.25)
     parser.add_argument("--judge-ms", type=float, default=None, help="a judge metric answered after this many ms")
+    parser.add_argument("--flood", type=int, default=0, metavar="N", help="keep-alive connections of a request flood")
+    parser.add_argument("--flood-rate", type=float, default=500.0, help="the flood's requests a second, in all")
     args = parser.parse_args()
 
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
@@ -263,6 +347,7 @@ def main() -> None:
             for button in buttons:
                 expect(button).to_be_enabled(timeout=60_000)
             sampler.start()
+            flood = start_flood(url, args.flood, args.flood_rate, args.seconds) if args.flood else None
             clicked = time.perf_counter()
             for button in buttons:  # one after the other (Playwright drives its pages from one thread), within a second
                 button.click(no_wait_after=True)
@@ -283,6 +368,7 @@ def main() -> None:
             elapsed = time.perf_counter() - clicked
             sampler.stop.set()
             sampler.join(70)
+            flooded = json.loads(flood.communicate(timeout=args.seconds + 120)[0]) if flood is not None else None
             browser.close()
     finally:
         stop_server(process)
@@ -306,6 +392,12 @@ def main() -> None:
     print("health (/_stcore/health):")
     print(summary("before the click", baseline))
     print(summary("while the job(s) ran", during, sampler.failed))
+    if flooded is not None:
+        print(
+            f"  the flood: {args.flood} connections asked {args.flood_rate:g} a second; "
+            f"{flooded['answered'] / flooded['seconds']:.0f} answered a second, {flooded['failed']} failed"
+        )
+        print(summary("its pages and static files", flooded["latencies"]))
     if after:
         print(summary("after (the pages draw the results)", after))
     print(

@@ -5,7 +5,7 @@
         server.script = [429, 500]    # the next two calls fail, then calls succeed again
         server.requests[0].system     # what the server received
 
-It answers ``POST /v1/chat/completions`` (and ``/chat/completions``) with a
+It answers ``POST /v1/chat/completions`` (and ``/chat/completions``) under its own path prefix (``url``) with a
 chat completion whose usage is ``usage`` tokens, after ``latency_s``. Errors
 use OpenAI's error body, so litellm maps them as it would a real provider's:
 429 rate limit, 401 bad key (when ``require_key`` is set and the bearer token
@@ -16,6 +16,7 @@ for), 5xx server errors. Safe to use from many client threads at once.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -86,6 +87,10 @@ class FakeOpenAI:
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
+        # Each server answers only under a path of its own: a call a finished test's client still makes (a retry
+        # of a run that stopped) reaches a later test's server when the kernel gives it the same port; it is then
+        # refused unrecorded, and the later test sees only its own requests.
+        self.prefix = f"s{secrets.token_hex(4)}"
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -96,7 +101,7 @@ class FakeOpenAI:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"http://127.0.0.1:{self.port}/{self.prefix}/v1"
 
     def start(self) -> FakeOpenAI:
         self._thread = threading.Thread(
@@ -158,7 +163,9 @@ def _handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True  # headers and body go out in two writes; Nagle would hold the second 40 ms
 
         def do_POST(self) -> None:  # noqa: N802  (the name http.server calls)
-            if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            own = f"/{server.prefix}"
+            path = self.path[len(own) :] if self.path.startswith(own + "/") else ""
+            if path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
                 self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}})
                 return
             length = int(self.headers.get("Content-Length") or 0)
@@ -168,7 +175,7 @@ def _handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(400, _error(400, ""))
                 return
             received = Received(
-                self.path,
+                path,
                 str(body.get("model", "")),
                 list(body.get("messages") or []),
                 self.headers.get("Authorization"),

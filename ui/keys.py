@@ -47,6 +47,7 @@ AUTHOR_CANDIDATE = "author.candidate"
 AUTHOR_SPLIT = "author.split"
 AUTHOR_UPLOAD = "author.upload"
 AUTHOR_UPLOAD_ERROR = "author.upload_error"
+AUTHOR_UPLOAD_DONE = "author.upload_done"  # (draft revision, kind, message): what the last upload did, beside it
 AUTHOR_TRY_OPEN = "author.try_open"  # "Try one case" is open (a row was re-run)
 AUTHOR_CONSISTENCY_REPEATS = "author.consistency_repeats"
 AUTHOR_CONSISTENCY_CASES = "author.consistency_cases"
@@ -83,6 +84,9 @@ def data_new_upload(generation: int) -> str:
     """The uploader of a new candidate file (a new generation empties it)."""
     return f"data.new_upload.{generation}"
 
+
+# --- History (pages/history/) ----------------------------------------------------------------------------
+HISTORY_COMPARED = "history.compared"  # (version A's digest, version B's digest) of the comparison started last
 
 # --- Runs (pages/runs/) -----------------------------------------------------------------------------------
 RUNS_BY_ID = "runs.by_id"  # compare two candidates' runs by case id
@@ -140,11 +144,14 @@ HUMAN_SEED = "human.seed"  # the random order's seed
 HUMAN_ADVANCE = "human.advance"  # move to the next unlabelled case after a score is given
 HUMAN_SHOW_METRIC = "human.show_metric"  # show the metric's score and feedback (hidden by default: no anchoring)
 HUMAN_RATER = "human.rater"  # the rater's name field
-HUMAN_FLASH = "human.flash"  # (kind, message) about the last import or rater change, shown on this visit
+HUMAN_FLASH = "human.flash"  # (kind, message) about the last import, shown beside the Import button
+HUMAN_STORED_FLASH = "human.stored_flash"  # (kind, message) about the last deletion, beside the stored labels
+HUMAN_RATER_FLASH = "human.rater_flash"  # (kind, message) about the rater's name, shown beside its field
 HUMAN_UPLOAD = "human.upload"
 HUMAN_UPLOAD_RATER = "human.upload_rater"  # whose scores a labels file's rows without a rater are
 HUMAN_FIRST = "human.first_rater"
 HUMAN_SECOND = "human.second_rater"
+HUMAN_DELETE_RATER = "human.delete_rater"  # whose stored scores "Delete these labels" would delete
 HUMAN_AGREEMENT = "human.agreement"  # the prefix of the agreement report's widgets on the Human scores page
 ALIGN_OPEN = "human.align.open"  # whether the "Align the judge" panel is open (ui.widgets.lazy)
 ALIGN_ROUNDS = "human.align.rounds"
@@ -159,3 +166,15 @@ ALIGN_SAVED = "human.align.saved"  # the id of the version "Save as a version" w
 def human_note(source: str, candidate: str, case_id: str) -> str:
     """The note box of one case's label (typed text stays while the person moves between cases)."""
     return f"human.note.{source}.{candidate}.{case_id}"
+
+
+# --- Stress test (pages/stress/) ---------------------------------------------------------------------------
+# The form's widgets (their values are kept in the workspace), the message of a start that was refused, and the
+# perturbation whose examples are shown.
+STRESS_CASES = "stress.cases"  # cases to sample; 0: the default (all, or fewer for a metric that may call a model)
+STRESS_SEED = "stress.seed"
+STRESS_BUDGET = "stress.budget"  # US dollars for the run's model calls; 0: the settings' budget per run
+STRESS_SEARCH = "stress.search"  # whether the exploit search runs too
+STRESS_ROUNDS = "stress.rounds"
+STRESS_REFUSED = "stress.refused"
+STRESS_PERTURBATION = "stress.perturbation"

@@ -61,7 +61,7 @@ def page() -> None:
     editor.newer_draft_notice()
     tools.tools(snap)
     tools.fields_notice(snap)
-    tools.upload()
+    tools.upload(snap.draft.revision)
     with st.container(key="author-work"):
         editor_col, check_col = st.columns([3, 2], gap="medium")
     with editor_col:

@@ -14,6 +14,7 @@ from skynet_core.display import clipped, markdown_text
 from skynet_core.i18n import N_, _, format_number, language, ngettext
 from skynet_core.metric.check_cases import CheckCases
 from skynet_core.results import CaseResult, CheckReport, OutcomeStatus, StageStatus
+from skynet_core.reward_lines import localized_feedback
 from skynet_core.views.author import ScoredRun, Verdict, contract_verdict, error_headline
 from skynet_core.workspace import Snapshot
 from skynet_core.workspace.jobs import Job
@@ -129,7 +130,9 @@ def sampled_cases(results: list[CaseResult], chosen: CheckCases | None, shown_er
             lines += [f"score.{name} {score_text(value)}" for name, value in result.scores.items()]
             st.text("\n".join(lines))
             if result.ok or result.feedback:
-                long_text(result.feedback, key=f"author.sample.{index}.feedback", empty=_("(no feedback)"))
+                long_text(
+                    localized_feedback(result.feedback), key=f"author.sample.{index}.feedback", empty=_("(no feedback)")
+                )
             if result.error:
                 headline = error_headline(result.error)
                 st.text(_("same error as above") if headline == shown_error else error_headline(result.error, 240))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from skynet_core.examples import EXAMPLE_METRICS, FieldFit, apply_field_mapping, example_fields, fit_fields
-from skynet_core.i18n import N_, _, with_language
+from skynet_core.i18n import N_, _, ngettext, with_language
 from skynet_core.metric.archive import read_zip
 from skynet_core.metric.contract import MAX_TIMEOUT_S, MIN_TIMEOUT_S
 from skynet_core.metric.source import MAIN_FILE, MetricSource, MetricSourceError
@@ -13,6 +13,7 @@ from skynet_core.views.author import example_shown
 from skynet_core.workspace import Snapshot, example_metric
 from ui import keys as K
 from ui import studio
+from ui.widgets.messages import say, show
 from ui.widgets.text import md, uploader_note
 
 S = st.session_state
@@ -89,7 +90,14 @@ def take_upload() -> None:
         S[K.AUTHOR_UPLOAD_ERROR] = _("{problem} The editor was not changed.").format(problem=exc)
         return
     S.pop(K.AUTHOR_UPLOAD_ERROR, None)
-    replace_source(new, _("upload of {name}").format(name=upload.name))
+    me = studio.session()
+    kept = me.replace_draft(new, _("upload of {name}").format(name=upload.name))
+    message = ngettext("Loaded {name}: the metric folder has {count} file.",
+                       "Loaded {name}: the metric folder has {count} files.", len(new.files)).format(
+        name=upload.name, count=len(new.files))  # fmt: skip
+    if kept is not None:
+        message += " " + _("Your previous text was kept as version “{name}”.").format(name=kept.name)
+    say(K.AUTHOR_UPLOAD_DONE, me.own_revision, md(message))
 
 
 def choose_candidate() -> None:
@@ -159,7 +167,7 @@ def tools(snap: Snapshot) -> None:
             _("Split"),
             splits,
             index=splits.index(in_use.split or "") if (in_use.split or "") in splits else 0,
-            format_func=lambda name: name or "all",  # the same in every language (a label is what comes back)
+            format_func=lambda name: name or _("all"),  # choose_split keeps only a split the data has
             key=K.AUTHOR_SPLIT,
             on_change=with_language(choose_split),
             width=140,
@@ -175,7 +183,9 @@ def downloads(metric: MetricSource) -> None:
     st.download_button(label, data=data, file_name=name, mime=mime, on_click="ignore", icon=":material/download:")
 
 
-def upload() -> None:
+def upload(revision: int) -> None:
+    """The upload of metric.py or a zip of the folder; what it did (or why not) under it, while the draft is the
+    one it made (``revision``)."""
     with st.expander(_("Upload metric.py or a .zip of the metric folder")):
         st.file_uploader(
             _("A UTF-8 Python file, or a zip of the folder"),
@@ -186,3 +196,5 @@ def upload() -> None:
         uploader_note()
         if S.get(K.AUTHOR_UPLOAD_ERROR):
             st.error(md(S[K.AUTHOR_UPLOAD_ERROR]))
+        else:
+            show(K.AUTHOR_UPLOAD_DONE, revision, icon=":material/task_alt:")

@@ -14,6 +14,7 @@ from skynet_core.cases import Case
 from skynet_core.datasets.typed_case import CaseJsonError, case_json, parse_case
 from skynet_core.i18n import N_, _, format_number, with_language
 from skynet_core.results import CaseResult
+from skynet_core.reward_lines import localized_feedback
 from skynet_core.workspace import Snapshot
 from ui import keys as K
 from ui import studio
@@ -165,7 +166,7 @@ def draw_result(result: CaseResult) -> None:
                 {_("named score"): list(result.scores), _("value"): list(result.scores.values())}, hide_index=True
             )
     st.markdown("**" + _("Feedback") + "**")
-    long_text(result.feedback, key=f"{KEY}.feedback", empty=_("(no feedback)"))
+    long_text(localized_feedback(result.feedback), key=f"{KEY}.feedback", empty=_("(no feedback)"))
     if result.error:
         st.markdown("**" + _("Error") + "**")
         long_text(result.error, key=f"{KEY}.error_text")

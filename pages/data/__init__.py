@@ -16,6 +16,7 @@ from pages.data.candidates import FILE_TYPES, roots_help, table
 from pages.data.draft import PREVIEW_ROWS, draw_draft, preview_frame, read_error
 from pages.data.splits import draw_splits
 from skynet_core.datasets import EXAMPLE_PATH, MAX_FILE_BYTES, Dataset, DatasetError, candidate_warnings
+from skynet_core.human.label_words import matched_text
 from skynet_core.i18n import _, format_number, language, ngettext, with_language
 from skynet_core.paths import DATA_ROOTS_ENV, PathRefused, server_path
 from skynet_core.views.data.preview import DatasetDraft
@@ -70,7 +71,17 @@ def take_upload() -> None:
         )
         return
     S.pop(K.DATA_UPLOAD_ERROR, None)
-    new_draft(DatasetDraft(path=str(path)))
+    new_draft(opened(str(path)))
+
+
+def opened(path: str) -> DatasetDraft:
+    """A new draft of the file at ``path``, with the roles last used with its set of columns (the same file
+    opened again, or another with the same columns), else the guess."""
+    try:
+        columns = [str(column) for column in table(path).columns]
+    except DatasetError:
+        return DatasetDraft(path=path)  # the draft's panel says why the file cannot be read
+    return DatasetDraft(path=path, roles=studio.session().workspace.remembered_roles(columns))
 
 
 def open_path() -> None:
@@ -78,7 +89,7 @@ def open_path() -> None:
     S.pop(K.DATA_UPLOAD_ERROR, None)
     if typed:
         try:
-            new_draft(DatasetDraft(path=str(server_path(typed))))
+            new_draft(opened(str(server_path(typed))))
         except PathRefused as exc:
             refuse(str(exc))
 
@@ -91,6 +102,11 @@ def use_example() -> None:
 def flash(message: str) -> None:
     """Say what is now in use, about the draft open now (its generation: another file opened ends it)."""
     say(K.DATA_FLASH, S.get(K.DATA_GEN, 0), message)
+
+
+def said() -> None:
+    """The message of the last "Use this dataset" or "Use the example", drawn beside the button that caused it."""
+    show(K.DATA_FLASH, S.get(K.DATA_GEN, 0), icon=":material/task_alt:")
 
 
 def cases_text(cases: int, candidates: int) -> str:
@@ -109,16 +125,19 @@ def apply(draft: DatasetDraft) -> None:
     except (DatasetError, OSError) as exc:
         st.error(md(read_error(exc, draft.path)), icon=":material/error:")
         return
-    ws.save_dataset_choice(draft.path, draft.roles, draft.files, main)
+    columns = [str(column) for column in table(draft.path).columns]
+    ws.save_dataset_choice(draft.path, draft.roles, draft.files, main, columns=columns)
     split = ws.dataset_choice().split
     if split not in (None, *[name for name, count in data.split_counts().items() if count]):
         ws.choose_cases(ws.dataset().candidate, None)
     new_draft(DatasetDraft(path=draft.path, roles=draft.roles, files=list(draft.files), main_candidate=main))
-    flash(
-        _("Using {file}: {cases}.").format(
-            file=Path(draft.path).name, cases=cases_text(sum(data.split_counts().values()), len(data.candidates))
-        )
+    message = _("Using {file}: {cases}.").format(
+        file=md(Path(draft.path).name), cases=cases_text(sum(data.split_counts().values()), len(data.candidates))
     )
+    labels = ws.human_labels(draft.path)
+    if labels.stored():
+        message += " " + md(matched_text(labels))
+    flash(message)
     st.rerun()
 
 
@@ -154,7 +173,7 @@ def file_source() -> None:
     except DatasetError as exc:
         st.error(md(str(exc)), icon=":material/error:")
         return
-    draw_draft(draft, frame, on_apply=apply)
+    draw_draft(draft, frame, on_apply=apply, beside=said)
 
 
 def remember_choice(snap: Snapshot) -> None:
@@ -186,7 +205,6 @@ def page() -> None:
         st.warning(md(problem), icon=":material/warning:")
     for warning in data_warnings(data):
         st.warning(md(warning), icon=":material/warning:")
-    show(K.DATA_FLASH, S.get(K.DATA_GEN, 0), icon=":material/task_alt:")
     source = st.radio(
         _("Cases from"),
         [EXAMPLE, A_FILE],
@@ -212,11 +230,13 @@ def example_source(in_use: bool) -> None:
         ).format(file=EXAMPLE_PATH.name)
     )
     st.dataframe(preview_frame(table(str(EXAMPLE_PATH)).head(PREVIEW_ROWS)), height=300)
-    st.button(
-        _("Use the example"),
-        type="primary",
-        on_click=with_language(use_example),
-        disabled=in_use,
-        icon=":material/check:",
-        help=_("The example is the dataset in use.") if in_use else None,
-    )
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button(
+            _("Use the example"),
+            type="primary",
+            on_click=with_language(use_example),
+            disabled=in_use,
+            icon=":material/check:",
+            help=_("The example is the dataset in use.") if in_use else None,
+        )
+        said()

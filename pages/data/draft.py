@@ -33,9 +33,16 @@ def preview_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return preview
 
 
-def draw_draft(draft: DatasetDraft, frame: pd.DataFrame, *, on_apply: Callable[[DatasetDraft], None]) -> None:
+def draw_draft(
+    draft: DatasetDraft,
+    frame: pd.DataFrame,
+    *,
+    on_apply: Callable[[DatasetDraft], None],
+    beside: Callable[[], object],
+) -> None:
     """Draw the opened file: its preview, its role editor, the problems loading would refuse it for, the
-    candidate files (each with its role editor) and "Use this dataset" (``on_apply``, with the draft as set)."""
+    candidate files (each with its role editor) and "Use this dataset" (``on_apply``, with the draft as set),
+    with what ``beside`` draws in its row (what the last use of it did)."""
     name = Path(draft.path).name
     columns = [str(column) for column in frame.columns]
     st.markdown(f"#### {md(name)}")
@@ -72,14 +79,17 @@ def draw_draft(draft: DatasetDraft, frame: pd.DataFrame, *, on_apply: Callable[[
     names_candidates = any(role in (Role.CANDIDATE, Role.CANDIDATE_OUTPUT) for role, _field in final)
     candidate_files_panel(draft, name, names_candidates=names_candidates, main_roles=draft.roles)
     show_default_fields()
-    if st.button(
-        _("Use this dataset"),
-        type="primary",
-        icon=":material/check:",
-        key="data.apply",
-        disabled=bool(problems),
-        help=_("Fix the problems above first: loading would refuse the file.") if problems else None,
-    ):
+    with st.container(horizontal=True, vertical_alignment="center"):
+        clicked = st.button(
+            _("Use this dataset"),
+            type="primary",
+            icon=":material/check:",
+            key="data.apply",
+            disabled=bool(problems),
+            help=_("Fix the problems above first: loading would refuse the file.") if problems else None,
+        )
+        beside()  # what the last "Use this dataset" did, in the button's row
+    if clicked:
         on_apply(draft)
 
 

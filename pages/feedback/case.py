@@ -12,6 +12,7 @@ from skynet_core.cases import Case
 from skynet_core.feedback import Flag, Grade, Mark, MarkValue, Review, export_rows, rows_csv, rows_jsonl
 from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
+from skynet_core.reward_lines import localized_feedback
 from skynet_core.runs import SavedRun
 from skynet_core.views import feedback as fv
 from skynet_core.views.feedback import fmt, mark_text, suggestions
@@ -59,7 +60,7 @@ def draw_case(
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown("**" + _("Feedback") + "**")
-        long_text(result.feedback, "feedback.case.feedback", empty=_("(empty)"))
+        long_text(localized_feedback(result.feedback), "feedback.case.feedback", empty=_("(empty)"))
         if result.scores:
             named = " · ".join(f"{md(name)} {fmt(value)}" for name, value in result.scores.items())
             st.markdown(_("**Named scores** · {scores}").format(scores=named))

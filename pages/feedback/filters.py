@@ -16,6 +16,10 @@ from ui.widgets.lazy import lazy_expander
 from ui.widgets.text import md
 
 S = st.session_state
+# The rules table's headers on one line: the browser gives the long "What it flags" column the width and squeezed
+# "Flagged" to its numbers, so a Chinese header, which may break between any two characters, stood one a line.
+# (!important: Streamlit's own rule for a markdown paragraph in a table cell wins otherwise.)
+RULES_CSS = "<style>.st-key-feedback-rules thead th p { white-space: nowrap !important; }</style>"
 
 
 def thresholds_editor() -> Thresholds:
@@ -72,7 +76,9 @@ def rule_counts(result: Review) -> None:
         }
         for rule in result.rules
     ]
-    st.table(markdown_frame(pd.DataFrame(rows).set_index(_("Rule"))))
+    st.html(RULES_CSS)
+    with st.container(key="feedback-rules"):
+        st.table(markdown_frame(pd.DataFrame(rows).set_index(_("Rule"))))
 
 
 def case_filter(run: SavedRun, pairs: Pairs, result: Review) -> fv.CaseFilter:

@@ -141,11 +141,8 @@ def running(job: Job[Any]) -> None:
     step = me.workspace.uplift_progress(job)
     if step is not None:
         st.caption(
-            _("Now: {step} · {task} task and {reflection} reflection calls · {cost} spent").format(
-                step=step.describe(),
-                task=format_number(step.calls.task),
-                reflection=format_number(step.calls.reflection),
-                cost="\\$" + format_number(step.cost_usd, 4),
+            _("Now: {step} · {calls} · {cost} spent").format(
+                step=step.describe(), calls=step.calls.describe(), cost="\\$" + format_number(step.cost_usd, 4)
             )
         )
 

@@ -44,9 +44,11 @@ def value_line(result: UpliftResult) -> None:
     """The feedback value with its interval, and what it says."""
     value = result.feedback_value
     st.markdown(
-        _("**Feedback value: {value}** · gain with feedback − gain with the score only, over {seeds} seeds").format(
-            value=value.describe(), seeds=result.seeds_finished
-        )
+        ngettext(
+            "**Feedback value: {value}** · gain with feedback − gain with the score only, over {seeds} seed",
+            "**Feedback value: {value}** · gain with feedback − gain with the score only, over {seeds} seeds",
+            result.seeds_finished,
+        ).format(value=value.describe(), seeds=format_number(result.seeds_finished))
     )
     verdict = result.verdict()
     if value.excludes_zero and (value.value or 0) > 0:
@@ -71,12 +73,11 @@ def arms_table(result: UpliftResult) -> None:
 
 
 def spent_line(result: UpliftResult) -> None:
-    cost = "\\$" + format_number(result.cost_usd, 4)
-    text = _("Calls: {task} task, {reflection} reflection · cost {cost}").format(
-        task=format_number(result.calls.task), reflection=format_number(result.calls.reflection), cost=cost
-    )
+    known = result.known_cost_usd
+    cost = "\\$" + format_number(known, 4) if known is not None else _("unknown")
+    text = _("Calls: {calls} · cost {cost}").format(calls=result.calls.describe(), cost=cost)
     if result.unpriced:
-        text += " · " + _("no price known for {models}: their calls count as free").format(
+        text += " · " + _("no price known for {models}: enter one on the Settings page").format(
             models=md(", ".join(result.unpriced))
         )
     st.caption(text)
@@ -94,13 +95,16 @@ def instructions(result: UpliftResult) -> None:
     seed = right.selectbox(_("Seed"), seeds, format_func=lambda chosen: format_number(chosen + 1), key=K.UPLIFT_SEED)
     if seed not in seeds:
         return
+    run = next(run for run in result.runs_of(arm) if run.seed == seed)
+    for step in run.rounds:
+        if step.refused:
+            st.caption(_("Round {round}: {reason}").format(round=step.index + 1, reason=md(step.refused)))
     diff = instruction_diff(result, arm, seed)
     if diff:
         st.code(diff, language="diff", wrap_lines=True, height=min(420, 60 + 22 * diff.count("\n")))
     else:
         st.caption(_("No proposal was kept: this arm ended where it started."))
     with st.expander(_("The final instruction in full")):
-        run = next(run for run in result.runs_of(arm) if run.seed == seed)
         literal(run.instruction, key="feedback.uplift.full", name="instruction.txt")
 
 
@@ -109,9 +113,11 @@ def draw_result(snap: Snapshot, saved: SavedUplift) -> None:
     header(snap, saved)
     if result.start is not None:
         st.caption(
-            _("Start: the given instruction scores {score} on the {count} validation cases.").format(
-                score=format_number(result.start, 3), count=len(result.val_ids)
-            )
+            ngettext(
+                "Start: the given instruction scores {score} on the {count} validation case.",
+                "Start: the given instruction scores {score} on the {count} validation cases.",
+                len(result.val_ids),
+            ).format(score=format_number(result.start, 3), count=format_number(len(result.val_ids)))
         )
     value_line(result)
     # One above the other: side by side at 1000 px their titles and the arms' names were cut.

@@ -8,15 +8,17 @@ import streamlit as st
 from skynet_core.i18n import N_, _, with_language
 from skynet_core.metric.source import MetricSource
 from skynet_core.reward.charts import histogram_bars
-from skynet_core.runs.history import compare_runs, folder_diff, version_label
-from skynet_core.views.runs import costs_shown
+from skynet_core.runs.history import compare_runs, comparison_changes, folder_diff, version_label
+from skynet_core.views.runs import costs_shown, words_shown
 from skynet_core.workspace import Snapshot
+from ui import keys as K
 from ui import studio
 from ui.widgets.agreement_compare import agreement_change
 from ui.widgets.cases import column_config
 from ui.widgets.compare import comparison_row
 from ui.widgets.jobs import job_panel, outcome_panel
-from ui.widgets.stale import stale_banner, stale_changes
+from ui.widgets.stale import stale_banner
+from ui.widgets.stress import versions_stress
 from ui.widgets.uplift import versions_feedback_value
 from ui.widgets.versions import save_version_control
 
@@ -35,6 +37,7 @@ def version_labels(snap: Snapshot) -> dict[str, MetricSource]:
 def start_comparison(old: MetricSource, new: MetricSource) -> None:
     me = studio.session()
     me.workspace.compare_versions(me.slot(SLOT), old, new, keys=me.keys, watcher=me.watcher)
+    st.session_state[K.HISTORY_COMPARED] = (old.digest, new.digest)
 
 
 def restore(old: MetricSource, label: str) -> None:
@@ -42,7 +45,7 @@ def restore(old: MetricSource, label: str) -> None:
     st.toast(_("Version A is now the draft; the text it replaced was saved as a version."))
 
 
-def comparison(snap: Snapshot) -> None:
+def comparison(snap: Snapshot, chosen: tuple[MetricSource, MetricSource]) -> None:
     slot = studio.session().slot(SLOT)
     outcome = job_panel(slot, "history.compare")
     job = slot.job
@@ -51,7 +54,19 @@ def comparison(snap: Snapshot) -> None:
         return
     if not outcome.finished or outcome_panel(outcome, "history.compare"):
         return
-    stale_banner(stale_changes(job.provenance, snap.provenance), _("These scores"), None, key="history.stale")
+    compared = st.session_state.get(K.HISTORY_COMPARED)
+    changes = (
+        comparison_changes(job.provenance, compared, snap.provenance, (chosen[0].digest, chosen[1].digest))
+        if job.provenance is not None and compared is not None
+        else [_("it was made before results kept their origin")]
+    )
+    stale_banner(
+        changes,
+        _("These scores"),
+        None,
+        key="history.stale",
+        current=_("These scores are of versions A and B, on the current dataset, candidate, split and model."),
+    )
     before, after = job.result or ([], [])
     result = compare_runs(before, after)
     comparison_row(result)
@@ -70,7 +85,9 @@ def comparison(snap: Snapshot) -> None:
             margin={"t": 40, "b": 40, "l": 40, "r": 10},
         )
         st.plotly_chart(figure, width="stretch")
-    st.dataframe(costs_shown(result.table), hide_index=True, width="stretch", column_config=column_config())
+    st.dataframe(
+        words_shown(costs_shown(result.table)), hide_index=True, width="stretch", column_config=column_config()
+    )
     agreement_change(before, after, snap.in_use.data.source, snap.in_use.candidate, key="history.agreement")
 
 
@@ -100,6 +117,7 @@ def page() -> None:
     else:
         st.caption(_("The two versions are the same text."))
     versions_feedback_value(snap, old, new)
+    versions_stress(snap, old, new)
     job = studio.session().slot(SLOT).job
     comparing = job is not None and job.running  # as every page's start button: one job of its kind at a time
     with st.container(horizontal=True):  # buttons as wide as their labels, never cut
@@ -113,4 +131,4 @@ def page() -> None:
         if old_label != _(CURRENT):
             st.button(_("Restore A into the editor"), on_click=with_language(restore), args=(old, old_label))
     st.subheader(_("Per-case change in scores"))
-    comparison(snap)
+    comparison(snap, (old, new))

@@ -1,6 +1,6 @@
 """Human scores: a person scores the cases in use one at a time, and sees how far the metric agrees with them.
 
-The labels belong to the dataset in use (its source), the candidate and the rater; they live in the workspace
+The labels belong to the case ids of the data in use, the candidate and the rater; they live in the workspace
 (``Workspace.set_human_score`` and friends) and do not depend on metric.py. The metric's score and feedback,
 from the latest scored run, stay hidden unless asked for. Below the labelling view: label files in and out,
 two raters' agreement, the agreement report of the latest run (``ui.widgets.agreement``), and "Align the judge"
@@ -13,7 +13,7 @@ import streamlit as st
 
 from pages.human.align import align_panel
 from pages.human.controls import choices
-from pages.human.files import files_panel, flash, raters_panel
+from pages.human.files import files_panel, forget_old_news, raters_panel
 from pages.human.labelling import labelling
 from skynet_core.i18n import _
 from skynet_core.workspace import Snapshot
@@ -48,7 +48,7 @@ def page() -> None:
     ws = studio.session().workspace
     in_use = snap.in_use
     header(snap)
-    flash()
+    forget_old_news()
     if not snap.cases:
         st.info(_("The data in use has no cases in this split: choose another on the Data page."))
         return
@@ -58,7 +58,8 @@ def page() -> None:
     scores = {case_id: float(r.score) for case_id, r in results.items() if r.ok and r.score is not None}
     scale, order = choices([case.id for case in snap.cases], scores, ws.pass_threshold())
     rater = ws.rater()
-    labelling(in_use, order, scale, labels.of_rater(rater, in_use.candidate), results)
+    anyone = frozenset(labels.values(in_use.candidate))
+    labelling(in_use, order, scale, labels.of_rater(rater, in_use.candidate), anyone, results)
     st.divider()
     if run is None:
         st.info(
@@ -67,8 +68,8 @@ def page() -> None:
         )
     else:
         agreement_report(run.results, run.cases or snap.cases, in_use.data.source, in_use.candidate,
-                         key=K.HUMAN_AGREEMENT)  # fmt: skip
+                         key=K.HUMAN_AGREEMENT, here=True)  # fmt: skip
     st.divider()
-    files_panel(labels, rater)
+    files_panel(labels, rater, in_use)
     raters_panel(labels, rater, in_use.candidate)
     align_panel(snap, labels.raters())

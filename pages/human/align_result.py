@@ -5,13 +5,11 @@ literally, never as markdown."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import streamlit as st
 
 from skynet_core.align import AlignResult, Outcome
 from skynet_core.align.charts import before_after_figure, rounds_figure
+from skynet_core.align.game import GameCheck
 from skynet_core.align.text import FIGURES, figure_label, figure_of, ids_text, round_line, spent_text, verdict
 from skynet_core.human import estimate_text
 from skynet_core.i18n import _, with_language
@@ -106,17 +104,22 @@ def save_row(result: AlignResult) -> None:
               key="human.align.open_version")  # fmt: skip
 
 
-def stress_beside(stress: Mapping[str, Any] | None) -> None:
-    """The stress test's ``game`` family on the aligned metric, when it ran (the hook ``AlignResult.stress``)."""
-    if not stress:
+def stress_beside(check: GameCheck | None) -> None:
+    """The stress test's ``game`` family on the test cases with the starting and the aligned prompts; an aligned
+    judge that became easier to fool is flagged."""
+    if check is None:
         return
-    st.markdown("**" + _("The stress test's game family on the aligned judge") + "**")
-    st.json(dict(stress), expanded=False)
+    text = "  \n".join(md(line) for line in check.lines())
+    if check.easier:
+        st.warning(text, icon=":material/warning:")
+    else:
+        st.info(text, icon=":material/shield:")
 
 
 def draw_result(result: AlignResult) -> None:
     st.markdown("**" + _("Latest alignment") + "**")
     verdict_box(result)
+    stress_beside(result.stress)
     figures_table(result)
     if result.before is not None and result.after is not None:
         st.plotly_chart(before_after_figure(result), width="stretch", key="human.align.figures_chart")
@@ -126,5 +129,4 @@ def draw_result(result: AlignResult) -> None:
         with st.expander(_("Each round")):
             st.markdown("  \n".join(md(round_line(record)) for record in result.rounds))
     st.caption(md(spent_text(result)))
-    stress_beside(result.stress)
     save_row(result)

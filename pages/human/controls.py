@@ -11,7 +11,7 @@ from skynet_core.human.bootstrap import SEED
 from skynet_core.i18n import N_, _, with_language
 from ui import keys as K
 from ui import studio
-from ui.widgets.messages import say
+from ui.widgets.messages import say, show
 from ui.widgets.text import md
 
 S = st.session_state
@@ -28,9 +28,9 @@ def save_rater() -> None:
     ws = studio.session().workspace
     try:
         S[K.HUMAN_RATER] = ws.set_rater(str(S.get(K.HUMAN_RATER, "")))
-        S.pop(K.HUMAN_FLASH, None)  # a name refused before is no longer the news
+        S.pop(K.HUMAN_RATER_FLASH, None)  # a name refused before is no longer the news
     except ValueError as exc:
-        say(K.HUMAN_FLASH, None, md(str(exc)), "error")
+        say(K.HUMAN_RATER_FLASH, None, md(str(exc)), "error")
         S[K.HUMAN_RATER] = ws.rater()
 
 
@@ -82,6 +82,7 @@ def choices(case_ids: Sequence[str], scores: Mapping[str, float], threshold: flo
         scale = scale_choice()
         order, kind = order_choice(case_ids, scores, threshold)
         st.toggle(_("Move on after scoring"), value=True, key=K.HUMAN_ADVANCE)
+    show(K.HUMAN_RATER_FLASH, None)  # a refused name, under its field
     if kind is LabelOrder.LEAST_SURE and not scores:
         st.caption(_("Where the metric is least sure needs its scores: score the cases first (as listed until then)."))
     return scale, order

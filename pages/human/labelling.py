@@ -7,14 +7,16 @@ Streamlit ignores a plain key pressed in a text box, so typing a note never scor
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import streamlit as st
 
 from skynet_core.cases import Case
 from skynet_core.human import HumanScore, LabelScale, ScaleKind, next_unlabelled, progress, step
+from skynet_core.human.label_words import labelled_text
 from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
+from skynet_core.reward_lines import localized_feedback
 from skynet_core.workspace import DatasetInUse
 from ui import keys as K
 from ui import studio
@@ -91,7 +93,7 @@ def metric_view(result: CaseResult | None) -> None:
         _("**Metric score** {score} · {status}").format(score=number(result.score), status=result.status.word)
         + (f" · {named}" if named else "")
     )
-    long_text(result.feedback, "human.feedback", empty=_("(no feedback)"))
+    long_text(localized_feedback(result.feedback), "human.feedback", empty=_("(no feedback)"))
 
 
 def score_keys(case_id: str, scale: LabelScale, order: Sequence[str], labelled: frozenset[str]) -> None:
@@ -156,15 +158,18 @@ def labelling(
     order: Sequence[str],
     scale: LabelScale,
     mine: Mapping[str, HumanScore],
+    anyone: Collection[str],
     results: Mapping[str, CaseResult],
 ) -> None:
-    """The labelling view of the case chosen among ``order`` (every case id of the candidate and split in use)."""
-    labelled = frozenset(case_id for case_id in mine if case_id in set(order))
+    """The labelling view of the case chosen among ``order`` (every case id of the candidate and split in use):
+    ``mine`` are the rater's scores, ``anyone`` the cases any rater scored (what the report counts)."""
+    shown = set(order)
+    labelled = frozenset(case_id for case_id in mine if case_id in shown)
     case_id = current_case(order, labelled)
     case = next(case for case in in_use.cases if case.id == case_id)
     label = mine.get(case_id)
     done = progress(order, labelled)
-    st.progress(done.fraction, text=done.text)
+    st.progress(done.fraction, text=labelled_text(done.labelled, len(shown.intersection(anyone)), done.total))
     with st.container(border=True):
         place = _("{place} of {total} in this order").format(place=order.index(case_id) + 1, total=len(order))
         given = (

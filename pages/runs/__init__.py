@@ -22,6 +22,7 @@ from ui.widgets.agreement_compare import agreement_change
 from ui.widgets.cases import column_config
 from ui.widgets.compare import comparison_row
 from ui.widgets.stale import stale_banner, stale_changes
+from ui.widgets.stress import run_stress_line
 from ui.widgets.text import number
 from ui.widgets.uplift import run_feedback_value
 
@@ -76,7 +77,9 @@ def filters(frame: Any, key: str, columns: views.Columns, sorts: list[str], defa
                                    width=240)  # fmt: skip
                 named_range = views.narrowed(picked, named_whole)
         statuses = sorted({value for name in columns.statuses for value in frame[name].dropna()})
-        status = st.multiselect(_("Status"), statuses, key=f"{key}.status", placeholder=_("any"), width=200)
+        status = st.multiselect(
+            _("Status"), statuses, format_func=views.status_word, key=f"{key}.status", placeholder=_("any"), width=200
+        )
         split = st.multiselect(_("Split"), sorted(frame["split"].dropna().unique()), key=f"{key}.split",
                                placeholder=_("any"), width=200)  # fmt: skip
     with st.container(horizontal=True, vertical_alignment="bottom"):
@@ -123,6 +126,7 @@ def open_run(snap: Snapshot, summary: RunSummary) -> None:
     metric(_("Failed (error, timeout, invalid)"), share(summary.error_share))
     st.caption(views.statuses_text(summary.statuses))
     run_feedback_value(summary.provenance.metric if summary.provenance else None, summary.key.dataset)
+    run_stress_line(summary.provenance.metric if summary.provenance else None, summary.key.dataset)
     frame = case_table(run)
     kept = filters(frame, "runs.case", views.Columns(), list(frame.columns), "score")
     st.dataframe(views.shown_frame(kept), hide_index=True, width="stretch", column_config=column_config())

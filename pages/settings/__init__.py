@@ -22,6 +22,13 @@ from ui import keys as K
 from ui import studio
 
 S = st.session_state
+# The key fields have no show-password button. Streamlit takes a text field's value when the field loses focus to
+# something outside it, and that button is inside it: a key typed, then Tab (to the button), then a click elsewhere
+# was never taken, so "Save settings" saved no key while the box still showed it (issue 44). A key is never shown
+# back anyway; without the button, Tab leaves the field and the value is taken.
+KEY_FIELD_CSS = (
+    '<style>[class*="st-key-settings-panel-"] [data-testid="stTextInputRootElement"] button { display: none; }</style>'
+)
 
 
 def seed() -> None:
@@ -63,6 +70,8 @@ def page() -> None:
 
 
 def draw(saved: ModelSettings, ray_address: str) -> None:
+    if any(form().config(role) for role in ROLES):  # a key field is drawn only for a model that is set
+        st.html(KEY_FIELD_CSS)
     st.title(_("Settings"))
     effective_banner(saved)
     if S.get(K.SETTINGS_NOTICE):

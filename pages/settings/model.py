@@ -15,7 +15,7 @@ from skynet_core.llm import (
     key_status,
     known_price,
 )
-from skynet_core.views.settings import check_key, not_set_note, settings_from_form, typed_keys
+from skynet_core.views.settings import check_key, empty_key_means, not_set_note, settings_from_form, typed_keys
 from ui import studio
 from ui.widgets.text import md
 
@@ -160,16 +160,19 @@ def model_panel(role: str) -> None:
         st.caption(f":material/info: {not_set_note(role, settings)}")
         return
     st.caption(_(API_BASE_KEY_RULE))
+    empty_means, empty_help = empty_key_means(config, studio.session().keys.get(role))
     st.text_input(
         _("API key for this session (optional)"),
         key=f"settings.{role}.key",
         type="password",
-        placeholder=_("empty: the server's key variable"),
+        placeholder=empty_means,
         autocomplete="off",
         help=_(
             "Kept in this browser session's memory only: never written to disk, never shown again in full, never "
-            "sent into metric code. Empty: the provider's variable on the server (e.g. OPENAI_API_KEY)."
-        ),
+            "sent into metric code."
+        )
+        + " "
+        + empty_help,
     )
     key_line(role, config)
     price_inputs(role, config)

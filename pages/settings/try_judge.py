@@ -9,7 +9,7 @@ from skynet_core.datasets import load_example
 from skynet_core.i18n import _, format_cost, format_number, with_language
 from skynet_core.judge import judge_summary
 from skynet_core.runs.export import results_frame
-from skynet_core.views.runs import costs_shown
+from skynet_core.views.runs import costs_shown, words_shown
 from skynet_core.views.settings import settings_from_form
 from skynet_core.workspace import example_metric
 from ui import studio
@@ -62,4 +62,4 @@ def try_judge() -> None:
     )
     frame = results_frame(results)[COLUMNS]
     frame["error"] = frame["error"].map(lambda text: text.splitlines()[0] if text else "")
-    st.dataframe(costs_shown(frame), hide_index=True, width="stretch", column_config=column_config())
+    st.dataframe(words_shown(costs_shown(frame)), hide_index=True, width="stretch", column_config=column_config())

@@ -127,7 +127,7 @@ def _stats(summary: CandidateSummary, winner: int, change: WinnerChange | None, 
         )
     stats[3].metric(
         _("Rank stability (±{spread})").format(spread=f"{SPREAD:.0%}"),
-        _("tau {tau}").format(tau=format_number(stability.mean_tau, 2)),
+        _("τ {tau}").format(tau=format_number(stability.mean_tau, 2)),
         border=True,
         width=METRIC_WIDTH,
         help=_(

@@ -140,13 +140,19 @@ class Judge:
         known = self._known.get(_key(texts), {})
         return {case_id: verdict.score for case_id, verdict in known.items() if verdict.score is not None}
 
-    def _score(self, texts: Texts, ids: list[str]) -> dict[str, Verdict]:
+    def run_options(self) -> RunOptions:
+        """The options of one scoring now: the run's Cancel, and what is left of the budget (raises
+        :class:`Stopped` when nothing is); under a budget one case at a time, so it ends at most one call past."""
         self.meter.before_call()
         remaining = self.meter.remaining()
         settings = self.settings if remaining is None else self.settings.with_changes(max_cost_usd=remaining)
         options = dataclasses.replace(self.options(settings), cancel=self.meter.cancel)
         if remaining is not None:
-            options = dataclasses.replace(options, concurrency=1)  # one call at a time: at most one past the budget
+            options = dataclasses.replace(options, concurrency=1)
+        return options
+
+    def _score(self, texts: Texts, ids: list[str]) -> dict[str, Verdict]:
+        options = self.run_options()
         metric = with_prompts(self.metric, self.prompts, texts)
         try:
             run = self.scorer(metric, [self.cases[case_id] for case_id in ids], options)

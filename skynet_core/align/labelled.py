@@ -139,7 +139,7 @@ def labelled_cases(
     counted = [
         score.value
         for score in labels.scores
-        if score.candidate in (candidate, "") and rater in (None, score.rater) and score.case_id in values
+        if score.candidate == candidate and rater in (None, score.rater) and score.case_id in values
     ]
     pass_fail = all(value in (FAIL_VALUE, PASS_VALUE) for value in counted)
     humans = [item.human for item in found]

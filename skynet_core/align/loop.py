@@ -15,6 +15,7 @@ A run never raises for a model, budget or Cancel: it returns what it measured, w
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,7 +27,9 @@ from ..llm import LlmError, ModelSettings
 from ..metric.source import MetricSource
 from ..redact import known_secrets
 from ..scoring import Scorer
+from ..scoring.runner.values import Cancelled
 from .config import AlignConfig
+from .game import GameCheck, check_game
 from .guards import CopyIndex, cleaned, rejection
 from .judge import Judge, Meter, OptionsFor, Stopped
 from .labelled import MIN_DISAGREEMENTS, Labelled
@@ -75,7 +78,8 @@ class AlignProgress:
 
 
 def total_steps(config: AlignConfig) -> int:
-    return config.rounds + 2
+    """The first scoring, the rounds, test with the final prompts, and the stress test's ``game`` family."""
+    return config.rounds + 3
 
 
 def run_align(
@@ -119,6 +123,7 @@ class _Run:
     def run(self) -> AlignResult:
         split, labelled = self.a.split, self.a.labelled
         before: Measured | None = None
+        game: GameCheck | None = None
         after: Measured | None = None
         final: Mapping[str, str] = self.start
         outcome, detail, count = Outcome.COMPLETE, "", 0
@@ -142,10 +147,29 @@ class _Run:
             after = self.measured(self.judge.scores(final))
             self.done += 1
             self.progress(None)
+            game = self.game(final)
+            self.done += 1
+            self.progress(None)
         except Stopped as stop:
             outcome, detail = stop.outcome, stop.detail
             final = self.rounds.best_texts or self.start
-        return self.result(before, after, final, outcome, detail, count)
+        return dataclasses.replace(self.result(before, after, final, outcome, detail, count), stress=game)
+
+    def game(self, final: Mapping[str, str]) -> GameCheck | None:
+        """The stress test's ``game`` family on the test cases with the starting and the final prompts (``None``
+        when the prompts did not change); its calls count toward the run's and its budget."""
+        if dict(final) == dict(self.start):
+            return None
+        test = [self.cases[case_id].case for case_id in self.a.split.test]
+        original = with_prompts(self.a.metric, self.a.prompts, self.start)
+        aligned = with_prompts(self.a.metric, self.a.prompts, final)
+        try:
+            check = check_game(original, aligned, test, self.a.scorer, self.judge.run_options, seed=self.a.config.seed)
+        except Cancelled:
+            raise Stopped(Outcome.CANCELLED) from None
+        for report in (check.before, check.after):
+            self.meter.judged(report.calls.judge, report.calls.cost_usd or 0.0)
+        return check
 
     def refusal(self, count: int, start: Mapping[str, Any]) -> str | None:
         scored = [verdict for verdict in start.values() if verdict.score is not None]

@@ -2,7 +2,8 @@
 
 Judge calls are bounded by the case scorings a run can ask for: every labelled case once with the starting
 prompts; per round a proposal on its minibatch (its parent's scores are known or scored once, at most another
-minibatch) and, when it does better there, on dev; test once with the final prompts. Each scoring makes the
+minibatch) and, when it does better there, on dev; test once with the final prompts; and the stress test's
+``game`` family on the test cases with the starting and the final prompts. Each scoring makes the
 ``llm()`` calls of metric.py (counted by their call sites). A run usually makes fewer: answers the answer cache
 holds are not calls, and a round whose minibatch holds no disagreement asks nothing. One reflection call a round.
 
@@ -96,6 +97,14 @@ class AlignPlan:
         return lines
 
 
+def game_scorings(test: int) -> int:
+    """The case scorings of the stress test's ``game`` family after the run: each test case as it is and with each
+    ``game`` perturbation, with the starting prompts and with the final ones."""
+    from ..stress.perturbations import Family, chosen
+
+    return 2 * test * (1 + len(chosen((Family.GAME,))))
+
+
 def call_sites(source: str) -> int:
     """The ``llm`` calls written in metric.py (at least 1): what one case's scoring makes, unless it loops."""
     try:
@@ -114,7 +123,12 @@ def call_sites(source: str) -> int:
 def plan_align(alignment: Alignment) -> AlignPlan:
     """The plan of ``alignment`` (reads litellm's cost map for the models' prices)."""
     config, split = alignment.config, alignment.split
-    scorings = len(split.ids) + config.rounds * (2 * config.minibatch + len(split.dev)) + len(split.test)
+    scorings = (
+        len(split.ids)
+        + config.rounds * (2 * config.minibatch + len(split.dev))
+        + len(split.test)
+        + game_scorings(len(split.test))
+    )
     per_case = call_sites(alignment.metric.files[MAIN_FILE])
     prompts = sum(len(prompt.text) for prompt in alignment.prompts)
     cases = [item.case for item in alignment.labelled.cases]

@@ -132,9 +132,9 @@ def literal(text: str, like: str = '"') -> str:
     triple = body.startswith(quote * 3) or "\n" in text
     written = _triple(text, quote) if triple else _single(text, quote)
     try:
-        node = parse(written).body[0]  # through pysource, as every parse of the server's
+        node = parse(written).body[0]
         same = isinstance(node, ast.Expr) and ast.literal_eval(node.value) == text
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, IndexError):
         same = False
     return written if same else repr(text)
 

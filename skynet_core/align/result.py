@@ -7,13 +7,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..human.estimate import Estimate
 from ..i18n import N_, _
 from ..metric.source import MetricSource
 from .measures import Figures
 from .prompts import Prompt
+
+if TYPE_CHECKING:
+    from .game import GameCheck
 from .split import AlignSplit
 
 
@@ -105,7 +108,8 @@ class AlignResult:
     ``final`` and every other byte as it was; ``before`` is set once the first scoring finished, ``after`` and
     ``gain`` only for a ``complete`` run (``gain``: κ after minus κ before on test, paired); ``fixed`` and
     ``broken`` are test ids whose disagreement the final prompts mended or made; ``stress`` is the stress test's
-    ``game`` family run on the aligned metric, set by whoever runs it (``None``: not run).
+    ``game`` family on the test cases with the starting and the final prompts (``None``: the run did not end
+    complete with changed prompts).
     """
 
     original: MetricSource
@@ -127,7 +131,7 @@ class AlignResult:
     notes: int = 0
     disagreements: int = 0
     out: str | None = None
-    stress: Mapping[str, Any] | None = field(default=None, compare=False)
+    stress: GameCheck | None = field(default=None, compare=False)
 
     @property
     def changed(self) -> bool:
@@ -174,5 +178,5 @@ class AlignResult:
             "out": self.out,
         }
         if self.stress is not None:
-            data["stress"] = dict(self.stress)
+            data["stress"] = self.stress.to_json()
         return data

@@ -145,6 +145,8 @@ def result_lines(result: AlignResult) -> list[str]:
         )
     if verdict(result):
         lines.append(verdict(result))
+    if result.stress is not None:
+        lines.extend(result.stress.lines())
     lines.extend(round_line(record) for record in result.rounds)
     if result.changed:
         lines.append(_("The prompts, before and after:"))

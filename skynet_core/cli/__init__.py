@@ -48,7 +48,16 @@ from ..results.overflow import nothing_kept_on_disk
 from ..scoring import RunOptions, scorer_for
 from ..scoring.runner.pool import start_one_child_in_background
 from ..scoring.runner.values import Cancelled
-from .inputs import _in_split, _Inputs, _metric_name, _read_inputs, _read_metric, _read_roles, model_settings
+from .inputs import (
+    _in_split,
+    _Inputs,
+    _metric_name,
+    _read_inputs,
+    _read_metric,
+    _read_roles,
+    input_files,
+    model_settings,
+)
 from .interrupt import EXIT_INTERRUPTED, Interrupt, cancelled_by_ctrl_c
 from .options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, cli_language
 from .parser import build_parser
@@ -102,6 +111,10 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
+    if args.command == "stress":
+        from ..stress.cli import run as run_stress
+
+        return run_stress(args, read, settings, llm, stdout, stderr)
     if args.command == "check":
         # One case at a time, and no more cases after a timeout: a verdict, as the app's live check gives.
         options = RunOptions(read.timeout, llm=llm, stop_on_timeout=True)
@@ -237,7 +250,7 @@ def _run_export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     from ..engines.export import export_for_engine
     from ..engines.reflection import dataset_instruction
 
-    inputs = tuple(item for item in (args.data, args.roles) if item)
+    inputs = tuple(input_files(args))
     try:
         metric = _read_metric(args.metric, inputs, stderr)
         source = metric.source

@@ -41,10 +41,11 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 def add_parser(commands: Any) -> None:
     """Add the ``align`` command to the CLI's subparsers (``commands``)."""
-    from .options import add_budget_options, add_data_options
+    from .options import add_budget_options, add_data_options, add_metric_options
 
     help_text = _("rewrite the judge's instructions toward the human scores with GEPA, measured on held-out cases")
     sub = commands.add_parser("align", help=help_text, description=help_text)
+    add_metric_options(sub)
     add_data_options(sub)
     sub.add_argument(
         "--labels",
@@ -126,7 +127,7 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
     from ..align.measures import ceiling
     from ..align.prompts import prompts_of
     from ..align.split import split_labelled
-    from ..human.files import read_labels
+    from ..human.files import KnownCases, read_labels
     from ..human.settings import default_rater
     from ..llm import make_handler
     from ..llm.cache import answer_cache
@@ -134,7 +135,7 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
     from ..scoring import RunOptions, scorer_for
     from ..scoring.runner.limit import sandbox_limit
     from ..scoring.runner.pool import start_one_child_in_background
-    from .inputs import _read_cases, _read_metric, model_settings
+    from .inputs import _read_metric, cases_in_split, model_settings, read_cases
 
     _check_numbers(args)
     if args.out and Path(args.out).exists():
@@ -162,11 +163,15 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
         raise Refused(
             _("metric.py does not parse (line {line}): {error}").format(line=exc.lineno, error=exc.msg)
         ) from None
-    cases, _counts, warnings = _read_cases(args)
-    for warning in warnings:
-        print(_("warning: {text}").format(text=_line(warning)), file=stderr)
-    scores = read_labels(args.labels, dataset=str(args.data), rater=default_rater())
+    cases, counts = read_cases(args, stderr)
+    cases = cases_in_split(args, cases, counts)
     candidate = cases[0].candidate if len(cases) else (args.candidate or "")
+    # As score --labels reads them: a row without a candidate is the candidate aligned for, rows of other cases
+    # are only counted.
+    known = KnownCases(frozenset(case.id for case in cases), (candidate,))
+    scores = read_labels(
+        args.labels, dataset=str(args.data), rater=default_rater(), candidate=candidate, known=known
+    ).scores
     labelled = labelled_cases(list(cases), scores, candidate, rater=args.rater, threshold=args.threshold)
     if refused := refusal(labelled):
         raise Refused(refused)

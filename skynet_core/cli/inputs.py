@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -51,6 +52,30 @@ def _read_metric(path: str, inputs: tuple[str, ...] = (), stderr: TextIO | None 
     for note in read.notes:
         print(_("note: {text}").format(text=_terminal_lines(note)), file=stderr or sys.stderr)
     return read
+
+
+def input_files(args: argparse.Namespace) -> dict[str, str]:
+    """Every file a command reads besides the metric, by the path given, with the option that names it: what
+    its ``--out`` may never be (``score``'s results file, ``export``'s folder's files)."""
+    named = [
+        (getattr(args, "data", None), "--data"),
+        (getattr(args, "roles", None), "--roles"),
+        (getattr(args, "labels", None), "--labels"),
+        *((text.partition("=")[2], "--candidate-file") for text in getattr(args, "candidate_file", None) or ()),
+    ]
+    return {path: option for path, option in named if path}
+
+
+def _old_output(out: str | None) -> tuple[str, ...]:
+    """``out`` when an old output there is left out of the metric folder's files: a regular file no other name
+    leads to (a link to a file of the metric, symbolic or hard, is that file, and is refused)."""
+    if not out:
+        return ()
+    try:
+        info = os.lstat(out)
+    except (OSError, ValueError):
+        return (out,)
+    return (out,) if stat.S_ISREG(info.st_mode) and info.st_nlink == 1 else ()
 
 
 def _refuse_out_over_inputs(out: str, inputs: dict[str, str], metric: FolderRead) -> None:
@@ -130,7 +155,12 @@ def _read_cases(args: argparse.Namespace) -> tuple[Sequence[Case], Callable[[], 
     ``score`` of a plain JSON Lines file keeps the cases compact (:class:`CaseLines`),
     so that a million of them fit in memory; everything else is a loaded dataset.
     """
-    plain = args.command == "score" and not args.roles and not args.candidate_file and args.candidate in (None, "")
+    plain = (
+        args.command in ("score", "stress")
+        and not args.roles
+        and not args.candidate_file
+        and args.candidate in (None, "")
+    )
     lines = read_case_lines(args.data) if plain else None
     if lines is not None:
         return lines, lines.split_counts, lines.warnings
@@ -163,7 +193,8 @@ class _Inputs:
 
 
 def _check_score_options(args: argparse.Namespace) -> None:
-    """Raise ``UsageError`` for a ``score`` option that cannot work (``--ray``, ``--concurrency``, ``--out``)."""
+    """Raise ``UsageError`` for a ``score`` (or ``stress``) option that cannot work (``--ray``, ``--concurrency``,
+    ``--out``)."""
     if args.ray is not None and not args.ray.strip():
         raise UsageError(
             _(
@@ -173,54 +204,66 @@ def _check_score_options(args: argparse.Namespace) -> None:
         )
     if args.concurrency is not None and not 1 <= args.concurrency <= 64:
         raise UsageError(_("--concurrency must be from 1 to 64, not {value}").format(value=args.concurrency))
-    if args.out and Path(args.out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
-        raise UsageError(_("--out {path}: use a .csv, .jsonl or .parquet file name").format(path=args.out))
-    if args.out and (problem := output_problem(args.out)):
-        raise UsageError(_("--out {path}: {problem}").format(path=args.out, problem=problem))
+    out = getattr(args, "out", None)  # stress writes no file
+    if out and Path(out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
+        raise UsageError(_("--out {path}: use a .csv, .jsonl or .parquet file name").format(path=out))
+    if out and (problem := output_problem(out)):
+        raise UsageError(_("--out {path}: {problem}").format(path=out, problem=problem))
 
 
 def _read_inputs(args: argparse.Namespace, stderr: TextIO) -> _Inputs:
     """Read the metric folder, the cases and the labels, after checking the options; raises ``UsageError``,
     ``ValueError`` or ``DatasetError`` (exit 2) for anything that cannot be used. Warnings go to ``stderr``."""
     timeout = validate_timeout(args.timeout)
-    if args.command == "score":
+    if args.command in ("score", "stress"):
         _check_score_options(args)
-    inputs = {
-        args.data: "--data",
-        **{text.partition("=")[2]: "--candidate-file" for text in args.candidate_file},
-        **({args.roles: "--roles"} if args.roles else {}),
-    }
-    # The run's own output is not a metric file, even when an old one lies beside metric.py.
-    written = (args.out,) if args.command == "score" and args.out else ()
-    metric = _read_metric(args.metric, (*inputs, *written), stderr)
-    if written:
-        _refuse_out_over_inputs(args.out, inputs, metric)
-    cases, split_counts, warnings = _read_cases(args)
-    for warning in warnings:
-        print(_("warning: {text}").format(text=_terminal_lines(warning)), file=stderr)
-    labels = human_cli.from_args(args)  # --labels: read before any case runs; a bad label is exit 2
+    inputs = input_files(args)
+    out = args.out if args.command == "score" else None
+    metric = _read_metric(args.metric, (*inputs, *_old_output(out)), stderr)
+    if out:
+        _refuse_out_over_inputs(out, inputs, metric)
+    cases, split_counts = read_cases(args, stderr)
+    labels = human_cli.from_args(args, cases)  # --labels: read before any case runs; a bad label is exit 2
     return _Inputs(metric.source, cases, split_counts, labels, timeout)
 
 
-def _in_split(args: argparse.Namespace, read: _Inputs, stderr: TextIO) -> Sequence[Case] | None:
-    """The cases ``score`` runs: those of ``--split`` when given (``None`` after saying there are none)."""
+def read_cases(args: argparse.Namespace, stderr: TextIO) -> tuple[Sequence[Case], Callable[[], dict[str, int]]]:
+    """The cases the data options name (see :func:`~skynet_core.cli.options.add_data_options`; all of them, the
+    split is chosen by :func:`cases_in_split`) and how to count them by split; the data's warnings go to
+    ``stderr``. Raises ``UsageError``, ``ValueError`` or ``DatasetError`` (exit 2) for data that cannot be used."""
+    cases, split_counts, warnings = _read_cases(args)
+    for warning in warnings:
+        print(_("warning: {text}").format(text=_terminal_lines(warning)), file=stderr)
+    return cases, split_counts
+
+
+def cases_in_split(
+    args: argparse.Namespace, cases: Sequence[Case], split_counts: Callable[[], dict[str, int]]
+) -> Sequence[Case]:
+    """The cases of ``--split`` when it is given (all of them otherwise); raises ``UsageError`` when it has none."""
     if not args.split:
-        return read.cases
-    cases = read.cases
+        return cases
     chosen = (
         cases.in_split(args.split)
         if isinstance(cases, CaseLines)
         else [case for case in cases if case.split == args.split]
     )
-    if chosen:
-        return chosen
-    print(
-        _("error: no cases in split {split}; the splits are {splits}").format(
-            split=repr(args.split), splits=", ".join(sorted(read.split_counts()))
-        ),
-        file=stderr,
-    )
-    return None
+    if not chosen:
+        raise UsageError(
+            _("no cases in split {split}; the splits are {splits}").format(
+                split=repr(args.split), splits=", ".join(sorted(split_counts()))
+            )
+        )
+    return chosen
+
+
+def _in_split(args: argparse.Namespace, read: _Inputs, stderr: TextIO) -> Sequence[Case] | None:
+    """The cases ``score`` runs: those of ``--split`` when given (``None`` after saying there are none)."""
+    try:
+        return cases_in_split(args, read.cases, read.split_counts)
+    except UsageError as exc:
+        print(_("error: {message}").format(message=exc), file=stderr)
+        return None
 
 
 def model_settings(args: argparse.Namespace, stderr: TextIO) -> ModelSettings | None:

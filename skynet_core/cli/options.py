@@ -61,11 +61,9 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, _("{prog}: error: {message}").format(prog=self.prog, message=message) + "\n")
 
 
-def add_data_options(sub: argparse.ArgumentParser) -> None:
-    """The metric and the data options of ``check`` and ``score`` (``align`` takes them too): the metric, the cases,
-    the timeout, the candidate, the roles and the candidate files."""
+def add_metric_options(sub: argparse.ArgumentParser) -> None:
+    """The metric and its timeout, defined once for ``check``, ``score``, ``align`` and ``stress``."""
     sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
-    sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
     sub.add_argument(
         "--timeout",
         type=float,
@@ -73,6 +71,12 @@ def add_data_options(sub: argparse.ArgumentParser) -> None:
         metavar="S",
         help=_("the metric timeout: seconds per call of score, 1 to 600 (default 60)"),
     )
+
+
+def add_data_options(sub: argparse.ArgumentParser, *, split: bool = True) -> None:
+    """The options that say which cases a command reads, defined once for ``check``, ``score`` and ``uplift``:
+    ``--data``, ``--candidate``, ``--roles``, ``--candidate-file`` and (with ``split``) ``--split``."""
+    sub.add_argument("--data", required=True, metavar="CASES", help=_("cases: .jsonl, .csv or .parquet"))
     sub.add_argument("--candidate", default=None, help=_("which candidate's outputs to score (default: the first)"))
     sub.add_argument(
         "--roles",
@@ -85,6 +89,25 @@ def add_data_options(sub: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=FILE",
         help=_("another candidate's outputs in a file of their own, joined to CASES by id"),
+    )
+    if split:
+        sub.add_argument("--split", default=None, help=_("use only the cases of this split (train, val or test)"))
+
+
+def add_place_options(sub: argparse.ArgumentParser) -> None:
+    """Where ``score`` and ``stress`` score, and how many cases at once."""
+    sub.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_("cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)"),
+    )
+    sub.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default=None,
+        help=_("score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)"),
     )
 
 

@@ -1,5 +1,5 @@
-"""The command line's parser: its commands (``check``, ``score``, ``export``, and the parsers ``uplift`` and
-``align`` add), in the run's language."""
+"""The command line's parser: its commands (``check``, ``score``, ``export``, and the parsers ``uplift``,
+``align`` and ``stress`` add), in the run's language."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from ..human import cli as human_cli
 from ..i18n import _
-from .options import Parser, add_budget_options, add_data_options
+from .options import Parser, add_budget_options, add_data_options, add_metric_options, add_place_options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,32 +22,21 @@ def build_parser() -> argparse.ArgumentParser:
         ("score", _("score every case of the dataset")),
     ):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        add_data_options(sub)
+        add_metric_options(sub)
+        add_data_options(sub, split=name == "score")
         _add_output_and_budget_options(sub)
         if name == "score":
             sub.add_argument("--out", metavar="FILE", help=_("write per-case results to FILE (.csv, .jsonl, .parquet)"))
-            sub.add_argument(
-                "--concurrency",
-                type=int,
-                default=None,
-                metavar="N",
-                help=_("cases in flight at once, 1 to 64 (default: the app's setting, 8 unless changed)"),
-            )
-            sub.add_argument("--split", default=None, help=_("score only this split (train, val or test)"))
-            sub.add_argument(
-                "--ray",
-                metavar="ADDRESS",
-                default=None,
-                help=_("score on the Ray cluster at ADDRESS (host:port of its head; needs the ray extra)"),
-            )
+            add_place_options(sub)
             human_cli.add_arguments(sub)
     _add_export_parser(commands)
     from ..engines.uplift.cli import add_parser as add_uplift_parser
-
-    add_uplift_parser(commands)
+    from ..stress.cli import add_parser as add_stress_parser
     from .align import add_parser as add_align_parser
 
+    add_uplift_parser(commands)
     add_align_parser(commands)
+    add_stress_parser(commands)
     return parser
 
 

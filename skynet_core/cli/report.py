@@ -18,7 +18,7 @@ from ..display import terminal_text
 from ..human import cli as human_cli
 from ..i18n import N_, _, ngettext
 from ..results import SHOWN_CASES, CaseResult, CheckReport, StageStatus
-from ..scoring.runner.watchdog import MEMORY_LIMIT_MODE
+from ..scoring.runner.memcg import enforcement as memory_limit_enforcement
 
 if TYPE_CHECKING:
     from ..runs.export import ResultsWriter
@@ -121,7 +121,7 @@ class ReportOutput:
         head: dict[str, Any] = {
             "ok": report.ok,
             "isolation": report.isolation.value,
-            "memory_limit": MEMORY_LIMIT_MODE,
+            "memory_limit": memory_limit_enforcement(),
             "stages": [stage.to_json() for stage in report.stages],
         }
         if self.mode == "lines":
@@ -203,7 +203,7 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
     isolation = _(ISOLATION_WORDS.get(report.isolation.value, report.isolation.value))
     lines = [
         _("Contract check of {metric} (isolation: {isolation}, memory limit: {mode})").format(
-            metric=metric_name, isolation=isolation, mode=MEMORY_LIMIT_MODE
+            metric=metric_name, isolation=isolation, mode=memory_limit_enforcement()
         )
     ]
     for stage in report.stages:

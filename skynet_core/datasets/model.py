@@ -113,6 +113,10 @@ class Dataset:
             )
         return self._kept(("cases", candidate, None), lambda: tuple(c for c in self.cases if c.candidate == candidate))
 
+    def case_ids(self) -> frozenset[str]:
+        """Every case id (each candidate has the same ones), computed once."""
+        return self._kept(("ids",), lambda: frozenset(case.id for case in self.cases))
+
     def check_sample(self, candidate: str, split: str | None, k: int) -> list[Case]:
         """:func:`~skynet_core.datasets.splits.sample_for_check` of :meth:`cases_of`, computed once."""
         from .splits import sample_for_check

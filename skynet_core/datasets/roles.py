@@ -13,11 +13,22 @@ from .model import _MEASUREMENTS, DatasetError, Role
 from .per_candidate import guess_candidate_columns
 
 # Common names of unprefixed columns (normalised: lower case, spaces and hyphens as underscores) and the role
-# they most often hold in evaluation sets. A name guess never overrides a prefix, and fills a role only when no
-# column has that role by prefix or name already.
+# they most often hold in evaluation sets; a name ending in "*" is a prefix (expected_label, expected_priority).
+# A name guess never overrides a prefix, and fills a role only when no column has that role by prefix already.
 NAME_GUESSES: dict[Role, tuple[str, ...]] = {
     Role.INPUT: ("question", "prompt", "query", "instruction"),
-    Role.EXPECTED: ("answer", "label", "target", "gold", "reference", "ground_truth", "expected_answer"),
+    Role.EXPECTED: (
+        "answer",
+        "label",
+        "target",
+        "gold",
+        "reference",
+        "reference_answer",
+        "key_fact",
+        "key_facts",
+        "ground_truth",
+        "expected_*",
+    ),
     Role.OUTPUT: ("response", "completion", "prediction", "generation", "model_output"),
     Role.HUMAN: ("human_score", "human_rating", "human_label", "rating", "gold_score"),
 }
@@ -26,6 +37,10 @@ _WHOLE = (Role.OUTPUT, Role.HUMAN)  # a name guess that holds a whole value, in 
 
 def _normal_name(name: str) -> str:
     return re.sub(r"[\s\-]+", "_", name.strip().lower())
+
+
+def _guessed(name: str, names: tuple[str, ...]) -> bool:
+    return any(name == known or (known.endswith("*") and name.startswith(known[:-1])) for known in names)
 
 
 def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
@@ -47,8 +62,9 @@ def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
     (:func:`~skynet_core.datasets.per_candidate.guess_candidate_columns`).
 
     Then common names without a prefix (:data:`NAME_GUESSES`): ``question``,
-    ``prompt``... are an input field, ``answer``, ``label``, ``gold``... an expected
-    field (field name: the column's name), and the first of ``response``,
+    ``prompt``... are an input field, ``answer``, ``label``, ``gold``, ``target``,
+    ``reference_answer``, ``key_fact``, ``expected_*``... an expected field (field name:
+    the column's name), and the first of ``response``,
     ``completion``, ``prediction``... the whole output, the first of ``human_score``,
     ``rating``, ``gold_score``... the human score; each only when no column
     has that role by its prefix. Everything else is ignored.
@@ -77,7 +93,7 @@ def infer_roles(columns: list[str]) -> dict[str, tuple[Role, str]]:
         if role in by_prefix:
             continue
         for column in columns:
-            if roles[column][0] is Role.IGNORED and _normal_name(str(column)) in names:
+            if roles[column][0] is Role.IGNORED and _guessed(_normal_name(str(column)), names):
                 roles[column] = (role, "" if role in _WHOLE else str(column).strip())
                 if role in _WHOLE:
                     break  # one column holds the whole output (or the human score)

@@ -29,9 +29,10 @@ from ..i18n import _
 from ..lazy import face_homes
 from ..metric.packages import package_report
 from ..metric.pysource import parse as parse_source
-from ..metric.source import EXPORT_MARKER, MetricSource
+from ..metric.source import MetricSource
 from ..paths import file_identity
 from .dspy_metric import DspyFields
+from .export_folder import MARKER, ExportError, is_marker, marker_text, write_folder
 
 ENGINES = ("gepa", "dspy")
 # The engine versions the adapters are tested with (requirements-dev.txt).
@@ -54,16 +55,10 @@ VENDOR_TREES = ("scoring/sandbox",)
 VENDORED_INIT = (
     '"""A vendored part of Skynet Metric Studio\'s skynet_core: what runs a metric sandboxed for engines."""\n'
 )
-# Every exported folder holds this file: a folder with it was written by an export, so another export may write
-# its files again; any other folder that is not empty is the user's, and an export refuses to write into it.
-MARKER = EXPORT_MARKER
-MARKER_TEXT = '{"written_by": "Skynet Metric Studio export"}\n'
+# Every exported folder holds MARKER (export_folder): a folder with it was written by an export, so another export
+# may write into it again; any other folder that is not empty is the user's, and an export refuses to write into it.
 SHOWN_CLASHES = 8
 _PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")  # PEP 508's name, with re.fullmatch
-
-
-class ExportError(ValueError):
-    """An export that cannot be written; the message says what to change."""
 
 
 @dataclass(frozen=True)
@@ -79,13 +74,12 @@ class EngineExport:
         ``folder`` must be new, empty, or written by an export before (it holds :data:`MARKER`);
         ``inputs`` (the data file, the metric's files) must not be among the files written. Each
         file is written to a temporary name and renamed, so a link in the folder is replaced, never
-        followed. Raises :class:`ExportError` naming the files it would replace, before writing any.
+        followed; ``metric/`` is replaced as a whole (:func:`~.export_folder.write_folder`). Raises
+        :class:`ExportError` naming the files it would replace, before writing any.
         """
         folder = Path(folder)
         _check_target(folder, self.files, inputs)
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, text in self.files.items():
-            _replace(folder, name, text)
+        write_folder(folder, self.files)
         return folder
 
     def to_zip(self, top: str | None = None) -> bytes:
@@ -137,7 +131,7 @@ def export_for_engine(
         (Path(__file__).parent / "templates" / "README.md").read_text(encoding="utf-8").replace("{engine}", engine)
     )
     files.update(vendored_files())
-    files[MARKER] = MARKER_TEXT
+    files[MARKER] = marker_text(files)
     return EngineExport(engine, files)
 
 
@@ -146,7 +140,7 @@ def _check_target(folder: Path, files: Mapping[str, str], inputs: Sequence[str |
     if folder.exists() and not folder.is_dir():
         raise ExportError(_("{folder} is a file, not a folder; give a new or empty folder.").format(folder=folder))
     present = sorted(entry.name for entry in folder.iterdir()) if folder.exists() else []
-    if not present or _is_marker(folder / MARKER):
+    if not present or is_marker(folder / MARKER):
         targets = {file_identity(folder / name): name for name in files}
         for item in inputs:
             name = targets.get(file_identity(item))
@@ -179,32 +173,6 @@ def _check_target(folder: Path, files: Mapping[str, str], inputs: Sequence[str |
 
 def _some(names: list[str]) -> str:
     return ", ".join(names[:SHOWN_CLASHES]) + (", …" if len(names) > SHOWN_CLASHES else "")
-
-
-def _is_marker(path: Path) -> bool:
-    try:
-        return path.is_file() and not path.is_symlink() and "Skynet Metric Studio export" in path.read_text()[:200]
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
-def _replace(folder: Path, name: str, text: str) -> None:
-    """Write ``folder/name`` through a temporary file renamed over it; its folder must lie inside ``folder``."""
-    target = folder / name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.parent.resolve().is_relative_to(folder.resolve()):
-        raise ExportError(
-            _("{path} leads outside {folder} (a link); remove the link or export into a new folder.").format(
-                path=target.parent, folder=folder
-            )
-        )
-    partial = target.with_name(f".{target.name}.{os.getpid()}.part")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, target)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
 
 
 def cases_jsonl(cases: Sequence[Case]) -> str:

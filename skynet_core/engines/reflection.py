@@ -18,17 +18,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..cases import Case
-from ..i18n import _
-from ..llm import LlmError, ModelConfig, ModelSettings, explain_error
+from ..i18n import _, format_number
+from ..llm import LlmError, ModelConfig, ModelSettings, chat
 from ..results import CaseResult
 from .gepa_adapter import reflective_dataset, side_info
 from .sandboxed import Verdict
-from .task import litellm_kwargs
 
 if TYPE_CHECKING:
     from ..datasets import Dataset
 
 DEFAULT_MINIBATCH = 3
+MIN_PROPOSAL_CHARS = 16_000
+PROPOSAL_GROWTH = 4
+"""A proposal may have :data:`MIN_PROPOSAL_CHARS` characters, or this many times the instruction it replaces if
+that is more (:func:`proposal_limit`); a longer one is refused."""
 EXAMPLE_INSTRUCTION = Path(__file__).resolve().parents[1] / "examples" / "tickets_instruction.txt"
 NO_REFLECTION_MODEL = (
     "No reflection model is configured, so nothing was proposed. Choose one on the Settings page (reflection "
@@ -93,26 +96,34 @@ class Reflection:
     completion_tokens: int
 
 
-def reflect(prompt: str, config: ModelConfig, settings: ModelSettings) -> Reflection:
-    """Send ``prompt`` to the reflection model ``config`` the way GEPA does (``gepa.lm.LM``, one user message)
-    and extract the proposal with GEPA's extractor. Raises :class:`LlmError`, with a message for people, when the
-    key is missing or the call fails."""
-    from gepa.lm import LM  # what optimize_anything's make_litellm_lm makes
+def reflect(prompt: str, config: ModelConfig, settings: ModelSettings, max_tokens: int | None = None) -> Reflection:
+    """Send ``prompt`` to the reflection model ``config`` the way GEPA does (one user message, as ``gepa.lm.LM``
+    sends it) and extract the proposal with GEPA's extractor. The call is the studio's own
+    (:func:`skynet_core.llm.provider.chat`: retries, a bound ``max_tokens`` when given, and the answer redacted of
+    keys before anything reads it). Raises :class:`LlmError`, with a message for people, when the key is missing
+    or the call fails."""
     from gepa.strategies.instruction_proposal import InstructionProposalSignature
 
-    kwargs: dict[str, Any] = {
-        "temperature": settings.temperature,
-        "timeout": settings.request_timeout_s,
-        "num_retries": settings.max_retries,
-    }
-    kwargs.update(litellm_kwargs(config))  # imports litellm with the studio's offline settings first
-    model = LM(config.model, **kwargs)
-    try:
-        raw = model(prompt) or ""
-    except Exception as exc:  # noqa: BLE001  (litellm maps provider errors to many classes)
-        raise LlmError(explain_error(exc, config, settings), kind=type(exc).__name__) from None
-    proposed = InstructionProposalSignature.output_extractor(raw.strip())["new_instruction"]
-    return Reflection(raw, proposed, int(model.total_tokens_in), int(model.total_tokens_out))
+    reply = chat(settings, [{"role": "user", "content": prompt}], config=config, max_tokens=max_tokens)
+    proposed = InstructionProposalSignature.output_extractor(reply.text.strip())["new_instruction"]
+    return Reflection(reply.text, proposed, reply.prompt_tokens, reply.completion_tokens)
+
+
+def proposal_limit(instruction: str) -> int:
+    """The most characters a proposal replacing ``instruction`` may have: 16,000, or 4× the instruction."""
+    return max(MIN_PROPOSAL_CHARS, PROPOSAL_GROWTH * len(instruction))
+
+
+def proposal_problem(proposed: str, instruction: str) -> str | None:
+    """Why ``proposed`` cannot replace ``instruction`` (it is too long: a runaway answer, not an instruction),
+    for people; None when it can."""
+    limit = proposal_limit(instruction)
+    if len(proposed) <= limit:
+        return None
+    return _(
+        "The reflection model proposed {size} characters, more than the {limit} a proposal may have (the larger "
+        "of 16,000 and 4 times the instruction it replaces), so the proposal was refused."
+    ).format(size=format_number(len(proposed)), limit=format_number(limit))
 
 
 @dataclass(frozen=True)
@@ -164,4 +175,7 @@ def reflection_step(
         reply = reflect(prompt, config, settings)
     except LlmError as exc:
         return ReflectionStep(instruction, prompt, ids, config.model, message=str(exc))
+    if problem := proposal_problem(reply.proposed, instruction):
+        raw = reply.raw[: proposal_limit(instruction)] + "…"
+        return ReflectionStep(instruction, prompt, ids, config.model, raw_reply=raw, message=problem)
     return ReflectionStep(instruction, prompt, ids, config.model, reply.proposed, reply.raw)

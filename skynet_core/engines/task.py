@@ -26,17 +26,19 @@ def render_input(input: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class ChatTask:
-    """Run an instruction with a chat model: ``task(instruction, input)`` returns the reply text."""
+    """Run an instruction with a chat model: ``task(instruction, input)`` returns the reply text (at most
+    ``max_tokens`` tokens of it when set)."""
 
     model: ModelConfig
     settings: ModelSettings = ModelSettings()
+    max_tokens: int | None = None
 
     def __call__(self, instruction: str, input: dict[str, Any]) -> str:
         return self.reply(instruction, input).text
 
     def reply(self, instruction: str, input: Mapping[str, Any]) -> LlmReply:
         """The whole reply (text, tokens, cost), for callers that count what the runs cost."""
-        return complete(self.settings, instruction, render_input(input), config=self.model)
+        return complete(self.settings, instruction, render_input(input), config=self.model, max_tokens=self.max_tokens)
 
 
 def model_from_env(role: str, env: Mapping[str, str] | None = None) -> ModelConfig | None:

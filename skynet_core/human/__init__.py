@@ -30,7 +30,7 @@ from ..lazy import lazy_face
 if TYPE_CHECKING:
     from .charts import agreement_scatter, confusion_figure, confusion_table
     from .estimate import Estimate, Undefined
-    from .files import labels_csv, labels_from_bytes, labels_jsonl, read_labels, write_labels
+    from .files import KnownCases, LabelFile, labels_csv, labels_from_bytes, labels_jsonl, read_labels, write_labels
     from .human_score import (
         FAIL_VALUE,
         PASS_VALUE,
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
         set_rater_name,
     )
     from .statistics import measure_agreement, spearman_estimate
-    from .store import HumanScores
+    from .store import HumanScores, LabelImport
     from .tables import (
         comparison_table,
         disagreements_table,
@@ -124,7 +124,10 @@ __all__ = [
     "HumanScore",
     "HumanScores",
     "ImportedLabels",
+    "KnownCases",
     "LabelError",
+    "LabelFile",
+    "LabelImport",
     "LabelledCase",
     "labelling_order",
     "LabelOrder",

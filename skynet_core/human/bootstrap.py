@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .estimate import Estimate, Undefined
+from .report import MIN_LABELLED
 
 RESAMPLES = 1000
 """Resamples per interval."""
@@ -33,9 +34,11 @@ def bootstrap(
 ) -> np.ndarray:
     """The ``(figures, resamples)`` values of ``statistics`` on ``resamples`` resamples of ``n`` cases.
 
-    Fewer than two cases cannot be resampled into anything new: every value is then NaN.
+    Fewer than :data:`.report.MIN_LABELLED` cases give no interval: every value is then NaN. Resamples of two
+    cases are the two cases or one of them twice (undefined), so every defined one had the same value and the
+    "interval" was a point, 1.000 [1.000, 1.000]; a handful of cases is hardly better.
     """
-    if n < 2 or resamples < 1:
+    if n < max(2, MIN_LABELLED) or resamples < 1:
         return np.full((figures, max(resamples, 0)), np.nan)
     from scipy.stats import DegenerateDataWarning
     from scipy.stats import bootstrap as scipy_bootstrap
@@ -72,8 +75,11 @@ def interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float 
 
 
 def estimate(value: float | None, reason: Undefined | None, resampled: np.ndarray) -> Estimate:
-    """An :class:`Estimate`: ``value`` with the interval of its ``resampled`` values, or undefined for ``reason``."""
-    if reason is not None or value is None or not math.isfinite(value):
+    """An :class:`Estimate`: ``value`` with the interval of its ``resampled`` values, or undefined for ``reason``
+    (a value that overflowed is too large, never "too few")."""
+    if reason is not None or value is None:
         return Estimate.undefined(reason or Undefined.TOO_FEW)
+    if not math.isfinite(value):
+        return Estimate.undefined(Undefined.TOO_LARGE)
     low, high = interval(resampled)
     return Estimate(float(value), low, high)

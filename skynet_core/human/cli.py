@@ -17,10 +17,13 @@ from typing import TYPE_CHECKING, Any
 from skynet_core.i18n import _
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from skynet_core.cases import Case
     from skynet_core.results import CaseResult
 
     from .estimate import Estimate
-    from .human_score import HumanScore
+    from .files import LabelFile
     from .pairing import PairingBuilder
     from .report import Agreement
 
@@ -56,8 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def from_args(args: argparse.Namespace) -> LabelStep | None:
-    """The step for ``--labels`` (``None`` without it); raises ``ValueError`` for bad options or labels."""
+def from_args(args: argparse.Namespace, cases: Sequence[Case]) -> LabelStep | None:
+    """The step for ``--labels`` (``None`` without it); raises ``ValueError`` for bad options or labels.
+
+    The labels file is streamed against ``cases`` (the candidate scored, every split): only the rows of those
+    cases are kept, a row without a candidate being the candidate scored; the others are counted."""
     path = getattr(args, "labels", None)
     gates = {option: getattr(args, attribute, None) for attribute, _figure, option in GATES}
     if not path:
@@ -71,19 +77,22 @@ def from_args(args: argparse.Namespace) -> LabelStep | None:
         if value is not None and not -1 <= value <= 1:
             raise ValueError(_("{option} must be from -1 to 1, not {value}").format(option=option, value=value))
     # Here, not with the module: every ``score`` builds the parser, few read labels.
-    from .files import read_labels
+    from .files import KnownCases, read_labels
     from .report import DEFAULT_THRESHOLD
     from .settings import default_rater
 
-    scores = read_labels(path, dataset=str(args.data), rater=default_rater())
-    return LabelStep(scores, args, DEFAULT_THRESHOLD if args.threshold is None else args.threshold)
+    candidate = args.candidate or (cases[0].candidate if len(cases) else "")
+    ids = getattr(cases, "ids", None) or [case.id for case in cases]
+    known = KnownCases(frozenset(ids), (candidate,))
+    found = read_labels(path, dataset=str(args.data), rater=default_rater(), candidate=candidate, known=known)
+    return LabelStep(found, args, DEFAULT_THRESHOLD if args.threshold is None else args.threshold)
 
 
 class LabelStep:
     """The agreement of one streamed ``score`` run with the labels of a file."""
 
-    def __init__(self, scores: list[HumanScore], args: argparse.Namespace, threshold: float) -> None:
-        self.scores, self.args, self.threshold = scores, args, threshold
+    def __init__(self, found: LabelFile, args: argparse.Namespace, threshold: float) -> None:
+        self.found, self.args, self.threshold = found, args, threshold
         self.builder: PairingBuilder | None = None
 
     def _builder(self, candidate: str) -> PairingBuilder:
@@ -91,7 +100,7 @@ class LabelStep:
             from .human_score import human_values
             from .pairing import PairingBuilder
 
-            self.builder = PairingBuilder(human_values(self.scores, candidate, self.args.rater))
+            self.builder = PairingBuilder(human_values(self.found.scores, candidate, self.args.rater))
         return self.builder
 
     def add(self, result: CaseResult) -> None:
@@ -102,7 +111,7 @@ class LabelStep:
     def agreement(self) -> Agreement:
         from .statistics import measure_agreement
 
-        pairing = self._builder(self.args.candidate or "").build()
+        pairing = self._builder(self.args.candidate or "").build(self.found.unknown_sample, self.found.unknown_rows)
         return measure_agreement(pairing, threshold=self.threshold)
 
     def to_json(self) -> dict[str, Any]:
@@ -118,9 +127,20 @@ class LabelStep:
         return "\n" + "\n".join(terminal_text(line) for line in agreement_lines(self.agreement)) + "\n"
 
     def failed_gates(self) -> list[str]:
-        """One sentence per failed gate (``--min-kappa``, ``--min-spearman``): the figure, its value and interval."""
+        """One sentence per failed gate (``--min-kappa``, ``--min-spearman``): the figure, its value and interval;
+        on fewer than :data:`.report.MIN_LABELLED` labelled cases, one sentence that says so (every gate fails)."""
+        from .report import MIN_LABELLED
         from .text import estimate_text, figure_label
 
+        given = [option for attribute, _figure, option in GATES if getattr(self.args, attribute, None) is not None]
+        n = self.agreement.n
+        if given and n < MIN_LABELLED:
+            return [
+                _(
+                    "agreement gate failed: only {n} labelled cases were scored, and {options} needs at least "
+                    "{minimum} labelled cases; label more cases"
+                ).format(n=n, options=" / ".join(given), minimum=MIN_LABELLED)
+            ]
         failed = []
         for attribute, figure, option in GATES:
             minimum = getattr(self.args, attribute, None)

@@ -22,6 +22,7 @@ class Undefined(StrEnum):
     NO_FLAGS = "no_flags"
     NO_WEAK_MARKS = "no_weak_marks"
     CONSTANT_RATINGS = "constant_ratings"
+    TOO_LARGE = "too_large"
 
     @property
     def message(self) -> str:
@@ -39,6 +40,7 @@ _MESSAGES = {
     Undefined.NO_FLAGS: N_("the rule flagged none of the marked cases"),
     Undefined.NO_WEAK_MARKS: N_("no marked case is marked weak"),
     Undefined.CONSTANT_RATINGS: N_("both raters gave every case the same score"),
+    Undefined.TOO_LARGE: N_("the scores are too large to compare"),
 }
 
 
@@ -47,8 +49,9 @@ class Estimate:
     """A figure and its 95% percentile bootstrap interval over cases.
 
     Invariants: ``value`` is ``None`` exactly when ``reason`` is set; an undefined figure has no
-    interval either. ``low`` and ``high`` are ``None`` also when no resample defined the figure
-    (e.g. two cases: most resamples repeat one case); otherwise ``low <= high``. The interval is
+    interval either. ``low`` and ``high`` are ``None`` also on fewer than :data:`.report.MIN_LABELLED` cases
+    (resamples of so few repeat the same cases: their interval would be a point) and when no resample defined
+    the figure; otherwise ``low <= high``. The interval is
     that of the resamples' values, so it need not contain ``value``. Every number is finite.
     """
 

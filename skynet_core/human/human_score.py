@@ -36,8 +36,9 @@ class HumanScore:
 
     - The identity is ``(dataset, case_id, candidate, rater)``: one score per rater for each
       candidate's output of a case; scoring it again replaces it.
-    - ``dataset`` is the dataset's identity (``Dataset.source``: its file path, or ``"example"``),
-      never empty. ``case_id`` is never empty. ``candidate`` is ``""`` for a dataset with one candidate.
+    - ``dataset`` is the label set the score is kept in (the ``Dataset.source`` of the file labelled first, or
+      ``"example"``; see :mod:`.labels`), never empty. ``case_id`` is never empty. ``candidate`` names the
+      output scored; it is ``""`` only in a dataset whose one candidate has no name.
     - ``value`` is a finite number on the metric's scale; a pass is stored as 1.0 and a fail as 0.0.
     - ``rater`` is never empty (the OS user unless the person changed it, see :mod:`.rater`).
     - ``note`` is free text from the person, shown literally, possibly empty.
@@ -107,20 +108,14 @@ def scores_from_cases(cases: Iterable[Case], dataset: str, rater: str) -> list[H
 
 
 def human_values(scores: Iterable[HumanScore], candidate: str, rater: str | None = None) -> dict[str, float]:
-    """Each case's human score for ``candidate``'s outputs, by case id.
+    """Each case's human score for ``candidate``'s outputs, by case id: the scores given for that candidate only
+    (a person scored one output; another candidate's output of the same case is another score).
 
-    A score given for ``candidate`` wins over one given without a candidate (``""``, which stands for
-    whichever candidate is scored). With ``rater``, only that rater's scores count; without, a case
-    rated by several people gets the mean of their scores.
+    With ``rater``, only that rater's scores count; without, a case rated by several people gets the mean of
+    their scores.
     """
-    exact: dict[str, list[float]] = {}
-    general: dict[str, list[float]] = {}
+    found: dict[str, list[float]] = {}
     for score in scores:
-        if rater is not None and score.rater != rater:
-            continue
-        if score.candidate == candidate:
-            exact.setdefault(score.case_id, []).append(score.value)
-        elif not score.candidate:
-            general.setdefault(score.case_id, []).append(score.value)
-    chosen = {**general, **exact}
-    return {case_id: math.fsum(values) / len(values) for case_id, values in chosen.items()}
+        if score.candidate == candidate and (rater is None or score.rater == rater):
+            found.setdefault(score.case_id, []).append(score.value)
+    return {case_id: math.fsum(values) / len(values) for case_id, values in found.items()}

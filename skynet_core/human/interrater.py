@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from .bootstrap import RESAMPLES, SEED, bootstrap, estimate
 from .estimate import Estimate, Undefined
+from .statistics import rescaled
 
 Floats = npt.NDArray[np.float64]
 
@@ -61,8 +62,12 @@ class RaterAgreement:
 
 def alpha_interval(first: Floats, second: Floats) -> float | None:
     """Krippendorff's α (interval) of two raters' scores of the same cases, or ``None`` when undefined
-    (no case, or every value the same)."""
-    values = np.concatenate([first, second])
+    (fewer than two cases: one case's two values always give 0; or every value the same). α is scale-free: huge
+    values are rescaled first (:func:`.statistics.rescaled`), so no sum of squares overflows."""
+    if len(first) < 2:
+        return None
+    values, scale = rescaled(np.concatenate([first, second]))
+    first, second = first / scale, second / scale
     spread = float(np.sum((values - values.mean()) ** 2)) if values.size else 0.0
     if spread == 0:
         return None
@@ -95,10 +100,11 @@ def rater_agreement(
     a = np.array([first[case_id] for case_id in both], dtype=float)
     b = np.array([second[case_id] for case_id in both], dtype=float)
     value = alpha_interval(a, b)
-    reason = Undefined.TOO_FEW if not both else Undefined.CONSTANT_RATINGS if value is None else None
+    reason = Undefined.TOO_FEW if len(both) < 2 else Undefined.CONSTANT_RATINGS if value is None else None
+    scale = rescaled(np.concatenate([a, b]))[1]
 
     def figures(draws: npt.NDArray[np.intp]) -> Floats:
-        return _alpha_rows(a[draws], b[draws])[np.newaxis]
+        return _alpha_rows(a[draws] / scale, b[draws] / scale)[np.newaxis]
 
     alpha = estimate(value, reason, bootstrap(len(both), figures, 1, resamples=resamples, seed=seed)[0])
     found = [

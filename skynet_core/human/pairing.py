@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from skynet_core.results import CaseResult
+
+from .report import UNKNOWN_KEPT
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,8 @@ class Pairing:
 
     - ``cases``: the labelled cases the metric scored, in run order (the figures are computed on these).
     - ``unlabelled``: how many of the run's cases have no human score.
-    - ``unknown``: the ids of human scores that are not among the run's cases, in the labels' order.
+    - ``unknown``: the first :data:`.report.UNKNOWN_KEPT` ids of human scores that are not among the run's
+      cases, in the labels' order; ``unknown_count`` counts them all (at least ``len(unknown)``).
     - ``unscored``: labelled cases the metric did not score (error, timeout, invalid), in run order.
     """
 
@@ -33,6 +36,7 @@ class Pairing:
     unlabelled: int
     unknown: tuple[str, ...] = ()
     unscored: tuple[str, ...] = ()
+    unknown_count: int = 0
 
     @property
     def n(self) -> int:
@@ -63,9 +67,16 @@ class PairingBuilder:
         else:
             self.unscored.append(result.id)
 
-    def build(self) -> Pairing:
-        unknown = tuple(case_id for case_id in self.humans if case_id not in self.seen)
-        return Pairing(tuple(self.cases), self.unlabelled, unknown, tuple(self.unscored))
+    def build(self, unknown: Sequence[str] = (), unknown_count: int = 0) -> Pairing:
+        """The pairing; ``unknown`` ids (``unknown_count`` of them) of labels read but not kept come first."""
+        count = unknown_count
+        sample = list(unknown[:UNKNOWN_KEPT])
+        for case_id in self.humans:
+            if case_id not in self.seen:
+                count += 1
+                if len(sample) < UNKNOWN_KEPT:
+                    sample.append(case_id)
+        return Pairing(tuple(self.cases), self.unlabelled, tuple(sample), tuple(self.unscored), max(count, len(sample)))
 
 
 def pair_results(results: Iterable[CaseResult], humans: Mapping[str, float]) -> Pairing:

@@ -11,6 +11,10 @@ from .estimate import Estimate
 DEFAULT_THRESHOLD = 0.5
 FEW_CASES = 30
 """Below this many labelled cases the report warns that its intervals are wide."""
+MIN_LABELLED = 10
+"""The fewest labelled cases an interval is drawn from and a gate (``--min-kappa``, ``--min-spearman``) passes on."""
+UNKNOWN_KEPT = 20
+"""The ids of labels not among the scored cases a report keeps (and the JSON lists); the rest are counted."""
 JSON_DISAGREEMENTS = 20
 """The command line's JSON lists at most this many disagreements."""
 
@@ -69,8 +73,9 @@ class Agreement:
     Invariants:
 
     - ``n`` cases had both a human score and an ``ok`` score; every figure is computed on them.
-      ``unlabelled`` cases of the run had no human score; ``unknown`` are the ids of human scores
-      not among the run's cases; ``unscored`` are labelled cases the metric did not score.
+      ``unlabelled`` cases of the run had no human score; ``unknown`` are the first :data:`UNKNOWN_KEPT` ids
+      of human scores not among the run's cases and ``unknown_count`` counts them all; ``unscored`` are
+      labelled cases the metric did not score.
     - Each figure is an :class:`Estimate` with its 95% percentile bootstrap interval over the
       ``n`` cases (``resamples`` resamples, ``seed``): the same data gives the same report.
     - ``spearman`` (ρ), ``kendall`` (τ-b) and ``pearson`` (r) lie in [-1, 1]; ``mae`` is the mean of
@@ -98,6 +103,7 @@ class Agreement:
     unscored: tuple[str, ...] = ()
     resamples: int = 0
     seed: int = 0
+    unknown_count: int = 0
 
     @property
     def few(self) -> bool:
@@ -119,14 +125,21 @@ class Agreement:
         value: Estimate = getattr(self, name)
         return value
 
+    @property
+    def unknown_total(self) -> int:
+        """How many labels are not among the run's cases (a report kept before the count existed: its list)."""
+        return max(self.unknown_count, len(self.unknown))
+
     def to_json(self, limit: int = JSON_DISAGREEMENTS) -> dict[str, Any]:
-        """The command line's ``"agreement"`` object: ``n``, ``unlabelled``, ``unknown``, ``threshold``, the
-        figures as ``{"value", "low", "high"}`` (with ``"reason"`` when undefined), ``confusion`` and the
-        ``limit`` largest ``disagreements``, largest gap first."""
+        """The command line's ``"agreement"`` object: ``n``, ``unlabelled``, ``unknown`` (at most
+        :data:`UNKNOWN_KEPT` ids) and ``unknown_count``, ``threshold``, the figures as ``{"value", "low",
+        "high"}`` (with ``"reason"`` when undefined), ``confusion`` and the ``limit`` largest ``disagreements``,
+        largest gap first."""
         return {
             "n": self.n,
             "unlabelled": self.unlabelled,
             "unknown": list(self.unknown),
+            "unknown_count": self.unknown_total,
             "threshold": self.threshold,
             "spearman": self.spearman.to_json(),
             "kendall": self.kendall.to_json(),
@@ -177,6 +190,7 @@ class Agreement:
             unscored=tuple(data.get("unscored") or ()),
             resamples=int(data.get("resamples") or 0),
             seed=int(data.get("seed") or 0),
+            unknown_count=int(data.get("unknown_count") or 0),
         )
 
 

@@ -13,6 +13,7 @@ from .report import DEFAULT_THRESHOLD
 RATER_SETTING = "human.rater"
 """The settings key of the rater's name (the Settings page changes it)."""
 MAX_RATER_CHARS = 100
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines() breaks a line at
 FALLBACK_RATER = "rater"
 THRESHOLD_SETTING = "human.threshold"
 """The settings key of the pass threshold the agreement report uses."""
@@ -41,18 +42,31 @@ def rater_name(settings: Settings | None = None) -> str:
     return saved.strip() if isinstance(saved, str) and saved.strip() else default_rater()
 
 
+def check_rater_name(name: str) -> str:
+    """``name`` trimmed, when it can name a rater: one line of at most :data:`MAX_RATER_CHARS` characters, and not
+    a name the pages give to something else (the data file's human column, every rater's mean), in any language.
+
+    Raises ``ValueError`` with the sentence that says why (the caller adds where the name came from). The
+    Settings page, the Human scores page and label files all go through here.
+    """
+    from .labels import reserved_rater_names
+
+    name = name.strip()
+    if len(name) > MAX_RATER_CHARS or any(char in name for char in _LINE_BREAKS):
+        raise ValueError(_("A rater's name is one line of at most {limit} characters.").format(limit=MAX_RATER_CHARS))
+    if name.casefold() in reserved_rater_names():
+        raise ValueError(
+            _("{name} is the name the studio gives to other scores; choose another name.").format(name=name)
+        )
+    return name
+
+
 def set_rater_name(settings: Settings, name: str) -> str:
     """Save the rater's name (trimmed); an empty name goes back to the OS user. Returns the name in force.
 
-    Raises ``ValueError`` for a name over :data:`MAX_RATER_CHARS` characters or with a line break.
+    Raises ``ValueError`` for a name :func:`check_rater_name` refuses.
     """
-    from .labels import FILE_RATER
-
-    name = name.strip()
-    if len(name) > MAX_RATER_CHARS or "\n" in name or "\r" in name:
-        raise ValueError(_("A rater's name is one line of at most {limit} characters.").format(limit=MAX_RATER_CHARS))
-    if name == FILE_RATER:
-        raise ValueError(_("{name} stands for the data file's human column; choose another name.").format(name=name))
+    name = check_rater_name(name)
     settings.set(RATER_SETTING, name)
     return name or default_rater()
 

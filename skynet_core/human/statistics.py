@@ -5,6 +5,10 @@ mean absolute gap; Cohen's κ from the confusion counts at the threshold. Each f
 first for what makes it undefined (fewer than two cases, constant scores, one class), and is then
 an :class:`~.estimate.Estimate` with that reason instead of a NaN.
 
+Scores near the float's limit (±1e308) overflow a sum of squares: r is scale-free, so it is computed on each
+side divided by its largest magnitude, and the mean gap on both divided by one scale (then multiplied back);
+a figure that still overflows is undefined "too large", never 0 or "too few".
+
 The 1,000 resamples of the intervals are computed a block at a time, every resample at once
 (1,000 labelled cases take a few tenths of a second, see the README):
 
@@ -36,6 +40,16 @@ Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.intp]
 Codes = npt.NDArray[np.signedinteger[Any]]
 _S_CELLS = 4_000_000  # cases x cases entries of the sign matrix built at once (Kendall's resamples)
+_LARGE = 1e150  # a magnitude whose square overflows a float's range: such values are rescaled first
+
+
+def rescaled(values: Floats, scale: float | None = None) -> tuple[Floats, float]:
+    """``values`` divided by ``scale`` (by default their largest magnitude) when that is so large that sums of
+    squares would overflow, and the scale used (1 when none was needed)."""
+    largest = scale if scale is not None else (float(np.max(np.abs(values))) if values.size else 0.0)
+    if largest > _LARGE and math.isfinite(largest):
+        return values / largest, largest
+    return values, 1.0
 
 
 def measure_agreement(
@@ -52,10 +66,11 @@ def measure_agreement(
     # Named scores every labelled case has share the report's resamples (and the human scores' ranks).
     shared = [name for name in names if all(name in case.scores for case in cases)]
     named_scores = [np.array([case.scores[name] for case in cases], dtype=float) for name in shared]
-    points = [*_point_values(score, human, threshold), *(_spearman_value(x, human) for x in named_scores)]
-    resampled = bootstrap(
-        n, _resample_figures(score, human, threshold, named_scores), len(points), resamples=resamples, seed=seed
-    )
+    with np.errstate(over="ignore", invalid="ignore"):  # overflows are found and said (see the docstring)
+        points = [*_point_values(score, human, threshold), *(_spearman_value(x, human) for x in named_scores)]
+        resampled = bootstrap(
+            n, _resample_figures(score, human, threshold, named_scores), len(points), resamples=resamples, seed=seed
+        )
     found = [estimate(value, why, values) for (value, why), values in zip(points, resampled, strict=True)]
     spearman, kendall, pearson, mae, kappa, true_pass, true_fail = found[:7]
     by_name = dict(zip(shared, found[7:], strict=True))
@@ -69,6 +84,7 @@ def measure_agreement(
         n=n,
         unlabelled=pairing.unlabelled,
         unknown=pairing.unknown,
+        unknown_count=pairing.unknown_count,
         threshold=float(threshold),
         spearman=spearman,
         kendall=kendall,
@@ -90,9 +106,9 @@ def correlation_reason(x: Floats, y: Floats) -> Undefined | None:
     """Why a correlation of ``x`` (the metric's scores) with ``y`` (the human scores) is undefined, or ``None``."""
     if len(x) < 2:
         return Undefined.TOO_FEW
-    if np.ptp(x) == 0:
+    if np.ptp(rescaled(x)[0]) == 0:
         return Undefined.CONSTANT_SCORES
-    if np.ptp(y) == 0:
+    if np.ptp(rescaled(y)[0]) == 0:
         return Undefined.CONSTANT_HUMAN
     return None
 
@@ -151,7 +167,7 @@ def _point_values(score: Floats, human: Floats, threshold: float) -> list[tuple[
         correlations: list[tuple[float | None, Undefined | None]] = [
             (float(stats.spearmanr(score, human).statistic), None),
             (float(stats.kendalltau(score, human, variant="b").statistic), None),
-            (float(stats.pearsonr(score, human).statistic), None),
+            (float(stats.pearsonr(rescaled(score)[0], rescaled(human)[0]).statistic), None),
         ]
     else:
         correlations = [(None, reason)] * 3
@@ -164,11 +180,20 @@ def _point_values(score: Floats, human: Floats, threshold: float) -> list[tuple[
     true_fail = float(_ratio(tn, tn + fp)[0])
     return [
         *correlations,
-        (float(np.mean(np.abs(score - human))), None),
+        (mean_gap(score, human), None),
         (None, Undefined.ONE_CLASS) if math.isnan(kappa) else (kappa, None),
         (None, Undefined.NO_HUMAN_PASSES) if math.isnan(true_pass) else (true_pass, None),
         (None, Undefined.NO_HUMAN_FAILS) if math.isnan(true_fail) else (true_fail, None),
     ]
+
+
+def mean_gap(score: Floats, human: Floats) -> float:
+    """The mean of ``|score - human|``, computed on rescaled values when the values are huge (``inf`` when even
+    the mean is beyond a float's range)."""
+    scale = max(float(np.max(np.abs(score))), float(np.max(np.abs(human))))
+    x, factor = rescaled(score, scale)
+    y, _factor = rescaled(human, scale)
+    return float(np.mean(np.abs(x - y)) * factor)
 
 
 def _codes(values: Floats) -> Codes:
@@ -245,13 +270,15 @@ def _resample_figures(score: Floats, human: Floats, threshold: float, named: lis
     codes_x, codes_y = _codes(score), _codes(human)
     named_codes = [_codes(values) for values in named]
     metric_pass, human_pass = score >= threshold, human >= threshold
+    pearson_x, pearson_y = rescaled(score)[0], rescaled(human)[0]
+    scale = max(float(np.max(np.abs(score), initial=0.0)), float(np.max(np.abs(human), initial=0.0)))
+    (gap_x, factor), (gap_y, _factor) = rescaled(score, scale), rescaled(human, scale)
 
     def figures(draws: Ints) -> Floats:
-        x, y = score[draws], human[draws]
         cx, cy = codes_x[draws], codes_y[draws]
         constant_y, ranks_y = _constant_rows(cy), _ranks(cy)
-        pearson = np.where(_constant_rows(cx) | constant_y, np.nan, _pearson_rows(x, y))
-        mae = np.abs(x - y).mean(axis=1)
+        pearson = np.where(_constant_rows(cx) | constant_y, np.nan, _pearson_rows(pearson_x[draws], pearson_y[draws]))
+        mae = np.abs(gap_x[draws] - gap_y[draws]).mean(axis=1) * factor
         m, h = metric_pass[draws], human_pass[draws]
         tp, fp = (m & h).sum(axis=1).astype(float), (m & ~h).sum(axis=1).astype(float)
         fn, tn = (~m & h).sum(axis=1).astype(float), (~m & ~h).sum(axis=1).astype(float)

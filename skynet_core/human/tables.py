@@ -152,12 +152,14 @@ def moves_table(comparison: AgreementComparison, *, limit: int | None = None) ->
     return _frame(rows, ("id", "human", "score_a", "score_b", "change", "movement"))
 
 
+RATER_COLUMNS = ("id", "first", "second", "gap")
+"""The two raters' table's columns: fixed keys, never the raters' names (a rater may be named ``id`` or ``gap``);
+the page labels ``first`` and ``second`` with the names."""
+
+
 def raters_table(found: RaterAgreement, *, limit: int | None = None) -> pd.DataFrame:
-    """The cases two raters disagree on, the largest gap first: ``id``, the first and the second rater's score
-    (columns named after the raters) and ``gap``."""
-    first, second = found.first or _("first rater"), found.second or _("second rater")
-    if first == second:
-        first, second = f"{first} (1)", f"{second} (2)"
-    rows = [{"id": item.id, first: item.first, second: item.second, "gap": item.gap}
+    """The cases two raters disagree on, the largest gap first: ``id``, the ``first`` and the ``second`` rater's
+    score and ``gap`` (:data:`RATER_COLUMNS`)."""
+    rows = [{"id": item.id, "first": item.first, "second": item.second, "gap": item.gap}
             for item in found.disagreements[:limit]]  # fmt: skip
-    return _frame(rows, ("id", first, second, "gap"))
+    return _frame(rows, RATER_COLUMNS)

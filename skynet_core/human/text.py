@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from skynet_core.i18n import N_, _, ngettext
+from skynet_core.i18n import N_, _, format_number, ngettext
 
 from .estimate import Estimate
-from .report import FEW_CASES, FIGURES, Agreement, by_gap
+from .report import FEW_CASES, FIGURES, MIN_LABELLED, Agreement, by_gap
 
 FIGURE_LABELS = {
     "spearman": N_("Spearman ρ"),
@@ -58,10 +58,10 @@ def counts_text(agreement: Agreement) -> str:
         ngettext("{n} labelled and scored", "{n} labelled and scored", agreement.n).format(n=agreement.n),
         ngettext("{count} unlabelled", "{count} unlabelled", agreement.unlabelled).format(count=agreement.unlabelled),
     ]
-    if agreement.unknown:
+    if agreement.unknown_total:
         parts.append(
-            ngettext("{count} label not in the data", "{count} labels not in the data", len(agreement.unknown)).format(
-                count=len(agreement.unknown)
+            ngettext("{count} label not in the data", "{count} labels not in the data", agreement.unknown_total).format(
+                count=format_number(agreement.unknown_total)
             )
         )
     if agreement.unscored:
@@ -79,6 +79,11 @@ def few_cases_warning(agreement: Agreement) -> str | None:
     """The warning shown below :data:`.report.FEW_CASES` labelled cases, or ``None``."""
     if not agreement.few:
         return None
+    if agreement.n < MIN_LABELLED:
+        return _(
+            "Only {n} labelled cases: below {minimum} the figures have no interval and no agreement gate passes. "
+            "Label more cases."
+        ).format(n=agreement.n, minimum=MIN_LABELLED)
     return _(
         "Only {n} labelled cases: below {few}, the intervals are wide and the figures can change a lot with "
         "a few more labels."
@@ -120,7 +125,7 @@ def agreement_lines(agreement: Agreement, shown: int = 10) -> list[str]:
     for name, value in agreement.named:
         lines.append("  " + _("named score {name}: Spearman ρ {value}").format(name=name, value=estimate_text(value)))
     if agreement.unknown:
-        listed = ", ".join(agreement.unknown[:5]) + (", …" if len(agreement.unknown) > 5 else "")
+        listed = ", ".join(agreement.unknown[:5]) + (", …" if agreement.unknown_total > 5 else "")
         lines.append("  " + _("labels not in the data: {ids}").format(ids=listed))
     warning = few_cases_warning(agreement)
     if warning:
@@ -129,6 +134,6 @@ def agreement_lines(agreement: Agreement, shown: int = 10) -> list[str]:
     if largest:
         lines.append("  " + _("largest disagreements (case, score, human score, gap):"))
         for item in largest:
-            mark = "  " + _("false pass") if item.false_pass else ""
+            mark = "  " + _("false pass") if item.false_pass else "  " + _("false fail") if item.false_fail else ""
             lines.append(f"    {item.id[:24]:<24} {item.score:>7.3f} {item.human:>7.3f} {item.gap:>7.3f}{mark}")
     return lines

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..i18n import _, format_cost, format_number, ngettext
+from ..llm.provider import kind_label
 from ..results import CaseResult, RunTally
 
 
@@ -69,8 +70,9 @@ class JudgeSummary:
         }
 
     def error_kinds(self) -> str:
-        """The failed calls by kind, e.g. "RateLimitError 3, Timeout 1" (class names stay as they are)."""
-        return ", ".join(f"{kind} {format_number(count)}" for kind, count in self.errors.items())
+        """The failed calls by kind, e.g. "RateLimitError 3, connection refused 1" (a provider's error classes
+        stay as they are; a connection that could not be made says why, in words)."""
+        return ", ".join(f"{kind_label(kind)} {format_number(count)}" for kind, count in self.errors.items())
 
     def describe(self) -> str:
         """One line for people, e.g. "judge: 200 calls, 2 failed (Timeout 2); per 1,000 cases 210.0 s of judge

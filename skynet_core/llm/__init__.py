@@ -18,6 +18,7 @@ and its errors) and :mod:`.handler` (the runner's handler of a run's ``llm()`` r
 
 from __future__ import annotations
 
+from .budget import Budget, worst_cost
 from .handler import MetricLlm, make_handler
 from .provider import (
     ConnectionCheck,
@@ -25,12 +26,15 @@ from .provider import (
     LlmReply,
     _credentials,
     _litellm,
+    chat,
     check_connection,
     complete,
     env_api_bases,
     env_keys_allowed,
     explain_error,
     key_status,
+    kind_label,
+    known_max_output,
     known_price,
     litellm_ready,
     provider_message,
@@ -65,6 +69,7 @@ __all__ = [
     "NO_MODEL_MESSAGE",
     "RETRIES_RANGE",
     "ROLES",
+    "Budget",
     "STORE_KEY",
     "TEMPERATURE_RANGE",
     "TIMEOUT_RANGE_S",
@@ -77,6 +82,7 @@ __all__ = [
     "ModelSettings",
     "_credentials",
     "_litellm",
+    "chat",
     "check_connection",
     "complete",
     "env_api_bases",
@@ -84,6 +90,8 @@ __all__ = [
     "explain_error",
     "forget_settings",
     "key_status",
+    "kind_label",
+    "known_max_output",
     "known_price",
     "litellm_ready",
     "load_settings",
@@ -93,4 +101,5 @@ __all__ = [
     "provider_message",
     "save_settings",
     "warm_up",
+    "worst_cost",
 ]

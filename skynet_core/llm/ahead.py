@@ -11,15 +11,25 @@ and a call's cost and the run's spend come only from calls the studio made.
 
 Everything a case's record needs is computed once, when the call is asked (:func:`recorded_call`): a batch
 sent again only looks its cases up, and a case that made the same calls again leaves its record as it was.
+
+Whose answers are sent: only the metric's own. A recorded call goes with a case when the metric being run
+is the one that made it (its folder's digest) or holds its instructions as a string of its own
+(:func:`metric_prompts`: an edit that left the prompt alone). Another metric scored on the same cases, one
+that never calls the model included, is sent nothing, so it cannot learn from what it holds (the sealed
+answers' number and lengths) anything of another metric's verdicts; and every sealed answer is padded
+(``sealed.bucket_bytes``), so even a metric's own say nothing by their length.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..metric.needs import string_literals
+from ..metric.source import MetricSource
 from ..results.trace import LlmCall
 from ..scoring.sandbox.sealed import lookup_id, seal, seal_key
 from .cache import CachedAnswer, CaseCalls, RecordedCall
@@ -36,13 +46,33 @@ def fingerprint(payload: bytes | memoryview) -> bytes:
     return hashlib.blake2b(payload, digest_size=16).digest()
 
 
+def prompt_digest(instructions: str) -> bytes:
+    """What a recorded call keeps of its instructions, to tell which metrics hold them (:func:`metric_prompts`)."""
+    return hashlib.blake2b(instructions.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+@functools.lru_cache(maxsize=16)
+def metric_prompts(metric: MetricSource) -> frozenset[bytes]:
+    """The digests (:func:`prompt_digest`) of every text the metric folder holds as its own: the string constants
+    of its Python files, and its other files whole and line by line."""
+    texts: set[str] = set()
+    for name, text in metric.files.items():
+        if name.endswith(".py"):
+            texts.update(string_literals(text))
+        else:
+            texts.update((text, text.strip(), *(line.strip() for line in text.splitlines())))
+    return frozenset(prompt_digest(text) for text in texts if text)
+
+
 def recorded_call(
-    trace: LlmCall, answer: CachedAnswer, request: bytes, answer_key: str, first_key: str
+    trace: LlmCall, answer: CachedAnswer, request: bytes, answer_key: str, first_key: str, instructions: str
 ) -> RecordedCall:
     """What a case's record keeps of a call that got ``answer`` (``trace``: the call's; ``request``: its
-    ``sealed.request_bytes``): sealed once, here, and traced as a call answered from the cache."""
+    ``sealed.request_bytes``; ``instructions``: the call's, whole): sealed once, here, and traced as a call
+    answered from the cache."""
     cached = replace(trace, prompt_tokens=0, completion_tokens=0, cost_usd=0.0, retries=0, cached=True)
-    return RecordedCall(lookup_id(request), seal(answer.text, seal_key(request)), answer, answer_key, first_key, cached)
+    sealed = seal(answer.text, seal_key(request))
+    return RecordedCall(lookup_id(request), sealed, answer, answer_key, first_key, cached, prompt_digest(instructions))
 
 
 class AheadBatch:
@@ -52,15 +82,30 @@ class AheadBatch:
 
     ``payloads`` are the cases' JSON as sent, by position in the request; a case's fingerprint is computed
     only when the record is asked about it (a first run records only the cases that call ``llm()``).
+    ``metric`` is the metric folder being run: only its own recorded calls are sent (see the module's
+    docstring), and the calls its cases make are recorded as its.
     """
 
-    def __init__(self, handler: MetricLlm, calls: CaseCalls, scope: str, payloads: Sequence[bytes | memoryview]):
+    def __init__(
+        self,
+        handler: MetricLlm,
+        calls: CaseCalls,
+        scope: str,
+        payloads: Sequence[bytes | memoryview],
+        metric: MetricSource,
+    ):
         self._handler, self._calls, self._scope, self._payloads = handler, calls, scope, payloads
+        self._metric = metric
         self._prints: list[bytes] | None = None
         self._recorded: dict[int, tuple[RecordedCall, ...]] = {}  # what the record held of each case
         self._sent: dict[int, tuple[RecordedCall, ...]] = {}
         self._made: dict[int, list[RecordedCall]] = {}
         self.wire = self._seal_all() if len(calls) else None
+
+    @property
+    def on_record(self) -> Collection[int]:
+        """The positions of the cases whose calls last time are on record (whatever the cache still holds)."""
+        return self._recorded.keys()
 
     def _print(self, position: int) -> bytes:
         if self._prints is None:
@@ -76,7 +121,12 @@ class AheadBatch:
         self._prints = [fingerprint(payload) for payload in self._payloads]
         records = self._calls.of_many(self._scope, self._prints)
         self._recorded = {position: recorded for position, recorded in enumerate(records) if recorded}
-        listed = [(position, call) for position, recorded in self._recorded.items() for call in recorded[:cap]]
+        digest, prompts = self._metric.digest, metric_prompts(self._metric)
+        listed = [
+            (position, call)
+            for position, recorded in self._recorded.items()
+            for call in [call for call in recorded if call.made_by == digest or call.prompt in prompts][:cap]
+        ]
         held = cache.remembered_many([call.answer_key for _, call in listed])
         sent: dict[int, list[RecordedCall]] = {}
         for (position, call), answer in zip(listed, held, strict=True):
@@ -114,8 +164,8 @@ class AheadBatch:
         return traces
 
     def made(self, position: int, recorded: RecordedCall) -> None:
-        """A call the case at ``position`` made through the studio, which got an answer."""
-        self._made.setdefault(position, []).append(recorded)
+        """A call the case at ``position`` made through the studio, which got an answer: the metric's own."""
+        self._made.setdefault(position, []).append(replace(recorded, made_by=self._metric.digest))
 
     def done(self, position: int) -> None:
         """The case at ``position`` ended: its calls this time become its record (left as it was when they are

@@ -12,12 +12,14 @@ from typing import Any, NamedTuple
 import orjson
 
 from ..i18n import _
+from ..metric.source import MetricSource
 from ..redact import NO_ENV, known_secrets, redact
 from ..results.trace import LIMIT_REACHED, LlmCall
 from ..scoring.runner.values import LlmRequest
 from ..scoring.sandbox.sealed import request_bytes
 from . import provider
 from .ahead import AheadBatch, recorded_call
+from .budget import Budget
 from .cache import AnswerRequest, CachedAnswer, LlmCache, Repeats, Source
 from .provider import LlmReply, warm_up
 from .settings import ROLES, LlmError, ModelSettings
@@ -30,7 +32,9 @@ class MetricLlm:
     raises as ``LlmError`` (so the case fails with that message). Over a limit
     (calls per case, the run's budget) the reply also carries ``"end_case"``: the
     runner then fails the case with that error whatever the metric returns.
-    ``spent_usd`` is what this run's calls have cost so far (thread-safe).
+    ``spent_usd`` is what this run's calls have cost so far and ``unpriced_calls``
+    how many had no known price (thread-safe). The budget is ``settings.max_cost_usd``,
+    or a :class:`~skynet_core.llm.budget.Budget` shared with other calls (:meth:`with_budget`).
 
     With a ``cache`` (and ``settings.cache`` on), an answer the cache holds, or
     that an identical call in flight is getting, costs no call: its trace is
@@ -43,13 +47,19 @@ class MetricLlm:
     """
 
     def __init__(
-        self, settings: ModelSettings, mock_response: str | None = None, cache: LlmCache | None = None
+        self,
+        settings: ModelSettings,
+        mock_response: str | None = None,
+        cache: LlmCache | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.settings = settings
         self.mock_response = mock_response
         self.cache = cache if settings.cache else None
+        self.budget = budget if budget is not None else Budget(settings.max_cost_usd)
         self._repeats = Repeats()
         self.spent_usd = 0.0
+        self.unpriced_calls = 0
         self._lock = threading.Lock()
         # The keys to hide, read from the environment once for the run rather than at each call (reading
         # os.environ item by item took most of a cached answer's time).
@@ -86,6 +96,7 @@ class MetricLlm:
             return self._answered(request, _looked_up(reply, started), keyed, cached=True)
         with self._lock:
             self.spent_usd += reply.cost_usd or 0.0
+            self.unpriced_calls += reply.cost_usd is None
         return self._answered(request, reply, keyed)
 
     def _answered(
@@ -108,21 +119,22 @@ class MetricLlm:
             retries=reply.attempts - 1,
             cached=cached,
         )
-        # The answer crosses to the metric, and from it to feedback, --out and the database: an endpoint that
-        # echoes the request's Authorization header (or any key) must not hand the key to metric code.
-        answered = {"text": redact(reply.text, self._keys, NO_ENV), "usage": reply.usage(), "call": call}
+        # The answer crosses to the metric, and from it to feedback, --out and the database: it was redacted where
+        # it was taken (provider.chat), before the cache kept it, so an endpoint that echoes the request's
+        # Authorization header (or any key) hands no key to metric code.
+        answered = {"text": reply.text, "usage": reply.usage(), "call": call}
         if keyed is not None:
             sent = request_bytes(request.instructions, request.input, keyed.repeat)
-            answered["recorded"] = recorded_call(call, keyed.answer, sent, keyed.key, keyed.first)
+            answered["recorded"] = recorded_call(call, keyed.answer, sent, keyed.key, keyed.first, request.instructions)
         return answered
 
-    def ahead(self, payloads: Sequence[bytes | memoryview]) -> AheadBatch | None:
-        """For a request of cases (``payloads``: each case's JSON as sent): the cached answers of the calls each
-        made last time, to send ahead with them, and the record of the calls they make now (None without a
-        cache or a model)."""
+    def ahead(self, payloads: Sequence[bytes | memoryview], metric: MetricSource) -> AheadBatch | None:
+        """For a request of cases (``payloads``: each case's JSON as sent) to ``metric``: the cached answers of
+        the calls each made last time for this metric, to send ahead with them, and the record of the calls they
+        make now (None without a cache or a model)."""
         if self.cache is None or self.settings.effective() is None:
             return None
-        return AheadBatch(self, self.cache.case_calls, self._scope_key(), payloads)
+        return AheadBatch(self, self.cache.case_calls, self._scope_key(), payloads, metric)
 
     def count_repeat(self, case: int, first_key: str) -> None:
         """Count a call the sandbox answered ahead among the case ``case``'s identical calls (``first_key``: its
@@ -149,6 +161,11 @@ class MetricLlm:
         """A handler with these settings that asks the model every time (measurements of variance): this one
         when it has no cache, so that what it spends is counted where its caller looks."""
         return self if self.cache is None else MetricLlm(self.settings, self.mock_response)
+
+    def with_budget(self, budget: Budget) -> MetricLlm:
+        """A handler with these settings and cache whose calls are bounded by, and charged to, ``budget`` (a run
+        that spends on other calls too: the uplift experiment)."""
+        return MetricLlm(self.settings, self.mock_response, self.cache, budget)
 
     def answer_at_once(self, request: LlmRequest) -> dict[str, Any] | None:
         """The reply when the cache holds the answer in memory: no model call, no wait, so the runner
@@ -208,9 +225,19 @@ class MetricLlm:
         return LlmReply(answer.text, 0.0, 0, 0, 0.0, model=answer.model), source, keyed
 
     def _ask(self, request: LlmRequest) -> LlmReply:
-        """The model's reply, its text redacted (so that no key is stored in the cache or reaches the metric)."""
-        reply = provider.complete(self.settings, request.instructions, request.input, mock_response=self.mock_response)
-        return replace(reply, text=redact(reply.text, self._keys, NO_ENV))
+        """The model's reply, its text redacted where it is taken (so that no key is stored in the cache or
+        reaches the metric), charged to the budget."""
+        if not self.budget.admit():
+            raise LlmError(self._budget_spent(), kind=LIMIT_REACHED)
+        cost = None
+        try:
+            reply = provider.complete(
+                self.settings, request.instructions, request.input, mock_response=self.mock_response
+            )
+            cost = reply.cost_usd
+            return reply
+        finally:
+            self.budget.settle(None, cost)
 
     def _model(self) -> str:
         chosen = self.settings.effective()
@@ -249,16 +276,16 @@ class MetricLlm:
                 "make fewer calls per case or raise the cap (Settings: “llm() calls per case”, or the CLI's "
                 "--max-calls)"
             ).format(cap=cap)
-        budget = self.settings.max_cost_usd
-        with self._lock:
-            spent = self.spent_usd
-        if budget is not None and spent >= budget:
-            return _(
-                "this run's llm() budget of ${budget:,.2f} is spent (${spent:,.4f} so far), so this case was "
-                "stopped; raise the budget (Settings: “budget per run”, or the CLI's --max-cost) or score fewer "
-                "cases"
-            ).format(budget=budget, spent=spent)
+        if self.budget.exhausted():
+            return self._budget_spent()
         return None
+
+    def _budget_spent(self) -> str:
+        return _(
+            "this run's llm() budget of ${budget:,.2f} is spent (${spent:,.4f} so far), so this case was "
+            "stopped; raise the budget (Settings: “budget per run”, or the CLI's --max-cost) or score fewer "
+            "cases"
+        ).format(budget=self.budget.limit_usd or 0.0, spent=self.budget.spent_usd)
 
 
 class _Keyed(NamedTuple):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..heap import built_frozen
-from ..i18n import _
+from ..i18n import N_, _
 from ..redact import redact
 from .settings import NO_MODEL_MESSAGE, ROLES, LlmError, ModelConfig, ModelSettings, mask
 
@@ -30,6 +31,13 @@ RETRYABLE = (
 MAX_BACKOFF_S = 8.0
 PING_INSTRUCTIONS = "This is a connection test. Reply with the single word OK."
 NO_KEY = "no-key-needed"  # the OpenAI client insists on a key; servers that check none ignore it
+CONNECTION_REFUSED, HOST_NOT_FOUND, CONNECTION_FAILED = "ConnectionRefused", "HostNotFound", "ConnectionFailed"
+KIND_WORDS = {
+    CONNECTION_REFUSED: N_("connection refused"),
+    HOST_NOT_FOUND: N_("host not found"),
+    CONNECTION_FAILED: N_("connection failed"),
+}
+"""The kinds of a failed call that are not a provider's error class, in words for people (marked for translation)."""
 
 
 @dataclass(frozen=True)
@@ -107,22 +115,40 @@ def complete(
     *,
     config: ModelConfig | None = None,
     mock_response: str | None = None,
+    max_tokens: int | None = None,
 ) -> LlmReply:
-    """One chat completion: ``instructions`` as the system message, ``input`` as the user message.
+    """One chat completion: ``instructions`` as the system message, ``input`` as the user message (see :func:`chat`)."""
+    messages = [{"role": "system", "content": instructions}]
+    if input is not None:
+        messages.append({"role": "user", "content": input})
+    return chat(settings, messages, config=config, mock_response=mock_response, max_tokens=max_tokens)
 
-    Uses ``config``, else the model in effect (:meth:`ModelSettings.effective`).
-    Retries rate limits, timeouts, lost connections and server errors
-    ``max_retries`` times with backoff, then raises LlmError with the
-    provider's message; other failures (bad key, unknown model) raise at once.
-    ``latency_ms`` is the last attempt's; the waits between attempts are not in it.
+
+def chat(
+    settings: ModelSettings,
+    messages: list[dict[str, str]],
+    *,
+    config: ModelConfig | None = None,
+    mock_response: str | None = None,
+    max_tokens: int | None = None,
+) -> LlmReply:
+    """One chat completion of ``messages``: every model call of the studio goes through here.
+
+    Uses ``config``, else the model in effect (:meth:`ModelSettings.effective`); ``max_tokens`` bounds the
+    answer (not sent when None). Retries rate limits, timeouts, lost connections and server errors
+    ``max_retries`` times with backoff, then raises LlmError with the provider's message; other failures
+    (bad key, unknown model) raise at once. ``latency_ms`` is the last attempt's; the waits between attempts
+    are not in it.
+
+    This is the one place a reply's text is taken, and it is redacted here (:func:`~skynet_core.redact.redact`:
+    the keys of this process's environment, those typed in for the settings' models, and any key-shaped text):
+    a provider that echoes the request's ``Authorization`` header or system message hands no key to anything
+    that stores, shows or sends an answer on (the metric, a task's output, a proposed instruction).
     """
     chosen = config or (settings.effective() or (None, ""))[0]
     if chosen is None:
         raise LlmError(_(NO_MODEL_MESSAGE), kind="NoModel")
     litellm = _litellm()
-    messages = [{"role": "system", "content": instructions}]
-    if input is not None:
-        messages.append({"role": "user", "content": input})
     kwargs: dict[str, Any] = {
         "model": chosen.model,
         "messages": messages,
@@ -133,9 +159,12 @@ def complete(
     }
     if chosen.api_base:
         kwargs["api_base"] = chosen.api_base
+    if max_tokens is not None:
+        kwargs["max_tokens"] = max_tokens
     kwargs.update(_credentials(litellm, chosen))
     if mock_response is not None:
         kwargs["mock_response"] = mock_response
+    typed = [chosen.api_key, *(model.api_key for role in ROLES if (model := settings.config(role)) is not None)]
     attempt = 0
     began = time.perf_counter()
     while True:
@@ -151,8 +180,8 @@ def complete(
             ended = time.perf_counter()
             message = explain_error(exc, chosen, settings, attempts=attempt + 1)
             raise LlmError(
-                redact(message, [chosen.api_key]),
-                kind=type(exc).__name__,
+                redact(message, typed),
+                kind=error_kind(exc),
                 retries=attempt,
                 latency_ms=(ended - started) * 1000.0,
                 elapsed_ms=(ended - began) * 1000.0,
@@ -162,7 +191,7 @@ def complete(
     usage = getattr(response, "usage", None)
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
     completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-    text = response.choices[0].message.content or ""
+    text = redact(response.choices[0].message.content or "", typed)
     return LlmReply(
         text,
         latency_ms,
@@ -226,6 +255,34 @@ def _missing_key_variables(litellm: Any, model: str) -> list[str]:
     return [name for name in missing if name.endswith(("_KEY", "_TOKEN"))]
 
 
+def error_kind(exc: BaseException) -> str:
+    """The kind of a failed call (an ``LlmError``'s ``kind``): a connection that could not be made by what it is
+    (:data:`CONNECTION_REFUSED`, :data:`HOST_NOT_FOUND`, :data:`CONNECTION_FAILED`; litellm reports a refused
+    connection as an ``InternalServerError``), else the class name of litellm's error (``RateLimitError``, …)."""
+    if "Timeout" in {kind.__name__ for kind in type(exc).__mro__}:
+        return type(exc).__name__
+    chain: list[BaseException] = []
+    link: BaseException | None = exc
+    while link is not None and link not in chain:
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    if any(isinstance(link, ConnectionRefusedError) for link in chain):
+        return CONNECTION_REFUSED
+    if any(isinstance(link, socket.gaierror) for link in chain):
+        return HOST_NOT_FOUND
+    names = {kind.__name__ for link in chain for kind in type(link).__mro__}
+    if names & {"APIConnectionError", "ConnectError"}:
+        return CONNECTION_FAILED
+    return type(exc).__name__
+
+
+def kind_label(kind: str) -> str:
+    """A failed call's kind for people: a connection failure in words (in the current language), a provider's
+    error class as it is."""
+    words = KIND_WORDS.get(kind)
+    return _(words) if words is not None else kind
+
+
 def _retryable(exc: BaseException) -> bool:
     if "Missing credentials" in str(exc):  # litellm reports a missing key as a server error; no retry mends it
         return False
@@ -254,6 +311,17 @@ def known_price(config: ModelConfig) -> tuple[float, float] | None:
     if price_in is None or price_out is None:
         return None
     return float(price_in) * 1e6, float(price_out) * 1e6
+
+
+def known_max_output(config: ModelConfig) -> int | None:
+    """The most tokens ``config``'s model may answer with, from litellm's offline cost map, or None when it lacks
+    the model (a ``max_tokens`` above it is refused by some providers)."""
+    try:
+        info = _litellm().get_model_info(config.model)
+    except Exception:  # noqa: BLE001  (litellm raises for names it does not map)
+        return None
+    found = info.get("max_output_tokens") or info.get("max_tokens")
+    return int(found) if isinstance(found, int | float) and found > 0 else None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ class JobKind(StrEnum):
     TRADEOFFS = "trade-offs"
     UPLIFT = "uplift"
     ALIGN = "align"
+    STRESS = "stress"
 
     @property
     def label(self) -> str:
@@ -42,6 +43,7 @@ _JOB_LABELS = {
     JobKind.TRADEOFFS: N_("reward trade-offs"),
     JobKind.UPLIFT: N_("feedback uplift"),
     JobKind.ALIGN: N_("judge alignment"),
+    JobKind.STRESS: N_("stress test"),
 }
 
 

@@ -28,12 +28,12 @@ from skynet_core.reward.tradeoffs import PART_LABELS, CandidateSummary, WinnerMa
 PART_COLORS = {"accuracy": "#4C78A8", "speed": "#F58518", "cost": "#54A24B"}
 # Per curve: its title, its x axis and the unit after a value (marked here, translated where drawn).
 _CURVES = {
-    "speed": (N_("Speed score: falls as latency grows"), N_("Latency (ms)"), " ms"),
-    "cost": (N_("Cost score: falls as cost grows"), N_("Cost (USD)"), " USD"),
+    "speed": (N_("Speed score: falls as latency grows"), N_("Latency (ms)"), N_("{value} ms")),
+    "cost": (N_("Cost score: falls as cost grows"), N_("Cost (USD)"), N_("{value} USD")),
     "error": (
         N_("Error score: falls as the error grows"),
         N_("Error (the value metric.py passes as accuracy)"),
-        "",
+        "{value}",
     ),
 }
 # Above this many cases, per-case bars become a stacked area: tens of thousands of bars are unreadable and slow.
@@ -54,7 +54,7 @@ def curve_figure(kind: str, ref: float, xs: ArrayLike, ids: Sequence[str] | None
     """
     if kind not in _CURVES:
         raise ValueError(f"kind must be one of {', '.join(_CURVES)}; got {kind!r}.")
-    title, axis, unit = (_(_CURVES[kind][0]), _(_CURVES[kind][1]), _CURVES[kind][2])
+    title, axis, measured = (_(_CURVES[kind][0]), _(_CURVES[kind][1]), _(_CURVES[kind][2]))
     values = np.asarray(xs, dtype=float)
     shown = np.isfinite(values)
     points = np.maximum(values[shown], 0.0)
@@ -79,7 +79,9 @@ def curve_figure(kind: str, ref: float, xs: ArrayLike, ids: Sequence[str] | None
                 name=_("cases"),
                 marker={"color": PART_COLORS["accuracy" if kind == "error" else kind], "size": 7, "opacity": 0.6},
                 customdata=hover_ids,
-                hovertemplate=_("case %{customdata}<br>%{x:.4g}{unit}<br>score %{y:.3f}").replace("{unit}", unit)
+                hovertemplate=_("case %{customdata}<br>%{x:.4g}{unit}<br>score %{y:.3f}").replace(
+                    "%{x:.4g}{unit}", measured.format(value="%{x:.4g}")
+                )
                 + "<extra></extra>",
             ),
         ]
@@ -88,7 +90,7 @@ def curve_figure(kind: str, ref: float, xs: ArrayLike, ids: Sequence[str] | None
         x=ref,
         line_dash="dash",
         line_color="#888888",
-        annotation_text=_("reference {value} scores 0.5").format(value=f"{_num(ref)}{unit}"),
+        annotation_text=_("reference {value} scores 0.5").format(value=measured.format(value=_num(ref))),
     )
     if kind != "error":
         # Bottom right, at score 0, where the curve (at least 0.25 over the drawn range) never reaches.

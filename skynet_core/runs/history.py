@@ -12,13 +12,14 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import pandas as pd
 
 from ..i18n import LANGUAGES, N_, _, format_datetime, translations
 from ..metric.source import MetricSource
+from ..provenance import Provenance
 from ..results import CaseResult
 from ..store import DEFAULT_WORKSPACE, Store, Version, VersionKind
 
@@ -233,3 +234,23 @@ def compare_runs(
         only_old=len(old_by_key.keys() - new_by_key.keys()),
         only_new=len(new_by_key.keys() - old_by_key.keys()),
     )
+
+
+def comparison_changes(
+    made_by: Provenance, compared: tuple[str, str], current: Provenance, chosen: tuple[str, str]
+) -> list[str]:
+    """What changed since versions A and B were scored side by side, for people ([] while the scores shown are
+    current). ``compared`` and ``chosen`` are (A, B) as folder digests: the versions compared then and the ones
+    chosen now. A comparison is about its two versions, never about the draft (unless the draft is one of them,
+    which is then a version that changed); the dataset, candidate, split and model count as for any result."""
+    found = [
+        message
+        for message, was, now in zip(
+            (_("version A is not the one compared"), _("version B is not the one compared")),
+            compared,
+            chosen,
+            strict=True,
+        )
+        if was != now
+    ]
+    return found + made_by.changes(replace(current, metric=made_by.metric))

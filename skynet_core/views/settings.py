@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..i18n import _
-from ..llm import ROLES, ModelConfig, ModelSettings
+from ..llm import ROLES, ModelConfig, ModelSettings, env_keys_allowed, mask
 
 PREFIX = "settings."
 CALL_FIELDS = ("temperature", "timeout", "concurrency", "retries", "max_calls", "budget", "ray_address")
@@ -125,3 +125,22 @@ def check_key(settings: ModelSettings, role: str) -> tuple[Any, ...]:
     """What a connection test of ``role`` depended on: a test made with other values no longer says
     anything about the form, so the page shows a test (its reply or its error) only while this is equal."""
     return (settings.config(role), settings.request_timeout_s, settings.temperature)
+
+
+def empty_key_means(config: ModelConfig, session_key: str | None) -> tuple[str, str]:
+    """What leaving ``config``'s key field empty means, as the field's placeholder and the last sentence of its
+    help: the key kept for this session (``session_key``) when there is one, else the rule the key line under the
+    field states (:func:`skynet_core.llm.env_keys_allowed`), so the two never contradict each other."""
+    if session_key:
+        masked = mask(session_key)
+        return _("empty: this session's key ({masked})").format(masked=masked), _(
+            "Empty: this session's key ({masked}) stays in use; “Forget this session's key” drops it."
+        ).format(masked=masked)
+    if not env_keys_allowed(config):
+        return _("empty: no key is sent to this API base"), _(
+            "Empty: no key is sent, since the server's own keys never go to an API base typed in the browser."
+        )
+    variable = f"{(config.provider or 'openai').upper()}_API_KEY"
+    return _("empty: the server's {variable}").format(variable=variable), _(
+        "Empty: the server's {variable}, read by the server only."
+    ).format(variable=variable)

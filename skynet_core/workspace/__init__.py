@@ -19,6 +19,7 @@ A :class:`Workspace` owns what the studio remembers and runs, one part per modul
   on the :class:`~skynet_core.workspace.jobs.JobBoard`, whoever started them;
 - ``uplift``: "Does the feedback help?", the feedback-uplift experiment as a job, and the results it keeps;
 - ``align``: "Align the judge", GEPA rewriting the draft's ``llm()`` instructions toward the human scores, as a job.
+- ``stress``: "Will the optimizer game it?", the stress test as a job, and the runs it keeps.
 
 It is process-wide, like the database; what belongs to one browser session (the API keys typed on the
 Settings page, the session's id as a job watcher, its job slots) is passed in explicitly. It never
@@ -41,6 +42,7 @@ from pathlib import Path
 from ..scoring import RunOptions
 from ..store import data_dir
 from .align import AlignForm, AlignPart, AlignSetup
+from .stress import StressForm, StressPart, StressSetup
 from .uplift import UpliftForm, UpliftPart, UpliftSetup
 from .values import (
     AUTO_VERSION_S,
@@ -86,6 +88,8 @@ __all__ = [
     "RunOptions",
     "SavedVersion",
     "Snapshot",
+    "StressForm",
+    "StressSetup",
     "UpliftForm",
     "UpliftSetup",
     "Workspace",
@@ -94,7 +98,7 @@ __all__ = [
 ]
 
 
-class Workspace(AlignPart, UpliftPart):
+class Workspace(AlignPart, StressPart, UpliftPart):
     """The studio's state and use cases (see the package docstring). Thread-safe; one per data directory."""
 
 

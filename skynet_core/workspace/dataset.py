@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -32,9 +33,12 @@ from .values import (
     SETTING_DATASET_MAIN_CANDIDATE,
     SETTING_DATASET_PATH,
     SETTING_DATASET_ROLES,
+    SETTING_ROLES_BY_COLUMNS,
     SETTING_SPLIT,
     DatasetChoice,
     DatasetInUse,
+    roles_of,
+    with_roles_of,
 )
 
 if TYPE_CHECKING:
@@ -72,16 +76,31 @@ class DatasetPart(WorkspaceBase):
         roles: dict[str, tuple[Role, str]] | None = None,
         candidate_files: list[CandidateFile] | tuple[CandidateFile, ...] | None = None,
         main_candidate: str | None = None,
+        *,
+        columns: Sequence[str] | None = None,
     ) -> None:
-        """Choose a dataset file (the candidate and split are kept; an unknown candidate means the first)."""
-        self.store.set_many(
-            {
-                SETTING_DATASET_PATH: path,
-                SETTING_DATASET_ROLES: roles_to_json(roles) if roles else None,
-                SETTING_DATASET_CANDIDATE_FILES: [item.to_json() for item in candidate_files or []],
-                SETTING_DATASET_MAIN_CANDIDATE: main_candidate,
-            }
-        )
+        """Choose a dataset file (the candidate and split are kept; an unknown candidate means the first). With the
+        main file's ``columns``, its roles are remembered for that set of columns (:meth:`remembered_roles`)."""
+        values: dict[str, object] = {
+            SETTING_DATASET_PATH: path,
+            SETTING_DATASET_ROLES: roles_to_json(roles) if roles else None,
+            SETTING_DATASET_CANDIDATE_FILES: [item.to_json() for item in candidate_files or []],
+            SETTING_DATASET_MAIN_CANDIDATE: main_candidate,
+        }
+        if columns is not None:
+            values[SETTING_ROLES_BY_COLUMNS] = with_roles_of(
+                self.store.get(SETTING_ROLES_BY_COLUMNS), columns, roles_to_json(roles) if roles else None
+            )
+        self.store.set_many(values)
+
+    def remembered_roles(self, columns: Sequence[str]) -> dict[str, tuple[Role, str]] | None:
+        """The roles last used with a file of exactly these columns (in any order), or ``None``: reopening the same
+        file, or another with the same columns, starts from them instead of the guess."""
+        found = roles_of(self.store.get(SETTING_ROLES_BY_COLUMNS), columns)
+        try:
+            return roles_from_json(found) if found else None
+        except DatasetError:
+            return None  # a remembered value that no longer reads: the guess instead
 
     def choose_cases(self, candidate: str | None, split: str | None) -> None:
         """Choose the candidate and split the pages score (``None``: the first candidate, every split)."""

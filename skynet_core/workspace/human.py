@@ -1,18 +1,22 @@
 """Human scores: the labels of the data in use, the rater and the pass threshold, label files in and out, and
 the metric's agreement with the labels (of a run or a job's results, two runs, two raters).
 
-A label belongs to the dataset's source, the key the scored runs use (see :mod:`skynet_core.human.labels`
-for why not its identity). The data file's ``human`` column is read live as one more rater's scores. Every
-run kept (``keep_run``) records its agreement with the labels that exist then.
+A label belongs to a case id and a candidate's output. It is kept in a label set (:meth:`HumanPart.label_set`):
+the source of the data file labelled first, which a later file that keeps its case ids shares, so editing or
+growing the file keeps the labels. The data file's ``human`` column is read live as one more rater's scores.
+Every run kept (``keep_run``) records its agreement with the labels that exist then.
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cached_property
+from pathlib import Path
 
 from ..cases import Case
+from ..datasets import Dataset
 from ..human import (
     FILE_RATER,
     Agreement,
@@ -21,6 +25,8 @@ from ..human import (
     HumanScore,
     HumanScores,
     ImportedLabels,
+    KnownCases,
+    LabelImport,
     RaterAgreement,
     RunAgreements,
     agreement_of,
@@ -42,10 +48,11 @@ from ..results import CaseResult
 from ..runs import SavedRun
 from ..store import connect
 from .records import RecordsPart
-from .values import DatasetInUse
+from .values import EXAMPLE_SOURCE, DatasetInUse
 
 AGREEMENTS_KEPT = 8
-_TABLES = ("human_scores", "run_agreements")
+UNLINKED_KEPT = 8
+_TABLES = ("human_scores", "human_imports", "human_dataset_links", "run_agreements")
 AgreementKey = tuple[float, int, int]
 
 
@@ -60,6 +67,12 @@ class HumanPart(RecordsPart):
 
     @cached_property
     def _agreements(self) -> OrderedDict[AgreementKey, Agreement | None]:
+        return OrderedDict()
+
+    @cached_property
+    def _unlinked(self) -> OrderedDict[tuple[object, ...], None]:
+        # A data file found to share no label set's case ids, with the newest score row then: that search reads
+        # every set's ids, so it is made again only when a case gains a score (a row is added).
         return OrderedDict()
 
     def rater(self) -> str:
@@ -77,19 +90,67 @@ class HumanPart(RecordsPart):
     def set_pass_threshold(self, value: float) -> float:
         return set_pass_threshold(self.store, value)
 
+    def _data_of(self, source: str) -> Dataset | None:
+        """The dataset ``source`` as it is now (the example, or the data in use); ``None`` when it is not in use."""
+        if source == EXAMPLE_SOURCE:
+            return self.load(EXAMPLE_SOURCE)
+        in_use = self.dataset()
+        return in_use.data if in_use.data.source == source and not in_use.problem else None
+
+    def label_set(self, source: str, data: Dataset | None = None) -> str:
+        """The label set the scores of data file ``source`` are kept in.
+
+        The one it was linked to; else its own (the source itself) when it has scores there (and always a file
+        whose cases are not known now); else the label set that shares the most case ids with ``data``, when they
+        are at least half of the smaller of the two (the same file grown, trimmed or edited), which it is linked to
+        from then on; else its own.
+        """
+        store = self.human_store
+        linked = store.link(source)
+        if linked is not None:
+            return linked
+        if data is None or store.has_scores(source):
+            return source
+        key = (source, data.identity, store.last_row())
+        with self._lock:
+            if key in self._unlinked:
+                return source
+        sets = {name: count for name, count in store.label_sets().items() if name != source}
+        if not sets:
+            return source
+        ids = data.case_ids()
+        labelled = {name: store.case_ids(name) for name in sets}
+        shared = {name: len(found & ids) for name, found in labelled.items()}
+        best = max(shared, key=lambda name: (shared[name], name))
+        if shared[best] and 2 * shared[best] >= min(len(labelled[best]), len(ids)):
+            store.set_link(source, best)
+            return best
+        with self._lock:
+            self._unlinked[key] = None
+            while len(self._unlinked) > UNLINKED_KEPT:
+                self._unlinked.popitem(last=False)
+        return source
+
     def human_labels(self, source: str | None = None) -> HumanLabels:
-        """Every human score of the dataset ``source`` (the one in use when ``None``): the stored ones, and the
-        data file's ``human`` column when that dataset is the one in use (as the rater ``FILE_RATER``)."""
+        """Every human score of the dataset ``source`` (the one in use when ``None``): the stored ones of its label
+        set that name its cases (all of the set's when its cases are not known now), and the data file's ``human``
+        column when that dataset is the one in use (as the rater ``FILE_RATER``)."""
         source = source or self.dataset().data.source
-        cases = self.cases_of(source) or []
-        return HumanLabels.merged(source, self.human_store.scores(source), scores_from_cases(cases, source, FILE_RATER))
+        data = self._data_of(source)
+        label_set = self.label_set(source, data)
+        if data is None:
+            return HumanLabels.merged(source, self.human_store.scores(label_set), (), label_set=label_set)
+        known, elsewhere = self.human_store.scores_of_cases(label_set, data.case_ids())
+        from_file = scores_from_cases(data.cases, source, FILE_RATER)
+        return HumanLabels.merged(source, known, from_file, label_set=label_set, elsewhere=elsewhere)
 
     def set_human_score(
         self, case_id: str, value: float, note: str = "", *, in_use: DatasetInUse | None = None
     ) -> HumanScore:
         """The rater's score of one case of the candidate in use (scoring it again replaces it), with a note."""
         in_use = in_use or self.dataset()
-        score = HumanScore(in_use.data.source, case_id, in_use.candidate, float(value), self.rater(), note)
+        label_set = self.label_set(in_use.data.source, in_use.data)
+        score = HumanScore(label_set, case_id, in_use.candidate, float(value), self.rater(), note)
         return self.human_store.set(score)
 
     def clear_human_score(self, case_id: str, *, in_use: DatasetInUse | None = None) -> None:
@@ -102,14 +163,62 @@ class HumanPart(RecordsPart):
     def import_human_scores(
         self, name: str, data: bytes, *, rater: str | None = None, in_use: DatasetInUse | None = None
     ) -> ImportedLabels:
-        """Keep the scores of a ``.csv`` / ``.jsonl`` labels file's bytes for the dataset in use, all or none (a row
-        without a rater is ``rater``'s, else the rater's). ``LabelError`` names the file and line of a bad one."""
+        """Keep the scores of a ``.csv`` / ``.jsonl`` labels file's bytes for the dataset in use, all or none: the
+        rows of its cases (a row without a rater is ``rater``'s, else the rater's; one without a candidate is the
+        candidate in use's); the rows of other cases are counted, not kept. ``LabelError`` names the file and line
+        of a bad one."""
         in_use = in_use or self.dataset()
-        scores = labels_from_bytes(data, name, dataset=in_use.data.source, rater=rater or self.rater())
-        kept = self.human_store.set_many(scores)
-        known = {case.id for case in in_use.data.cases}
-        unknown = tuple(dict.fromkeys(score.case_id for score in kept if score.case_id not in known))
-        return ImportedLabels(len(kept), tuple(HumanLabels(in_use.data.source, tuple(kept)).raters()), unknown)
+        label_set = self.label_set(in_use.data.source, in_use.data)
+        found = labels_from_bytes(
+            data,
+            name,
+            dataset=label_set,
+            rater=rater or self.rater(),
+            candidate=in_use.candidate,
+            known=KnownCases(in_use.data.case_ids(), in_use.data.candidates),
+        )
+        record = self.human_store.import_scores(
+            found.scores,
+            LabelImport(
+                0, label_set, Path(name).name, time.time(), len(found), found.unknown_rows, found.unknown_sample
+            ),
+        )
+        return ImportedLabels(
+            count=len(found),
+            raters=tuple(HumanLabels(label_set, found.scores).raters()),
+            candidate=in_use.candidate if found.defaulted else None,
+            import_id=record.id,
+            unknown_rows=found.unknown_rows,
+            unknown_sample=found.unknown_sample,
+        )
+
+    def label_imports(self, source: str | None = None) -> list[LabelImport]:
+        """The imports into the label set of ``source`` (the data in use when ``None``) whose scores are still kept,
+        newest first."""
+        source = source or self.dataset().data.source
+        return self.human_store.imports(self.label_set(source, self._data_of(source)))
+
+    def delete_label_import(self, import_id: int) -> int:
+        """Delete the scores one import kept (those not scored again since); how many were deleted."""
+        return self.human_store.delete_import(import_id)
+
+    def stored_raters(self, source: str | None = None) -> list[str]:
+        """Who has stored scores in the label set of ``source`` (the data in use when ``None``), those of cases the
+        data does not have too, most scores first: whose labels "Delete these labels" can delete."""
+        source = source or self.dataset().data.source
+        return self.human_store.raters(self.label_set(source, self._data_of(source)))
+
+    def delete_rater_labels(self, rater: str, source: str | None = None) -> int:
+        """Delete every stored score of ``rater`` in the label set of ``source`` (the data in use when ``None``),
+        those of cases the data does not have too; how many were deleted."""
+        source = source or self.dataset().data.source
+        return self.human_store.delete_rater(self.label_set(source, self._data_of(source)), rater)
+
+    def assign_candidate(self, candidate: str, source: str | None = None) -> int:
+        """Give the stored scores that name no candidate (kept before a score belonged to one candidate's output)
+        to ``candidate``; how many were given."""
+        source = source or self.dataset().data.source
+        return self.human_store.assign_candidate(self.label_set(source, self._data_of(source)), candidate)
 
     def export_human_scores(self, form: str, source: str | None = None) -> bytes:
         """The stored human scores of a dataset as ``csv`` or ``jsonl`` bytes (the data file's column is its own)."""

@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..engines.uplift.config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS, Models, UpliftConfig
+from ..engines.uplift.result import cases_phrase
 from ..engines.uplift.store import SavedUplift, UpliftStore, UpliftSummary
+from ..feedback_value import most_complete
 from ..i18n import _
 from ..llm import ModelSettings
 from ..metric.source import MetricSource
@@ -93,14 +95,15 @@ class UpliftSetup:
 
     def describe_cases(self) -> str:
         """Where the cases come from, for people."""
+        train, val = cases_phrase(self.train), cases_phrase(self.val)
         if self.from_dataset:
             return _(
-                "It learns from the {train} cases of the train split and measures on the {val} cases of the val split."
-            ).format(train=self.train, val=self.val)
+                "It learns from the {train} of the train split and measures on the {val} of the val split."
+            ).format(train=train, val=val)
         return _(
-            "The cases in use have no train and val splits: it learns from a seeded half ({train} cases) and measures "
-            "on the other ({val} cases)."
-        ).format(train=self.train, val=self.val)
+            "The cases in use have no train and val splits: it learns from a seeded half ({train}) and measures on "
+            "the other ({val})."
+        ).format(train=train, val=val)
 
 
 def missing_models(settings: ModelSettings) -> tuple[str, ...]:
@@ -218,10 +221,9 @@ class UpliftPart(UseCasesPart):
         return self.uplift_result(newest.id) if newest is not None else None
 
     def feedback_value_of(self, metric: str, dataset: str) -> UpliftSummary | None:
-        """The newest saved experiment of the metric folder ``metric`` (a digest) on ``dataset`` (a source) that has a
-        feedback value: what History and Runs show for a metric version."""
-        found = self.uplift_results(metric=metric, dataset=dataset)
-        return next((item for item in found if item.feedback_value.value is not None), None)
+        """The most complete saved experiment of the metric folder ``metric`` (a digest) on ``dataset`` (a source)
+        with a feedback value (``feedback_value.most_complete``): what History and Runs show for a metric version."""
+        return most_complete(self.uplift_results(metric=metric, dataset=dataset))
 
     def clear(self) -> None:
         """Forget everything (see ``RecordsPart.clear``), the saved experiments too."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..cases import Case
 from ..datasets import CandidateFile, Dataset, Role
@@ -19,6 +21,10 @@ SETTING_SPLIT = "dataset.split"  # "train", "val", "test", or null for every spl
 # For a file (not the example): {column: [role, field]}, missing or null for roles inferred from the column names;
 # more candidates as [{"name", "path", "roles"}] joined by id; the main file's candidate name when it has none.
 SETTING_DATASET_ROLES = "dataset.roles"
+# The roles last used with each set of columns: [[sorted column names, {column: [role, field]} or null], ...],
+# the newest last, at most ROLES_KEPT sets.
+SETTING_ROLES_BY_COLUMNS = "dataset.roles_by_columns"
+ROLES_KEPT = 32
 SETTING_DATASET_CANDIDATE_FILES = "dataset.candidate_files"
 SETTING_DATASET_MAIN_CANDIDATE = "dataset.main_candidate"
 SETTING_TIMEOUT = "timeout_s"
@@ -31,6 +37,27 @@ FIRST_EXAMPLE = "Exact match"
 AUTO_VERSION_S = 180.0
 """Typing keeps an automatic version of the draft at most this often (seconds)."""
 DATASETS_KEPT = 4
+
+
+def roles_of(stored: Any, columns: Sequence[str]) -> Any:
+    """The roles (as JSON) :data:`SETTING_ROLES_BY_COLUMNS` holds for this set of columns, or ``None``."""
+    key = sorted(str(column) for column in columns)
+    for entry in stored if isinstance(stored, list) else []:
+        if isinstance(entry, list) and len(entry) == 2 and entry[0] == key:
+            return entry[1]
+    return None
+
+
+def with_roles_of(stored: Any, columns: Sequence[str], roles: dict[str, list[str]] | None) -> list[Any]:
+    """:data:`SETTING_ROLES_BY_COLUMNS` with ``roles`` for this set of columns (the newest; the oldest set goes
+    past :data:`ROLES_KEPT`)."""
+    key = sorted(str(column) for column in columns)
+    kept = (
+        [entry for entry in stored if isinstance(entry, list) and entry and entry[0] != key]
+        if isinstance(stored, list)
+        else []
+    )
+    return [*kept, [key, roles]][-ROLES_KEPT:]
 
 
 def example_metric(title: str = FIRST_EXAMPLE) -> MetricSource:

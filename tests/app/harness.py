@@ -25,7 +25,7 @@ from skynet_core.workspace.jobs import JobSlot
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-PAGES = ("author", "data", "feedback", "human", "tradeoffs", "history", "runs", "settings")
+PAGES = ("author", "data", "feedback", "stress", "human", "tradeoffs", "history", "runs", "settings")
 LANGUAGE_KEY = "studio.language"  # the sidebar picker's session-state key
 POLL_S = 0.1
 JOB_WAIT_S = 0.5

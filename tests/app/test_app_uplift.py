@@ -23,6 +23,7 @@ from skynet_core.engines.uplift import (
 )
 from skynet_core.i18n import format_number
 from skynet_core.llm import ModelConfig, ModelSettings
+from skynet_core.llm.cache import CacheSetting, save_cache_setting
 from skynet_core.results import CaseResult, JobKind
 from skynet_core.runs import RunKey, RunStore
 from skynet_core.workspace import Workspace
@@ -161,7 +162,7 @@ def test_a_saved_experiment_shows_the_value_the_verdict_the_charts_and_the_final
     assert f"Feedback value: {result.feedback_value.describe()}" in found
     assert "The feedback helps" in found
     assert "The experiment finished: 3 seeds in every arm." in found
-    assert "Calls: 120 task, 18 reflection" in found
+    assert "Calls: 120 task calls and 18 reflection calls" in found
     charts = at.get("plotly_chart")
     assert len(charts) == 2
     assert "Validation score of each arm" in charts[0].proto.spec and "feedback value" in charts[1].proto.spec
@@ -253,7 +254,7 @@ def test_a_run_shows_the_figures_the_core_reports_for_the_same_seeds_and_counts_
         assert row[0] == arm.label
         assert row[1] == " · ".join(format_number(end, 3) for end in expected.arms[arm].ends)
         assert row[3] == expected.arms[arm].gain.describe()
-    assert f"Calls: {seen['task']} task, {seen['reflect']} reflection" in found
+    assert f"Calls: {seen['task']} task calls and {seen['reflect']} reflection calls" in found
     assert (seen["task"], seen["reflect"]) == (expected.calls.task, expected.calls.reflection)
     assert len(at.get("plotly_chart")) == 2
     rules = [line for line in expected.arms[Arm.FEEDBACK].instructions[0].split(". ") if "mention" in line]
@@ -289,11 +290,18 @@ def test_cancel_in_the_job_panel_keeps_the_finished_seeds(world_ws: Workspace) -
 
 
 def test_the_budget_stops_the_run_says_so_and_keeps_the_finished_seeds(world_ws: Workspace, data_dir: Path) -> None:
-    price = (50.0, 250.0)  # 100 tokens in and 20 out: a cent a call
+    # Only the metric's llm() calls have a price (a cent a call: 100 tokens in and 20 out): the budget is reached
+    # through them, which start while anything is left.
+    world_ws.replace_draft(world.JUDGED_METRIC, "test")
     with world.server() as server:
-        world_models(world_ws, server.url, price)
+        chosen = world.models(server.url)
+        judge = world.judge_settings(server.url, (50.0, 250.0)).metric
+        world_ws.save_model_settings(
+            ModelSettings(task=chosen.task, reflection=chosen.reflection, metric=judge, max_retries=0)
+        )
+        save_cache_setting(world_ws.store, CacheSetting(enabled=False))  # every judge call is paid for
         one_seed = run_uplift(world_ws.uplift_experiment(UpliftConfig(world.START, rounds=1, seeds=1), {}))
-        budget = round(one_seed.cost_usd + 0.015, 2)  # the first seed fits, the second cannot
+        budget = round(one_seed.cost_usd + 0.005, 3)  # the first seed fits, the second cannot
         at = start(sized(open_feedback(), rounds=1, seeds=3, budget=budget))
         run_until(at, finished("The run stopped at its budget of"), 240, what="the budget's stop")
     saved = world_ws.latest_uplift()

@@ -131,7 +131,7 @@ def page_addresses(tmp_path: Path, base_path: str = "") -> dict[str, Any]:
 
 def test_each_page_address_is_served_the_page_that_tells_where_the_server_is(tmp_path: Path) -> None:
     report = page_addresses(tmp_path)
-    pages = ["author", "data", "feedback", "history", "human", "runs", "settings", "tradeoffs"]
+    pages = ["author", "data", "feedback", "history", "human", "runs", "settings", "stress", "tradeoffs"]
     assert report["routes"] == [f"/{name}" for name in pages]
     assert report["told before Streamlit's script"]  # window.__streamlit is read as Streamlit's script starts
 

@@ -37,7 +37,7 @@ def test_the_menu_names_the_pages_in_chinese():
     titles = [item.elts[1].args[0].value for item in pages.value.elts]
     with use_language("zh_CN"):
         translated = [_(title) for title in titles]
-    assert translated == ["编写", "数据", "反馈审查", "人工评分", "奖励权衡", "历史", "运行", "设置"]
+    assert translated == ["编写", "数据", "反馈审查", "压力测试", "人工评分", "奖励权衡", "历史", "运行", "设置"]
     assert all(CJK.search(title) for title in translated), translated
 
 

@@ -4,6 +4,7 @@ exit codes, the budget, the answer cache and the guards."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -71,10 +72,19 @@ def test_the_rubric_learns_the_unwritten_policy_and_test_kappa_rises_from_about_
         assert found["gain"]["kappa"]["low"] > 0
         seen = world.requests_by_model(server)
         asked = [request.user or "" for request in server.requests if request.model == "judge"]
-        for case_id in found["split"]["test"]:  # test is scored once with the starting rubric, once with the final
-            assert sum(f"Ticket {int(case_id[1:])}:" in user for user in asked) == 2
+        replies = {row["id"]: row["output"] for row in world.rows(48)}
+        for case_id in found["split"]["test"]:
+            # Test is scored once with the starting rubric and once with the final one (the stress test's game
+            # family after the run asks again only about perturbed replies; the case as it is comes from the cache).
+            question = f"Ticket {int(case_id[1:])}:"
+            assert sum(question in user and user.endswith("Reply: " + replies[case_id]) for user in asked) == 2
+        # The world's judge passes "I cannot answer that." whatever the rubric; the aligned one fails the blind
+        # refunds it passed, so replacing them by a refusal now raises their score: easier to fool by `null`.
+        stress = found["stress"]
+        assert stress["family"] == "game" and stress["easier_to_fool"] == ["null"]
+        assert stress["after"]["verdict"]["hackable"] and "null" in stress["after"]["verdict"]["why"]["hackable"]
         assert score_kappa(world_dir, out_file, found["split"]["test"]) == pytest.approx(after)
-    assert list(found) == KEYS
+    assert list(found) == [*KEYS, "stress"]
     assert list(found["before"]) == ["dev", "test"] and list(found["before"]["test"]) == FIGURES
     assert list(found["gain"]["kappa"]) == ["value", "low", "high"]
     assert found["calls"] == {"judge": seen["judge"], "reflection": seen["reflect"]}
@@ -271,3 +281,25 @@ def test_with_two_raters_their_agreement_is_shown_before_the_plan(
     assert text.index("Raters ana and bo agree with each other on 48 cases: κ ") < text.index("Planned: at most")
     assert "the ceiling a judge can reach" in text
     assert code == 2  # this judge agrees with their mean too well to learn from
+
+
+def test_labels_without_a_candidate_column_are_the_aligned_candidates(
+    world_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``score --labels`` reads them: a labels file naming no candidate holds the scores of the candidate
+    aligned for (``--candidate large`` of an A/B table), not of a candidate called ""."""
+    metric, cases, labels = world.write(world_dir, count=12)
+    rows = [json.loads(line) for line in cases.read_text().splitlines()]
+    table = world_dir / "ab.csv"
+    with table.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "question", "out_small", "out_large"])
+        for row in rows:
+            writer.writerow([row["id"], json.dumps(row["input"]), row["output"], row["output"] + " "])
+    with world.server() as server:
+        models(monkeypatch, server)
+        out, err = io.StringIO(), io.StringIO()
+        argv = ["align", str(metric), "--data", str(table), "--candidate", "large", "--labels", str(labels)]
+        code = run(argv, out, err)
+        assert server.requests == []
+    assert code == 2 and "and 12 are labelled" in err.getvalue()

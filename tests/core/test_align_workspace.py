@@ -58,12 +58,12 @@ def test_the_job_aligns_the_draft_keeps_its_result_and_saving_leaves_the_draft_a
     with world.server() as server:
         use_models(ws, server.url)
         job = ws.start_align(JobSlot(), AlignForm(rounds=2), keys={}, watcher="tab-1")
-        assert job.kind is JobKind.ALIGN and job.total == 4
+        assert job.kind is JobKind.ALIGN and job.total == 5
         assert job.wait(300)
     result = job.result
     assert result is not None and result.outcome is Outcome.COMPLETE
     assert result.gain is not None and result.gain.low is not None and result.gain.low > 0
-    assert job.done == job.total and (progress := ws.align_progress(job)) is not None and progress.done == 4
+    assert job.done == job.total and (progress := ws.align_progress(job)) is not None and progress.done == 5
     assert ws.latest_alignment() is result
     draft = ws.draft()
     saved = ws.save_aligned_version(result, "aligned")

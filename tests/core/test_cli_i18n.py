@@ -56,7 +56,7 @@ def test_check_with_lang_zh_cn_prints_the_report_in_chinese(tmp_path, data):
     assert status == 1, err.getvalue()
     assert "metric.py 的契约检查（隔离：" in text
     assert "✗ 指标返回值" in text
-    assert '没有附加信息；请返回 `(0.8, {"feedback": "..."})`' in text
+    assert '没有附加信息；请返回 (0.8, {"feedback": "..."})' in text
     assert "指标在“指标返回值”阶段违反契约。" in text
     # The language was the run's only: the next run, without --lang, is in English again.
     out = io.StringIO()

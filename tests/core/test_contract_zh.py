@@ -28,9 +28,9 @@ def chinese(text: str) -> bool:
 @pytest.mark.parametrize(
     ("expression", "fix"),
     [
-        ("0.8", '请返回 `(0.8, {"feedback": "..."})`'),
-        ('(0.8, "Close.")', "请包一层：`(0.8, {\"feedback\": 'Close.'})`"),
-        ("(0.8, {})", '请添加 `"feedback"`'),
+        ("0.8", '请返回 (0.8, {"feedback": "..."})'),
+        ('(0.8, "Close.")', "请包一层：(0.8, {\"feedback\": 'Close.'})"),
+        ("(0.8, {})", '请添加 "feedback"'),
         ('("0.8", {"feedback": "OK"})', "请返回数字 0.8，而不是文本"),
         (
             '(0.8, {"feedback": "OK", "scores": {"a": "high"}})',
@@ -66,9 +66,9 @@ def test_the_valid_return_values_of_the_table_pass_in_chinese(pool, expression):
     assert messages[StageName.LOAD] == "metric.py 可以编译并导入"
     assert (
         messages[StageName.SIGNATURE]
-        == "找到 `score(input, output, expected=None)`；Skynet 将调用 `score(input, output, expected)`"
+        == "找到 score(input, output, expected=None)；Skynet 将调用 score(input, output, expected)"
     )
-    assert messages[StageName.REWARD_SPEC] == "metric.py 没有定义 `REWARD_SPEC`"
+    assert messages[StageName.REWARD_SPEC] == "metric.py 没有定义 REWARD_SPEC"
     assert messages[StageName.RETURN_VALUE] == "3 个用例都返回了有效的（分数，附加信息）对"
 
 
@@ -140,7 +140,7 @@ def test_the_reward_lines_the_sandbox_writes_follow_the_language(pool):
     with use_language("zh_CN"):
         report = check(pool, REWARD_METRIC)
     assert report.ok, report.stages
-    assert report.stages[2].message == "`REWARD_SPEC` 有效"
+    assert report.stages[2].message == "REWARD_SPEC 有效"
     feedback = report.cases[0].feedback
     assert feedback.startswith("Correct.\n"), feedback  # the metric's own text stays as it wrote it
     assert "\n速度：850 毫秒，参考值 2000 毫秒，得分 0.70。\n成本：$0.0020，参考值 $0.01，得分 0.83。" in feedback

@@ -14,9 +14,9 @@ import pytest
 from skynet_core.cases import Case
 from skynet_core.results import CaseStatus, Isolation
 from skynet_core.scoring import RunOptions
-from skynet_core.scoring.runner import Limits, WorkerPool
+from skynet_core.scoring.runner import Limits, WorkerPool, memory_limit_enforcement
 from skynet_core.scoring.runner.run import score_cases
-from skynet_core.scoring.runner.watchdog import MEMORY_LIMIT_MODE, measure
+from skynet_core.scoring.runner.watchdog import measure
 
 LIMIT = 256 << 20
 CASE = Case(id="a", input={"q": "1"}, output="x")
@@ -104,7 +104,7 @@ def test_a_small_metric_is_measured_well_under_the_limit(small_pool):
         assert 0 < usage.total < LIMIT and usage.processes >= 1
     finally:
         worker.close()
-    assert MEMORY_LIMIT_MODE == "watchdog"
+    assert memory_limit_enforcement() in ("cgroup v1", "cgroup v2", "watchdog")
 
 
 def test_the_cli_reports_how_the_memory_limit_is_enforced(tmp_path):
@@ -119,4 +119,4 @@ def test_the_cli_reports_how_the_memory_limit_is_enforced(tmp_path):
     data.write_text('{"input": {"q": "1"}, "output": "x"}\n')
     out = io.StringIO()
     assert run(["check", str(metric), "--data", str(data), "--json"], stdout=out, stderr=io.StringIO()) == 0
-    assert json.loads(out.getvalue())["memory_limit"] == "watchdog"
+    assert json.loads(out.getvalue())["memory_limit"] == memory_limit_enforcement()

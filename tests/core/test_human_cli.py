@@ -54,8 +54,8 @@ def report(files: dict[str, Path]) -> dict:
 def test_the_json_has_a_top_level_agreement_with_every_field(report):
     agreement = report["agreement"]
     assert list(agreement) == [
-        "n", "unlabelled", "unknown", "threshold", "spearman", "kendall", "pearson", "mae", "kappa", "confusion",
-        "disagreements",
+        "n", "unlabelled", "unknown", "unknown_count", "threshold", "spearman", "kendall", "pearson", "mae", "kappa",
+        "confusion", "disagreements",
     ]  # fmt: skip
     assert (agreement["n"], agreement["unlabelled"], agreement["unknown"], agreement["threshold"]) == (
         18,

@@ -164,13 +164,13 @@ def test_one_class_on_both_sides_makes_kappa_undefined_as_sklearn_does():
     assert report.spearman.value == pytest.approx(stats.spearmanr(score, human).statistic)
 
 
-def test_two_cases_give_scipys_values_and_intervals_from_the_resamples_that_differ():
+def test_two_cases_give_scipys_values_and_no_interval():
     report = measure_agreement(pairing_of([0.2, 0.9], [0.0, 1.0]))
     assert report.spearman.value == pytest.approx(1.0)
     assert report.kendall.value == pytest.approx(stats.kendalltau([0.2, 0.9], [0.0, 1.0]).statistic)
     assert report.pearson.value == pytest.approx(1.0)
-    # half the resamples repeat one case (undefined); the others all give 1
-    assert (report.spearman.low, report.spearman.high) == (1.0, 1.0)
+    # half the resamples repeat one case (undefined), the others all give 1: a point, not an interval
+    assert (report.spearman.low, report.spearman.high) == (None, None)
     assert report.kappa.value == pytest.approx(1.0)
 
 
@@ -231,8 +231,8 @@ def test_the_json_keeps_at_most_20_disagreements():
     gaps = [item["gap"] for item in data["disagreements"]]
     assert gaps == sorted(gaps, reverse=True)
     assert set(data) == {
-        "n", "unlabelled", "unknown", "threshold", "spearman", "kendall", "pearson", "mae", "kappa", "confusion",
-        "disagreements",
+        "n", "unlabelled", "unknown", "unknown_count", "threshold", "spearman", "kendall", "pearson", "mae", "kappa",
+        "confusion", "disagreements",
     }  # fmt: skip
 
 

@@ -49,7 +49,7 @@ def test_the_store_shares_the_studios_database_with_the_drafts(tmp_path):
     assert HumanScores(tmp_path).values("cases.jsonl", "") == {"t1": 1.0}
 
 
-def test_values_take_the_mean_of_raters_or_one_rater_and_prefer_the_candidates_own_score(tmp_path):
+def test_values_take_the_mean_of_raters_or_one_rater_of_that_candidates_outputs_only(tmp_path):
     store = HumanScores(tmp_path)
     store.set_many(
         [
@@ -61,12 +61,12 @@ def test_values_take_the_mean_of_raters_or_one_rater_and_prefer_the_candidates_o
         ]
     )
     assert store.values("cases.jsonl", "") == {"t1": 0.5, "t2": 0.2}
-    assert store.values("cases.jsonl", "large") == {"t1": 0.5, "t2": 0.9}
-    assert store.values("cases.jsonl", "large", rater="bo") == {"t1": 0.0}
+    assert store.values("cases.jsonl", "large") == {"t2": 0.9}  # a score of another output is not this one's
+    assert store.values("cases.jsonl", "", rater="bo") == {"t1": 0.0}
     assert store.values("other.jsonl", "") == {}
     assert store.raters("cases.jsonl") == ["ana", "bo"]
     store.clear("cases.jsonl", "t1", "", "bo")
-    assert store.values("cases.jsonl", "small")["t1"] == 1.0
+    assert store.values("cases.jsonl", "")["t1"] == 1.0
 
 
 def test_notes_by_case(tmp_path):

@@ -77,7 +77,7 @@ def test_named_scores_rules_comparison_moves_and_raters_tables():
         "movement": "toward the person's score",
     }  # fmt: skip
     raters = raters_table(rater_agreement({"a": 1.0, "b": 0.0}, {"a": 0.5, "b": 0.0}, names=("ana", "bo")))
-    assert raters.to_dict("records") == [{"id": "a", "ana": 1.0, "bo": 0.5, "gap": 0.5}]
+    assert raters.to_dict("records") == [{"id": "a", "first": 1.0, "second": 0.5, "gap": 0.5}]
     pairs = [(Case(f"t{i}", {"q": "x"}, "y"), CaseResult(id=f"t{i}", score=0.2, feedback="Wrong.")) for i in range(3)]
     marks = {f"t{i}": Mark(f"t{i}", MarkValue.WEAK, "", "") for i in range(3)}
     rules = rules_table(rules_against_marks(review(pairs), marks))

@@ -85,7 +85,7 @@ def test_json_prints_exactly_the_documented_object(served, folder: Path) -> None
     assert {arm: len(texts) for arm, texts in found["instructions"].items()} == dict.fromkeys(found["arms"], 2)
     seen = world.requests_by_model(served)
     assert found["calls"] == {"task": seen["task"], "reflection": seen["reflect"]}
-    assert isinstance(found["cost_usd"], float)
+    assert found["cost_usd"] is None  # the scripted models have no price: the cost is unknown, not 0
     assert err.startswith("Planned: at most")  # the plan goes to standard error, so standard output is the JSON
 
 

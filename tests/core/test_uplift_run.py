@@ -24,6 +24,7 @@ from skynet_core.engines.uplift import (
     total_steps,
 )
 from skynet_core.engines.uplift.arms import SCORE_ONLY_FEEDBACK
+from skynet_core.llm import make_handler
 from skynet_core.scoring import RunOptions
 from tests.fake_openai import FakeOpenAI, Received
 
@@ -127,19 +128,27 @@ def test_progress_counts_every_step_up_to_the_end(whole) -> None:
     assert reports[-1].fraction == 1.0 and reports[-1].calls == result.calls
 
 
-def test_a_run_over_budget_stops_cleanly_and_keeps_its_finished_seeds(pool, whole) -> None:
-    first, _server, reports, _plan = whole
+def test_a_run_over_budget_stops_cleanly_and_keeps_its_finished_seeds(pool) -> None:
+    # Only the metric's llm() calls have a price: the run reaches its budget through them, in seed 2.
+    def judged(url: str, budget: float | None) -> Experiment:
+        metric = SandboxedMetric(world.JUDGED_METRIC, pool=pool, llm=make_handler(world.judge_settings(url, PRICE)))
+        config = UpliftConfig(world.START, rounds=1, seeds=2, max_cost_usd=budget)
+        return Experiment(metric, split_cases(world.cases()), config, world.models(url))
+
+    reports: list[Progress] = []
+    with world.server() as server:
+        first = run_uplift(judged(server.url, None), on_progress=reports.append)
     spent_after_seed_1 = next(r.cost_usd for r in reports if r.seed == 1 and r.round == 0)
     with world.server() as server:
         budget = spent_after_seed_1 + PER_CALL / 2
-        result = run_uplift(experiment(pool, server.url, UpliftConfig(world.START, max_cost_usd=budget)))
+        result = run_uplift(judged(server.url, budget))
         seen = world.requests_by_model(server)
 
     assert result.outcome is Outcome.BUDGET and "budget" in result.message()
     assert result.seeds_finished == 1
     for arm in result.config.arms:
         assert result.arms[arm].ends == first.arms[arm].ends[:1]
-    assert result.cost_usd >= budget
+    assert budget < result.cost_usd <= budget + PER_CALL  # one call past it at most
     assert result.calls.task == seen["task"] and result.calls.reflection == seen["reflect"]
     assert result.to_json()["arms"]["feedback"]["end"] == list(first.arms[Arm.FEEDBACK].ends[:1])
 

@@ -90,7 +90,12 @@ def test_labels_survive_a_reupload_of_the_same_file_and_a_change_of_candidate_fi
     ws.save_dataset_choice(str(again), candidate_files=[CandidateFile("large", str(other))], main_candidate="small")
     in_use = ws.dataset()
     assert in_use.problem is None and in_use.data.candidates == ["small", "large"]
-    assert ws.human_labels().values("small") == LABELLED  # the labels were given without a candidate: for any
+    # The labels were given to the file's one output, which had no name: now that it is "small", they say so and
+    # are kept for it when asked (they might have been meant for either).
+    assert ws.human_labels().values("small") == {}
+    assert len(ws.human_labels().without_candidate(in_use.data.candidates)) == len(LABELLED)
+    assert ws.assign_candidate("small") == len(LABELLED)
+    assert ws.human_labels().values("small") == LABELLED
 
 
 def test_the_data_files_human_column_is_read_live_as_one_more_rater_and_never_exported(ws, tmp_path) -> None:
@@ -113,7 +118,7 @@ def test_an_import_keeps_all_or_nothing_and_says_which_ids_are_not_in_the_data(w
         ws.import_human_scores("../labels.csv", bad, rater="bo")
     assert not ws.human_labels()
     found = ws.import_human_scores("labels.csv", f"id,human,rater\n{known},pass,\nzz,0,cy\n".encode(), rater="bo")
-    assert (found.count, found.raters, found.unknown) == (2, ("bo", "cy"), ("zz",))
+    assert (found.count, found.raters, found.unknown_rows, found.unknown_sample) == (1, ("bo",), 1, ("zz",))
     assert ws.human_labels().values(ws.dataset().candidate, "bo") == {known: 1.0}
 
 

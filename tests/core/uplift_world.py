@@ -42,6 +42,15 @@ def score(input, output, expected=None):
                               f"which marks {{want}}."}}
 """
 
+# The same verdicts, asked of the metric's model (see :func:`reply`): a metric whose llm() calls cost money.
+JUDGED_METRIC = """
+from skynet import llm
+
+def score(input, output, expected=None):
+    verdict = llm("Answer PASS if the label is right, else FAIL.", input=f"{expected['label']} / {output}")
+    return (1.0 if verdict.startswith("PASS") else 0.0), {"feedback": verdict}
+"""
+
 
 def cases(train_per_label: int = 3, val_per_label: int = 2) -> list[Case]:
     """Tickets with the dataset's own train and val splits, labels interleaved."""
@@ -94,6 +103,9 @@ def reflection_answer(prompt: str) -> str:
 def reply(received: Received) -> str:
     if received.model == "reflect":
         return reflection_answer(received.user or "")
+    if received.model == "judge":  # JUDGED_METRIC's verdict
+        want, _, got = (received.user or "").partition(" / ")
+        return "PASS" if want == got else "FAIL"
     return task_answer(received.system or "", received.user or "")
 
 
@@ -106,6 +118,13 @@ def models(url: str, *, price: tuple[float, float] | None = None, temperature: f
         ModelConfig("openai/task", url, api_key="unused", price_per_million=price),
         ModelConfig("openai/reflect", url, api_key="unused", price_per_million=price),
         ModelSettings(temperature=temperature, max_retries=0),
+    )
+
+
+def judge_settings(url: str, price: tuple[float, float]) -> ModelSettings:
+    """Settings whose metric model (``judge``, answering JUDGED_METRIC) has ``price``."""
+    return ModelSettings(
+        metric=ModelConfig("openai/judge", url, api_key="unused", price_per_million=price), max_retries=0
     )
 
 

@@ -26,8 +26,9 @@ from skynet_core.human import (
     pair_results,
     rater_label,
 )
+from skynet_core.human.labels import EVERY_RATER_WORDS
 from skynet_core.human.text import counts_text
-from skynet_core.i18n import _, ngettext, with_language
+from skynet_core.i18n import _, format_number, ngettext, with_language
 from skynet_core.results import CaseResult
 from skynet_core.runs import SavedRun
 from ui.studio import session
@@ -82,7 +83,7 @@ def controls(labels: HumanLabels, key: str) -> tuple[float, str | None]:
             chosen = st.selectbox(
                 _("Human scores of"),
                 [EVERY_RATER, *raters],
-                format_func=lambda name: _("every rater (the mean)") if name == EVERY_RATER else rater_label(name),
+                format_func=lambda name: _(EVERY_RATER_WORDS) if name == EVERY_RATER else rater_label(name),
                 key=rater_key,
                 width=280,
             )
@@ -158,21 +159,27 @@ def charts(agreement: Agreement, results: Sequence[CaseResult], humans: dict[str
 
 
 def agreement_report(
-    results: Sequence[CaseResult], cases: Sequence[Case], source: str, candidate: str, *, key: str
+    results: Sequence[CaseResult], cases: Sequence[Case], source: str, candidate: str, *, key: str, here: bool = False
 ) -> Agreement | None:
     """The whole report for one candidate's ``results`` on dataset ``source`` (``cases``: what was scored, for
-    the disagreements' inputs and outputs). Returns the agreement shown (``None``: no human scores yet)."""
+    the disagreements' inputs and outputs). ``here``: drawn on the Human scores page itself (its hint says so).
+    Returns the agreement shown (``None``: no human scores yet)."""
     ws = session().workspace
     labels = ws.human_labels(source)
     st.subheader(_("Is the metric right? Agreement with human scores"))
     if not labels.values(candidate):
-        st.info(
+        hint = (
             _(
+                "No human scores of candidate {candidate}'s outputs yet. Score some above, or import a labels file "
+                "below: the agreement of the metric with them shows here."
+            )
+            if here
+            else _(
                 "No human scores for these cases yet. Score some yourself on the Human scores page, or import a "
                 "labels file there: the agreement of the metric with them shows here."
-            ),
-            icon=":material/person_check:",
+            )
         )
+        st.info(hint.format(candidate=md(candidate or "–")), icon=":material/person_check:")
         return None
     threshold, rater = controls(labels, key)
     agreement = ws.human_agreement(results, source, candidate, rater=rater, labels=labels, threshold=threshold)
@@ -185,11 +192,11 @@ def agreement_report(
             ngettext(
                 "{count} label is for a case id not among the scored cases:",
                 "{count} labels are for case ids not among the scored cases:",
-                len(agreement.unknown),
-            ).format(count=len(agreement.unknown))
+                agreement.unknown_total,
+            ).format(count=format_number(agreement.unknown_total))
         )
         shown = agreement.unknown[:UNKNOWN_SHOWN]
-        box(", ".join(shown) + (" …" if len(agreement.unknown) > len(shown) else ""), "agreement.unknown")
+        box(", ".join(shown) + (" …" if agreement.unknown_total > len(shown) else ""), "agreement.unknown")
     warning = few_cases_warning(agreement)
     if warning:
         st.warning(warning, icon=":material/warning:")

@@ -21,7 +21,7 @@ from skynet_core.results import CaseResult
 from skynet_core.reward.charts import score_histogram
 from skynet_core.runs.export import results_frame, score_names
 from skynet_core.views.author import run_numbers
-from skynet_core.views.runs import costs_shown, statuses_text
+from skynet_core.views.runs import costs_shown, status_word, statuses_text, words_shown
 from skynet_core.workspace.jobs import Job
 from ui.widgets.case_detail import case_details
 
@@ -139,7 +139,11 @@ def cases_table(
 
     filters = st.columns(2)
     statuses = filters[0].multiselect(
-        _("Status"), sorted(frame["status"].unique()), key=f"{key}.filter_status", placeholder=_("every status")
+        _("Status"),
+        sorted(frame["status"].unique()),
+        format_func=status_word,
+        key=f"{key}.filter_status",
+        placeholder=_("every status"),
     )
     splits = filters[1].multiselect(
         _("Split"), sorted(frame["split"].unique()), key=f"{key}.filter_split", placeholder=_("every split")
@@ -180,7 +184,7 @@ def cases_table(
         )
     config = column_config(names)
     event = st.dataframe(
-        view,
+        words_shown(view),
         hide_index=True,
         column_config=config,
         on_select="rerun",
@@ -203,7 +207,7 @@ def partial_table(job: Job[Any]) -> None:
     if not shown:
         return
     names = score_names(shown)
-    frame = costs_shown(results_frame(shown))
+    frame = words_shown(costs_shown(results_frame(shown)))
     columns = ["id", "split", "status", "score", *[f"score.{n}" for n in names], "feedback", "duration_ms"]
     if len(shown) < done:
         text = _("The latest {shown} of the {done} cases scored so far; the whole table when the run ends.")

@@ -13,6 +13,7 @@ from skynet_core.datasets.typed_case import case_json
 from skynet_core.human import Agreement, Disagreement
 from skynet_core.i18n import _, ngettext, with_language
 from skynet_core.results import CaseResult
+from skynet_core.reward_lines import localized_feedback
 from ui.widgets.text import literal, long_text, md, number
 
 S = st.session_state
@@ -63,7 +64,11 @@ def case_card(
         left, right = st.columns(2)
         with left:
             st.markdown("**" + _("The metric's feedback") + "**")
-            long_text(result.feedback if result is not None else "", f"{key}.feedback", empty=_("(no feedback)"))
+            long_text(
+                localized_feedback(result.feedback) if result is not None else "",
+                f"{key}.feedback",
+                empty=_("(no feedback)"),
+            )
         with right:
             st.markdown("**" + _("The rater's note") + "**")
             if note:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from skynet_core.i18n import LANGUAGES, _, format_number, ngettext, set_language, with_language
-from skynet_core.scoring.runner import WorkerPool
-from skynet_core.scoring.runner.watchdog import MEMORY_LIMIT_MODE
+from skynet_core.scoring.runner import WorkerPool, memory_limit_enforcement
 from skynet_core.workspace import Snapshot
 from ui import keys as K
 from ui.studio import session
@@ -70,5 +69,5 @@ def sidebar(snap: Snapshot, language: str) -> None:
         st.caption(
             _(
                 "Memory limit: {size} GiB per sandbox as a whole ({mode}: all its processes, shared memory and /tmp)"
-            ).format(size=format_number(workers.limits.memory_bytes / (1 << 30)), mode=MEMORY_LIMIT_MODE)
+            ).format(size=format_number(workers.limits.memory_bytes / (1 << 30)), mode=memory_limit_enforcement())
         )

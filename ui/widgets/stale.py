@@ -17,15 +17,25 @@ def stale_changes(made_by: Provenance | None, current: Provenance) -> list[str]:
 
 
 def stale_banner(
-    changes: list[str], what: str, refresh: Callable[[], None] | None, *, key: str, label: str | None = None
+    changes: list[str],
+    what: str,
+    refresh: Callable[[], None] | None,
+    *,
+    key: str,
+    label: str | None = None,
+    current: str | None = None,
 ) -> bool:
     """Say plainly whether ``what`` (e.g. ``_("These results")``, translated by the caller) is current; when it
     is not, why (``changes``, from :func:`stale_changes`), with the button that refreshes it (``label``,
-    default "Score again"). Returns True when the result is stale."""
+    default "Score again"). ``current`` says what a current result matches, when it is not the current metric.py
+    (two versions compared). Returns True when the result is stale."""
     if not changes:
         st.caption(
             ":green[:material/check_circle:] "
-            + _("{what} match the current metric.py, dataset, candidate, split and model.").format(what=what)
+            + (
+                current
+                or _("{what} match the current metric.py, dataset, candidate, split and model.").format(what=what)
+            )
         )
         return False
     with st.container(horizontal=True, vertical_alignment="center"):

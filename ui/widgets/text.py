@@ -87,6 +87,11 @@ def literal(text: str, *, key: str, limit: int = LITERAL_LIMIT, name: str = "tex
         )
 
 
+# The empty uploader's "Upload" button only: once a file is chosen, the box holds the file's chip (whose remove
+# button is a "minimal" button) and an "add files" icon button, neither of which says "Choose a file".
+UPLOAD_BUTTON = '[data-testid="stFileUploaderDropzone"] button[data-testid="stBaseButton-secondary"]'
+
+
 def uploader_note(limit_mb: int = 250) -> None:
     """Streamlit's file uploader writes "Upload" and "250MB per file" in English whatever the page's language:
     those words are hidden, the button reads "Choose a file" in the page's language, and a caption under it
@@ -95,8 +100,8 @@ def uploader_note(limit_mb: int = 250) -> None:
     st.html(
         "<style>"
         '[data-testid="stFileUploaderDropzoneInstructions"] { display: none; }'
-        '[data-testid="stFileUploaderDropzone"] button p { display: none; }'
-        f'[data-testid="stFileUploaderDropzone"] button::after {{ content: "{label}"; }}'
+        f"{UPLOAD_BUTTON} p {{ display: none; }}"
+        f'{UPLOAD_BUTTON}::after {{ content: "{label}"; }}'
         "</style>"
     )
     st.caption(

@@ -15,6 +15,7 @@ import streamlit as st
 
 from skynet_core.i18n import _, format_cost, format_duration, format_number, ngettext
 from skynet_core.judge import JudgeSummary
+from skynet_core.llm import kind_label
 from skynet_core.results import CaseResult
 from skynet_core.results.trace import CLIP_CHARS, CLIP_HEAD, FULL_CALLS, LlmCall
 from ui.widgets.text import long_text, md
@@ -30,7 +31,7 @@ def duration(ms: float) -> str:
 def status(call: LlmCall) -> str:
     if call.ok:
         return _("answered")
-    return _("failed: {kind}").format(kind=call.error_kind or "LlmError")
+    return _("failed: {kind}").format(kind=kind_label(call.error_kind or "LlmError"))
 
 
 def totals(calls: tuple[LlmCall, ...]) -> str:
@@ -110,7 +111,7 @@ def show_call(call: LlmCall, key: str) -> None:
             long_text(call.answer or "", key=f"{key}.answer")
         else:
             st.markdown("**" + _("Error") + "**")
-            st.text(call.error_kind or "LlmError")
+            st.text(kind_label(call.error_kind or "LlmError"))
             clip_note(call, "error")
             long_text(call.error, key=f"{key}.error")
         details = [

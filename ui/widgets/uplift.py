@@ -1,9 +1,9 @@
 """How an edit to the feedback changed its value: the saved uplift experiments' feedback value of a metric version,
 on History (versions A and B, and B against A) and on Runs (the version a run scored with).
 
-A version's value is its newest saved experiment with a value on the dataset (``Workspace.feedback_value_of``), made by
-"Does this feedback help?" on Feedback review. B against A is the difference of two independent experiments, with
-Welch's interval (``skynet_core.engines.uplift.stats.difference``).
+A version's value is its most complete saved experiment with a value on the dataset (``Workspace.feedback_value_of``),
+made by "Does this feedback help?" on Feedback review; a partial one says so. B against A is the difference of two
+independent experiments, with Welch's interval (``skynet_core.engines.uplift.stats.difference``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import streamlit as st
 
 from skynet_core.engines.uplift.stats import difference
 from skynet_core.engines.uplift.store import UpliftSummary
+from skynet_core.feedback_value import partial_note
 from skynet_core.i18n import N_, _, format_datetime, ngettext
 from skynet_core.metric.source import MetricSource
 from skynet_core.workspace import Snapshot
@@ -24,11 +25,13 @@ WHERE = N_("Does this feedback help?")
 
 
 def value_text(summary: UpliftSummary) -> str:
-    """A version's feedback value with its interval, the seeds it rests on and when it was measured."""
+    """A version's feedback value with its interval, the seeds it rests on (and how a partial experiment ended) and
+    when it was measured."""
     seeds = ngettext("{count} seed", "{count} seeds", summary.seeds).format(count=summary.seeds)
+    partial = partial_note(summary)
     when = format_datetime(datetime.fromtimestamp(summary.created_at), "short")
     return _("{value} · {seeds} · measured {when}").format(
-        value=summary.feedback_value.describe(), seeds=seeds, when=when
+        value=summary.feedback_value.describe(), seeds=seeds if partial is None else f"{seeds} · {partial}", when=when
     )
 
 

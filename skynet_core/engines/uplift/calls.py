@@ -1,10 +1,14 @@
-"""The experiment's model calls: each one counted, priced and checked against the budget and Cancel.
+"""The experiment's model calls: each one counted, priced and kept within the budget, and Cancel.
 
-Before every call the :class:`Meter` checks the Cancel event and the budget, and unwinds the run
-(:class:`Stopped`) when either says stop; after it, the call is counted and its tokens priced. The
-budget is "reached" once what was spent (the task, the reflection and the metric's own ``llm()``
-calls) is at least ``max_cost_usd``: calls already in flight finish, so a run may end a minibatch's
-worth of task calls past it.
+Before every call the :class:`Meter` checks the Cancel event and the run's budget, and unwinds the run
+(:class:`Stopped`) when either says stop; after it, the call is counted and its tokens charged. The budget is
+the one a metric's ``llm()`` calls are charged to as well (:class:`~skynet_core.llm.budget.Budget`): a task or
+reflection call starts only when the budget left covers its worst case (its prompt at one token a byte, and
+its answer at the ``max_tokens`` it is sent with, at its model's price: :func:`task_max_tokens`,
+:func:`reflection_max_tokens`), waiting while calls in flight hold the rest, so the run never spends past its
+budget on them; a metric's ``llm()`` call starts while anything is left, and a scoring in which one was
+refused stops the run. A model without a known price cannot be bounded: its calls count as free, and the
+plan says so.
 
 At temperature 0 an identical request gets the same answer, so it is made once per run and its answer
 reused (:class:`Evaluator`: an instruction on a case; :class:`Reflector`: a reflection prompt). At any
@@ -20,16 +24,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ...llm import LlmError, MetricLlm, ModelConfig, known_price
-from ..reflection import Reflection, reflect
+from ...llm import Budget, LlmError, MetricLlm, ModelConfig, known_max_output, known_price, worst_cost
+from ..reflection import Reflection, proposal_limit, reflect
 from ..sandboxed import SandboxedMetric, Verdict
-from ..task import ChatTask
-from .cases import Example
+from ..task import ChatTask, render_input
+from .cases import Example, expected_text
 from .config import Models
 from .result import Calls, Outcome
 
 MAX_THREADS = 8  # model calls in flight at once
 NOT_SENT = frozenset({"NoModel", "NoKey"})  # LlmError kinds raised before any request was sent
+TASK_TOKENS = (256, 4096)
+"""The fewest and most tokens a task answer may take in a run with a budget (:func:`task_max_tokens`)."""
+TASK_TOKENS_WITHOUT_EXPECTED = 1024
+REFLECTION_SPARE_TOKENS = 1024
+"""Tokens a reflection answer may take besides its proposal (the words around GEPA's fenced block)."""
+CHARS_PER_TOKEN = 4  # a proposal's limit in characters, in tokens of English text
 
 
 class Stopped(Exception):
@@ -40,6 +50,22 @@ class Stopped(Exception):
         self.outcome, self.detail = outcome, detail
 
 
+def task_max_tokens(examples: Sequence[Example]) -> int:
+    """The ``max_tokens`` of a task call in a run with a budget: twice the longest expected answer of
+    ``examples``, in characters (a token holds at least one), within :data:`TASK_TOKENS`;
+    :data:`TASK_TOKENS_WITHOUT_EXPECTED` when no case has an expected value."""
+    longest = max((len(expected_text(example)) for example in examples), default=0)
+    if not longest:
+        return TASK_TOKENS_WITHOUT_EXPECTED
+    return min(TASK_TOKENS[1], max(TASK_TOKENS[0], 2 * longest))
+
+
+def reflection_max_tokens(instruction: str) -> int:
+    """The ``max_tokens`` of a reflection call in a run with a budget: the longest proposal allowed for
+    ``instruction`` (``reflection.proposal_limit``) at :data:`CHARS_PER_TOKEN`, and some spare."""
+    return proposal_limit(instruction) // CHARS_PER_TOKEN + REFLECTION_SPARE_TOKENS
+
+
 def price(config: ModelConfig) -> tuple[float, float] | None:
     """(input, output) US dollars per million tokens: the price typed for the model, else litellm's cost map's,
     else ``None``."""
@@ -47,26 +73,32 @@ def price(config: ModelConfig) -> tuple[float, float] | None:
 
 
 class Meter:
-    """Counts calls by role, prices their tokens, and stops the run at the budget or on Cancel (thread-safe).
+    """Counts calls by role, prices their tokens, and stops the run at its budget or on Cancel (thread-safe).
 
-    ``judge`` is the metric's ``llm()`` handler, whose spending counts toward the cost and the budget.
+    ``budget`` is the run's, shared with ``judge`` (the metric's ``llm()`` handler), whose spending counts toward
+    the cost. In a run with a budget, a role with a known price gets a ``max_tokens`` (:meth:`max_tokens`:
+    ``tokens`` by role, within what litellm says the model can answer), so that its worst case is known.
     """
 
     def __init__(
         self,
         models: Models,
-        max_cost_usd: float | None,
+        budget: Budget,
+        tokens: dict[str, int],
         cancel: threading.Event | None = None,
         judge: MetricLlm | None = None,
     ) -> None:
-        self.max_cost_usd = max_cost_usd
+        self.budget = budget
         self.cancel = cancel or threading.Event()
         self.judge = judge
-        self._judge_before = judge.spent_usd if judge is not None else 0.0
-        self._prices = {"task": price(models.task), "reflection": price(models.reflection)}
-        self._names = {"task": models.task.model, "reflection": models.reflection.model}
+        configs = {"task": models.task, "reflection": models.reflection}
+        self._prices = {role: price(config) for role, config in configs.items()}
+        self._names = {role: config.model for role, config in configs.items()}
+        self._max_tokens = {
+            role: _within(tokens[role], config) if budget.limit_usd is not None and self._prices[role] else None
+            for role, config in configs.items()
+        }
         self._calls = {"task": 0, "reflection": 0}
-        self._spent = 0.0
         self._lock = threading.Lock()
 
     @property
@@ -76,39 +108,56 @@ class Meter:
 
     @property
     def cost_usd(self) -> float:
-        judge = self.judge.spent_usd - self._judge_before if self.judge is not None else 0.0
-        with self._lock:
-            return self._spent + judge
+        """What the run's calls with a known price cost: the task, the reflection and the metric's own."""
+        return self.budget.spent_usd
 
     @property
     def unpriced(self) -> tuple[str, ...]:
         """The models whose calls were made without a known price (they count as free)."""
         with self._lock:
-            return tuple(
-                dict.fromkeys(
-                    self._names[role] for role, cost in self._prices.items() if cost is None and self._calls[role]
-                )
-            )
+            names = [self._names[role] for role, cost in self._prices.items() if cost is None and self._calls[role]]
+        if self.judge is not None and self.judge.unpriced_calls and (chosen := self.judge.settings.effective()):
+            names.append(chosen[0].model)
+        return tuple(dict.fromkeys(names))
 
-    def before_call(self) -> None:
-        """Raise :class:`Stopped` when the run was cancelled or has spent its budget."""
+    def max_tokens(self, role: str) -> int | None:
+        """The ``max_tokens`` calls of ``role`` are sent with (None: none, in a run without a budget or a price)."""
+        return self._max_tokens[role]
+
+    def start(self, role: str, prompt: str) -> float | None:
+        """Before a call of ``role`` (``task`` or ``reflection``) sending ``prompt`` (its messages' text): raise
+        :class:`Stopped` when the run was cancelled or its budget left cannot cover the call's worst case; else
+        return that worst case, reserved until :meth:`count` or :meth:`failed`."""
         if self.cancel.is_set():
             raise Stopped(Outcome.CANCELLED)
-        if self.max_cost_usd is not None and self.cost_usd >= self.max_cost_usd:
+        worst = worst_cost(len(prompt.encode("utf-8", "surrogatepass")), self._max_tokens[role], self._prices[role])
+        if not self.budget.admit(worst):
             raise Stopped(Outcome.BUDGET)
+        if self.cancel.is_set():  # while it waited for the calls in flight to end
+            self.budget.settle(worst, None)
+            raise Stopped(Outcome.CANCELLED)
+        return worst
 
-    def count(self, role: str, prompt_tokens: int, completion_tokens: int) -> None:
-        """Count one call of ``role`` (``task`` or ``reflection``) and add what its tokens cost."""
+    def count(self, role: str, worst: float | None, prompt_tokens: int, completion_tokens: int) -> None:
+        """Count one call of ``role`` started with ``worst`` reserved, and charge what its tokens cost."""
         cost = self._prices[role]
         with self._lock:
             self._calls[role] += 1
-            if cost is not None:
-                self._spent += (prompt_tokens * cost[0] + completion_tokens * cost[1]) / 1e6
+        spent = (prompt_tokens * cost[0] + completion_tokens * cost[1]) / 1e6 if cost is not None else None
+        self.budget.settle(worst, spent)
 
-    def failed(self, role: str, error: LlmError) -> None:
+    def failed(self, role: str, worst: float | None, error: LlmError) -> None:
         """Count a call that failed, unless it was refused before any request left (no model, no key)."""
+        self.budget.settle(worst, None)
         if error.kind not in NOT_SENT:
-            self.count(role, 0, 0)
+            with self._lock:
+                self._calls[role] += 1
+
+
+def _within(tokens: int, config: ModelConfig) -> int:
+    """``tokens``, or fewer when litellm says ``config``'s model cannot answer with that many."""
+    most = known_max_output(config)
+    return min(tokens, most) if most is not None else tokens
 
 
 @dataclass(frozen=True)
@@ -139,7 +188,7 @@ class Evaluator:
 
     def __init__(self, metric: SandboxedMetric, models: Models, meter: Meter) -> None:
         self.metric, self.meter = metric, meter
-        self.task = ChatTask(models.task, models.settings)
+        self.task = ChatTask(models.task, models.settings, meter.max_tokens("task"))
         self.reuse = models.deterministic
         self._known: dict[tuple[str, str], tuple[Any, Verdict]] = {}
 
@@ -165,12 +214,17 @@ class Evaluator:
                     fresh.append((instruction, example))
             rows.append(row)
         outputs = parallel(self._answer, fresh)
+        if self.meter.cancel.is_set():
+            raise Stopped(Outcome.CANCELLED)
+        refused = self.meter.budget.refusals
         verdicts = self.metric.score_many(
             [
                 (example["input"], output, example.get("expected"))
                 for (_, example), output in zip(fresh, outputs, strict=True)
             ]
         )
+        if self.meter.budget.refusals > refused:  # the budget ended a case's llm() call: its verdict is not one
+            raise Stopped(Outcome.BUDGET)
         made = list(zip(outputs, verdicts, strict=True))
         if self.reuse:
             self._known.update(
@@ -187,13 +241,13 @@ class Evaluator:
 
     def _answer(self, job: tuple[str, Example]) -> str:
         instruction, example = job
-        self.meter.before_call()
+        worst = self.meter.start("task", instruction + render_input(example["input"]))
         try:
             reply = self.task.reply(instruction, example["input"])
         except LlmError as exc:
-            self.meter.failed("task", exc)
+            self.meter.failed("task", worst, exc)
             raise Stopped(Outcome.FAILED, str(exc)) from None
-        self.meter.count("task", reply.prompt_tokens, reply.completion_tokens)
+        self.meter.count("task", worst, reply.prompt_tokens, reply.completion_tokens)
         return reply.text
 
 
@@ -213,13 +267,13 @@ class Reflector:
         return [self._known[prompt] for prompt in prompts]
 
     def _ask(self, prompt: str) -> Reflection:
-        self.meter.before_call()
+        worst = self.meter.start("reflection", prompt)
         try:
-            answer = reflect(prompt, self.models.reflection, self.models.settings)
+            answer = reflect(prompt, self.models.reflection, self.models.settings, self.meter.max_tokens("reflection"))
         except LlmError as exc:
-            self.meter.failed("reflection", exc)
+            self.meter.failed("reflection", worst, exc)
             raise Stopped(Outcome.FAILED, str(exc)) from None
-        self.meter.count("reflection", answer.prompt_tokens, answer.completion_tokens)
+        self.meter.count("reflection", worst, answer.prompt_tokens, answer.completion_tokens)
         return answer
 
 

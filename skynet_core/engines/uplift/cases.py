@@ -7,6 +7,7 @@ config, and on every machine (string seeds do not depend on ``PYTHONHASHSEED``).
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -84,3 +85,13 @@ def derangement(rng: random.Random, size: int) -> tuple[int, ...]:
         rng.shuffle(order)
         if all(index != value for index, value in enumerate(order)):
             return tuple(order)
+
+
+def expected_text(example: Example) -> str:
+    """What an answer to ``example`` looks like: its expected value as text (the task's output is text), ``""``
+    without one."""
+    expected = example.get("expected")
+    if not expected:
+        return ""
+    values = list(expected.values())
+    return str(values[0]) if len(values) == 1 else json.dumps(expected, ensure_ascii=False, default=str)

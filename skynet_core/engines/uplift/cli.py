@@ -1,30 +1,36 @@
 """``python -m skynet_core uplift``: the experiment from the command line.
 
-    python -m skynet_core uplift METRIC --data CASES (--instruction TEXT | --instruction-file F)
+    python -m skynet_core uplift METRIC --data CASES [--roles FILE.json] [--candidate NAME]
+                                 [--candidate-file NAME=FILE] [--split SPLIT]
+                                 (--instruction TEXT | --instruction-file F)
                                  [--rounds R] [--seeds S] [--minibatch M] [--max-cost USD] [--json]
 
-The task and reflection models come from ``SKYNET_TASK_MODEL`` / ``SKYNET_TASK_API_BASE`` and
-``SKYNET_REFLECTION_MODEL`` / ``SKYNET_REFLECTION_API_BASE``, keys from the provider's usual variables;
-the temperature, timeouts, retries and the metric's own ``llm()`` model from the app's saved settings or
-the environment, as ``check`` and ``score`` take them. The plan (calls at most, estimated cost) is printed
-before the run, to standard error with ``--json``. Ctrl+C cancels and keeps the finished seeds.
+The cases are read as ``score`` reads them, with the same data options (one definition:
+``skynet_core.cli.options.add_data_options``). The task and reflection models and their prices come from the
+settings saved on the Settings page in the data directory, else from ``SKYNET_TASK_MODEL`` /
+``SKYNET_TASK_API_BASE`` and ``SKYNET_REFLECTION_MODEL`` / ``SKYNET_REFLECTION_API_BASE``, as ``score`` takes
+its settings (``machine_settings``); keys from the provider's usual variables. The plan (calls at most,
+estimated cost) is printed before the run, to standard error with ``--json`` (and how the run ended after it).
+Ctrl+C cancels: what finished is printed, with its finished seeds.
 
-Exit status: 0 when every seed finished; 1 when the run stopped early (budget, a failed model call,
-Ctrl+C); 2 for a usage or input problem, or no models.
+Exit status: 0 when every seed finished; 1 when the run stopped early (its budget, a failed model call); 2 for
+a usage or input problem, no models, or a metric that scored none of the validation cases; 130 after Ctrl+C.
 """
 
 from __future__ import annotations
 
 import argparse
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 
+from ...cli.interrupt import EXIT_INTERRUPTED, cancelled_by_ctrl_c
+from ...cli.options import add_data_options
 from ...display import terminal_text
 from ...i18n import _, format_number, ngettext
-from .config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS
+from ...paths import path_problem, special_file
+from .config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS, MAX_INSTRUCTION_BYTES
 
 if TYPE_CHECKING:
     from .loop import Experiment, Progress
@@ -35,6 +41,8 @@ MODEL_VARIABLES = {
     "task": ("SKYNET_TASK_MODEL", "SKYNET_TASK_API_BASE"),
     "reflection": ("SKYNET_REFLECTION_MODEL", "SKYNET_REFLECTION_API_BASE"),
 }
+REPORT_INSTRUCTION_CHARS = 2_000
+"""The most characters of a final instruction the text report prints (``--json`` has them whole)."""
 
 
 def add_parser(commands: Any) -> None:
@@ -42,12 +50,7 @@ def add_parser(commands: Any) -> None:
     help_text = _("measure what GEPA's reflection gains from the metric's feedback, against the score alone")
     sub = commands.add_parser("uplift", help=help_text, description=help_text)
     sub.add_argument("metric", metavar="METRIC", help=_("metric.py, or the metric folder that holds it"))
-    sub.add_argument(
-        "--data",
-        required=True,
-        metavar="CASES",
-        help=_("cases: .jsonl, .csv or .parquet (their train and val splits are used when both exist)"),
-    )
+    add_data_options(sub)
     given = sub.add_mutually_exclusive_group(required=True)
     given.add_argument("--instruction", metavar="TEXT", help=_("the instruction every arm starts from"))
     given.add_argument("--instruction-file", metavar="F", help=_("a text file holding that instruction"))
@@ -69,14 +72,17 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Run the ``uplift`` command; returns the exit status."""
+    from ...cli.options import UsageError
+    from ...datasets import DatasetError
     from ...llm import LlmError
     from .loop import run_uplift
     from .plan import plan_uplift
+    from .result import Outcome
 
     try:
-        experiment = _experiment(args)
+        experiment = _experiment(args, stderr)
         plan = plan_uplift(experiment)
-    except (ValueError, OSError, LlmError) as exc:
+    except (UsageError, ValueError, OSError, LlmError, DatasetError) as exc:
         print(_("error: {message}").format(message=_line(str(exc))), file=stderr)
         return EXIT_USAGE
     told = stderr if args.json else stdout
@@ -89,26 +95,39 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         )
     told.flush()
     cancel = threading.Event()
-    found: list[UpliftResult] = []
+    ended: list[UpliftResult | BaseException] = []
     bar = _ProgressBar(stderr) if not args.json and stderr.isatty() else None
-    worker = threading.Thread(
-        target=lambda: found.append(run_uplift(experiment, cancel=cancel, on_progress=bar)), daemon=True
-    )
-    worker.start()
-    try:
+
+    def work() -> None:
+        try:
+            ended.append(run_uplift(experiment, cancel=cancel, on_progress=bar))
+        except BaseException as exc:  # noqa: BLE001  (said below, without a traceback, whatever it is)
+            ended.append(exc)
+
+    worker = threading.Thread(target=work, daemon=True, name="skynet-uplift")
+    # Ctrl+C sets ``cancel`` (no KeyboardInterrupt, which breaks a thread's join): the run stops before its next
+    # call and returns what finished.
+    with cancelled_by_ctrl_c(cancel) as interrupt:
+        worker.start()
         while worker.is_alive():
             worker.join(0.2)
-    except KeyboardInterrupt:
-        cancel.set()  # the run stops before its next call and keeps the finished seeds
-        worker.join()
-    finally:
-        if bar is not None:
-            bar.close()
-    result = found[0]
+    if bar is not None:
+        bar.close()
+    result = ended[0] if ended else RuntimeError(_("the run ended without a result"))
+    if isinstance(result, BaseException):
+        failure = _line(f"{type(result).__name__}: {result}")
+        print(_("error: the run failed: {error}").format(error=failure), file=stderr)
+        return EXIT_INTERRUPTED if interrupt.caught else EXIT_STOPPED
+    if result.outcome is Outcome.METRIC_FAILED:  # nothing was measured: no value to report
+        print(_("error: {message}").format(message=_line(result.message())), file=stderr)
+        return EXIT_USAGE
     if args.json:
         stdout.write(orjson.dumps(result.to_json()).decode() + "\n")
+        print(_line(result.message()), file=stderr)
     else:
         stdout.write(format_result(result))
+    if interrupt.caught:
+        return EXIT_INTERRUPTED
     return EXIT_OK if result.complete else EXIT_STOPPED
 
 
@@ -130,21 +149,21 @@ class _ProgressBar:
         self.bar.close()
 
 
-def _experiment(args: argparse.Namespace) -> Experiment:
-    """The experiment the arguments describe; raises ``ValueError`` (or ``LlmError``, ``OSError``) for people."""
-    from ...datasets import DatasetError, load_dataset
+def _experiment(args: argparse.Namespace, stderr: TextIO) -> Experiment:
+    """The experiment the arguments describe; raises ``UsageError``, ``ValueError``, ``LlmError``, ``DatasetError``
+    or ``OSError`` for people. Notes and warnings on the metric and the data go to ``stderr``."""
+    from ...cli.inputs import _read_metric, cases_in_split, input_files, read_cases
     from ...llm import machine_settings, make_handler, warm_up
-    from ...metric.folder import read_metric
-    from ...metric.source import MetricSourceError
     from ...scoring import RunOptions
     from ..sandboxed import SandboxedMetric
-    from ..task import litellm_kwargs, model_from_env
+    from ..task import litellm_kwargs
     from .cases import split_cases
     from .config import Models, UpliftConfig
     from .loop import Experiment
 
-    task, reflection = model_from_env("task"), model_from_env("reflection")
-    missing = [name for name, model in (("task", task), ("reflection", reflection)) if model is None]
+    settings = machine_settings()  # the Settings page's, over the environment's: as score takes them
+    task, reflection = settings.task, settings.reflection
+    missing = [role for role, model in (("task", task), ("reflection", reflection)) if model is None]
     if missing or task is None or reflection is None:
         names = _(" and ").join(
             _("{model} (or {base})").format(model=MODEL_VARIABLES[role][0], base=MODEL_VARIABLES[role][1])
@@ -154,35 +173,63 @@ def _experiment(args: argparse.Namespace) -> Experiment:
             _(
                 "uplift needs a task model and a reflection model: set {names} to a litellm model name (e.g. "
                 "openai/gpt-4.1-mini) or an OpenAI-compatible server, with the provider's key variable (e.g. "
-                "OPENAI_API_KEY)"
+                "OPENAI_API_KEY), or choose them on the Settings page of the studio using this data directory"
             ).format(names=names)
         )
     warm_up()  # litellm (seconds to import) loads while the instruction, the metric and the data are read
-    instruction = args.instruction
-    if args.instruction_file is not None:
-        try:
-            instruction = Path(args.instruction_file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(
-                _("--instruction-file {path}: cannot read it ({error})").format(
-                    path=args.instruction_file, error=getattr(exc, "strerror", None) or exc
-                )
-            ) from None
+    instruction = args.instruction if args.instruction_file is None else _read_instruction(args.instruction_file)
     config = UpliftConfig(
         instruction, rounds=args.rounds, seeds=args.seeds, minibatch=args.minibatch, max_cost_usd=args.max_cost
     )
-    try:
-        source = read_metric(args.metric, exclude=(args.data,))
-        dataset = load_dataset(args.data)
-    except (MetricSourceError, DatasetError) as exc:
-        raise ValueError(str(exc)) from None
+    inputs = input_files(args)
+    files = (*inputs, *((args.instruction_file,) if args.instruction_file else ()))
+    source = _read_metric(args.metric, files, stderr).source
+    cases = cases_in_split(args, *read_cases(args, stderr))
+    if not any(case.expected for case in cases):
+        print(
+            _(
+                "warning: no case has an expected value; if the data has expected columns without the expected. "
+                "prefix, give them the expected role with --roles FILE.json"
+            ),
+            file=stderr,
+        )
     for model in (task, reflection):
         litellm_kwargs(model)  # a missing key is said now, before any call
-    settings = machine_settings()
     # On this machine: the command has no Ray setting (``score --ray`` has).
     metric = SandboxedMetric(source, RunOptions(llm=make_handler(settings)))
-    cases = dataset.for_candidate(dataset.candidates[0])
     return Experiment(metric, split_cases(cases, config.seed), config, Models(task, reflection, settings))
+
+
+def _read_instruction(path: str) -> str:
+    """The instruction in the file at ``path``: a regular file of at most :data:`MAX_INSTRUCTION_BYTES` of UTF-8
+    text (a device or a named pipe is refused before it is opened, as ``--data`` refuses one); raises
+    ``ValueError`` for people."""
+    if problem := path_problem(path):
+        raise ValueError(_("--instruction-file {path}: {problem}").format(path=path, problem=problem))
+    if kind := special_file(path):
+        raise ValueError(
+            _("--instruction-file {path} is {kind}, not a file; give a text file holding the instruction").format(
+                path=path, kind=kind
+            )
+        )
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_INSTRUCTION_BYTES + 1)
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(
+            _("--instruction-file {path}: cannot read it ({error})").format(
+                path=path, error=getattr(exc, "strerror", None) or exc
+            )
+        ) from None
+    if len(data) > MAX_INSTRUCTION_BYTES:
+        raise ValueError(
+            _(
+                "--instruction-file {path} is longer than an instruction may be (at most {limit} bytes); give the "
+                "instruction itself, not a document"
+            ).format(path=path, limit=f"{MAX_INSTRUCTION_BYTES:,}")
+        )
+    return text
 
 
 def format_result(result: UpliftResult) -> str:
@@ -212,23 +259,30 @@ def format_result(result: UpliftResult) -> str:
         )
     )
     lines.append(result.verdict())
-    spent = f"{result.cost_usd:,.4f}"
-    cost = (
-        _("cost ${cost} (no price known for {models}: their calls count as free)").format(
-            cost=spent, models=", ".join(result.unpriced)
+    lines.append(_("Calls: {calls}; cost {cost}.").format(calls=result.calls.describe(), cost=result.describe_cost()))
+    for run in result.runs:
+        lines.extend(
+            _("Refused proposal, {arm}, seed {seed}, round {round}: {reason}").format(
+                arm=run.arm.label, seed=run.seed + 1, round=step.index + 1, reason=step.refused
+            )
+            for step in run.rounds
+            if step.refused
         )
-        if result.unpriced
-        else _("cost ${cost}").format(cost=spent)
-    )
-    lines.append(
-        _("Calls: {task} task, {reflection} reflection; {cost}.").format(
-            task=format_number(result.calls.task), reflection=format_number(result.calls.reflection), cost=cost
-        )
-    )
     for arm, found in result.arms.items():
         for seed, instruction in enumerate(found.instructions):
             lines.append(_("Final instruction, {arm}, seed {seed}:").format(arm=arm.label, seed=seed + 1))
-            lines.extend("    " + line for line in instruction.splitlines())
+            shown = instruction[:REPORT_INSTRUCTION_CHARS]
+            lines.extend("    " + line for line in shown.splitlines())
+            if len(instruction) > len(shown):
+                more = len(instruction) - len(shown)
+                lines.append(
+                    "    "
+                    + ngettext(
+                        "… ({count} more character: --json has the whole instruction)",
+                        "… ({count} more characters: --json has the whole instruction)",
+                        more,
+                    ).format(count=format_number(more))
+                )
     lines.append(result.message())
     return "\n".join(terminal_text(line) for line in lines) + "\n"
 

@@ -19,6 +19,8 @@ DEFAULT_MINIBATCH = 3
 MAX_ROUNDS = 50
 MAX_SEEDS = 50
 MAX_MINIBATCH = 64
+MAX_INSTRUCTION_BYTES = 256_000
+"""The longest instruction an experiment starts from, in UTF-8 bytes (an instruction file is refused past it)."""
 
 
 class Arm(StrEnum):

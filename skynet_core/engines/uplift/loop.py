@@ -8,7 +8,9 @@ Seed by seed (so a stopped run keeps whole seeds), round by round, all arms toge
 3. build GEPA's reflection prompt (``optimize_anything``'s reflective dataset and template) from what the
    arm shows of the metric's verdicts (:func:`.arms.treated`), and ask the reflection model;
 4. extract the proposal with GEPA's extractor, score it on the same minibatch, and keep it unless its score
-   is lower than the current instruction's (a tie keeps the proposal).
+   is lower than the current instruction's (a tie keeps the proposal). A proposal longer than its limit
+   (``reflection.proposal_limit``: 16,000 characters, or 4× the given instruction) is refused unscored, as
+   a failed proposal with the reason.
 
 Then each arm's final instruction is scored on the validation cases. The given instruction is scored there
 once, first: that is ``start``.
@@ -19,15 +21,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...i18n import _
-from ...llm import MetricLlm
+from ...llm import Budget, MetricLlm
 from ..gepa_adapter import side_info
-from ..reflection import gepa_prompt
+from ..reflection import gepa_prompt, proposal_problem
 from ..sandboxed import SandboxedMetric
 from .arms import treated
-from .calls import Evaluator, Meter, Reflector, Stopped
+from .calls import Evaluator, Meter, Reflector, Stopped, reflection_max_tokens, task_max_tokens
 from .cases import Split, check_split, derangement, draw, minibatch
 from .config import Arm, Models, UpliftConfig
 from .result import Calls, Outcome, Round, SeedRun, UpliftResult
@@ -103,9 +105,18 @@ class _Loop:
         on_progress: Callable[[Progress], None] | None,
     ) -> None:
         self.experiment, self.config, self.split = experiment, experiment.config, experiment.split
-        judge = experiment.metric.options.llm if isinstance(experiment.metric.options.llm, MetricLlm) else None
-        self.meter = Meter(experiment.models, self.config.max_cost_usd, cancel, judge)
-        self.evaluate = Evaluator(experiment.metric, experiment.models, self.meter)
+        # One budget for every call of the run: the metric's llm() calls are charged to it and stop at it too.
+        budget = Budget(self.config.max_cost_usd)
+        metric, judge = experiment.metric, None
+        if isinstance(metric.options.llm, MetricLlm):
+            judge = metric.options.llm.with_budget(budget)
+            metric = SandboxedMetric(metric.source, replace(metric.options, llm=judge), metric.scorer)
+        tokens = {
+            "task": task_max_tokens([*self.split.train, *self.split.val]),
+            "reflection": reflection_max_tokens(self.config.instruction),
+        }
+        self.meter = Meter(experiment.models, budget, tokens, cancel, judge)
+        self.evaluate = Evaluator(metric, experiment.models, self.meter)
         self.reflect = Reflector(experiment.models, self.meter)
         self.on_progress = on_progress
         self.done = 0
@@ -142,6 +153,7 @@ class _Loop:
             val_ids=tuple(example["id"] for example in self.split.val),
             split_from_dataset=self.split.from_dataset,
             created_at=time.time(),
+            steps=(self.done, self.total),
         )
 
     def seed_runs(self, seed: int) -> list[SeedRun]:
@@ -179,6 +191,8 @@ class _Loop:
             ]
             prompts.append(gepa_prompt(current, [verdict.score for verdict in parent.verdicts], infos))
         proposals = [answer.proposed for answer in self.reflect.many(prompts)]
+        refused = [proposal_problem(proposal, config.instruction) or "" for proposal in proposals]
+        proposals = ["" if problem else proposal for proposal, problem in zip(proposals, refused, strict=True)]
         new = [i for i, (p, current) in enumerate(zip(proposals, currents, strict=True)) if p.strip() and p != current]
         children = dict(zip(new, self.evaluate.many([(proposals[i], batch) for i in new]), strict=True))
         found = []
@@ -186,7 +200,7 @@ class _Loop:
             child = children.get(i)
             after = child.mean if child is not None else None
             accepted = child is not None and child.total >= parent.total
-            found.append(Round(index, ids, parent.mean, proposals[i], after, accepted))
+            found.append(Round(index, ids, parent.mean, proposals[i], after, accepted, refused[i]))
         return found
 
     def begin(self, seed: int | None, round_: int | None) -> None:

@@ -15,7 +15,6 @@ else litellm's offline cost map's (:func:`.calls.price`).
 
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass
 
@@ -25,9 +24,10 @@ from ..reflection import gepa_prompt
 from ..sandboxed import Verdict
 from ..task import render_input
 from .calls import price
-from .cases import Example
+from .cases import expected_text
 from .config import UpliftConfig
 from .loop import Experiment
+from .result import calls_phrase
 
 CHARS_PER_TOKEN = 4
 GROWTH = 2.0
@@ -76,11 +76,10 @@ class UpliftPlan:
         config = self.config
         lines = [
             _(
-                "Planned: at most {task} task calls and {reflection} reflection calls (seeds {seeds} × arms {arms} × "
-                "rounds {rounds}, minibatch {minibatch}, validation cases {val})."
+                "Planned: at most {calls} (seeds {seeds} × arms {arms} × rounds {rounds}, minibatch {minibatch}, "
+                "validation cases {val})."
             ).format(
-                task=format_number(self.task.calls),
-                reflection=format_number(self.reflection.calls),
+                calls=calls_phrase(self.task.calls, self.reflection.calls),
                 seeds=config.seeds,
                 arms=len(config.arms),
                 rounds=config.rounds,
@@ -130,9 +129,9 @@ def plan_uplift(experiment: Experiment) -> UpliftPlan:
     cases = [*split.train, *split.val]
     instruction = len(config.instruction) * GROWTH
     task_in = instruction + statistics.fmean(len(render_input(case["input"])) for case in cases)
-    task_out = statistics.fmean(len(_answer(case)) for case in cases)
+    task_out = statistics.fmean(len(expected_text(case)) for case in cases)
     first = list(split.train[: config.minibatch])
-    infos = [side_info(case, _answer(case), Verdict(0.0, "x" * FEEDBACK_CHARS)) for case in first]
+    infos = [side_info(case, expected_text(case), Verdict(0.0, "x" * FEEDBACK_CHARS)) for case in first]
     prompt = gepa_prompt(config.instruction, [0.0] * len(first), infos)
     reflection_in = len(prompt) - len(config.instruction) + instruction
     return UpliftPlan(
@@ -147,15 +146,6 @@ def plan_uplift(experiment: Experiment) -> UpliftPlan:
         ),
         len(split.val),
     )
-
-
-def _answer(case: Example) -> str:
-    """What an answer to ``case`` might look like: its expected value as text (the task's output is text)."""
-    expected = case.get("expected")
-    if not expected:
-        return ""
-    values = list(expected.values())
-    return str(values[0]) if len(values) == 1 else json.dumps(expected, ensure_ascii=False, default=str)
 
 
 def _tokens(chars: float) -> int:

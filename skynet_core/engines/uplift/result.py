@@ -13,7 +13,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
-from ...i18n import _, ngettext
+from ...i18n import _, format_number, ngettext
 from .config import Arm, UpliftConfig
 from .stats import Interval, mean_interval
 
@@ -33,6 +33,25 @@ class Calls:
     def to_json(self) -> dict[str, int]:
         return {"task": self.task, "reflection": self.reflection}
 
+    def describe(self) -> str:
+        """The calls for people, counted in the plural forms of the language: "3 task calls and 1 reflection call"."""
+        return calls_phrase(self.task, self.reflection)
+
+
+def calls_phrase(task: int, reflection: int) -> str:
+    """``task`` task calls and ``reflection`` reflection calls, for people (each in its plural form)."""
+    return _("{task} and {reflection}").format(
+        task=ngettext("{count} task call", "{count} task calls", task).format(count=format_number(task)),
+        reflection=ngettext("{count} reflection call", "{count} reflection calls", reflection).format(
+            count=format_number(reflection)
+        ),
+    )
+
+
+def cases_phrase(count: int) -> str:
+    """``count`` cases, for people: "1 case", "14 cases"."""
+    return ngettext("{count} case", "{count} cases", count).format(count=format_number(count))
+
 
 @dataclass(frozen=True)
 class Round:
@@ -42,7 +61,8 @@ class Round:
     ``proposed`` what GEPA's extractor found in the reflection's answer (``""``: nothing); ``after`` the
     proposal's mean on the same minibatch, ``None`` when there was nothing new to score (an empty proposal,
     or the current text again); ``accepted`` whether the proposal became the current instruction: it is
-    kept unless it scores lower than the current one (``after >= before``).
+    kept unless it scores lower than the current one (``after >= before``). ``refused`` says why a proposal
+    was refused unscored (too long; ``proposed`` is then ``""``), for people; ``""`` otherwise.
     """
 
     index: int
@@ -51,6 +71,7 @@ class Round:
     proposed: str
     after: float | None
     accepted: bool
+    refused: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +81,7 @@ class Round:
             "proposed": self.proposed,
             "after": self.after,
             "accepted": self.accepted,
+            "refused": self.refused,
         }
 
     @classmethod
@@ -72,6 +94,7 @@ class Round:
             str(data.get("proposed", "")),
             float(after) if after is not None else None,
             bool(data.get("accepted")),
+            str(data.get("refused") or ""),
         )
 
 
@@ -137,7 +160,8 @@ class UpliftResult:
     ``cost_usd`` what was spent, finished seeds or not (``unpriced`` names models whose calls had no known
     price and so count as free); ``outcome`` how it ended and ``error`` the failure's message when it failed
     (a model call's, or the metric's when it scored none of the validation cases of the given instruction).
-    ``models`` names the task and reflection models, ``train_ids`` and ``val_ids`` the cases used.
+    ``models`` names the task and reflection models, ``train_ids`` and ``val_ids`` the cases used, ``steps``
+    (done, total) how far the run got (see ``loop.Progress``).
     """
 
     config: UpliftConfig
@@ -153,10 +177,29 @@ class UpliftResult:
     val_ids: tuple[str, ...] = ()
     split_from_dataset: bool = False
     created_at: float = field(default=0.0, compare=False)
+    steps: tuple[int, int] = (0, 0)
 
     @property
     def seeds_finished(self) -> int:
         return len({run.seed for run in self.runs})
+
+    @property
+    def known_cost_usd(self) -> float | None:
+        """What the run cost, or ``None`` when some of its calls had no known price (the cost is unknown, not 0)."""
+        return None if self.unpriced else self.cost_usd
+
+    def describe_cost(self) -> str:
+        """The cost for people: "$0.1234", or "unknown" and which models had no price (and what the calls with one
+        cost)."""
+        spent = f"${self.cost_usd:,.4f}"
+        if not self.unpriced:
+            return spent
+        models = ", ".join(self.unpriced)
+        if self.cost_usd:
+            return _("unknown (no price known for {models}; {spent} for the calls with one)").format(
+                models=models, spent=spent
+            )
+        return _("unknown (no price known for {models}; enter one on the Settings page)").format(models=models)
 
     @property
     def complete(self) -> bool:
@@ -188,7 +231,8 @@ class UpliftResult:
 
     def to_json(self) -> dict[str, Any]:
         """The command line's ``--json``: ``start``, ``arms`` (``end`` per seed and ``gain``), ``feedback_value``,
-        ``instructions`` (per arm, one per seed), ``calls`` (``task``, ``reflection``) and ``cost_usd``."""
+        ``instructions`` (per arm, one per seed), ``calls`` (``task``, ``reflection``) and ``cost_usd`` (``None``
+        when some calls had no known price)."""
         return {
             "start": self.start,
             "arms": {
@@ -197,7 +241,7 @@ class UpliftResult:
             "feedback_value": self.feedback_value.to_json(),
             "instructions": {arm.value: list(found.instructions) for arm, found in self.arms.items()},
             "calls": self.calls.to_json(),
-            "cost_usd": self.cost_usd,
+            "cost_usd": self.known_cost_usd,
         }
 
     def verdict(self) -> str:
@@ -234,9 +278,24 @@ class UpliftResult:
         kept = ngettext(
             "the {count} seed that finished is kept", "the {count} seeds that finished are kept", count
         ).format(count=count)
+        done, total = self.steps
+        if self.outcome is Outcome.BUDGET and total > done:
+            kept = ngettext(
+                "{left} of the {total} steps was not started; {kept}",
+                "{left} of the {total} steps were not started; {kept}",
+                total - done,
+            ).format(left=total - done, total=total, kept=kept)
         if self.outcome is Outcome.BUDGET:
-            return _("The run stopped at its budget of ${budget} (${spent} spent); {kept}.").format(
-                budget=f"{self.config.max_cost_usd or 0.0:,.4f}", spent=f"{self.cost_usd:,.4f}", kept=kept
+            free = (
+                _(" (calls of {models} have no known price and count as free)").format(models=", ".join(self.unpriced))
+                if self.unpriced
+                else ""
+            )
+            return _(
+                "The run stopped at its budget of ${budget}, having spent ${spent}{free}: no call starts that the "
+                "budget left cannot cover; {kept}."
+            ).format(
+                budget=f"{self.config.max_cost_usd or 0.0:,.4f}", spent=f"{self.cost_usd:,.4f}", free=free, kept=kept
             )
         if self.outcome is Outcome.CANCELLED:
             return _("The run was cancelled; {kept}.").format(kept=kept)

@@ -192,6 +192,7 @@ def to_record(result: UpliftResult) -> dict[str, Any]:
         "val_ids": list(result.val_ids),
         "split_from_dataset": result.split_from_dataset,
         "created_at": result.created_at,
+        "steps": list(result.steps),
     }
 
 
@@ -214,7 +215,15 @@ def from_record(record: Mapping[str, Any]) -> UpliftResult:
         val_ids=tuple(record.get("val_ids", ())),
         split_from_dataset=bool(record.get("split_from_dataset")),
         created_at=float(record.get("created_at", 0.0)),
+        steps=_steps(record.get("steps")),
     )
+
+
+def _steps(value: Any) -> tuple[int, int]:
+    """(done, total) as saved; (0, 0) for a result saved before runs kept it."""
+    if isinstance(value, list) and len(value) == 2 and all(type(item) is int for item in value):
+        return value[0], value[1]
+    return 0, 0
 
 
 def _provenance(text: str) -> Provenance:

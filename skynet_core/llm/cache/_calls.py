@@ -25,7 +25,9 @@ class RecordedCall:
     ``sealed.seal``): the pair the sandbox is sent. ``answer`` is the answer sealed, sent only while the cache
     holds it under ``answer_key``; ``first_key`` is the cache's key of the same request's first call in a case
     (``Repeats`` counts by it). ``trace`` is the call's trace as answered from the cache (cost 0), its texts
-    redacted and clipped; taken ahead, it gets the lookup's latency.
+    redacted and clipped; taken ahead, it gets the lookup's latency. Whose it is: ``prompt`` is a digest of
+    its instructions and ``made_by`` the digest of the metric folder that made it (``""`` until a case's
+    record keeps it); only a metric with that digest, or whose text holds those instructions, is sent it.
     """
 
     lookup: str
@@ -34,6 +36,8 @@ class RecordedCall:
     answer_key: str
     first_key: str
     trace: LlmCall
+    prompt: bytes = b""
+    made_by: str = ""
 
     @property
     def size(self) -> int:

@@ -10,7 +10,7 @@ import functools
 import statistics
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ...cases import Case
 from ...heap import Settler
@@ -37,6 +37,11 @@ BUSY_MS = 20.0
 # 200 cases of a judge answered from the cache (a millisecond each) are done sooner by the one child.
 HELPERS_PAY_MS = 500.0
 TYPICAL_OF = 64
+# A case that asks the model is judged by the cases that asked it, not by the typical case: after 60 cases
+# answered from the answer cache (a millisecond each), 20 new ones of a judge answering in 0.5 s still pay for
+# helpers. Until they start, the one child's batch never holds cases not scored before in this process (whose
+# calls are not on record: they may ask the model) behind those that were, nor more of them than a guided
+# slice (:func:`batch_size`), so that a case that asks the model never waits behind many others that may too.
 
 # take_batch's answer to a shard that must give its sandbox back before it waits
 _IDLE: tuple[int, list[Case]] = (-1, [])
@@ -88,6 +93,11 @@ class _InOrder:
         """Hand on what is held past a gap (cases a cancelled or halted run never ran)."""
         for index in sorted(self.early):
             self.deliver(self.early.pop(index))
+
+
+def _asked_the_model(result: CaseResult) -> bool:
+    """Whether the case asked the model (a call not answered from the answer cache)."""
+    return any(not call.cached for call in result.llm_calls)
 
 
 def score_cases(
@@ -142,6 +152,8 @@ class _Run:
         self.helpers: list[threading.Thread] = []
         self.busy = [0, 0.0]  # results seen and the time their calls took, until the helpers start
         self.first: list[float] = []  # the durations of the first TYPICAL_OF of them
+        self.asked: list[float] = []  # the durations of those that asked the model (not answered from the cache)
+        self.may_ask = source.names_llm()
 
     def deliver(self, result: CaseResult) -> None:
         self.tally.add(result)
@@ -161,6 +173,8 @@ class _Run:
             self.busy[1] += result.duration_ms
             if len(self.first) < TYPICAL_OF:
                 self.first.append(result.duration_ms)
+            if self.may_ask and _asked_the_model(result):
+                self.asked.append(result.duration_ms)
             if self.slow():
                 self.start_helpers()
 
@@ -176,6 +190,8 @@ class _Run:
             self.busy[0] += len(results)
             self.busy[1] += sum(result.duration_ms for result in results)
             self.first.extend(result.duration_ms for result in results[: TYPICAL_OF - len(self.first)])
+            if self.may_ask:
+                self.asked.extend(result.duration_ms for result in results if _asked_the_model(result))
             if self.slow():
                 self.start_helpers()
 
@@ -186,15 +202,39 @@ class _Run:
         seen, spent = self.busy
         if spent < max(BUSY_MS, SLOW_CASE_MS * seen):
             return False
-        return statistics.median(self.first) * (len(self.cases) - seen) >= HELPERS_PAY_MS
+        return self.helpers_pay()
+
+    def helpers_pay(self) -> bool:
+        """Whether what is left would take one child at least HELPERS_PAY_MS, each case taking as long as the
+        typical case, or as the typical case that asked the model once one did."""
+        typical = statistics.median(self.first)
+        if self.asked:
+            typical = max(typical, statistics.median(self.asked))
+        return typical * (len(self.cases) - self.busy[0]) >= HELPERS_PAY_MS
 
     def may_share(self) -> bool:
         """Whether other children take, or may yet take, part of what is left (so that slices shrink as the run
         goes on). Not once the typical case shows that what is left never pays for helpers (:meth:`slow`): the
-        median of the first cases no longer changes and fewer cases are left each time, so they never will."""
+        median of the first cases no longer changes and fewer cases are left each time, so they never will
+        (unless a case asks the model: :meth:`cut` keeps such cases out of the one child's large batches)."""
         if self.helpers or self.workers <= 1 or len(self.first) < TYPICAL_OF:
             return self.workers > 1
-        return statistics.median(self.first) * (len(self.cases) - self.busy[0]) >= HELPERS_PAY_MS
+        return self.helpers_pay()
+
+    def cut(self, start: int, count: int, on_record: Collection[int]) -> int:
+        """How many of the batch of ``count`` cases from ``start`` the one child is sent (the rest go back to
+        the run), given the positions in it of the cases whose calls are on record: those before the first
+        case not on record, or a guided slice of the cases from it. All of them once helpers run (or when
+        none may: one worker), or when every case is on record."""
+        with self.lock:
+            if self.helpers or self.workers <= 1 or self.next_start != start + count:
+                return count
+            first_new = next((position for position in range(count) if position not in on_record), None)
+            if first_new is None:
+                return count
+            keep = first_new or min(count, batch_size(len(self.cases) - start, self.workers))
+            self.next_start = start + keep
+            return keep
 
     def take_batch(self, shard: Shard, wait: bool = True) -> tuple[int, list[Case]] | None:
         """The next batch for ``shard``; None when none is left. ``wait=False``: None too when it would have to
@@ -229,6 +269,7 @@ class _Run:
 
     def drive(self, shard: Shard) -> None:
         shard.next_batch = functools.partial(self.take_ahead, shard)
+        shard.cut = self.cut
         try:
             while (batch := shard.pending() or self.take_batch(shard)) is not None:
                 if batch is _IDLE:

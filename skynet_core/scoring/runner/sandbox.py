@@ -330,9 +330,11 @@ def ipc_sysctls(limits: Limits) -> dict[str, int | str]:
     }
 
 
-def child_setup(limits: Limits, isolation: Isolation) -> Callable[[], None]:
-    """What the forked child does before it starts bubblewrap or the launcher (Popen's ``preexec_fn``): the
-    resource limits every process it starts inherits, and, as root, its own namespaces.
+def child_setup(limits: Limits, isolation: Isolation, cgroup_procs: str | None = None) -> Callable[[], None]:
+    """What the forked child does before it starts bubblewrap or the launcher (Popen's ``preexec_fn``): it joins
+    its memory cgroup (``cgroup_procs``, the cgroup's ``cgroup.procs``: see :mod:`.memcg`), so that everything
+    it starts is counted there; the resource limits every process it starts inherits; as root, its own
+    namespaces.
 
     As root: a new IPC namespace with :func:`ipc_sysctls` (both levels; a full sandbox that cannot have one
     does not start), and for the reduced level a new network namespace (no network) and a PID namespace
@@ -361,6 +363,15 @@ def child_setup(limits: Limits, isolation: Isolation) -> Callable[[], None]:
     writes = [(f"/proc/sys/{name}", str(value).encode()) for name, value in ipc_sysctls(limits).items()]
 
     def setup() -> None:
+        if cgroup_procs is not None:
+            try:
+                fd = os.open(cgroup_procs, os.O_WRONLY)
+                try:
+                    os.write(fd, b"0")  # this process; the watchdog still enforces the limit if the kernel cannot
+                finally:
+                    os.close(fd)
+            except OSError:
+                pass
         if unshare is not None and unshare(flags) != 0:
             if isolation is Isolation.FULL:
                 raise OSError(ctypes.get_errno(), "the sandbox's IPC namespace could not be made")

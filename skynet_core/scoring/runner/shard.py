@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +108,8 @@ class Shard:
         # answers of the calls its cases made last time (skynet_core.llm.ahead).
         self.ahead = llm if isinstance(llm, AnswersAhead) and source.names_llm() else None
         self.next_batch: Callable[[], tuple[int, list[Case]] | None] | None = None
+        # The run's: how many of a batch to send, given the positions of its cases on record (the rest go back).
+        self.cut: Callable[[int, int, Collection[int]], int] | None = None
         self.queued: Queued | None = None
         self.unsent: tuple[int, list[Case]] | None = None
         self.spoiled = False
@@ -133,14 +135,17 @@ class Shard:
         if batch is None:
             return
         start, cases = batch
+        cases, request = self._cut_batch(start, cases)
         try:
-            payloads, ahead = self._request(cases, list(range(len(cases))))
+            if request is None:
+                raise orjson.JSONEncodeError("a case cannot be written as JSON")
+            payloads, ahead = request
             worker.send_cases(payloads, self.timeout, self.cancel, False, ahead)
         except orjson.JSONEncodeError:  # nothing was written: it runs as any batch does (run_batch's refusals)
-            self.unsent = batch
+            self.unsent = start, cases
             return
         except (CallTimeout, ChildDied, Cancelled):  # part of it may have been written: this child takes no more
-            self.unsent, self.spoiled = batch, True
+            self.unsent, self.spoiled = (start, cases), True
             return
         self.queued = Queued(start, cases, payloads, ahead, time.monotonic())
 
@@ -166,16 +171,21 @@ class Shard:
             self.worker = None
 
     def run_batch(self, start: int, cases: list[Case]) -> None:
-        todo = list(range(len(cases)))
         careful = False  # after a child died with no case running: see below
         queued = self.queued if self.queued is not None and self.queued.start == start else None
         self.queued = None if queued is not None else self.queued
+        request = None
+        if queued is None:
+            cases, request = self._cut_batch(start, cases)
+        todo = list(range(len(cases)))
         while todo:
             worker = self._fresh()
             sent, answered = todo, 0
             try:
                 if queued is not None:  # the first try: its request went while the batch before ended
                     payloads, ahead, sent_at, queued = queued.payloads, queued.ahead, queued.sent, None
+                elif request is not None:  # the first try's, made with the cut
+                    (payloads, ahead), sent_at, request = request, None, None
                 else:
                     (payloads, ahead), sent_at = self._request(cases, sent), None
                 last = None if careful else functools.partial(self._send_next, worker)
@@ -234,6 +244,24 @@ class Shard:
                 if halt is not None:
                     return
 
+    def _cut_batch(
+        self, start: int, cases: list[Case]
+    ) -> tuple[list[Case], tuple[list[dict[str, Any]] | EncodedCases, CallsAhead | None] | None]:
+        """The cases of a batch just taken that the child is sent (the run's :attr:`cut`, by the cases whose calls
+        are on record), and their request; the request is None when a case cannot be written as JSON."""
+        try:
+            request = self._request(cases, list(range(len(cases))))
+        except orjson.JSONEncodeError:
+            return cases, None
+        ahead = request[1]
+        if self.cut is None or ahead is None:
+            return cases, request
+        keep = self.cut(start, len(cases), ahead.on_record)
+        if keep == len(cases):
+            return cases, request
+        cases = cases[:keep]
+        return cases, self._request(cases, list(range(keep)))
+
     def _request(
         self, cases: list[Case], sent: list[int]
     ) -> tuple[list[dict[str, Any]] | EncodedCases, CallsAhead | None]:
@@ -241,7 +269,7 @@ class Shard:
         if self.ahead is None:
             return _payloads(cases, sent), None
         encoded = _encoded(cases, sent)
-        return encoded, self.ahead.ahead(encoded.payloads or ())
+        return encoded, self.ahead.ahead(encoded.payloads or (), self.source)
 
     def _refused_unsendable(self, index: int, case: Case) -> bool:
         """Emit an invalid result for ``case`` when it cannot be sent to the sandbox as JSON; say whether it was."""

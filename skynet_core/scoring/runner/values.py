@@ -3,11 +3,12 @@ batch of cases already encoded."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from ... import i18n
+from ...metric.source import MetricSource
 from ...results.trace import LlmCall
 
 METRIC_FILE = "metric.py"
@@ -70,9 +71,12 @@ class CallsAhead(Protocol):
     which traces them and raises ``ValueError`` for a report that names nothing sent; ``case`` is the case's
     number when it goes on to a call through the runner, else None), each call made through the runner that
     got an answer (:meth:`made`, with the reply's ``recorded``), and the case's end (:meth:`done`).
+    ``on_record`` are the positions of the cases whose calls last time are on record, answered ahead or not:
+    the others have not been scored in this process, and may ask the model.
     """
 
     wire: dict[str, list[list[str]]] | None
+    on_record: Collection[int]
 
     def used(self, position: int, reported: Any, case: int | None) -> list[LlmCall]: ...
 
@@ -83,10 +87,10 @@ class CallsAhead(Protocol):
 
 @runtime_checkable
 class AnswersAhead(Protocol):
-    """An ``LlmHandler`` that can answer a case's calls ahead: given the cases' JSON as sent, the answers to
-    send with them (None when it cannot)."""
+    """An ``LlmHandler`` that can answer a case's calls ahead: given the cases' JSON as sent and the metric
+    folder they are sent to, the answers to send with them, that metric's own (None when it cannot)."""
 
-    def ahead(self, payloads: Sequence[bytes | memoryview]) -> CallsAhead | None: ...
+    def ahead(self, payloads: Sequence[bytes | memoryview], metric: MetricSource) -> CallsAhead | None: ...
 
 
 class EncodedCases:

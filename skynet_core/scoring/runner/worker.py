@@ -32,6 +32,7 @@ from ..sandbox.launcher import kill_below, running
 from . import sandbox
 from .channel import MAX_LINE_BYTES, Pipes, ReplyTooLarge
 from .diagnosis import death_message, first_child, has_pid_namespace, last_metric_frame, python_pid
+from .memcg import MemoryCgroup, kernel_limit_message
 from .model_calls import answer_llm, case_numbers, traced
 from .progress import ProgressPage
 from .tempdirs import live_roots, make_metric_root, materialise
@@ -97,17 +98,25 @@ class Worker:
         else:
             command = sandbox.reduced_command(args, req_read)
             env = sandbox.child_env()
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=err_write,
-            stderr=err_write,
-            pass_fds=(req_read, reply_write, progress_fd),
-            env=env,
-            cwd="/tmp",
-            start_new_session=True,
-            preexec_fn=sandbox.child_setup(self.limits, isolation),
-        )
+        # The kernel's limit on the sandbox as a whole, where this machine allows one; the watchdog's otherwise.
+        self.memory_cgroup = MemoryCgroup.create(self.limits.memory_bytes)
+        cgroup_procs = self.memory_cgroup.procs if self.memory_cgroup is not None else None
+        try:
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=err_write,
+                stderr=err_write,
+                pass_fds=(req_read, reply_write, progress_fd),
+                env=env,
+                cwd="/tmp",
+                start_new_session=True,
+                preexec_fn=sandbox.child_setup(self.limits, isolation, cgroup_procs),
+            )
+        except BaseException:
+            if self.memory_cgroup is not None:
+                self.memory_cgroup.remove()
+            raise
         for fd in (req_read, reply_write, err_write, progress_fd):
             os.close(fd)
         self._killed_for: Callable[[], str] | None = None
@@ -200,6 +209,8 @@ class Worker:
         while reaper is not None and running(reaper) and time.monotonic() < deadline:
             time.sleep(0.002)
         self._pipes.close()
+        if self.memory_cgroup is not None:
+            self.memory_cgroup.remove()
 
     def send(self, message: dict[str, Any], deadline: float, cancel: threading.Event | None = None) -> None:
         self._send_line(orjson.dumps(message) + b"\n", deadline, cancel)
@@ -208,7 +219,7 @@ class Worker:
         if not self._watched:
             self._watched = True
             full = self.isolation is Isolation.FULL
-            watchdog().watch(self, self.process.pid, self.limits.memory_bytes, full, self._kill_for)
+            watchdog().watch(self, self.process.pid, self.limits.memory_bytes, full, self._kill_for, self.memory_cgroup)
         data = memoryview(line)
         while data:
             self._check(deadline, cancel)
@@ -294,6 +305,8 @@ class Worker:
     def _death_message(self, what: str) -> str:
         if self._killed_for is not None:
             return self._killed_for()
+        if self.memory_cgroup is not None and self.memory_cgroup.oom_kills():
+            return kernel_limit_message(self.limits.memory_bytes, self.memory_cgroup.peak())
         try:
             code = self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:

@@ -9,6 +9,7 @@ from typing import Any
 from skynet_core.cases import Case
 from skynet_core.i18n import _, ngettext
 from skynet_core.results import CaseResult
+from skynet_core.reward_lines import localized_feedback
 
 from ...feedback.grading import Grade
 from ...feedback.marks import Mark, MarkValue
@@ -79,7 +80,7 @@ def table_rows(
             "mark": mark_text(marks.get(case_id)),
             "grade": grade_text(grades.get(case_id)),
             "rules": "; ".join(titles[name] for name in result.rules_broken.get(case_id, [])),
-            "feedback": res.feedback,
+            "feedback": localized_feedback(res.feedback),
         }
         rows.append({header: values[key] for key, header in columns.items()})
     return rows

@@ -30,7 +30,16 @@ from ._cases import (
 from ._compare import compare, compare_frame, default_pair, status_change
 from ._filters import COMPARED, CaseFilter, Columns, bounds, filter_frame, narrowed, sort_by_change, sort_frame
 from ._runs import RUN_COLUMNS, metric_name, run_label, runs_table, statuses_text, version_names, when
-from ._shown import COST_COLUMNS, EXPORT_FORMATS, MIMES, costs_shown, export_bytes, shown_frame
+from ._shown import (
+    COST_COLUMNS,
+    EXPORT_FORMATS,
+    MIMES,
+    costs_shown,
+    export_bytes,
+    shown_frame,
+    status_word,
+    words_shown,
+)
 
 __all__ = [
     "COMPARED",
@@ -63,7 +72,9 @@ __all__ = [
     "sort_by_change",
     "sort_frame",
     "status_change",
+    "status_word",
     "statuses_text",
     "version_names",
     "when",
+    "words_shown",
 ]

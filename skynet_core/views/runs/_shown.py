@@ -11,6 +11,8 @@ import pandas as pd
 
 from ...display import CELL_CHARS, clipped
 from ...i18n import format_cost
+from ...results import CaseStatus
+from ...reward_lines import localized_feedback
 from ...runs.export import safe_csv_cell
 from ._cases import JSON_COLUMNS, TEXT_COLUMNS
 
@@ -30,6 +32,33 @@ COST_COLUMNS = ("judge_cost_usd", "cost_usd")
 """Costs in US dollars: numbers in a run's frame and its downloads, :func:`format_cost` text on screen."""
 
 
+STATUS_COLUMNS = ("status", "old_status", "new_status")
+FEEDBACK_COLUMNS = ("feedback", "old_feedback", "new_feedback")
+_STATUSES = {status.value: status for status in CaseStatus}
+
+
+def status_word(status: Any) -> str:
+    """A case's status (``ok``, or a change such as ``ok → error``) as people read it in the current language."""
+    text = "" if status is None or (isinstance(status, float) and math.isnan(status)) else str(status)
+    return " → ".join(_STATUSES[part].word if part in _STATUSES else part for part in text.split(" → "))
+
+
+def words_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` in the reader's language: each case's status as a word ("ok" reads "成功" in Chinese) and each
+    feedback's reward lines (:func:`~skynet_core.reward_lines.localized_feedback`). A copy when it has such a column:
+    ``frame`` keeps the run's own values, which filters compare and downloads hold."""
+    statuses = [column for column in (*STATUS_COLUMNS, "status_change") if column in frame]
+    feedbacks = [column for column in FEEDBACK_COLUMNS if column in frame]
+    if not statuses and not feedbacks:
+        return frame
+    shown = frame.copy()
+    for column in statuses:
+        shown[column] = shown[column].map(status_word)
+    for column in feedbacks:
+        shown[column] = shown[column].map(lambda text: localized_feedback(text) if isinstance(text, str) else text)
+    return shown
+
+
 def costs_shown(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with its costs as every page writes them (:func:`~skynet_core.i18n.format_cost`: "$0.000045",
     "$0.0020"); a case without a cost shows nothing. A copy when it has any: ``frame`` keeps its numbers."""
@@ -44,8 +73,9 @@ def costs_shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 def shown_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` for a table on screen: input, output and expected as JSON text, long texts clipped, costs
-    written as everywhere else (:func:`costs_shown`)."""
-    shown = costs_shown(frame).copy()
+    written as everywhere else (:func:`costs_shown`), statuses and reward lines in the reader's language
+    (:func:`words_shown`)."""
+    shown = words_shown(costs_shown(frame)).copy()
     for column in (*JSON_COLUMNS, *TEXT_COLUMNS, "old_feedback", "new_feedback"):
         if column in shown:
             texts = shown[column].map(_json_text) if column in JSON_COLUMNS else shown[column].fillna("").astype(str)

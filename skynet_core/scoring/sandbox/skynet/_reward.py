@@ -164,7 +164,7 @@ def reward_pair(
     if norm.accuracy_ref is not None:
         reference = _plain(norm.accuracy_ref)
         lines.append(
-            _line("error", _article(reference), weights["accuracy"]).format(
+            _line("error", reference_article(reference), weights["accuracy"]).format(
                 measured=_brief(float(accuracy)), reference=reference, score=f"{s_accuracy:.2f}"
             )
         )
@@ -406,8 +406,9 @@ def _measurement(value: Any, part: str) -> float | None:
 
 
 # The feedback lines, by (part, article of the reference: "a"/"an", whether the part's weight is 0). Whole
-# sentences, so that a translation never joins fragments; the article only matters in English.
-_LINES = {
+# sentences, so that a translation never joins fragments; the article only matters in English. The studio reads
+# them back to show a stored run's lines in its reader's language (skynet_core.reward_lines).
+FEEDBACK_LINES = {
     ("error", "a", False): N_("Error: {measured} against a {reference} reference, {score}."),
     ("error", "an", False): N_("Error: {measured} against an {reference} reference, {score}."),
     ("error", "a", True): N_(
@@ -437,7 +438,7 @@ _LINES = {
 
 def _line(part: str, article: str, weight: float) -> str:
     """The template of a feedback line, in the current language."""
-    return _(_LINES[(part, article, weight == 0)])
+    return _(FEEDBACK_LINES[(part, article, weight == 0)])
 
 
 def _part_line(part: str, x: float | None, ref: float, score: float, weight: float) -> str:
@@ -446,7 +447,7 @@ def _part_line(part: str, x: float | None, ref: float, score: float, weight: flo
         return _line(part, "", weight)
     if part == "speed":
         reference = _plain(ref)
-        return _line(part, _article(reference), weight).format(
+        return _line(part, reference_article(reference), weight).format(
             measured=_brief(x), reference=reference, score=f"{score:.2f}"
         )
     return _line(part, "a", weight).format(measured=_usd(x), reference=_plain(ref), score=f"{score:.2f}")
@@ -470,7 +471,7 @@ def _usd(value: float) -> str:
     return f"${value:.{cost_decimals(value)}f}"
 
 
-def _article(number_text: str) -> str:
+def reference_article(number_text: str) -> str:
     """'an' before numbers read with a vowel sound (8, 11, 18, 80, 800, 11000), else 'a'."""
     digits = number_text.split(".")[0].lstrip("-")
     if number_text.startswith("8"):

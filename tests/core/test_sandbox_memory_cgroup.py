@@ -1,0 +1,111 @@
+"""The sandbox's memory limit enforced by the kernel (a memory cgroup per sandbox, where the machine allows one):
+a metric that fills memfds far past the limit, faster than a watchdog polls, never holds more than the limit
+and a tenth, even with both cores busy; measured from the kernel's side (the cgroup's own peak), run after
+run, at both isolation levels. Where no cgroup can be made the watchdog still stops it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from skynet_core.cases import Case
+from skynet_core.results import CaseStatus, Isolation
+from skynet_core.scoring.runner import Limits, WorkerPool, memcg, memory_limit_enforcement, score_cases
+from skynet_core.scoring.runner.sandbox import detect_isolation
+from skynet_core.scoring.runner.shard import load_into
+from skynet_core.scoring.runner.values import ChildDied
+from skynet_core.scoring.runner.worker import Worker
+
+MIB = 1 << 20
+LIMIT = 512 * MIB
+RUNS = 3
+LEVELS = [Isolation.REDUCED] + ([Isolation.FULL] if detect_isolation()[0] is Isolation.FULL else [])
+MEMFDS = """
+import os, time
+
+def score(input, output, expected=None):
+    held, chunk = [], b"x" * (1 << 20)
+    for _ in range(input["files"]):
+        fd = os.memfd_create("hoard")
+        for _ in range(64):  # 64 MiB a file, written, not mapped: in no process's RSS
+            os.write(fd, chunk)
+        held.append(fd)
+    time.sleep(60)
+    return 1.0, {"feedback": "never stopped"}
+"""
+CASE = Case(id="hoard", input={"files": 16}, output="x")  # 1 GiB against a 512 MiB limit
+
+
+@pytest.fixture
+def both_cores_busy() -> Iterator[None]:
+    """Two processes spinning, one per core, for as long as the test runs."""
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(2, os.cpu_count() or 1))
+    ]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+def hoard(isolation: Isolation) -> tuple[str, int | None]:
+    """What stopping the memfd hoard said, and the most the kernel counted for its sandbox."""
+    worker = Worker(isolation, Limits(memory_bytes=LIMIT))
+    try:
+        assert worker.memory_cgroup is not None, "the sandbox has no memory cgroup"
+        load_into(worker, MEMFDS, 60, None)
+        with pytest.raises(ChildDied) as stopped:
+            list(worker.run([CASE.call_payload()], 60, None))
+        return str(stopped.value), worker.memory_cgroup.peak()
+    finally:
+        worker.close(wait=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("isolation", LEVELS, ids=lambda level: level.value)
+def test_a_memfd_hoard_never_passes_the_limit_by_a_tenth_with_both_cores_busy(isolation, both_cores_busy) -> None:
+    if memcg.hierarchy()[0] is None:
+        pytest.skip(f"no memory cgroup can be made here: {memcg.hierarchy()[1]}")
+    for _run in range(RUNS):
+        message, peak = hoard(isolation)
+        assert "over the sandbox's 0.5 GiB memory limit" in message, message
+        assert peak is not None and peak <= LIMIT * 1.1, f"{peak / MIB:.0f} MiB against {LIMIT / MIB:.0f} MiB"
+
+
+def test_the_sandbox_cgroup_is_removed_with_the_sandbox() -> None:
+    if memcg.hierarchy()[0] is None:
+        pytest.skip(f"no memory cgroup can be made here: {memcg.hierarchy()[1]}")
+    worker = Worker(LEVELS[-1], Limits(memory_bytes=LIMIT))
+    assert worker.memory_cgroup is not None
+    worker.wait_ready()
+    procs = (worker.memory_cgroup.path / "cgroup.procs").read_text().split()
+    assert str(worker.process.pid) in procs  # its first process joined before it ran anything
+    worker.close(wait=True)
+    assert not worker.memory_cgroup.path.exists()
+
+
+@pytest.fixture
+def no_cgroups(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv(memcg.CGROUP_ENV, "off")
+    memcg.hierarchy.cache_clear()
+    yield
+    monkeypatch.undo()
+    memcg.hierarchy.cache_clear()
+
+
+def test_without_cgroups_the_watchdog_still_stops_the_hoard_and_the_report_says_so(no_cgroups) -> None:
+    assert memory_limit_enforcement() == "watchdog"
+    pool = WorkerPool(isolation=LEVELS[-1], spares=0, limits=Limits(memory_bytes=LIMIT))
+    try:
+        [result] = score_cases(MEMFDS, [CASE], timeout=60, pool=pool).results
+    finally:
+        pool.close()
+    assert result.status is CaseStatus.ERROR, result
+    assert "together held" in result.error and "over the sandbox's 0.5 GiB memory limit" in result.error, result
+    assert "shared memory files" in result.error  # the watchdog's count names what it found

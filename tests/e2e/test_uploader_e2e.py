@@ -1,0 +1,53 @@
+"""A file uploader in headless Chromium: its button reads "Choose a file" in the page's language, and once a file
+is chosen, the file's chip shows the file's name beside a bare remove (×) button, nothing drawn over either."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from tests.e2e.browser import shot, wait_for_app_run
+
+FILE_NAME = "labels-rater-a.csv"  # Streamlit shortens a longer name in the middle (its title has it whole)
+AFTER = "el => getComputedStyle(el, '::after').content"
+
+
+def boxes_overlap(first: Locator, second: Locator) -> bool:
+    a, b = first.bounding_box(), second.bounding_box()
+    assert a is not None and b is not None
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and (a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+    )
+
+
+@pytest.mark.parametrize(("language", "width", "choose"), [("en", 1400, "Choose a file"), ("zh_CN", 1000, "选择文件")])
+def test_a_chosen_file_shows_its_name_beside_an_unlabelled_remove_button(
+    page: Page, server: str, workspace, tmp_path: Path, language: str, width: int, choose: str
+):
+    workspace.set_language(language)
+    page.set_viewport_size({"width": width, "height": 1200})
+    page.goto(f"{server}/human")
+    uploader = page.get_by_test_id("stFileUploader").first
+    button = uploader.get_by_test_id("stBaseButton-secondary")
+    expect(button).to_be_visible(timeout=60_000)
+    assert button.evaluate(AFTER) == f'"{choose}"'  # the empty uploader's button reads "Choose a file"
+
+    labels = tmp_path / FILE_NAME
+    labels.write_text("id,human\nT-1,1\n", encoding="utf-8")
+    uploader.locator('input[type="file"]').set_input_files(str(labels))
+    name = uploader.get_by_test_id("stFileChipName")
+    expect(name).to_have_text(FILE_NAME)
+    wait_for_app_run(page)
+    remove = uploader.get_by_test_id("stFileChipDeleteBtn").get_by_role("button")
+    expect(remove).to_be_visible()
+    assert remove.evaluate(AFTER) in ("none", "normal")
+    assert not boxes_overlap(name, remove)
+    labelled = uploader.locator("button").evaluate_all(f"els => els.map({AFTER})")
+    assert set(labelled) <= {"none", "normal"}, labelled  # no button beside the chosen file reads "Choose a file"
+    assert name.evaluate("el => el.scrollWidth <= el.clientWidth")  # the name is whole, not cut
+    uploader.scroll_into_view_if_needed()
+    shot(page, f"uploader-file-chosen-{language}-{width}")
