@@ -21,6 +21,7 @@ from skynet_core.engines.uplift.store import UpliftStore
 from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.scoring import RunOptions
 from tests.fake_openai import FakeOpenAI, Received
 
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a requirement")
@@ -55,7 +56,7 @@ def test_an_uplift_run_keeps_the_key_out_of_its_result_its_calls_the_metric_and_
     server: FakeOpenAI, pool, tmp_path: Path
 ) -> None:
     config = UpliftConfig(world.START, rounds=2, seeds=1)
-    metric = SandboxedMetric(world.METRIC, pool=pool)
+    metric = SandboxedMetric(world.METRIC, RunOptions(pool=pool))
     result = run_uplift(Experiment(metric, split_cases(world.cases()), config, keyed_models(server.url)))
     assert result.complete, result.error
     assert all(request.authorization == f"Bearer {KEY}" for request in server.requests)  # the key was sent

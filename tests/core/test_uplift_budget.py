@@ -16,6 +16,7 @@ from skynet_core.cli import run
 from skynet_core.engines import SandboxedMetric
 from skynet_core.engines.uplift import Experiment, Outcome, UpliftConfig, run_uplift, split_cases
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler, save_settings
+from skynet_core.scoring import RunOptions
 from skynet_core.store import Store
 
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a requirement")
@@ -55,7 +56,7 @@ def test_the_metric_llm_calls_are_charged_to_the_budget_and_stop_one_call_past_i
     with world.server() as server:
         models = world.models(server.url)  # the task and reflection models have no price: only the judge counts
         metric = SandboxedMetric(
-            world.JUDGED_METRIC, pool=pool, llm=make_handler(world.judge_settings(server.url, PRICE))
+            world.JUDGED_METRIC, RunOptions(pool=pool, llm=make_handler(world.judge_settings(server.url, PRICE)))
         )
         config = UpliftConfig(world.START, rounds=1, seeds=1, max_cost_usd=0.5)
         result = run_uplift(Experiment(metric, split_cases(world.cases()), config, models))

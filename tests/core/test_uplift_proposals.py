@@ -16,6 +16,7 @@ from skynet_core.engines.uplift import Arm, Experiment, UpliftConfig, run_uplift
 from skynet_core.engines.uplift.cli import REPORT_INSTRUCTION_CHARS, format_result
 from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.scoring import RunOptions
 from tests.fake_openai import FakeOpenAI, Received
 
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a requirement")
@@ -37,8 +38,8 @@ def padded(extra: int):
 def run(pool, extra: int):
     with FakeOpenAI(reply=padded(extra), usage=(100, 20)) as server:
         config = UpliftConfig(world.START, rounds=2, seeds=1)
-        experiment = Experiment(SandboxedMetric(world.METRIC, pool=pool), split_cases(world.cases()), config,
-                                world.models(server.url))  # fmt: skip
+        metric = SandboxedMetric(world.METRIC, RunOptions(pool=pool))
+        experiment = Experiment(metric, split_cases(world.cases()), config, world.models(server.url))
         return run_uplift(experiment), server
 
 

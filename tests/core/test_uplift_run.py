@@ -131,7 +131,9 @@ def test_progress_counts_every_step_up_to_the_end(whole) -> None:
 def test_a_run_over_budget_stops_cleanly_and_keeps_its_finished_seeds(pool) -> None:
     # Only the metric's llm() calls have a price: the run reaches its budget through them, in seed 2.
     def judged(url: str, budget: float | None) -> Experiment:
-        metric = SandboxedMetric(world.JUDGED_METRIC, pool=pool, llm=make_handler(world.judge_settings(url, PRICE)))
+        metric = SandboxedMetric(
+            world.JUDGED_METRIC, RunOptions(pool=pool, llm=make_handler(world.judge_settings(url, PRICE)))
+        )
         config = UpliftConfig(world.START, rounds=1, seeds=2, max_cost_usd=budget)
         return Experiment(metric, split_cases(world.cases()), config, world.models(url))
 
