@@ -14,7 +14,7 @@ from skynet_core.display import clipped, markdown_text
 from skynet_core.i18n import N_, _, format_number, language, ngettext
 from skynet_core.metric.check_cases import CheckCases
 from skynet_core.results import CaseResult, CheckReport, OutcomeStatus, StageStatus
-from skynet_core.reward_lines import localized_feedback
+from skynet_core.reward.lines import localized_feedback
 from skynet_core.views.author import ScoredRun, Verdict, contract_verdict, error_headline
 from skynet_core.workspace import Snapshot
 from skynet_core.workspace.jobs import Job

@@ -14,7 +14,7 @@ from skynet_core.cases import Case
 from skynet_core.datasets.typed_case import CaseJsonError, case_json, parse_case
 from skynet_core.i18n import N_, _, format_number, with_language
 from skynet_core.results import CaseResult
-from skynet_core.reward_lines import localized_feedback
+from skynet_core.reward.lines import localized_feedback
 from skynet_core.workspace import Snapshot
 from ui import keys as K
 from ui import studio

@@ -12,7 +12,7 @@ from skynet_core.cases import Case
 from skynet_core.feedback import Flag, Grade, Mark, MarkValue, Review, export_rows, rows_csv, rows_jsonl
 from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
-from skynet_core.reward_lines import localized_feedback
+from skynet_core.reward.lines import localized_feedback
 from skynet_core.runs import SavedRun
 from skynet_core.views import feedback as fv
 from skynet_core.views.feedback import fmt, mark_text, suggestions

@@ -16,7 +16,7 @@ from skynet_core.human import HumanScore, LabelScale, ScaleKind, next_unlabelled
 from skynet_core.human.label_words import labelled_text
 from skynet_core.i18n import _, with_language
 from skynet_core.results import CaseResult
-from skynet_core.reward_lines import localized_feedback
+from skynet_core.reward.lines import localized_feedback
 from skynet_core.workspace import DatasetInUse
 from ui import keys as K
 from ui import studio

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..engines.uplift.config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS, Models, UpliftConfig
 from ..engines.uplift.result import cases_phrase
+from ..engines.uplift.standing import most_complete
 from ..engines.uplift.store import SavedUplift, UpliftStore, UpliftSummary
-from ..feedback_value import most_complete
 from ..i18n import _
 from ..llm import ModelSettings
 from ..metric.source import MetricSource

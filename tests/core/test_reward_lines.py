@@ -1,10 +1,10 @@
-"""A feedback's reward lines read in the reader's language (skynet_core.reward_lines), whichever language scored."""
+"""A feedback's reward lines read in the reader's language (skynet_core.reward.lines), whichever language scored."""
 
 from __future__ import annotations
 
 from skynet_core.i18n import use_language
 from skynet_core.reward import reward_pair
-from skynet_core.reward_lines import localized_feedback
+from skynet_core.reward.lines import localized_feedback
 
 SPEC = {
     "weights": {"accuracy": 0.7, "speed": 0.3, "cost": 0.0},

@@ -13,7 +13,7 @@ from skynet_core.datasets.typed_case import case_json
 from skynet_core.human import Agreement, Disagreement
 from skynet_core.i18n import _, ngettext, with_language
 from skynet_core.results import CaseResult
-from skynet_core.reward_lines import localized_feedback
+from skynet_core.reward.lines import localized_feedback
 from ui.widgets.text import literal, long_text, md, number
 
 S = st.session_state

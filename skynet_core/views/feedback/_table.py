@@ -9,7 +9,7 @@ from typing import Any
 from skynet_core.cases import Case
 from skynet_core.i18n import _, ngettext
 from skynet_core.results import CaseResult
-from skynet_core.reward_lines import localized_feedback
+from skynet_core.reward.lines import localized_feedback
 
 from ...feedback.grading import Grade
 from ...feedback.marks import Mark, MarkValue

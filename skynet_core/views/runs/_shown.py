@@ -12,7 +12,7 @@ import pandas as pd
 from ...display import CELL_CHARS, clipped
 from ...i18n import format_cost
 from ...results import CaseStatus
-from ...reward_lines import localized_feedback
+from ...reward.lines import localized_feedback
 from ...runs.export import safe_csv_cell
 from ._cases import JSON_COLUMNS, TEXT_COLUMNS
 
@@ -45,7 +45,7 @@ def status_word(status: Any) -> str:
 
 def words_shown(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` in the reader's language: each case's status as a word ("ok" reads "成功" in Chinese) and each
-    feedback's reward lines (:func:`~skynet_core.reward_lines.localized_feedback`). A copy when it has such a column:
+    feedback's reward lines (:func:`~skynet_core.reward.lines.localized_feedback`). A copy when it has such a column:
     ``frame`` keeps the run's own values, which filters compare and downloads hold."""
     statuses = [column for column in (*STATUS_COLUMNS, "status_change") if column in frame]
     feedbacks = [column for column in FEEDBACK_COLUMNS if column in frame]

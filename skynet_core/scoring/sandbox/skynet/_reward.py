@@ -407,7 +407,7 @@ def _measurement(value: Any, part: str) -> float | None:
 
 # The feedback lines, by (part, article of the reference: "a"/"an", whether the part's weight is 0). Whole
 # sentences, so that a translation never joins fragments; the article only matters in English. The studio reads
-# them back to show a stored run's lines in its reader's language (skynet_core.reward_lines).
+# them back to show a stored run's lines in its reader's language (skynet_core.reward.lines).
 FEEDBACK_LINES = {
     ("error", "a", False): N_("Error: {measured} against a {reference} reference, {score}."),
     ("error", "an", False): N_("Error: {measured} against an {reference} reference, {score}."),

@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import re
 
-from .i18n import LANGUAGES, _, translations
-from .scoring.sandbox.skynet._reward import FEEDBACK_LINES, reference_article
+from ..i18n import LANGUAGES, _, translations
+from ..scoring.sandbox.skynet._reward import FEEDBACK_LINES, reference_article
 
 LineKey = tuple[str, str, bool]
 """A reward line's kind: (part, the reference's article in English, whether the part's weight is 0)."""

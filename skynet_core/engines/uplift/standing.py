@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .engines.uplift.result import Outcome
-from .engines.uplift.store import UpliftSummary
-from .i18n import N_, _
+from ...i18n import N_, _
+from .result import Outcome
+from .store import UpliftSummary
 
 PARTIAL = {
     Outcome.CANCELLED: N_("partial: cancelled"),
