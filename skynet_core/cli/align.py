@@ -41,12 +41,13 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 def add_parser(commands: Any) -> None:
     """Add the ``align`` command to the CLI's subparsers (``commands``)."""
-    from .options import add_budget_options, add_data_options, add_metric_options
+    from .options import add_budget_options, add_data_options, add_metric_options, add_place_options
 
     help_text = _("rewrite the judge's instructions toward the human scores with GEPA, measured on held-out cases")
     sub = commands.add_parser("align", help=help_text, description=help_text)
     add_metric_options(sub)
     add_data_options(sub)
+    add_place_options(sub)
     sub.add_argument(
         "--labels",
         required=True,
@@ -147,6 +148,10 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
     settings = model_settings(args, stderr)
     if settings is None:
         raise Refused("")  # model_settings said which option is out of range
+    if args.concurrency is not None:
+        if not 1 <= args.concurrency <= 64:
+            raise Refused(_("--concurrency must be from 1 to 64, not {value}").format(value=args.concurrency))
+        settings = settings.with_changes(concurrency=args.concurrency)
     if settings.reflection is None or settings.effective() is None:
         raise Refused(
             _(
@@ -183,7 +188,7 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
         return RunOptions(args.timeout, chosen.concurrency, make_handler(chosen, cache=cache if chosen.cache else None))
 
     split = split_labelled(labelled, args.seed)
-    alignment = Alignment(metric.source, prompts, labelled, split, config, settings, scorer_for(None), options)
+    alignment = Alignment(metric.source, prompts, labelled, split, config, settings, scorer_for(args.ray), options)
     pairs = rater_pairs(scores, candidate, split.ids) if args.rater is None else ()
     return alignment, [_ceiling_line(pair, found) for pair, found in ceiling(pairs, labelled.scale, seed=args.seed)]
 

@@ -303,3 +303,26 @@ def test_labels_without_a_candidate_column_are_the_aligned_candidates(
         code = run(argv, out, err)
         assert server.requests == []
     assert code == 2 and "and 12 are labelled" in err.getvalue()
+
+
+def test_the_place_options_reach_the_run(world_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--concurrency out of range exits 2 before any call; --ray is the address the run's scorer is made for."""
+    world.write(world_dir)
+    places: list[str | None] = []
+
+    class Placed(Exception):
+        pass
+
+    def scorer_for(address: str | None) -> object:
+        places.append(address)
+        raise Placed
+
+    with world.server() as server:
+        models(monkeypatch, server)
+        code, out, err = align(world_dir, "--concurrency", "0")
+        assert code == 2 and "--concurrency must be from 1 to 64, not 0" in err and out == ""
+        monkeypatch.setattr("skynet_core.scoring.scorer_for", scorer_for)
+        with pytest.raises(Placed):
+            align(world_dir, "--ray", "127.0.0.1:6399", "--concurrency", "3")
+        assert server.requests == []
+    assert places == ["127.0.0.1:6399"]
