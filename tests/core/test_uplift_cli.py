@@ -113,6 +113,7 @@ def test_a_run_over_budget_exits_1_and_still_prints_what_finished(served, folder
         (["--instruction", "  "], "Give the instruction"),
         (["--instruction", "x", "--rounds", "0"], "rounds must be a whole number"),
         (["--instruction-file", "/nonexistent/instruction.txt"], "--instruction-file /nonexistent/instruction.txt"),
+        (["--instruction", "x", "--concurrency", "0"], "--concurrency must be from 1 to 64, not 0"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_reason(served, folder: Path, args: list[str], words: str) -> None:
@@ -124,3 +125,20 @@ def test_unreadable_cases_exit_2(served, folder: Path) -> None:
     (folder / "cases.jsonl").write_text("not json\n")
     code, _out, err = uplift(folder, "--instruction", world.START)
     assert code == 2 and "error:" in err and len(served.requests) == 0
+
+
+def test_a_ray_address_is_where_the_metric_scores(served, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--ray reaches the experiment's metric: its scorer is made for that address (nothing is sent before)."""
+    places: list[str | None] = []
+
+    class Placed(Exception):
+        pass
+
+    def scorer_for(address: str | None) -> object:
+        places.append(address)
+        raise Placed
+
+    monkeypatch.setattr("skynet_core.scoring.scorer_for", scorer_for)
+    with pytest.raises(Placed):
+        uplift(folder, "--instruction", "x", "--ray", "127.0.0.1:6399")
+    assert places == ["127.0.0.1:6399"] and served.requests == []

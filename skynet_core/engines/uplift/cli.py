@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import orjson
 
 from ...cli.interrupt import EXIT_INTERRUPTED, cancelled_by_ctrl_c
-from ...cli.options import add_data_options
+from ...cli.options import add_data_options, add_place_options
 from ...display import terminal_text
 from ...i18n import _, format_number, ngettext
 from ...paths import path_problem, special_file
@@ -51,6 +51,7 @@ def add_parser(commands: Any) -> None:
     sub = commands.add_parser("uplift", help=help_text, description=help_text)
     sub.add_argument("metric", metavar="METRIC", help=_("metric.py, or the metric folder that holds it"))
     add_data_options(sub)
+    add_place_options(sub)
     given = sub.add_mutually_exclusive_group(required=True)
     given.add_argument("--instruction", metavar="TEXT", help=_("the instruction every arm starts from"))
     given.add_argument("--instruction-file", metavar="F", help=_("a text file holding that instruction"))
@@ -154,7 +155,7 @@ def _experiment(args: argparse.Namespace, stderr: TextIO) -> Experiment:
     or ``OSError`` for people. Notes and warnings on the metric and the data go to ``stderr``."""
     from ...cli.inputs import _read_metric, cases_in_split, input_files, read_cases
     from ...llm import machine_settings, make_handler, warm_up
-    from ...scoring import RunOptions
+    from ...scoring import RunOptions, scorer_for
     from ..sandboxed import SandboxedMetric
     from ..task import litellm_kwargs
     from .cases import split_cases
@@ -195,8 +196,12 @@ def _experiment(args: argparse.Namespace, stderr: TextIO) -> Experiment:
         )
     for model in (task, reflection):
         litellm_kwargs(model)  # a missing key is said now, before any call
-    # On this machine: the command has no Ray setting (``score --ray`` has).
-    metric = SandboxedMetric(source, RunOptions(llm=make_handler(settings)))
+    concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
+    if not 1 <= concurrency <= 64:
+        raise ValueError(_("--concurrency must be from 1 to 64, not {value}").format(value=concurrency))
+    metric = SandboxedMetric(
+        source, RunOptions(concurrency=concurrency, llm=make_handler(settings)), scorer_for(args.ray)
+    )
     return Experiment(metric, split_cases(cases, config.seed), config, Models(task, reflection, settings))
 
 
