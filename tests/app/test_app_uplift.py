@@ -110,7 +110,7 @@ def test_before_a_run_the_plan_gives_the_calls_and_says_which_price_is_unknown(s
     at = open_feedback()
     assert at.text_area(key="feedback.uplift.instruction").value.startswith("You triage customer support tickets")
     found = texts(at)
-    assert "Planned: at most 284 task calls and 27 reflection calls" in found  # the README's worked example
+    assert "Planned: at most 284 task calls and 27 reflection calls" in found  # docs/uplift.md's worked example
     assert "the 58 cases of the train split and measures on the 14 cases of the val split" in found
     assert "Task model openai/task: no known price" in found
     assert "Reflection model openai/reflect: about" in found and "Estimated cost" not in found

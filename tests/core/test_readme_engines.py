@@ -1,4 +1,4 @@
-"""The README's "Using your metric with GEPA and DSPy" snippets run as written, against a stub model server."""
+"""docs/engines.md's "Using your metric with GEPA and DSPy" snippets run as written, against a stub model server."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ SECTION = "## Using your metric with GEPA and DSPy"
 
 
 def snippets() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "engines.md").read_text(encoding="utf-8")
     section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
     return re.findall(r"```python\n(.*?)```", section, flags=re.S)
 
