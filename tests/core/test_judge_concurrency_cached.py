@@ -18,7 +18,8 @@ from skynet_core.cli import EXIT_OK, run
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
 from skynet_core.llm.cache import LlmCache
 from skynet_core.metric.source import MetricSource
-from skynet_core.scoring.runner import score_cases
+from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
 from skynet_core.workspace import Workspace
 from skynet_core.workspace.jobs import JobBoard, JobSlot
 from tests.fake_openai import FakeOpenAI
@@ -60,11 +61,15 @@ def cached_first(server: FakeOpenAI) -> None:
 def test_new_cases_after_cached_ones_reach_the_model_eight_at_a_time(server, pool, tmp_path, cached, new) -> None:
     cache = LlmCache(tmp_path)
     server.latency_s = 0.02
-    first = score_cases(JUDGE, cases(cached), concurrency=IN_FLIGHT, llm=make_handler(settings(server), cache=cache))
+    first = score_cases(
+        JUDGE, cases(cached), RunOptions(concurrency=IN_FLIGHT, llm=make_handler(settings(server), cache=cache))
+    )
     assert all(result.ok for result in first.results)
     cached_first(server)
     again = score_cases(
-        JUDGE, cases(cached + new), concurrency=IN_FLIGHT, llm=make_handler(settings(server), cache=cache), pool=pool
+        JUDGE,
+        cases(cached + new),
+        RunOptions(concurrency=IN_FLIGHT, llm=make_handler(settings(server), cache=cache), pool=pool),
     )
     assert all(result.ok for result in again.results) and len(server.requests) == new
     assert server.max_in_flight == IN_FLIGHT

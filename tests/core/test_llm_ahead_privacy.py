@@ -12,12 +12,13 @@ import json
 from pathlib import Path
 
 import pytest
-from skynet_core.sandbox import sealed
 
 from skynet_core.cases import Case
 from skynet_core.llm import ModelConfig, ModelSettings, make_handler
 from skynet_core.llm.cache import LlmCache
-from skynet_core.scoring.runner import score_cases
+from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
+from skynet_core.scoring.sandbox import sealed
 from tests.fake_openai import FakeOpenAI, Received
 
 PASS, FAIL = "PASS.", "FAIL. " + "The answer names the wrong team and misses the refund that is due. " * 3
@@ -98,7 +99,7 @@ def cases() -> list[Case]:
 
 def judged(server: FakeOpenAI, metric: str, pool, cache: LlmCache):
     settings = ModelSettings(metric=ModelConfig("openai/judge", api_base=server.url, api_key="unused"))
-    return score_cases(metric, cases(), llm=make_handler(settings, cache=cache), pool=pool)
+    return score_cases(metric, cases(), RunOptions(llm=make_handler(settings, cache=cache), pool=pool))
 
 
 def test_a_metric_that_makes_no_call_finds_no_answer_of_another_metric(server: FakeOpenAI, pool, tmp_path: Path):

@@ -11,7 +11,8 @@ from skynet_core.cases import Case
 from skynet_core.i18n import use_language
 from skynet_core.judge import judge_summary
 from skynet_core.llm import LlmError, ModelConfig, ModelSettings, complete, make_handler
-from skynet_core.scoring.runner import score_cases
+from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner.run import score_cases
 from tests.fake_openai import FakeOpenAI
 
 JUDGE = """
@@ -43,7 +44,7 @@ def test_a_refused_connection_is_its_own_kind() -> None:
 
 def test_the_judge_summary_says_connection_refused(pool) -> None:
     cases = [Case(id=f"c{i}", input={"q": i}, output="x") for i in range(3)]
-    run = score_cases(JUDGE, cases, llm=make_handler(nowhere()), pool=pool)
+    run = score_cases(JUDGE, cases, RunOptions(llm=make_handler(nowhere()), pool=pool))
     summary = judge_summary(run.results)
     assert summary.failed == 3 and dict(summary.errors) == {"ConnectionRefused": 3}
     assert "3 failed (connection refused 3)" in summary.describe()

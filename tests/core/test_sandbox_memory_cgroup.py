@@ -14,7 +14,9 @@ import pytest
 
 from skynet_core.cases import Case
 from skynet_core.results import CaseStatus, Isolation
-from skynet_core.scoring.runner import Limits, WorkerPool, memcg, memory_limit_enforcement, score_cases
+from skynet_core.scoring import RunOptions
+from skynet_core.scoring.runner import Limits, WorkerPool, memcg, memory_limit_enforcement
+from skynet_core.scoring.runner.run import score_cases
 from skynet_core.scoring.runner.sandbox import detect_isolation
 from skynet_core.scoring.runner.shard import load_into
 from skynet_core.scoring.runner.values import ChildDied
@@ -103,7 +105,7 @@ def test_without_cgroups_the_watchdog_still_stops_the_hoard_and_the_report_says_
     assert memory_limit_enforcement() == "watchdog"
     pool = WorkerPool(isolation=LEVELS[-1], spares=0, limits=Limits(memory_bytes=LIMIT))
     try:
-        [result] = score_cases(MEMFDS, [CASE], timeout=60, pool=pool).results
+        [result] = score_cases(MEMFDS, [CASE], RunOptions(timeout_s=60, pool=pool)).results
     finally:
         pool.close()
     assert result.status is CaseStatus.ERROR, result

@@ -5,10 +5,11 @@ A text drawn as markdown (a caption, a tooltip) may mark code: there it renders 
 
 from __future__ import annotations
 
-from skynet_core import i18n_catalog
+from skynet_core.i18n import catalog as i18n_catalog
 from skynet_core.i18n import use_language
+from skynet_core.metric.contract import check_metric
 from skynet_core.metric.source import MetricSource
-from skynet_core.scoring import RunOptions, check
+from skynet_core.scoring import RunOptions
 from tests.case_factory import make_cases
 
 REWARD_METRIC = """from skynet import reward
@@ -46,7 +47,7 @@ def test_no_message_shown_as_plain_text_gains_backticks_in_chinese() -> None:
 
 def test_the_checks_messages_in_chinese_have_no_stray_backticks() -> None:
     with use_language("zh_CN"):
-        report = check(MetricSource.of(REWARD_METRIC), make_cases(1), RunOptions(timeout_s=30))
+        report = check_metric(MetricSource.of(REWARD_METRIC), make_cases(1), RunOptions(timeout_s=30))
     messages = {stage.name: stage.message for stage in report.stages}
     assert messages["signature"].startswith("找到 score(input, output, expected=None)")
     assert messages["reward_spec"] == "REWARD_SPEC 有效"
