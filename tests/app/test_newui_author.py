@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from skynet_core.workspace import Workspace
 from tests.app.harness import button, open_app, run_until
-from tests.core.newcomer_data import KEY_ERROR_METRIC, key_error_reviews, reviews_csv
+from tests.review_data import KEY_ERROR_METRIC, key_error_reviews, reviews_csv
 
 FAILS_AT_12 = "11 of 40 cases fail at metric.py line 12"
 

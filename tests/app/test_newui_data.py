@@ -11,7 +11,7 @@ from skynet_core.datasets import CandidateFile
 from skynet_core.store import Store
 from skynet_core.workspace import SETTING_DATASET_CANDIDATE_FILES, Workspace
 from tests.app.harness import button, open_app
-from tests.core.newcomer_data import ab_csv, large_csv, reviews_csv
+from tests.review_data import ab_csv, large_csv, reviews_csv
 
 
 def open_file(at: AppTest, path: Path) -> None:

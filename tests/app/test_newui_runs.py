@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from skynet_core.workspace import Workspace
 from tests.app.harness import open_app
-from tests.core.newcomer_data import four_runs, reviews_csv
+from tests.review_data import four_runs, reviews_csv
 
 
 def compare_page(data_dir: Path, tmp_path: Path) -> tuple[AppTest, list[int]]:

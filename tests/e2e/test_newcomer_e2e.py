@@ -17,7 +17,9 @@ from playwright.sync_api import Page, expect
 from skynet_core.datasets import CandidateFile
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.workspace import Workspace
-from tests.core.newcomer_data import (
+from tests.e2e.browser import shot, wait_for_app_run
+from tests.e2e.editor_moves import EDITOR, act_until, click, load_example, start_job
+from tests.review_data import (
     KEY_ERROR_METRIC,
     four_runs,
     key_error_reviews,
@@ -26,8 +28,6 @@ from tests.core.newcomer_data import (
     reviews_csv,
     write_csv,
 )
-from tests.e2e.browser import shot, wait_for_app_run
-from tests.e2e.editor_moves import EDITOR, act_until, click, load_example, start_job
 
 pytestmark = pytest.mark.e2e
 
