@@ -1,4 +1,4 @@
-"""Issue 23 in a real browser: what a new metric author hit in a first hour.
+"""Writing a first metric, in a real browser: what a new metric author hit in a first hour (issue 23).
 
 One server for the module and a fresh workspace for each test (``tests/e2e/conftest.py``); each test writes the
 draft, the data and the runs it needs into it before it opens a page, so no test depends on another's screen
