@@ -23,7 +23,7 @@ pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture
-def ws(tmp_path: Path, pool, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+def ws_aligning(tmp_path: Path, pool, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     """The world's judge as the draft, its replies as the data in use and its labels kept, by rater ana."""
     monkeypatch.setenv(DATA_ROOTS_ENV, str(tmp_path))
     workspace = Workspace(tmp_path / "data", pool=pool, jobs=JobBoard(grace_s=60), env={})
@@ -34,18 +34,18 @@ def ws(tmp_path: Path, pool, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     return workspace
 
 
-def use_models(ws: Workspace, url: str) -> None:
-    ws.save_model_settings(
+def use_models(ws_aligning: Workspace, url: str) -> None:
+    ws_aligning.save_model_settings(
         ModelSettings(
             metric=ModelConfig("openai/judge", url), reflection=ModelConfig("openai/reflect", url), max_retries=0
         )
     )
 
 
-def test_the_setup_plans_the_calls_before_anything_runs(ws: Workspace) -> None:
+def test_the_setup_plans_the_calls_before_anything_runs(ws_aligning: Workspace) -> None:
     with world.server() as server:
-        use_models(ws, server.url)
-        setup = ws.align_setup(AlignForm(rounds=3))
+        use_models(ws_aligning, server.url)
+        setup = ws_aligning.align_setup(AlignForm(rounds=3))
         assert server.requests == []
     assert setup.refusal is None and setup.plan is not None and setup.labelled == 48
     lines = setup.plan.describe()
@@ -54,24 +54,24 @@ def test_the_setup_plans_the_calls_before_anything_runs(ws: Workspace) -> None:
     assert setup.ceiling == ()  # one rater: no ceiling to show
 
 
-def test_the_job_aligns_the_draft_keeps_its_result_and_saving_leaves_the_draft_alone(ws: Workspace) -> None:
+def test_the_job_aligns_the_draft_keeps_its_result_and_saving_leaves_the_draft_alone(ws_aligning: Workspace) -> None:
     with world.server() as server:
-        use_models(ws, server.url)
-        job = ws.start_align(JobSlot(), AlignForm(rounds=2), keys={}, watcher="tab-1")
+        use_models(ws_aligning, server.url)
+        job = ws_aligning.start_align(JobSlot(), AlignForm(rounds=2), keys={}, watcher="tab-1")
         assert job.kind is JobKind.ALIGN and job.total == 5
         assert job.wait(300)
     result = job.result
     assert result is not None and result.outcome is Outcome.COMPLETE
     assert result.gain is not None and result.gain.low is not None and result.gain.low > 0
-    assert job.done == job.total and (progress := ws.align_progress(job)) is not None and progress.done == 5
-    assert ws.latest_alignment() is result
-    draft = ws.draft()
-    saved = ws.save_aligned_version(result, "aligned")
-    assert saved.created and ws.draft() == draft  # the draft is never replaced unasked
+    assert job.done == job.total and (progress := ws_aligning.align_progress(job)) is not None and progress.done == 5
+    assert ws_aligning.latest_alignment() is result
+    draft = ws_aligning.draft()
+    saved = ws_aligning.save_aligned_version(result, "aligned")
+    assert saved.created and ws_aligning.draft() == draft  # the draft is never replaced unasked
     text = saved.version.folder.files["metric.py"]
     assert text.replace(result.final["RUBRIC"], world.RUBRIC) == world.METRIC and world.POLICY in text
-    ws.open_aligned(saved.version)
-    assert ws.draft().metric == result.aligned
+    ws_aligning.open_aligned(saved.version)
+    assert ws_aligning.draft().metric == result.aligned
 
 
 def test_too_few_labels_are_refused_before_any_call(tmp_path: Path, pool, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,26 +91,26 @@ def test_too_few_labels_are_refused_before_any_call(tmp_path: Path, pool, monkey
     assert setup.plan is None and setup.refusal is not None and "label 10 more" in setup.refusal
 
 
-def test_without_a_reflection_model_it_says_what_to_set(ws: Workspace) -> None:
-    setup = ws.align_setup(AlignForm())
+def test_without_a_reflection_model_it_says_what_to_set(ws_aligning: Workspace) -> None:
+    setup = ws_aligning.align_setup(AlignForm())
     assert setup.refusal is not None and '"Reflection model" on Settings' in setup.refusal
 
 
-def test_two_raters_show_their_agreement_first(ws: Workspace) -> None:
+def test_two_raters_show_their_agreement_first(ws_aligning: Workspace) -> None:
     rows = [json.dumps({"id": f"t{i:02d}", "human": 1.0 if i % 2 == 0 or i % 7 == 0 else 0.0}) for i in range(30)]
-    ws.import_human_scores("bo.jsonl", ("\n".join(rows) + "\n").encode(), rater="bo")
-    (pair, found), = ws.align_setup(AlignForm()).ceiling  # fmt: skip
+    ws_aligning.import_human_scores("bo.jsonl", ("\n".join(rows) + "\n").encode(), rater="bo")
+    (pair, found), = ws_aligning.align_setup(AlignForm()).ceiling  # fmt: skip
     assert {pair.first, pair.second} == {"ana", "bo"} and found.n == 30
     assert found.kappa.value is not None and 0 < found.kappa.value < 1
 
 
-def test_the_form_is_kept_and_a_bad_stored_value_takes_the_default(ws: Workspace) -> None:
-    ws.set_align_form(AlignForm(rounds=5, max_cost_usd=0.25, seed=3, rater="ana"))
-    assert ws.align_form() == AlignForm(5, 0.25, 3, "ana")
+def test_the_form_is_kept_and_a_bad_stored_value_takes_the_default(ws_aligning: Workspace) -> None:
+    ws_aligning.set_align_form(AlignForm(rounds=5, max_cost_usd=0.25, seed=3, rater="ana"))
+    assert ws_aligning.align_form() == AlignForm(5, 0.25, 3, "ana")
     assert AlignForm.from_json({"rounds": "x", "max_cost_usd": float("nan"), "rater": 3}) == AlignForm()
 
 
-def test_cancel_stops_the_job_before_its_next_call_and_claims_nothing(ws: Workspace) -> None:
+def test_cancel_stops_the_job_before_its_next_call_and_claims_nothing(ws_aligning: Workspace) -> None:
     reflecting, release = threading.Event(), threading.Event()
 
     def reply(received: Received) -> str:
@@ -120,16 +120,16 @@ def test_cancel_stops_the_job_before_its_next_call_and_claims_nothing(ws: Worksp
         return world.reply(received)
 
     with FakeOpenAI(reply=reply) as server:
-        use_models(ws, server.url)
-        job = ws.start_align(JobSlot(), AlignForm(rounds=3), keys={}, watcher="tab-1")
+        use_models(ws_aligning, server.url)
+        job = ws_aligning.start_align(JobSlot(), AlignForm(rounds=3), keys={}, watcher="tab-1")
         assert reflecting.wait(120)
-        assert job in ws.jobs.running("tab-1")
+        assert job in ws_aligning.jobs.running("tab-1")
         job.cancel.set()
         release.set()
         assert job.wait(120)
         made = len(server.requests)
     assert job.result is None and job.outcome().status.value == "cancelled"  # the job board's way
-    result = ws.latest_alignment()  # what the run measured before the Cancel, kept for the page
+    result = ws_aligning.latest_alignment()  # what the run measured before the Cancel, kept for the page
     assert result is not None and result.outcome is Outcome.CANCELLED
     assert result.after is None and result.gain is None and "cancelled" in result.message()
     assert made == result.calls.judge + result.calls.reflection  # nothing was asked after the Cancel

@@ -20,7 +20,7 @@ def large_file(path: Path, flip: bool) -> Path:
 
 
 @pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+def ws_with_candidate_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("SKYNET_DATA_ROOTS", raising=False)
     reviews_csv(tmp_path)
@@ -35,31 +35,35 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     return workspace
 
 
-def test_a_candidate_file_changed_in_place_makes_results_out_of_date(ws: Workspace, tmp_path: Path) -> None:
-    before = ws.provenance("def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n")
+def test_a_candidate_file_changed_in_place_makes_results_out_of_date(
+    ws_with_candidate_file: Workspace, tmp_path: Path
+) -> None:
+    before = ws_with_candidate_file.provenance("def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n")
     large_file(tmp_path / "changed.csv", flip=True)
     shutil.move(tmp_path / "changed.csv", tmp_path / "large.csv")
-    after = ws.provenance("def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n")
+    after = ws_with_candidate_file.provenance("def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n")
     assert before != after  # the check's key: it runs again
     assert before.changes(after) == ["the dataset's files changed"]
 
 
-def test_a_candidate_file_replaced_by_another_upload_makes_results_out_of_date(ws: Workspace, tmp_path: Path) -> None:
+def test_a_candidate_file_replaced_by_another_upload_makes_results_out_of_date(
+    ws_with_candidate_file: Workspace, tmp_path: Path
+) -> None:
     metric = "def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n"
-    before = ws.provenance(metric)
+    before = ws_with_candidate_file.provenance(metric)
     large_file(tmp_path / "large-2.csv", flip=True)
-    choice = ws.dataset_choice()
-    ws.save_dataset_choice(
+    choice = ws_with_candidate_file.dataset_choice()
+    ws_with_candidate_file.save_dataset_choice(
         choice.path, candidate_files=[CandidateFile("large", str(tmp_path / "large-2.csv"))], main_candidate="small"
     )
-    after = ws.provenance(metric)
+    after = ws_with_candidate_file.provenance(metric)
     assert before.changes(after) == ["the dataset's files changed"]
     # Replacing it with a copy of the same content changes nothing.
     shutil.copy(tmp_path / "large-2.csv", tmp_path / "large-3.csv")
-    ws.save_dataset_choice(
+    ws_with_candidate_file.save_dataset_choice(
         choice.path, candidate_files=[CandidateFile("large", str(tmp_path / "large-3.csv"))], main_candidate="small"
     )
-    assert ws.provenance(metric).changes(after) == []
+    assert ws_with_candidate_file.provenance(metric).changes(after) == []
 
 
 def test_identity_follows_content_roles_and_candidate_names(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ IDS = [f"t{n:02d}" for n in range(60)]
 
 
 @pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+def ws_rater_ana(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     monkeypatch.setenv("SKYNET_DATA_ROOTS", str(tmp_path))
     workspace = Workspace(tmp_path, jobs=JobBoard(grace_s=60), env={})
     workspace.set_rater("ana")
@@ -31,37 +31,41 @@ def support(ids: list[str], extra: str = "") -> bytes:
     return ("id,question,response\n" + rows).encode()
 
 
-def use(ws: Workspace, name: str, data: bytes) -> str:
-    path = str(ws.save_upload(name, io.BytesIO(data)))
-    ws.save_dataset_choice(path)
-    assert ws.dataset().problem is None
+def use(ws_rater_ana: Workspace, name: str, data: bytes) -> str:
+    path = str(ws_rater_ana.save_upload(name, io.BytesIO(data)))
+    ws_rater_ana.save_dataset_choice(path)
+    assert ws_rater_ana.dataset().problem is None
     return path
 
 
-def test_a_file_with_the_same_ids_and_twenty_new_ones_keeps_the_sixty_labels_and_says_how_many(ws: Workspace) -> None:
-    first = use(ws, "support.csv", support(IDS))
+def test_a_file_with_the_same_ids_and_twenty_new_ones_keeps_the_sixty_labels_and_says_how_many(
+    ws_rater_ana: Workspace,
+) -> None:
+    first = use(ws_rater_ana, "support.csv", support(IDS))
     for n, case_id in enumerate(IDS):
-        ws.set_human_score(case_id, float(n % 2))
-    grown = use(ws, "support80.csv", support(IDS + [f"new{n}" for n in range(20)], " (edited)"))
+        ws_rater_ana.set_human_score(case_id, float(n % 2))
+    grown = use(ws_rater_ana, "support80.csv", support(IDS + [f"new{n}" for n in range(20)], " (edited)"))
     assert grown != first
-    labels = ws.human_labels()
+    labels = ws_rater_ana.human_labels()
     assert len(labels.values("")) == 60 and len(labels.stored()) == 60
     assert (labels.label_set, labels.origin, labels.elsewhere) == (first, "support.csv", 0)
-    ws.set_human_score("new0", 1.0)  # labelling the new file adds to the same scores
-    use(ws, "support.csv", support(IDS))
-    again = ws.human_labels()
+    ws_rater_ana.set_human_score("new0", 1.0)  # labelling the new file adds to the same scores
+    use(ws_rater_ana, "support.csv", support(IDS))
+    again = ws_rater_ana.human_labels()
     assert len(again.values("")) == 60 and again.elsewhere == 1  # new0 is not a case of the first file
 
 
-def test_an_unrelated_file_does_not_take_the_labels(ws: Workspace) -> None:
-    use(ws, "support.csv", support(IDS))
-    ws.set_human_score(IDS[0], 1.0)
-    use(ws, "other.csv", support([f"q{n}" for n in range(30)]))
-    assert not ws.human_labels() and ws.human_labels().origin is None
+def test_an_unrelated_file_does_not_take_the_labels(ws_rater_ana: Workspace) -> None:
+    use(ws_rater_ana, "support.csv", support(IDS))
+    ws_rater_ana.set_human_score(IDS[0], 1.0)
+    use(ws_rater_ana, "other.csv", support([f"q{n}" for n in range(30)]))
+    assert not ws_rater_ana.human_labels() and ws_rater_ana.human_labels().origin is None
 
 
-def test_a_database_from_before_keeps_its_labels_readable_and_gains_imports(ws: Workspace, tmp_path: Path) -> None:
-    path = use(ws, "support.csv", support(IDS))
+def test_a_database_from_before_keeps_its_labels_readable_and_gains_imports(
+    ws_rater_ana: Workspace, tmp_path: Path
+) -> None:
+    path = use(ws_rater_ana, "support.csv", support(IDS))
     old = tmp_path / "old"
     old.mkdir()
     with sqlite3.connect(old / "studio.sqlite3") as db:  # the schema of the third wave
@@ -79,16 +83,20 @@ def test_a_database_from_before_keeps_its_labels_readable_and_gains_imports(ws: 
     assert found.import_id > 0 and len(legacy.human_labels().values("")) == 2
 
 
-def test_roles_come_back_for_the_same_columns_by_path_or_in_another_file(ws: Workspace, tmp_path: Path) -> None:
+def test_roles_come_back_for_the_same_columns_by_path_or_in_another_file(
+    ws_rater_ana: Workspace, tmp_path: Path
+) -> None:
     first = tmp_path / "support.csv"
     first.write_bytes(support(IDS))
     roles = {"question": (Role.INPUT, "question"), "response": (Role.OUTPUT, ""), "id": (Role.ID, "")}
-    ws.save_dataset_choice(str(first), roles, columns=["id", "question", "response"])
-    assert ws.remembered_roles(["id", "question", "response"]) == roles
-    assert ws.remembered_roles(["response", "id", "question"]) == roles  # the order of the columns does not count
-    assert ws.remembered_roles(["id", "question", "response", "extra"]) is None
-    ws.save_dataset_choice(str(first), None, columns=["id", "question", "response"])  # the guess, used again
-    assert ws.remembered_roles(["id", "question", "response"]) is None
+    ws_rater_ana.save_dataset_choice(str(first), roles, columns=["id", "question", "response"])
+    assert ws_rater_ana.remembered_roles(["id", "question", "response"]) == roles
+    assert (
+        ws_rater_ana.remembered_roles(["response", "id", "question"]) == roles
+    )  # the order of the columns does not count
+    assert ws_rater_ana.remembered_roles(["id", "question", "response", "extra"]) is None
+    ws_rater_ana.save_dataset_choice(str(first), None, columns=["id", "question", "response"])  # the guess, used again
+    assert ws_rater_ana.remembered_roles(["id", "question", "response"]) is None
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,11 @@ import dataclasses
 import threading
 import time
 
-import pytest
-
 from skynet_core.i18n import use_language
 from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult, StageStatus
 from skynet_core.workspace import RunOptions, Workspace
-from skynet_core.workspace.jobs import Job, JobBoard, JobSlot
+from skynet_core.workspace.jobs import Job, JobSlot
 from tests.case_factory import make_cases
 
 GOOD = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'fine', 'scores': {'a': 0.5}}\n"
@@ -59,11 +57,6 @@ def test_slot_cancel_stops_the_current_job():
     job = slot.submit(Job(kind="score"), lambda job: job.cancel.wait(10) and "stopped")
     slot.cancel()
     assert job.wait(5) and job.cancelled
-
-
-@pytest.fixture
-def ws(tmp_path, pool) -> Workspace:
-    return Workspace(tmp_path, pool=pool, jobs=JobBoard(grace_s=60), env={})
 
 
 def test_check_job_passes_for_a_good_metric(ws):

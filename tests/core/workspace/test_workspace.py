@@ -6,8 +6,6 @@ import ast
 import threading
 import time
 
-import pytest
-
 from skynet_core.metric.reward_spec import reward_spec_in, reward_spec_line
 from skynet_core.metric.source import MetricSource
 from skynet_core.provenance import Provenance
@@ -19,11 +17,6 @@ from skynet_core.workspace.jobs import Job, JobBoard, JobSlot
 A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'A'}\n"
 B = "def score(input, output, expected=None):\n    return 0.5, {'feedback': 'B'}\n"
 C = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'C'}\n"
-
-
-@pytest.fixture
-def ws(tmp_path, pool) -> Workspace:
-    return Workspace(tmp_path, pool=pool, jobs=JobBoard(grace_s=60), env={})
 
 
 def test_a_new_workspace_shows_the_first_example_at_revision_zero(ws):

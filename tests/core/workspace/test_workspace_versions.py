@@ -3,20 +3,13 @@ trade-offs page's runs keep the cases they scored (a new run never reads "saved 
 
 from __future__ import annotations
 
-import pytest
-
 from skynet_core.metric.source import MetricSource
 from skynet_core.store import VersionKind
 from skynet_core.views.runs import run_cases, version_names
 from skynet_core.workspace import Workspace
-from skynet_core.workspace.jobs import JobBoard, JobSlot
+from skynet_core.workspace.jobs import JobSlot
 
 A = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'A'}\n"
-
-
-@pytest.fixture
-def ws(tmp_path, pool) -> Workspace:
-    return Workspace(tmp_path, pool=pool, jobs=JobBoard(grace_s=60), env={})
 
 
 def test_a_text_scored_by_score_all_becomes_a_version_once(ws: Workspace) -> None:
