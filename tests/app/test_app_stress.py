@@ -13,8 +13,8 @@ from skynet_core.runs import RunKey, RunStore
 from skynet_core.stress import BY_ID, Flag
 from skynet_core.workspace import StressForm, Workspace
 from skynet_core.workspace.jobs import JobSlot
+from tests import stress_world as world
 from tests.app.harness import button, go_to, open_app, run_until
-from tests.core import stress_world as world
 from tests.i18n_scan import english_words
 from ui import keys as K
 

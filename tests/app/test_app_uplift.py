@@ -1,6 +1,6 @@
 """Feedback review's "Does this feedback help?" in AppTest: missing models, the plan before a run, the form kept in the
 workspace, a saved experiment drawn (verdict, feedback value, charts, final instructions) in English and Chinese, and
-runs against scripted task and reflection models on 127.0.0.1 (tests/core/uplift_world.py: a world where the metric's
+runs against scripted task and reflection models on 127.0.0.1 (tests/uplift_world.py: a world where the metric's
 feedback helps): a whole run shows the core's own figures, Cancel and the budget keep the finished seeds, a failed
 call is said. History and Runs show a version's feedback value."""
 
@@ -27,9 +27,9 @@ from skynet_core.llm.cache import CacheSetting, save_cache_setting
 from skynet_core.results import CaseResult, JobKind
 from skynet_core.runs import RunKey, RunStore
 from skynet_core.workspace import Workspace
+from tests import uplift_world as world
 from tests.app.harness import go_to, open_app, run_until
 from tests.case_factory import WRONG_METRIC, weak_every_third
-from tests.core import uplift_world as world
 from tests.fake_openai import FakeOpenAI
 from tests.i18n_scan import english
 from tests.i18n_scan import texts as drawn

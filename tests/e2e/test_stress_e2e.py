@@ -11,7 +11,7 @@ from skynet_core.provenance import Provenance
 from skynet_core.scoring import LocalScorer, RunOptions
 from skynet_core.stress import run_stress
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace
-from tests.core import stress_world as world
+from tests import stress_world as world
 from tests.e2e.browser import assert_readable_picture, at_widths, shot, wait_for_app_run
 from tests.e2e.editor_moves import start_job
 

@@ -2,7 +2,7 @@
 and a run, and which example the editor holds. (Which cases the live check runs is the check's own,
 ``skynet_core.metric.check_cases``; a case typed as JSON is a dataset's, ``skynet_core.datasets.typed_case``.)
 
-Streamlit-free and unit tested (tests/core/test_authoring.py); the Author page (``pages/author/``) draws it.
+Streamlit-free and unit tested (tests/core/views/test_authoring.py); the Author page (``pages/author/``) draws it.
 """
 
 from ._examples import example_shown, python_completions

@@ -1,0 +1,378 @@
+"""Scoring on a Ray cluster: the same results as the local runner, case for case, through node deaths,
+cancellation and model calls. A local cluster (2 CPUs, 127.0.0.1) is started once for this module
+and stopped after it, even when a test fails."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from skynet_core import cli
+from skynet_core.cases import Case
+from skynet_core.datasets import load_dataset
+from skynet_core.examples import EXAMPLE_METRICS, METRICS_DIR
+from skynet_core.llm import ModelConfig, ModelSettings, make_handler
+from skynet_core.metric.source import MetricSource
+from skynet_core.results import CaseResult, Isolation
+from skynet_core.scoring import RunOptions
+from skynet_core.scoring.cluster import ClusterError, score_cases_ray
+from skynet_core.scoring.runner.run import score_cases
+from tests.fake_openai import FakeOpenAI
+from tests.ray_cluster import HOST, LocalRayCluster, Node, free_port
+
+TICKETS = METRICS_DIR.parent / "tickets.jsonl"
+ROOT = Path(__file__).resolve().parents[3]
+SLOW = (
+    "import time\n\ndef score(input, output, expected=None):\n    time.sleep({pause})\n"
+    "    return float(input['n']), {{'feedback': 'slept'}}\n"
+)
+
+# Held-out corpus: the examples, and metrics that fail in each way the runner reports.
+HOSTILE = {
+    "raises on some cases": "def score(input, output, expected=None):\n"
+    "    if input['n'] % 7 == 3:\n        raise ValueError(f'bad case {input[\"n\"]}')\n"
+    "    return input['n'] / 100, {'feedback': 'fine'}\n",
+    "crashes its process": "import os\n\ndef score(input, output, expected=None):\n"
+    "    if input['n'] == 11:\n        os._exit(7)\n"
+    "    print('scored', input['n'])\n    return 1.0, {'feedback': 'ok', 'scores': {'a': 0.5}}\n",
+    "hangs on one case": "def score(input, output, expected=None):\n"
+    "    while input['n'] == 5:\n        pass\n    return 0.5, {'feedback': 'ok', 'note': [1, 2]}\n",
+    "returns invalid values": "def score(input, output, expected=None):\n"
+    "    return (True if input['n'] % 2 else 0.25), {'feedback': 'x'}\n",
+    "does not load": "import no_such_module_here\n\ndef score(input, output, expected=None):\n    return 1.0, {}\n",
+}
+# Metric folders: the helper module travels with the tasks; a helper that fails to import names its file.
+FOLDERS = [
+    MetricSource(
+        {
+            "metric.py": "from helpers import grade\n\ndef score(input, output, expected=None):\n"
+            "    return grade(input['n']), {'feedback': 'graded'}\n",
+            "helpers.py": "def grade(n):\n    return n % 3 / 2\n",
+        }
+    ),
+    MetricSource(
+        {
+            "metric.py": "import helpers\n\ndef score(input, output, expected=None):\n    return 1.0, {}\n",
+            "helpers.py": "x = 1\nraise RuntimeError('helper broke')\n",
+        }
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[LocalRayCluster]:
+    import ray
+
+    cluster = LocalRayCluster(cpus=2)
+    try:
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def reduced_node(ray_cluster: LocalRayCluster) -> Node:
+    """A second node whose machine has no bubblewrap (forced reduced isolation), once it takes batches."""
+    node = ray_cluster.add_node(cpus=1, env={"SKYNET_ISOLATION": "reduced"})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        run = score_cases_ray(
+            SLOW.format(pause=0.05), numbered(12), RunOptions(timeout_s=10), address=ray_cluster.address, batch_cases=2
+        )
+        if run.isolation is Isolation.REDUCED:
+            return node
+    raise AssertionError("the second node took no batch within 60 s")
+
+
+def numbered(count: int) -> list[Case]:
+    return [Case(id=f"c{n}", input={"n": n}, output=f"out {n}") for n in range(count)]
+
+
+def comparable(results: list[CaseResult]) -> list[dict]:
+    """Everything a user sees of a result except how long it took, the line a hang was caught
+    on (sampled when the timeout strikes: the loop's condition or its body), and how the
+    interpreter in an install hint is spelled (relative to each process's working folder)."""
+    rows = [result.to_json() for result in results]
+    for row in rows:
+        row.pop("duration_ms")
+        if row.get("error"):  # the install hint names the node's interpreter, relative to its working folder
+            row["error"] = re.sub(r"\S*python\S* -m pip", "PYTHON -m pip", row["error"])
+        row["judge"].pop("latency_ms")
+        for call in row.get("llm_calls", []):  # each traced llm() call's own timing
+            call.pop("latency_ms")
+            call.pop("elapsed_ms")
+        if row["status"] == "timeout":
+            row["error"] = re.sub(r"line \d+", "line N", row.pop("error"))
+            row.pop("line")
+    return rows
+
+
+def test_the_held_out_corpus_scores_the_same_on_ray_as_locally(ray_cluster, pool):
+    tickets = load_dataset(str(TICKETS))
+    ticket_cases = tickets.for_candidate(tickets.candidates[0])
+    runs = [(path.read_text(), ticket_cases) for title, path in EXAMPLE_METRICS.items() if title != "Model as judge"]
+    runs += [(source, numbered(40)) for source in [*HOSTILE.values(), *FOLDERS]]
+    for source, cases in runs:
+        local = score_cases(source, cases, RunOptions(timeout_s=3, pool=pool, concurrency=2))
+        remote = score_cases_ray(source, cases, RunOptions(timeout_s=3), address=ray_cluster.address, batch_cases=16)
+        pairs = zip(comparable(remote.results), comparable(local.results), strict=True)
+        differ = [(ours, theirs) for ours, theirs in pairs if ours != theirs]
+        assert not differ, (source, differ[:1])
+        assert remote.by_status == local.by_status and not remote.cancelled
+        assert (remote.load_error and (remote.load_error.file, remote.load_error.line)) == (
+            local.load_error and (local.load_error.file, local.load_error.line)
+        )
+        assert remote.isolation is local.isolation
+        if source is FOLDERS[1]:
+            assert remote.load_error.file == "helpers.py" and "helper broke" in remote.results[0].error
+        assert [batch.start for batch in remote.batches] == list(range(0, len(cases), 16))
+        assert all(batch.isolation is local.isolation for batch in remote.batches)
+
+
+def test_twenty_thousand_cases_score_the_same_on_ray_as_locally(ray_cluster, pool):
+    source = "def score(input, output, expected=None):\n    return input['n'] % 97 / 96, {'feedback': output}\n"
+    cases = numbered(20_000)
+    remote = score_cases_ray(source, cases, RunOptions(timeout_s=10), address=ray_cluster.address)
+    local = score_cases(source, cases, RunOptions(timeout_s=10, pool=pool))
+    assert comparable(remote.results) == comparable(local.results)
+    assert remote.by_status == {"ok": 20_000} and len(remote.batches) > 1
+
+
+def test_results_stream_back_as_batches_finish_and_in_case_order(ray_cluster):
+    seen: list[str] = []
+    ordered: list[str] = []
+    run = score_cases_ray(
+        SLOW.format(pause=0.01),
+        numbered(60),
+        RunOptions(
+            timeout_s=10,
+            on_result=lambda result: seen.append(result.id),
+            in_order=lambda result: ordered.append(result.id),
+        ),
+        address=ray_cluster.address,
+        batch_cases=10,
+    )
+    assert sorted(seen) == sorted(result.id for result in run.results) and len(seen) == 60
+    assert ordered == [f"c{n}" for n in range(60)]
+
+
+def test_the_cli_scores_on_ray_with_the_same_report_and_output_file(ray_cluster, tmp_path, monkeypatch):
+    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "no-store-here"))
+    metric = str(EXAMPLE_METRICS["Several checks (JSON)"])
+    reports = []
+    for extra, out in (([], tmp_path / "local.jsonl"), (["--ray", ray_cluster.address], tmp_path / "ray.jsonl")):
+        stdout = io.StringIO()
+        code = cli.run(
+            ["score", metric, "--data", str(TICKETS), "--json", "--out", str(out), *extra],
+            stdout=stdout,
+            stderr=io.StringIO(),
+        )
+        report = orjson.loads(stdout.getvalue())
+        for case in report["cases"]:
+            case.pop("duration_ms")
+        reports.append(
+            (code, report, [orjson.loads(line) | {"duration_ms": 0} for line in out.read_text().split("\n") if line])
+        )
+    assert reports[0] == reports[1]
+
+
+def test_a_run_is_as_isolated_as_its_weakest_node(ray_cluster, reduced_node):
+    run = score_cases_ray(
+        SLOW.format(pause=0.05), numbered(24), RunOptions(timeout_s=10), address=ray_cluster.address, batch_cases=2
+    )
+    assert {batch.isolation for batch in run.batches} == {Isolation.FULL, Isolation.REDUCED}
+    assert run.isolation is Isolation.REDUCED and run.by_status == {"ok": 24}
+
+
+def test_a_killed_node_loses_and_duplicates_no_case(ray_cluster, reduced_node):
+    """The second node is killed while it runs a batch, after some results came back and before the last.
+
+    The kill waits for the node to be busy rather than for a number of results: on a loaded machine Ray may
+    take seconds to start a worker process on that node, and a kill timed by results found it idle."""
+    node = reduced_node
+    seen: list[str] = []
+    killed_at: list[int] = []
+    done = threading.Event()
+
+    def kill_when_busy() -> None:
+        while not done.is_set():
+            if seen and running_batches(node):
+                killed_at.append(len(seen))
+                ray_cluster.kill(node)
+                return
+            time.sleep(0.005)
+
+    killer = threading.Thread(target=kill_when_busy, daemon=True)
+    killer.start()
+    cases = numbered(600)
+    try:
+        run = score_cases_ray(
+            SLOW.format(pause=0.01),
+            cases,
+            RunOptions(timeout_s=10, on_result=lambda result: seen.append(result.id)),
+            address=ray_cluster.address,
+            batch_cases=20,
+        )
+    finally:
+        done.set()
+        killer.join(30)
+    assert killed_at and 0 < killed_at[0] < len(cases)  # it died with a batch running, midway
+    assert [result.id for result in run.results] == [case.id for case in cases]
+    assert run.by_status == {"ok": 600}
+    assert [result.score for result in run.results] == [float(n) for n in range(600)]
+    assert sorted(seen) == sorted(case.id for case in cases)  # each case reported once
+
+
+def test_cancel_stops_every_task(ray_cluster):
+    cancel = threading.Event()
+    seen: list[str] = []
+    handed: list[str] = []
+
+    def cancel_early(result: CaseResult) -> None:
+        seen.append(result.id)
+        if len(seen) >= 10:
+            cancel.set()
+
+    run = score_cases_ray(
+        SLOW.format(pause=0.2),
+        numbered(200),
+        RunOptions(
+            timeout_s=10, cancel=cancel, on_result=cancel_early, in_order=lambda result: handed.append(result.id)
+        ),
+        address=ray_cluster.address,
+        batch_cases=5,
+    )
+    assert run.cancelled and 10 <= len(run.results) < 200
+    assert handed == [result.id for result in run.results]  # what finished is handed on, none twice
+    assert all(result.ok for result in run.results)
+    deadline = time.monotonic() + 15
+    while busy_workers(ray_cluster) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert busy_workers(ray_cluster) == []
+    after = score_cases_ray(SLOW.format(pause=0), numbered(5), RunOptions(timeout_s=10), address=ray_cluster.address)
+    assert after.by_status == {"ok": 5}  # the cluster is usable again
+
+
+def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
+    metric = tmp_path / "metric.py"
+    # A second a case, so the run lasts minutes: Ctrl+C comes while it runs, however long the machine takes to
+    # see a busy worker (with 0.2 s a case it once finished, exit 0, before the signal arrived).
+    metric.write_text(SLOW.format(pause=1.0))
+    data = tmp_path / "cases.jsonl"
+    data.write_bytes(b"\n".join(orjson.dumps({"id": f"c{n}", "input": {"n": n}, "output": "x"}) for n in range(400)))
+    command = [
+        sys.executable,
+        "-m",
+        "skynet_core",
+        "score",
+        str(metric),
+        "--data",
+        str(data),
+        "--json",
+        "--ray",
+        ray_cluster.address,
+    ]
+    cli_process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "SKYNET_DATA_DIR": str(tmp_path / "data")},
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not busy_workers(ray_cluster) and cli_process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert busy_workers(ray_cluster), cli_process.stderr.read().decode() if cli_process.poll() else "no task ran"
+        assert cli_process.poll() is None, "the run ended before Ctrl+C could be sent"
+        cli_process.send_signal(signal.SIGINT)
+        cli_process.wait(timeout=120)  # at once when quiet; under a loaded machine, seconds (30 s once ran out)
+    finally:
+        if cli_process.poll() is None:
+            cli_process.kill()
+    assert cli_process.returncode == 130, "Ctrl+C cancels the run and exits 130"
+    deadline = time.monotonic() + 60
+    while busy_workers(ray_cluster) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert busy_workers(ray_cluster) == []
+
+
+def busy_workers(cluster: LocalRayCluster) -> list[int]:
+    """The cluster's worker processes still running a batch."""
+    return [pid for node in cluster.nodes if node.process.poll() is None for pid in running_batches(node)]
+
+
+def running_batches(node: Node) -> list[int]:
+    """The node's worker processes running a batch now (Ray titles a worker after its task)."""
+    busy = []
+    for pid in node.tree():
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if title.startswith(b"ray::_score_batch"):
+            busy.append(pid)
+    return busy
+
+
+def test_a_judge_metric_on_ray_gets_answers_and_the_key_stays_in_the_driver(ray_cluster, pool):
+    key = "sk-driver-only-7f3a9c"
+    with FakeOpenAI(require_key=key) as server:
+        settings = ModelSettings(metric=ModelConfig("openai/judge-model", api_base=server.url, api_key=key))
+        tickets = load_dataset(str(TICKETS))
+        cases = tickets.for_candidate(tickets.candidates[0])[:12]
+        judge = EXAMPLE_METRICS["Model as judge"].read_text()
+        remote = score_cases_ray(
+            judge,
+            cases,
+            RunOptions(timeout_s=30, llm=make_handler(settings)),
+            address=ray_cluster.address,
+            batch_cases=4,
+        )
+        local = score_cases(judge, cases, RunOptions(timeout_s=30, pool=pool, llm=make_handler(settings)))
+        assert remote.by_status == {"ok": 12}, [result.error for result in remote.results if not result.ok]
+        assert all(result.judge.calls == 1 for result in remote.results)
+        assert comparable(remote.results) == comparable(local.results)
+        assert all(request.authorization == f"Bearer {key}" for request in server.requests)
+        assert len(server.requests) == 24
+    for node in ray_cluster.nodes:
+        for pid in node.tree():
+            for part in ("environ", "cmdline"):
+                try:
+                    assert key.encode() not in Path(f"/proc/{pid}/{part}").read_bytes(), (pid, part)
+                except OSError:
+                    continue
+
+
+def test_scoring_on_ray_without_ray_installed_says_how_to_install_it(monkeypatch):
+    import skynet_core.scoring.cluster as cluster
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ClusterError, match="requirements-ray.txt"):
+        cluster._import_ray()
+
+
+def test_an_address_where_no_cluster_listens_fails_at_once_with_what_to_do(tmp_path, monkeypatch):
+    address = f"{HOST}:{free_port()}"
+    with pytest.raises(ClusterError, match="no Ray cluster answers at .*ray start --head"):
+        score_cases_ray(SLOW.format(pause=0), numbered(2), RunOptions(), address=address)
+    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "data"))
+    stderr = io.StringIO()
+    code = cli.run(
+        ["score", str(EXAMPLE_METRICS["Exact match"]), "--data", str(TICKETS), "--ray", address],
+        stdout=io.StringIO(),
+        stderr=stderr,
+    )
+    assert code == 2 and "no Ray cluster answers" in stderr.getvalue()
