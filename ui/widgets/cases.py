@@ -27,9 +27,7 @@ from ui.widgets.case_detail import case_details
 
 S = st.session_state
 CACHE = "cases.frame"  # this session's table of the results shown last: (token, frame)
-TABLE_ROWS = 10_000
-"""The rows the table sends to the browser, at most (the first the filters keep): every row of a 900,000-case run
-went on every run of the page."""
+TABLE_ROWS = 10_000  # rows sent to the browser at most, the first the filters keep (a 900,000-case run sent all)
 PARTIAL_ROWS = 100
 """While a run goes on, the table lists the latest this many of the cases scored so far."""
 
