@@ -101,6 +101,9 @@ def test_uploaded_csv_with_roles_is_scored_on_the_author_page(
     set_cell(page, editor, 2, 1, "input field")
     set_cell(page, editor, 3, 1, "expected field")
     set_cell(page, editor, 4, 1, "output")
+    # The last role's script run has surely started and ended before the click (on a loaded machine it may start
+    # more than set_cell's 150 ms settle after the edit, and the click then raced it: the dataset was not used).
+    wait_for_app_run(page, settle_ms=1_000)
     page.get_by_role("button", name="Use this dataset").click()
     expect(page.get_by_text("Using tickets.csv: 5 cases × 1 candidate.")).to_be_visible()
     expect(page.get_by_text("In use: tickets · 5 cases × 1 candidate")).to_be_visible()
