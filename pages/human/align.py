@@ -125,7 +125,9 @@ def job_section() -> None:
 
 
 def align_panel(snap: Snapshot, raters: list[str]) -> None:
-    """The whole section, in an expander of its own, drawn while it is open (its form is kept in the workspace)."""
+    """The whole section, under its own heading (not the Two raters panel's), in an expander drawn while it is open
+    (its form is kept in the workspace)."""
+    st.subheader(_("Align the judge"))
     panel = lazy_expander(
         _("Align the judge: let GEPA rewrite its instructions toward your scores"),
         key=K.ALIGN_OPEN,
