@@ -67,7 +67,7 @@ class Session:
     def replace_draft(self, new: str | MetricSource, reason: str, *, keep: bool = True) -> Version | None:
         """Make ``new`` the draft for ``reason``; the replaced text becomes a version first (returned, if any).
         The Author page's editor shows the new draft the next time it draws, without calling it a conflict."""
-        write = self.workspace.replace_draft(new, reason, keep=keep)
+        write = self.workspace.drafts.replace(new, reason, keep=keep)
         S[K.OWN_REVISION] = write.draft.revision
         return write.kept
 

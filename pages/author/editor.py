@@ -87,7 +87,7 @@ def sync(snap: Snapshot) -> Typed:
         base = S.get(BASE, stored.revision)
         written = typed != stored.metric or base != stored.revision
         if written:
-            write = ws.type_draft(typed, base)
+            write = ws.drafts.type(typed, base)
             stored = write.draft
             if write.conflict and write.kept is not None:
                 say(
@@ -125,7 +125,7 @@ def notices() -> None:
     The notice is about one revision of the draft (ui.widgets.messages): it goes when the editor's text changes."""
     if show(NOTICE, S.get(BASE), icon=":material/sync_problem:"):
         return
-    conflict = studio.session().workspace.last_conflict()
+    conflict = studio.session().workspace.drafts.last_conflict()
     if conflict is not None and datetime.now().timestamp() - conflict.at < CONFLICT_SHOWN_S:
         st.caption(
             ":orange[:material/sync_problem:] "
@@ -141,7 +141,7 @@ def newer_draft_notice() -> None:
     waiting for this tab to type or reload, and offers the latest text."""
     studio.apply_language()
     me = studio.session()
-    shown, stored = S.get(BASE), me.workspace.draft().revision
+    shown, stored = S.get(BASE), me.workspace.drafts.current().revision
     if shown is None or stored == shown or stored == me.own_revision:
         return
     with st.container(horizontal=True, vertical_alignment="center"):

@@ -22,9 +22,9 @@ S = st.session_state
 
 def save() -> None:
     ws = studio.session().workspace
-    result = ws.latest_alignment()
+    result = ws.align.latest()
     if result is not None:
-        saved = ws.save_aligned_version(result, str(S.get(K.ALIGN_VERSION_NAME, "")))
+        saved = ws.align.save_version(result, str(S.get(K.ALIGN_VERSION_NAME, "")))
         S[K.ALIGN_SAVED] = saved.version.id
 
 
@@ -32,7 +32,7 @@ def open_saved() -> None:
     ws = studio.session().workspace
     version = ws.store.version(int(S[K.ALIGN_SAVED]))
     if version is not None:
-        ws.open_aligned(version)
+        ws.align.open(version)
 
 
 def verdict_box(result: AlignResult) -> None:

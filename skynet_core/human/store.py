@@ -2,7 +2,7 @@
 
 One row per ``(label set, case id, candidate, rater)``: scoring a case again replaces that rater's score.
 The label set (the ``dataset`` column) is the source of the data file labelled first; a later file that keeps
-its case ids is linked to it (``human_dataset_links``, see ``Workspace.label_set``). An import is recorded
+its case ids is linked to it (``human_dataset_links``, see ``Workspace.human.label_set``). An import is recorded
 (``human_imports``: the file, what it kept and what it left out) and its rows carry its id, so one import's
 labels can be deleted together. Nothing here depends on the metric's version, so editing metric.py keeps
 every score; they survive a reload and a restart like the drafts. Like the other stores, every call opens its

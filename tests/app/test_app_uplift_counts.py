@@ -26,7 +26,7 @@ ONE_SEED = {arm: ends[:1] for arm, ends in HELPS.items()}
 @pytest.fixture
 def scored(data_dir: Path) -> Workspace:
     workspace = Workspace(data_dir)
-    workspace.replace_draft(WRONG_METRIC, "test")
+    workspace.drafts.replace(WRONG_METRIC, "test")
     data = load_example()
     RunStore(data_dir).save(
         RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC
