@@ -16,8 +16,7 @@ import streamlit as st
 from skynet_core.i18n import set_language
 from skynet_core.metric.source import MetricSource
 from skynet_core.scoring.runner import default_pool
-from skynet_core.store import Version, data_dir
-from skynet_core.workspace import Snapshot, Workspace
+from skynet_core.workspace import Snapshot, Version, Workspace, data_dir
 from skynet_core.workspace.jobs import JobSlot
 from ui import keys as K
 

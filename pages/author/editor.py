@@ -27,9 +27,8 @@ import streamlit as st
 from pages.author import files
 from skynet_core.i18n import _
 from skynet_core.metric.source import MAIN_FILE
-from skynet_core.store import Draft
 from skynet_core.views.author import python_completions
-from skynet_core.workspace import Snapshot
+from skynet_core.workspace import Draft, Snapshot
 from ui import keys as K
 from ui import studio
 from ui.widgets.messages import say, show

@@ -31,7 +31,8 @@ constructor (none holds the workspace):
 The workspace itself composes them: :meth:`Workspace.snapshot` (what a page's script run reads, once) and
 :meth:`Workspace.clear` (forgetting everything). It is process-wide, like the database; what belongs to one
 browser session (the API keys typed on the Settings page, the session's id as a job watcher, its job slots) is
-passed in explicitly. It never imports streamlit. Pages and widgets call the services; none of them touches a store.
+passed in explicitly. It never imports streamlit. Pages and widgets call the services; none of them touches a store
+(the records they show, :class:`Draft` and :class:`Version`, and the data directory are re-exported here).
 
 The draft protocol. Every write of the draft raises its revision. A writer says which revision
 its text is based on (the revision its editor was loaded from or last wrote); a write based on
@@ -51,7 +52,7 @@ from pathlib import Path
 
 from ..scoring import RunOptions
 from ..scoring.runner import WorkerPool
-from ..store import DEFAULT_WORKSPACE, Store, connect, data_dir
+from ..store import DEFAULT_WORKSPACE, Draft, Store, Version, connect, data_dir
 from .align import Align, AlignForm, AlignSetup
 from .bounds import Bounds
 from .data import Data
@@ -103,6 +104,7 @@ __all__ = [
     "Conflict",
     "DatasetChoice",
     "DatasetInUse",
+    "Draft",
     "DraftWrite",
     "RunOptions",
     "SavedVersion",
@@ -111,7 +113,9 @@ __all__ = [
     "StressSetup",
     "UpliftForm",
     "UpliftSetup",
+    "Version",
     "Workspace",
+    "data_dir",
     "example_metric",
     "workspace_for",
 ]

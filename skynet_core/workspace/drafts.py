@@ -98,6 +98,10 @@ class Drafts:
         """The saved versions, newest first."""
         return self.store.versions(self.name)
 
+    def version(self, version_id: int) -> Version | None:
+        """A saved version by its id (``None``: there is none)."""
+        return self.store.version(version_id)
+
     def last_conflict(self) -> Conflict | None:
         """The last conflict between two writers of the draft, if there was one."""
         value = self.store.get(self._key(SETTING_CONFLICT))

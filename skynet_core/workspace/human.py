@@ -15,6 +15,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
+from skynet_core.store.human import HumanScores, RunAgreements
+
 from ..datasets import Dataset
 from ..human import (
     FILE_RATER,
@@ -22,12 +24,10 @@ from ..human import (
     AgreementComparison,
     HumanLabels,
     HumanScore,
-    HumanScores,
     ImportedLabels,
     KnownCases,
     LabelImport,
     RaterAgreement,
-    RunAgreements,
     agreement_of,
     compare_agreement,
     labels_csv,

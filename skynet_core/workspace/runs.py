@@ -6,13 +6,16 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from skynet_core.store.marks import MarkStore
+from skynet_core.store.runs import RunStore
+
 from ..cases import Case
-from ..feedback.marks import Mark, MarkStore, MarkValue
+from ..feedback.marks import Mark, MarkValue
 from ..metric.source import MetricSource
 from ..provenance import Provenance
 from ..results import CaseResult
 from ..reward.candidates import ScoredCandidates, from_saved_runs, metric_key
-from ..runs import RunKey, RunStore, RunSummary, SavedRun, metric_hash
+from ..runs import RunKey, RunSummary, SavedRun, metric_hash
 from ..runs.history import keep_scored_text
 from ..store import DEFAULT_WORKSPACE, Store
 from .data import Data

@@ -4,7 +4,7 @@
 (the candidate and split the Data page chose), sampled as the form says, through the workspace's one scorer and
 run options (the answer cache, the budget per run, the Ray address), as a job on the job board: listed under
 Running jobs, cancellable, its progress counted in outputs scored and then the exploit search's proposals. A run
-whose scoring finished is saved with the metric version it tested (:class:`~skynet_core.stress.store.StressStore`),
+whose scoring finished is saved with the metric version it tested (:class:`~skynet_core.store.stress.StressStore`),
 so the Stress test page, History and Runs read it back.
 
 The form (:class:`StressForm`: cases, seed, budget, the search and its rounds) is kept in the store, so it survives
@@ -19,13 +19,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from skynet_core.store.stress import StressStore
+from skynet_core.stress.saved import SavedStress, StressRow
+
 from ..cases import Case
 from ..i18n import _
 from ..llm import ModelSettings
 from ..results import JobKind
 from ..store import DEFAULT_WORKSPACE, Store
 from ..stress.defaults import DEFAULT_ROUNDS, MAX_ROUNDS
-from ..stress.store import SavedStress, StressRow, StressStore
 from .data import Data
 from .drafts import Drafts
 from .jobs import Job, JobSlot
@@ -99,7 +101,7 @@ class StressSetup:
 class Stress:
     """The stress test of the draft (``drafts``) on the data in use (``data``) with the ``settings``' scorer and run
     options, as a job of ``jobs``; its form is kept in ``store`` (per workspace ``name``), its runs in the data
-    directory's :class:`~skynet_core.stress.store.StressStore` (``store`` here)."""
+    directory's :class:`~skynet_core.store.stress.StressStore` (``store`` here)."""
 
     def __init__(
         self,

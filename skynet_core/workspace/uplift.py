@@ -5,7 +5,7 @@ cases in use (the candidate and split the Data page chose), with the task and re
 as a job on the job board: listed under Running jobs, cancellable, its progress counted in steps
 (:class:`~skynet_core.engines.uplift.Progress`, read with :meth:`Uplift.progress`). A run that
 finished at least one seed (whole, cancelled or stopped at its budget) is saved with the metric version that made
-it (:class:`~skynet_core.engines.uplift.store.UpliftStore`), so Feedback review, History and Runs read it back.
+it (:class:`~skynet_core.store.uplift.UpliftStore`), so Feedback review, History and Runs read it back.
 
 The instruction is the workspace's text of the dataset (``Drafts.instruction``, shared with "Try one reflection
 step": one text being optimized per dataset), prefilled from the dataset's own instruction; the experiment's size
@@ -20,10 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from skynet_core.engines.uplift.saved import SavedUplift, UpliftSummary
+from skynet_core.store.uplift import UpliftStore
+
 from ..engines.uplift.config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS, Models, UpliftConfig
 from ..engines.uplift.result import cases_phrase
 from ..engines.uplift.standing import most_complete
-from ..engines.uplift.store import SavedUplift, UpliftStore, UpliftSummary
 from ..i18n import _
 from ..llm import ModelSettings
 from ..metric.source import MetricSource
@@ -116,7 +118,7 @@ def missing_models(settings: ModelSettings) -> tuple[str, ...]:
 class Uplift:
     """The uplift experiment of the draft (``drafts``) on the data in use (``data``) with the ``settings``' models,
     scorer and run options, as a job of ``jobs``; its form is kept in ``store`` (per workspace ``name``), its results
-    in the data directory's :class:`~skynet_core.engines.uplift.store.UpliftStore` (``store`` here)."""
+    in the data directory's :class:`~skynet_core.store.uplift.UpliftStore` (``store`` here)."""
 
     def __init__(
         self,

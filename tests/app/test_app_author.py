@@ -309,7 +309,7 @@ def test_a_new_session_shows_the_last_scored_run(app, data_dir):
     fresh = open_app(check=False)
     assert cases_table(fresh)["id"].tolist() == scored["id"].tolist()
     assert any("Results of the last run, scored" in c.value for c in fresh.caption)
-    from skynet_core.runs import RunStore
+    from skynet_core.store.runs import RunStore
 
     runs = RunStore(data_dir)
     assert runs.latest("example").id == 1  # the restored run was not saved a second time

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from skynet_core.datasets import load_example
-from skynet_core.runs import RunKey, RunStore
+from skynet_core.runs import RunKey
+from skynet_core.store.runs import RunStore
 from skynet_core.stress import BY_ID, Flag
 from skynet_core.workspace import StressForm, Workspace
 from skynet_core.workspace.jobs import JobSlot

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.reward import replace_reward_spec
-from skynet_core.runs import RunStore
 from skynet_core.store import Store
+from skynet_core.store.runs import RunStore
 from skynet_core.workspace import Workspace
 from tests.app.harness import open_app, run_until
 from tests.i18n_scan import english_words, render

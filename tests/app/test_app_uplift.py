@@ -25,7 +25,8 @@ from skynet_core.i18n import format_number
 from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.llm.cache import CacheSetting, save_cache_setting
 from skynet_core.results import CaseResult, JobKind
-from skynet_core.runs import RunKey, RunStore
+from skynet_core.runs import RunKey
+from skynet_core.store.runs import RunStore
 from skynet_core.workspace import Workspace
 from tests import uplift_world as world
 from tests.app.harness import go_to, open_app, run_until

@@ -10,7 +10,7 @@ import streamlit as st
 
 from skynet_core.i18n import _, format_datetime
 from skynet_core.metric.source import MetricSource
-from skynet_core.stress.store import StressRow
+from skynet_core.stress.saved import StressRow
 from skynet_core.workspace import Snapshot
 from ui import studio
 from ui.widgets.text import md

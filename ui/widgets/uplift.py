@@ -13,9 +13,9 @@ from datetime import datetime
 
 import streamlit as st
 
+from skynet_core.engines.uplift.saved import UpliftSummary
 from skynet_core.engines.uplift.standing import partial_note
 from skynet_core.engines.uplift.stats import difference
-from skynet_core.engines.uplift.store import UpliftSummary
 from skynet_core.i18n import N_, _, format_datetime, ngettext
 from skynet_core.metric.source import MetricSource
 from skynet_core.workspace import Snapshot

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from skynet_core.datasets import Role, infer_roles
-from skynet_core.human import HumanScores
+from skynet_core.store.human import HumanScores
 from skynet_core.workspace import Workspace
 from skynet_core.workspace.jobs import JobBoard
 
