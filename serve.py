@@ -65,7 +65,7 @@ def warm() -> None:
     from skynet_core import i18n
 
     workspace = importlib.import_module("ui.studio").open_workspace()
-    asks_a_model = workspace.model_settings().effective() is not None
+    asks_a_model = workspace.settings.models().effective() is not None
     if asks_a_model:
         # A model is configured: the first check's handler would import litellm (seconds of CPU, most of them
         # holding the GIL) in the background, and a visitor arriving meanwhile waited 12 s for the verdict.
@@ -73,7 +73,7 @@ def warm() -> None:
 
         warm_up(wait=True)
     workspace.pool.wait_for_spares(SPARES_WAIT_S)
-    draft = workspace.draft().metric
+    draft = workspace.drafts.current().metric
     # The first visitor's check, made now: a check that passes is remembered, and the page draws it at once. Not
     # for a metric that may ask a model: a server that starts must not pay for a judge's calls nobody asked for.
     # The same for each bundled example that asks none, on the data in use: a newcomer's first click is often
@@ -86,12 +86,12 @@ def warm() -> None:
     unasked = [metric for metric in examples if not names_llm(metric)]
     to_check = ([draft] if not asks_a_model or not names_llm(draft) else []) + unasked
     deadline = time.monotonic() + CHECK_WAIT_S
-    with i18n.use_language(workspace.language()):
+    with i18n.use_language(workspace.settings.language()):
         for metric in to_check:  # the draft's or an example's check already made is at once
             left = deadline - time.monotonic()
             if left <= 0:  # a slow check (a slow metric, a distant cluster) is left to finish; no more start
                 break
-            workspace.check(JobSlot(), metric).wait(left)
+            workspace.jobs.check(JobSlot(), metric).wait(left)
     if to_check:
         workspace.pool.wait_for_spares(SPARES_WAIT_S)  # the checks took some
 

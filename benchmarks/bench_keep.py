@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))  # this tree's skynet_core
 
 from skynet_core.cases import Case  # noqa: E402
 from skynet_core.results import CaseResult  # noqa: E402
-from skynet_core.runs import RunKey, RunStore  # noqa: E402
+from skynet_core.runs import RunKey  # noqa: E402
+from skynet_core.store.runs import RunStore  # noqa: E402
 
 TICK_S = 0.005
 

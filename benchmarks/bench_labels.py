@@ -64,13 +64,13 @@ def child_import(folder: Path, data: Path, labels: Path) -> dict[str, float]:
 
     os.environ["SKYNET_DATA_ROOTS"] = str(folder)
     ws = Workspace(folder / "studio", env={})
-    ws.save_dataset_choice(str(data))
-    if ws.dataset().problem:
-        raise SystemExit(ws.dataset().problem)
+    ws.data.save_choice(str(data))
+    if ws.data.in_use().problem:
+        raise SystemExit(ws.data.in_use().problem)
     before = peak_mb()
     content = labels.read_bytes()  # as the page's uploader holds it
     start, cpu = time.perf_counter(), time.process_time()
-    found = ws.import_human_scores(labels.name, content)
+    found = ws.human.import_scores(labels.name, content)
     return {
         "seconds": time.perf_counter() - start,
         "cpu": time.process_time() - cpu,

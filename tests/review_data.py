@@ -8,7 +8,8 @@ from pathlib import Path
 
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runs import RunKey, RunStore, metric_hash
+from skynet_core.runs import RunKey, metric_hash
+from skynet_core.store.runs import RunStore
 
 LABELS = ("positive", "negative", "neutral")
 REVIEWS = 40

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from skynet_core.datasets import load_example
 from skynet_core.engines.uplift import ALL_ARMS, Arm, Calls, Outcome, SeedRun, UpliftConfig, UpliftResult
-from skynet_core.engines.uplift.store import UpliftStore
 from skynet_core.metric.source import MetricSource
 from skynet_core.provenance import Provenance
+from skynet_core.store.uplift import UpliftStore
 from skynet_core.workspace import Workspace
 from tests.case_factory import WRONG_METRIC
 

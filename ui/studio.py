@@ -16,8 +16,7 @@ import streamlit as st
 from skynet_core.i18n import set_language
 from skynet_core.metric.source import MetricSource
 from skynet_core.scoring.runner import default_pool
-from skynet_core.store import Version, data_dir
-from skynet_core.workspace import Snapshot, Workspace
+from skynet_core.workspace import Snapshot, Version, Workspace, data_dir
 from skynet_core.workspace.jobs import JobSlot
 from ui import keys as K
 
@@ -67,7 +66,7 @@ class Session:
     def replace_draft(self, new: str | MetricSource, reason: str, *, keep: bool = True) -> Version | None:
         """Make ``new`` the draft for ``reason``; the replaced text becomes a version first (returned, if any).
         The Author page's editor shows the new draft the next time it draws, without calling it a conflict."""
-        write = self.workspace.replace_draft(new, reason, keep=keep)
+        write = self.workspace.drafts.replace(new, reason, keep=keep)
         S[K.OWN_REVISION] = write.draft.revision
         return write.kept
 

@@ -49,7 +49,7 @@ def page() -> None:
     if typed.written:
         snap = studio.refresh()  # this run wrote the typed text
     ws = studio.session().workspace
-    chosen = ws.check_cases(snap.in_use)
+    chosen = ws.data.check_cases(snap.in_use)
     check.start(snap, chosen, force=typed.check_again)
     report = check.latest_report(snap)
     last = scoring.last_scoring(snap)
@@ -86,7 +86,7 @@ def page() -> None:
         if chosen.pinned:
             st.button(
                 _("Use the planner's sample again"),
-                on_click=with_language(studio.session().workspace.set_check_pins),
+                on_click=with_language(studio.session().workspace.data.set_check_pins),
                 args=([],),
                 icon=":material/shuffle:",
                 key="author.unpin_all",
@@ -99,7 +99,7 @@ def page() -> None:
 
     st.divider()
     st.subheader(_("Every case"))
-    scored = scoring.score_panel(snap, ws.check_pins(snap.in_use), last)
+    scored = scoring.score_panel(snap, ws.data.check_pins(snap.in_use), last)
     with st.expander(_("Try one case: edit its input, output and expected"), expanded=bool(S.get(K.AUTHOR_TRY_OPEN))):
         try_case.draw_try_case(snap)
     with st.expander(_("Try one reflection step: would this feedback help an optimizer?")):

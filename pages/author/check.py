@@ -51,7 +51,7 @@ def start(snap: Snapshot, chosen: CheckCases, force: bool) -> None:
         return
     S[K.AUTHOR_CHECK_KEY] = key
     me = studio.session()
-    job = me.workspace.check(me.slot("check"), snap.metric, keys=me.keys, watcher=me.watcher, fresh=force)
+    job = me.workspace.jobs.check(me.slot("check"), snap.metric, keys=me.keys, watcher=me.watcher, fresh=force)
     job.wait(SETTLE_S)
 
 

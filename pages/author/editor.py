@@ -27,9 +27,8 @@ import streamlit as st
 from pages.author import files
 from skynet_core.i18n import _
 from skynet_core.metric.source import MAIN_FILE
-from skynet_core.store import Draft
 from skynet_core.views.author import python_completions
-from skynet_core.workspace import Snapshot
+from skynet_core.workspace import Draft, Snapshot
 from ui import keys as K
 from ui import studio
 from ui.widgets.messages import say, show
@@ -87,7 +86,7 @@ def sync(snap: Snapshot) -> Typed:
         base = S.get(BASE, stored.revision)
         written = typed != stored.metric or base != stored.revision
         if written:
-            write = ws.type_draft(typed, base)
+            write = ws.drafts.type(typed, base)
             stored = write.draft
             if write.conflict and write.kept is not None:
                 say(
@@ -125,7 +124,7 @@ def notices() -> None:
     The notice is about one revision of the draft (ui.widgets.messages): it goes when the editor's text changes."""
     if show(NOTICE, S.get(BASE), icon=":material/sync_problem:"):
         return
-    conflict = studio.session().workspace.last_conflict()
+    conflict = studio.session().workspace.drafts.last_conflict()
     if conflict is not None and datetime.now().timestamp() - conflict.at < CONFLICT_SHOWN_S:
         st.caption(
             ":orange[:material/sync_problem:] "
@@ -141,7 +140,7 @@ def newer_draft_notice() -> None:
     waiting for this tab to type or reload, and offers the latest text."""
     studio.apply_language()
     me = studio.session()
-    shown, stored = S.get(BASE), me.workspace.draft().revision
+    shown, stored = S.get(BASE), me.workspace.drafts.current().revision
     if shown is None or stored == shown or stored == me.own_revision:
         return
     with st.container(horizontal=True, vertical_alignment="center"):

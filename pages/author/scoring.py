@@ -29,16 +29,16 @@ S = st.session_state
 
 def start_score() -> None:
     me = studio.session()
-    me.workspace.score_all(me.slot("score"), keys=me.keys, watcher=me.watcher)
+    me.workspace.jobs.score_all(me.slot("score"), keys=me.keys, watcher=me.watcher)
 
 
 def toggle_pin(case_id: str) -> None:
-    studio.session().workspace.toggle_check_pin(case_id)
+    studio.session().workspace.data.toggle_check_pin(case_id)
 
 
 def try_row(case_id: str) -> None:
     """Re-run one case of the table in "Try one case" (opened), where it can be edited."""
-    case = next((case for case in studio.session().workspace.dataset().cases if case.id == case_id), None)
+    case = next((case for case in studio.session().workspace.data.in_use().cases if case.id == case_id), None)
     if case is not None:
         try_case.prefill(case)
         S[K.AUTHOR_TRY_OPEN] = True
@@ -58,7 +58,7 @@ def last_scoring(snap: Snapshot) -> ScoredRun | None:
     me = studio.session()
     job = me.slot("score").job
     if job is None:
-        return me.workspace.latest_run(snap.in_use)
+        return me.workspace.runs.latest(snap.in_use)
     if job.finished and job.result is not None:
         return ScoredResults(job.provenance, job.result.cases)
     return None
@@ -121,7 +121,7 @@ def scoring_so_far(slot: JobSlot, job: Job[Any]) -> None:
 def start_consistency() -> None:
     me, snap = studio.session(), studio.snapshot()
     repeats, limit = int(S[K.AUTHOR_CONSISTENCY_REPEATS]), int(S[K.AUTHOR_CONSISTENCY_CASES])
-    me.workspace.judge_consistency(
+    me.workspace.jobs.judge_consistency(
         me.slot("consistency"), snap.metric, snap.cases[:limit], repeats, keys=me.keys, watcher=me.watcher
     )
 

@@ -41,7 +41,7 @@ def load_example() -> None:
 def map_fields(title: str, fit: FieldFit) -> None:
     """Write the fields the data has into the example's keys (the text it replaces becomes a version first)."""
     me = studio.session()
-    metric = me.workspace.draft().metric
+    metric = me.workspace.drafts.current().metric
     mapped = apply_field_mapping(metric.main, fit.mapping)
     replace_source(metric.with_file(MAIN_FILE, mapped), _("mapping the fields of {title}").format(title=title))
     S[K.AUTHOR_EXAMPLE_FIELDS] = (title, me.own_revision)
@@ -78,7 +78,7 @@ def take_upload() -> None:
         if upload.name.lower().endswith(".zip"):
             new = read_zip(raw)
         else:
-            draft = studio.session().workspace.draft().metric
+            draft = studio.session().workspace.drafts.current().metric
             new = draft.with_file("metric.py", raw.decode("utf-8").removeprefix("\ufeff"))
     except UnicodeDecodeError as exc:
         S[K.AUTHOR_UPLOAD_ERROR] = _(
@@ -102,20 +102,20 @@ def take_upload() -> None:
 
 def choose_candidate() -> None:
     ws = studio.session().workspace
-    ws.choose_cases(S[K.AUTHOR_CANDIDATE], ws.dataset_choice().split)
+    ws.data.choose_cases(S[K.AUTHOR_CANDIDATE], ws.data.choice().split)
 
 
 def choose_split() -> None:
     # Only a split the data has: a selectbox can send back a label of an earlier language ("all").
     ws = studio.session().workspace
-    chosen = ws.dataset()
+    chosen = ws.data.in_use()
     value = S[K.AUTHOR_SPLIT]
     split = value if value and chosen.data.split_counts().get(value) else None
-    ws.choose_cases(chosen.candidate, split)
+    ws.data.choose_cases(chosen.candidate, split)
 
 
 def set_timeout() -> None:
-    studio.session().workspace.set_timeout_s(S[K.AUTHOR_TIMEOUT])
+    studio.session().workspace.settings.set_timeout_s(S[K.AUTHOR_TIMEOUT])
 
 
 def tools(snap: Snapshot) -> None:

@@ -81,14 +81,14 @@ def run() -> None:
     case = typed_case()
     if case is not None:
         me = studio.session()
-        metric = me.workspace.draft().metric
-        me.workspace.try_case(me.slot("try"), metric, case, keys=me.keys, watcher=me.watcher).wait(SETTLE_S)
+        metric = me.workspace.drafts.current().metric
+        me.workspace.jobs.try_case(me.slot("try"), metric, case, keys=me.keys, watcher=me.watcher).wait(SETTLE_S)
 
 
 def save() -> None:
     case = typed_case()
     if case is not None:
-        path = studio.session().workspace.save_user_case(case)
+        path = studio.session().workspace.data.save_user_case(case)
         message = _("Saved case {id} to {path}: open that file on the Data page to score it with the rest.")
         say(f"{KEY}.saved", typed_fields(), md(message.format(id=case.id, path=path)))
 

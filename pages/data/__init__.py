@@ -1,6 +1,6 @@
 """Data: choose the cases metric.py is scored on, give each column a role, see the splits.
 
-The dataset in use is stored in the workspace (``Workspace.save_dataset_choice``). While the user sets
+The dataset in use is stored in the workspace (``Workspace.data.save_choice``). While the user sets
 roles and adds candidate files, this page keeps a draft of the choice in the session, and stores it only
 when "Use this dataset" loads it without an error, so a mistake never replaces a working dataset and never
 loses the roles typed. The draft's panel is ``draft.py``, the splits ``splits.py``.
@@ -59,14 +59,14 @@ def take_upload() -> None:
         return
     ws = studio.session().workspace
     try:
-        path = ws.save_upload(upload.name, upload)
+        path = ws.data.save_upload(upload.name, upload)
     except DatasetError as exc:
         refuse(str(exc))
         return
     except OSError as exc:
         refuse(
             _("{file} could not be saved in {folder} ({reason}). Check that the data directory is writable.").format(
-                file=upload.name, folder=ws.uploads_dir(), reason=exc.strerror
+                file=upload.name, folder=ws.data.uploads_dir(), reason=exc.strerror
             )
         )
         return
@@ -81,7 +81,7 @@ def opened(path: str) -> DatasetDraft:
         columns = [str(column) for column in table(path).columns]
     except DatasetError:
         return DatasetDraft(path=path)  # the draft's panel says why the file cannot be read
-    return DatasetDraft(path=path, roles=studio.session().workspace.remembered_roles(columns))
+    return DatasetDraft(path=path, roles=studio.session().workspace.data.remembered_roles(columns))
 
 
 def open_path() -> None:
@@ -95,7 +95,7 @@ def open_path() -> None:
 
 
 def use_example() -> None:
-    studio.session().workspace.save_dataset_choice(EXAMPLE_SOURCE)
+    studio.session().workspace.data.save_choice(EXAMPLE_SOURCE)
     flash(_("Using the bundled example."))
 
 
@@ -121,20 +121,20 @@ def apply(draft: DatasetDraft) -> None:
     ws = studio.session().workspace
     try:
         with st.spinner(_("Loading the cases…")):
-            data = ws.load(draft.path, draft.roles, tuple(draft.files), main)
+            data = ws.data.load(draft.path, draft.roles, tuple(draft.files), main)
     except (DatasetError, OSError) as exc:
         st.error(md(read_error(exc, draft.path)), icon=":material/error:")
         return
     columns = [str(column) for column in table(draft.path).columns]
-    ws.save_dataset_choice(draft.path, draft.roles, draft.files, main, columns=columns)
-    split = ws.dataset_choice().split
+    ws.data.save_choice(draft.path, draft.roles, draft.files, main, columns=columns)
+    split = ws.data.choice().split
     if split not in (None, *[name for name, count in data.split_counts().items() if count]):
-        ws.choose_cases(ws.dataset().candidate, None)
+        ws.data.choose_cases(ws.data.in_use().candidate, None)
     new_draft(DatasetDraft(path=draft.path, roles=draft.roles, files=list(draft.files), main_candidate=main))
     message = _("Using {file}: {cases}.").format(
         file=md(Path(draft.path).name), cases=cases_text(sum(data.split_counts().values()), len(data.candidates))
     )
-    labels = ws.human_labels(draft.path)
+    labels = ws.human.labels(draft.path)
     if labels.stored():
         message += " " + md(matched_text(labels))
     flash(message)
@@ -182,7 +182,7 @@ def remember_choice(snap: Snapshot) -> None:
     in_use = snap.in_use
     path = in_use.data.source if not in_use.problem else EXAMPLE_SOURCE
     if K.DATA_DRAFT not in S:
-        choice = studio.session().workspace.dataset_choice() if path != EXAMPLE_SOURCE else None
+        choice = studio.session().workspace.data.choice() if path != EXAMPLE_SOURCE else None
         S[K.DATA_DRAFT] = (
             None
             if choice is None

@@ -57,7 +57,7 @@ def add_candidate_file(draft: DatasetDraft) -> None:
         return
     try:
         if upload is not None:
-            path = str(me.workspace.save_upload(upload.name, upload))
+            path = str(me.workspace.data.save_upload(upload.name, upload))
         elif typed:
             path = str(server_path(typed))
             table(path)  # says now, not at "Use this dataset", when the file cannot be read

@@ -20,12 +20,12 @@ S = st.session_state
 
 def _save_candidate(token: str) -> None:
     ws = studio.session().workspace
-    ws.choose_cases(S[f"data.candidate.{token}"], ws.dataset_choice().split)
+    ws.data.choose_cases(S[f"data.candidate.{token}"], ws.data.choice().split)
 
 
 def _save_split(token: str) -> None:
     chosen, ws = S[f"data.split.{token}"], studio.session().workspace
-    ws.choose_cases(ws.dataset().candidate, None if chosen == ALL_SPLITS else chosen)
+    ws.data.choose_cases(ws.data.in_use().candidate, None if chosen == ALL_SPLITS else chosen)
 
 
 def split_label(split: str) -> str:

@@ -39,7 +39,7 @@ SCORE_SLOT = "feedback.score"
 
 def start_scoring() -> None:
     me = studio.session()
-    me.workspace.score_all(me.slot(SCORE_SLOT), keys=me.keys, watcher=me.watcher)
+    me.workspace.jobs.score_all(me.slot(SCORE_SLOT), keys=me.keys, watcher=me.watcher)
 
 
 def score_controls(case_count: int, primary: bool) -> None:
@@ -134,7 +134,7 @@ def run_header(snap: Snapshot, run: SavedRun, unmatched: int) -> None:
 
 
 def review_section(snap: Snapshot, run: SavedRun, pairs: Pairs, result: Review) -> None:
-    marks = studio.session().workspace.marks_for(run)
+    marks = studio.session().workspace.runs.marks_for(run)
     grades = current_grades(run)
     values = [mark.value for case_id, mark in marks.items() if case_id in result.by_case]
     stats = st.columns(4)
@@ -183,7 +183,7 @@ def page() -> None:
             "it says what was wrong and what the right output looks like; the rules below flag the rest."
         )
     )
-    run = studio.session().workspace.latest_run(snap.in_use)
+    run = studio.session().workspace.runs.latest(snap.in_use)
     if run is None:
         text = (
             _("No scored run of {dataset} (candidate {candidate}) yet.")

@@ -19,7 +19,7 @@ PERCENT = "%.2f"
 def rules_panel(run: SavedRun, result: Review) -> None:
     """Which rules to trust on this data: each rule's precision and recall against the marks, with intervals."""
     st.markdown("#### " + _("The rules against your marks"))
-    marks = studio.session().workspace.marks_for(run)
+    marks = studio.session().workspace.runs.marks_for(run)
     marked = [case_id for case_id in result.case_ids if case_id in marks]
     if not marked:
         st.caption(

@@ -93,10 +93,10 @@ def mark_controls(run: SavedRun, case_id: str, mark: Mark | None) -> None:
     ws = studio.session().workspace
 
     def set_mark(value: MarkValue) -> None:
-        ws.set_mark(run, case_id, value, st.session_state.get(note_key, "").strip())
+        ws.runs.set_mark(run, case_id, value, st.session_state.get(note_key, "").strip())
 
     def clear() -> None:
-        ws.clear_mark(run, case_id)
+        ws.runs.clear_mark(run, case_id)
 
     state = _("Marked **{mark}**.").format(mark=mark_text(mark)) if mark else _("Not marked yet.")
     st.markdown(_("**Is this feedback useful to the engines?** {state}").format(state=state))

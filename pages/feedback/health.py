@@ -51,8 +51,8 @@ def findings_list(findings: list[HealthFinding]) -> None:
 
 def start_probes(run: SavedRun, cases: list[Case]) -> None:
     me = studio.session()
-    metric = MetricSource.of(run.metric_source) if run.metric_source else me.workspace.draft().metric
-    me.workspace.probes(me.slot(PROBES), metric, cases, label=str(run.id), keys=me.keys, watcher=me.watcher)
+    metric = MetricSource.of(run.metric_source) if run.metric_source else me.workspace.drafts.current().metric
+    me.workspace.jobs.probes(me.slot(PROBES), metric, cases, label=str(run.id), keys=me.keys, watcher=me.watcher)
 
 
 def draw_health(snap: Snapshot, run: SavedRun, pairs: Pairs) -> None:
@@ -125,7 +125,7 @@ def current_grades(run: SavedRun) -> dict[str, Grade]:
 
 def start_grading(run: SavedRun, pairs: Pairs) -> None:
     me, snap = studio.session(), studio.snapshot()
-    me.workspace.grade_feedback(me.slot(GRADES), pairs, snap.settings, label=str(run.id), watcher=me.watcher)
+    me.workspace.jobs.grade_feedback(me.slot(GRADES), pairs, snap.settings, label=str(run.id), watcher=me.watcher)
 
 
 def draw_model_review(snap: Snapshot, run: SavedRun, pairs: Pairs, result: Review, grades: dict[str, Grade]) -> None:

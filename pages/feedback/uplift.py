@@ -1,8 +1,8 @@
 """Feedback review's "Does this feedback help?": the uplift experiment's form, its plan, the run as a workspace job
 (progress and Cancel through the one job panel) and the newest result of the dataset in use.
 
-The instruction and the experiment's size are the workspace's (``Workspace.uplift_instruction``,
-``Workspace.uplift_form``): they survive a visit to another page. The result is drawn by ``uplift_result.py``.
+The instruction and the experiment's size are the workspace's (``Workspace.uplift.instruction``,
+``Workspace.uplift.form``): they survive a visit to another page. The result is drawn by ``uplift_result.py``.
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ def form_from_widgets() -> UpliftForm:
 
 
 def keep_form() -> None:
-    studio.session().workspace.set_uplift_form(form_from_widgets())
+    studio.session().workspace.uplift.set_form(form_from_widgets())
 
 
 def keep_instruction(dataset: str) -> None:
-    studio.session().workspace.set_instruction(dataset, S[K.UPLIFT_INSTRUCTION])
+    studio.session().workspace.drafts.set_instruction(dataset, S[K.UPLIFT_INSTRUCTION])
 
 
 def start() -> None:
@@ -50,7 +50,7 @@ def start() -> None:
     S.pop(K.UPLIFT_REFUSED, None)
     try:
         config = form_from_widgets().config(S[K.UPLIFT_INSTRUCTION])
-        me.workspace.start_uplift(me.slot(SLOT), config, keys=me.keys, watcher=me.watcher)
+        me.workspace.uplift.start(me.slot(SLOT), config, keys=me.keys, watcher=me.watcher)
     except ValueError as exc:
         S[K.UPLIFT_REFUSED] = str(exc)
 
@@ -85,8 +85,8 @@ def models_line(snap: Snapshot) -> bool:
 def form_fields(snap: Snapshot) -> None:
     """The instruction and the experiment's size, shown as the workspace keeps them."""
     ws = studio.session().workspace
-    S[K.UPLIFT_INSTRUCTION] = ws.uplift_instruction(snap.in_use)
-    kept = ws.uplift_form()
+    S[K.UPLIFT_INSTRUCTION] = ws.uplift.instruction(snap.in_use)
+    kept = ws.uplift.form()
     values = (kept.rounds, kept.seeds, kept.minibatch, kept.max_cost_usd or 0.0)
     S.update(dict(zip(FIELDS, values, strict=True)))
     st.text_area(
@@ -124,7 +124,7 @@ def plan_lines(snap: Snapshot) -> bool:
         with st.spinner(_("Loading litellm (once per server start; it takes a few seconds)…")):
             warm_up(wait=True)
     try:
-        setup = me.workspace.plan_uplift(form_from_widgets().config(S[K.UPLIFT_INSTRUCTION]), me.keys)
+        setup = me.workspace.uplift.plan(form_from_widgets().config(S[K.UPLIFT_INSTRUCTION]), me.keys)
     except ValueError as exc:
         st.warning(md(str(exc)), icon=":material/warning:")
         return False
@@ -138,7 +138,7 @@ def running(job: Job[Any]) -> None:
     """The job's progress bar and Cancel, then where it is and what it spent."""
     me = studio.session()
     progress_row(me.slot(SLOT), job, JOB_KEY)
-    step = me.workspace.uplift_progress(job)
+    step = me.workspace.uplift.progress(job)
     if step is not None:
         st.caption(
             _("Now: {step} · {calls} · {cost} spent").format(
@@ -190,7 +190,7 @@ def uplift_panel(snap: Snapshot) -> None:
         if S.get(K.UPLIFT_REFUSED):
             st.warning(md(S[K.UPLIFT_REFUSED]), icon=":material/warning:")
         job_section()
-        saved = studio.session().workspace.latest_uplift(snap.in_use)
+        saved = studio.session().workspace.uplift.latest(snap.in_use)
         if saved is None:
             st.caption(_("No experiment has run on this dataset yet."))
         else:

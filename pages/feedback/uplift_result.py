@@ -10,7 +10,7 @@ import streamlit as st
 
 from skynet_core.engines.uplift import Arm, UpliftResult
 from skynet_core.engines.uplift.charts import gains_figure, instruction_diff, scores_figure
-from skynet_core.engines.uplift.store import SavedUplift
+from skynet_core.engines.uplift.saved import SavedUplift
 from skynet_core.i18n import _, format_datetime, format_number, ngettext
 from skynet_core.workspace import Snapshot
 from ui import keys as K

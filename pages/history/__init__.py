@@ -29,14 +29,14 @@ SLOT = "history"
 def version_labels(snap: Snapshot) -> dict[str, MetricSource]:
     """Label → metric folder: the current draft first, then saved versions, newest first."""
     labels = {_(CURRENT): snap.metric}
-    for version in studio.session().workspace.versions():
+    for version in studio.session().workspace.drafts.versions():
         labels[version_label(version)] = version.folder
     return labels
 
 
 def start_comparison(old: MetricSource, new: MetricSource) -> None:
     me = studio.session()
-    me.workspace.compare_versions(me.slot(SLOT), old, new, keys=me.keys, watcher=me.watcher)
+    me.workspace.jobs.compare_versions(me.slot(SLOT), old, new, keys=me.keys, watcher=me.watcher)
     st.session_state[K.HISTORY_COMPARED] = (old.digest, new.digest)
 
 

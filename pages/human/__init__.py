@@ -1,7 +1,7 @@
 """Human scores: a person scores the cases in use one at a time, and sees how far the metric agrees with them.
 
 The labels belong to the case ids of the data in use, the candidate and the rater; they live in the workspace
-(``Workspace.set_human_score`` and friends) and do not depend on metric.py. The metric's score and feedback,
+(``Workspace.human.set_score`` and friends) and do not depend on metric.py. The metric's score and feedback,
 from the latest scored run, stay hidden unless asked for. Below the labelling view: label files in and out,
 two raters' agreement, the agreement report of the latest run (``ui.widgets.agreement``), and "Align the judge"
 (``align.py``).
@@ -52,12 +52,12 @@ def page() -> None:
     if not snap.cases:
         st.info(_("The data in use has no cases in this split: choose another on the Data page."))
         return
-    labels = ws.human_labels(in_use.data.source)
-    run = ws.latest_run(in_use)
+    labels = ws.human.labels(in_use.data.source)
+    run = ws.runs.latest(in_use)
     results = {result.id: result for result in run.results} if run is not None else {}
     scores = {case_id: float(r.score) for case_id, r in results.items() if r.ok and r.score is not None}
-    scale, order = choices([case.id for case in snap.cases], scores, ws.pass_threshold())
-    rater = ws.rater()
+    scale, order = choices([case.id for case in snap.cases], scores, ws.human.pass_threshold())
+    rater = ws.human.rater()
     anyone = frozenset(labels.values(in_use.candidate))
     labelling(in_use, order, scale, labels.of_rater(rater, in_use.candidate), anyone, results)
     st.divider()

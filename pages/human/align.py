@@ -1,7 +1,7 @@
 """Human scores' "Align the judge": the form, the raters' ceiling and the plan's calls and cost before anything starts,
 the run as a workspace job (progress and Cancel through the one job panel), then the result (``align_result.py``).
 
-The form is the workspace's (``Workspace.align_form``): it survives a visit to another page and a reload.
+The form is the workspace's (``Workspace.align.form``): it survives a visit to another page and a reload.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def form_from_widgets() -> AlignForm:
 
 
 def keep_form() -> None:
-    studio.session().workspace.set_align_form(form_from_widgets())
+    studio.session().workspace.align.set_form(form_from_widgets())
 
 
 def start() -> None:
@@ -45,14 +45,14 @@ def start() -> None:
     S.pop(K.ALIGN_REFUSED, None)
     S.pop(K.ALIGN_SAVED, None)
     try:
-        me.workspace.start_align(me.slot(SLOT), form_from_widgets(), keys=me.keys, watcher=me.watcher)
+        me.workspace.align.start(me.slot(SLOT), form_from_widgets(), keys=me.keys, watcher=me.watcher)
     except ValueError as exc:
         S[K.ALIGN_REFUSED] = str(exc)
 
 
 def form_fields(raters: list[str]) -> None:
     """Rounds, budget, seed and whose labels count, shown as the workspace keeps them."""
-    kept = studio.session().workspace.align_form()
+    kept = studio.session().workspace.align.form()
     rater = kept.rater if kept.rater in raters else EVERY_RATER
     S.update({K.ALIGN_ROUNDS: kept.rounds, K.ALIGN_BUDGET: kept.max_cost_usd or 0.0, K.ALIGN_SEED: kept.seed})
     S[K.ALIGN_RATER] = rater
@@ -89,7 +89,7 @@ def setup_lines() -> bool:
     if not litellm_ready():
         with st.spinner(_("Loading litellm (once per server start; it takes a few seconds)…")):
             warm_up(wait=True)
-    setup = me.workspace.align_setup(form_from_widgets(), me.keys)
+    setup = me.workspace.align.setup(form_from_widgets(), me.keys)
     for pair, found in setup.ceiling:
         st.info(md(ceiling_line(pair, found)), icon=":material/groups:")
     if setup.plan is None:
@@ -105,7 +105,7 @@ def running(job: Job[Any]) -> None:
     """The job's progress bar and Cancel, then where it is and what it spent."""
     me = studio.session()
     progress_row(me.slot(SLOT), job, JOB_KEY)
-    step = me.workspace.align_progress(job)
+    step = me.workspace.align.progress(job)
     if step is not None:
         st.caption(
             _("Now: {step} · {judge} judge and {reflection} reflection calls · {cost} spent").format(
@@ -159,6 +159,6 @@ def align_panel(snap: Snapshot, raters: list[str]) -> None:
         if S.get(K.ALIGN_REFUSED):
             st.warning(md(S[K.ALIGN_REFUSED]), icon=":material/warning:")
         job_section()
-        result = studio.session().workspace.latest_alignment(snap.in_use, snap.metric)
+        result = studio.session().workspace.align.latest(snap.in_use, snap.metric)
         if result is not None:
             draw_result(result)

@@ -22,17 +22,17 @@ S = st.session_state
 
 def save() -> None:
     ws = studio.session().workspace
-    result = ws.latest_alignment()
+    result = ws.align.latest()
     if result is not None:
-        saved = ws.save_aligned_version(result, str(S.get(K.ALIGN_VERSION_NAME, "")))
+        saved = ws.align.save_version(result, str(S.get(K.ALIGN_VERSION_NAME, "")))
         S[K.ALIGN_SAVED] = saved.version.id
 
 
 def open_saved() -> None:
     ws = studio.session().workspace
-    version = ws.store.version(int(S[K.ALIGN_SAVED]))
+    version = ws.drafts.version(int(S[K.ALIGN_SAVED]))
     if version is not None:
-        ws.open_aligned(version)
+        ws.align.open(version)
 
 
 def verdict_box(result: AlignResult) -> None:
@@ -93,7 +93,7 @@ def save_row(result: AlignResult) -> None:
     left.text_input(_("Version name"), key=K.ALIGN_VERSION_NAME, max_chars=100)
     right.button(_("Save as a version"), on_click=with_language(save), icon=":material/save:", key="human.align.save")
     saved = S.get(K.ALIGN_SAVED)
-    version = studio.session().workspace.store.version(int(saved)) if saved is not None else None
+    version = studio.session().workspace.drafts.version(int(saved)) if saved is not None else None
     if version is None:
         return
     st.success(

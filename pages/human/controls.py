@@ -27,18 +27,18 @@ def save_rater() -> None:
     """Keep the name typed (an empty one goes back to the OS user); a bad one is said and not kept."""
     ws = studio.session().workspace
     try:
-        S[K.HUMAN_RATER] = ws.set_rater(str(S.get(K.HUMAN_RATER, "")))
+        S[K.HUMAN_RATER] = ws.human.set_rater(str(S.get(K.HUMAN_RATER, "")))
         S.pop(K.HUMAN_RATER_FLASH, None)  # a name refused before is no longer the news
     except ValueError as exc:
         say(K.HUMAN_RATER_FLASH, None, md(str(exc)), "error")
-        S[K.HUMAN_RATER] = ws.rater()
+        S[K.HUMAN_RATER] = ws.human.rater()
 
 
 def rater_field() -> str:
     """The rater's name (the same setting as on the Settings page); returns the name in force."""
     ws = studio.session().workspace
     if K.HUMAN_RATER not in S:
-        S[K.HUMAN_RATER] = ws.rater()
+        S[K.HUMAN_RATER] = ws.human.rater()
     st.text_input(
         _("Your name as a rater"),
         key=K.HUMAN_RATER,
@@ -47,7 +47,7 @@ def rater_field() -> str:
         help=_("The scores you give here are kept under this name; another person's under theirs."),
         width=240,
     )
-    return ws.rater()
+    return ws.human.rater()
 
 
 def scale_choice() -> LabelScale:

@@ -30,7 +30,7 @@ def import_file() -> None:
         return
     ws = studio.session().workspace
     try:
-        found = ws.import_human_scores(upload.name, upload.getvalue(), rater=str(S.get(K.HUMAN_UPLOAD_RATER) or ""))
+        found = ws.human.import_scores(upload.name, upload.getvalue(), rater=str(S.get(K.HUMAN_UPLOAD_RATER) or ""))
     except LabelError as exc:
         say(K.HUMAN_FLASH, None, md(_("Nothing was imported: {problem}").format(problem=exc)), "error")
         return
@@ -43,20 +43,20 @@ def import_file() -> None:
 
 
 def delete_import(import_id: int, file: str) -> None:
-    deleted = studio.session().workspace.delete_label_import(import_id)
+    deleted = studio.session().workspace.human.delete_label_import(import_id)
     text = ngettext("Deleted {count} human score imported from {file}.",
                     "Deleted {count} human scores imported from {file}.", deleted)  # fmt: skip
     say(K.HUMAN_STORED_FLASH, None, md(text.format(count=format_number(deleted), file=file)))
 
 
 def delete_rater(rater: str) -> None:
-    deleted = studio.session().workspace.delete_rater_labels(rater)
+    deleted = studio.session().workspace.human.delete_rater_labels(rater)
     text = ngettext("Deleted {count} human score by {rater}.", "Deleted {count} human scores by {rater}.", deleted)
     say(K.HUMAN_STORED_FLASH, None, md(text.format(count=format_number(deleted), rater=rater)))
 
 
 def assign_candidate(candidate: str) -> None:
-    given = studio.session().workspace.assign_candidate(candidate)
+    given = studio.session().workspace.human.assign_candidate(candidate)
     text = ngettext("{count} human score is now for candidate {candidate}.",
                     "{count} human scores are now for candidate {candidate}.", given)  # fmt: skip
     say(K.HUMAN_STORED_FLASH, None, md(text.format(count=format_number(given), candidate=candidate)))
@@ -125,7 +125,7 @@ def stored_panel(labels: HumanLabels, candidate: str) -> None:
         for form, name in (("csv", "CSV"), ("jsonl", "JSONL")):
             st.download_button(
                 _("Download {format}").format(format=name),
-                partial(ws.export_human_scores, form, labels.dataset),
+                partial(ws.human.export_scores, form, labels.dataset),
                 file_name=f"human-scores.{form}",
                 mime="text/csv" if form == "csv" else "application/jsonl",
                 disabled=not stored,
@@ -133,7 +133,7 @@ def stored_panel(labels: HumanLabels, candidate: str) -> None:
                 icon=":material/download:",
                 key=f"human.export.{form}",
             )
-    imports = ws.label_imports(labels.dataset)
+    imports = ws.human.label_imports(labels.dataset)
     if imports:
         st.markdown("**" + _("Imports") + "**")
     for item in imports[:IMPORTS_SHOWN]:
@@ -144,7 +144,7 @@ def stored_panel(labels: HumanLabels, candidate: str) -> None:
                     count=format_number(item.remaining), file=item.file)))  # fmt: skip
                 st.button(_("Delete"), on_click=with_language(delete_import), args=(item.id, item.file),
                           type="primary", key=f"human.delete_import.{item.id}")  # fmt: skip
-    raters = ws.stored_raters(labels.dataset)
+    raters = ws.human.stored_raters(labels.dataset)
     if raters:
         with st.container(horizontal=True, vertical_alignment="bottom"):
             chosen = st.selectbox(_("A rater's labels"), raters, key=K.HUMAN_DELETE_RATER, width=240)
@@ -184,7 +184,7 @@ def raters_panel(labels: HumanLabels, rater: str, candidate: str) -> None:
         others = [name for name in raters if name != first]
         second = st.selectbox(_("Second rater"), others, format_func=rater_label, key=K.HUMAN_SECOND, width=260)
     second = second if second in others else others[0]
-    found = studio.session().workspace.rater_agreement(first, second, candidate, labels)
+    found = studio.session().workspace.human.rater_agreement(first, second, candidate, labels)
     row = st.container(horizontal=True, gap="large")
     row.metric(_("Krippendorff's α (interval)"), estimate_text(found.alpha, 2), width="content")
     row.metric(_("Scored by both"), found.n, width="content")

@@ -34,14 +34,14 @@ def note_key(in_use: DatasetInUse, case_id: str) -> str:
 def give(case_id: str, value: float, order: Sequence[str], labelled: frozenset[str]) -> None:
     """Score the case (with the note typed), then move on to the next unlabelled case when that is chosen."""
     me = studio.session()
-    in_use = me.workspace.dataset()
-    me.workspace.set_human_score(case_id, value, str(S.get(note_key(in_use, case_id)) or ""), in_use=in_use)
+    in_use = me.workspace.data.in_use()
+    me.workspace.human.set_score(case_id, value, str(S.get(note_key(in_use, case_id)) or ""), in_use=in_use)
     if S.get(K.HUMAN_ADVANCE, True):
         S[K.HUMAN_CASE] = next_unlabelled(order, labelled | {case_id}, case_id) or step(order, case_id, 1)
 
 
 def clear(case_id: str) -> None:
-    studio.session().workspace.clear_human_score(case_id)
+    studio.session().workspace.human.clear_score(case_id)
 
 
 def move(case_id: str | None) -> None:
@@ -53,8 +53,8 @@ def save_note(case_id: str, label: HumanScore | None) -> None:
     """A note typed on a scored case is kept at once; on an unscored one, with its score."""
     if label is not None:
         me = studio.session()
-        in_use = me.workspace.dataset()
-        me.workspace.set_human_score(case_id, label.value, str(S.get(note_key(in_use, case_id)) or ""), in_use=in_use)
+        in_use = me.workspace.data.in_use()
+        me.workspace.human.set_score(case_id, label.value, str(S.get(note_key(in_use, case_id)) or ""), in_use=in_use)
 
 
 def current_case(order: Sequence[str], labelled: frozenset[str]) -> str:

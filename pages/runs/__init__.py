@@ -38,7 +38,7 @@ def share(value: float) -> str:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def saved_run(run_id: int, directory: str) -> SavedRun | None:
-    return studio.session().workspace.run(run_id)
+    return studio.session().workspace.runs.get(run_id)
 
 
 def column_label(column: str) -> str:
@@ -50,7 +50,7 @@ def column_label(column: str) -> str:
 
 
 def case_table(run: SavedRun) -> Any:
-    cases, where = views.run_cases(run, studio.session().workspace.cases_of)
+    cases, where = views.run_cases(run, studio.session().workspace.data.cases_of)
     if where == "dataset":
         st.caption(_("This run was saved before runs kept their cases: inputs and outputs come from its dataset now."))
     elif where == "missing":
@@ -173,11 +173,11 @@ def page() -> None:
     snap = studio.snapshot()
     ws = studio.session().workspace
     st.title(_("Runs"))
-    summaries = ws.run_summaries()
+    summaries = ws.runs.summaries()
     if not summaries:
         st.info(_('No saved runs yet. Every "Score all cases" (on the Author or Feedback review page) is kept here.'))
         return
-    names = views.version_names(ws.versions(), snap.metric.digest)
+    names = views.version_names(ws.drafts.versions(), snap.metric.digest)
     st.caption(
         _("Every scored run, newest first. A run is current when metric.py, the data and the model are unchanged.")
     )

@@ -1,6 +1,6 @@
 """Settings: the metric and reflection models, their keys for this session, how calls are made, and isolation.
 
-Non-secret settings are saved in the workspace (``Workspace.save_model_settings``); keys typed here live in
+Non-secret settings are saved in the workspace (``Workspace.settings.save_models``); keys typed here live in
 this session only (``Session.set_key``) and are shown back masked. The model call for a metric's ``llm()``
 is made by the server, so no key ever reaches metric code. What the form's values mean is
 ``skynet_core.views.settings``; the panels are this package's ``model.py``, ``calls.py`` and ``try_judge.py``.
@@ -34,14 +34,14 @@ KEY_FIELD_CSS = (
 def seed() -> None:
     """Show the saved settings in the widgets (key fields start empty: a key is never shown back), no edit kept."""
     me = studio.session()
-    S.update(form_values(me.workspace.model_settings(me.keys), me.workspace.ray_address()))
+    S.update(form_values(me.workspace.settings.models(me.keys), me.workspace.settings.ray_address()))
     S.pop(K.SETTINGS_EDITS, None)
 
 
 def save() -> None:
     me = studio.session()
-    me.workspace.save_model_settings(form())
-    me.workspace.set_ray_address(S[K.SETTINGS_RAY_ADDRESS])
+    me.workspace.settings.save_models(form())
+    me.workspace.settings.set_ray_address(S[K.SETTINGS_RAY_ADDRESS])
     for role, key in typed_keys(S.to_dict()).items():
         me.set_key(role, key)
     for role in ROLES:
@@ -51,7 +51,7 @@ def save() -> None:
 
 
 def reset() -> None:
-    studio.session().workspace.forget_model_settings()
+    studio.session().workspace.settings.forget_models()
     seed()
     S[K.SETTINGS_NOTICE] = _("Saved settings cleared: the environment's defaults apply.")
 

@@ -1,6 +1,6 @@
 """The Settings page's answer cache and sandbox cap: what the server shares with every session, saved as soon as
-it is changed (``Workspace.save_cache_setting``, ``Workspace.clear_cache``, ``Workspace.set_sandbox_cap``), apart
-from the model form and its "Save settings"."""
+it is changed (``Workspace.bounds``: ``save_cache_setting``, ``clear_cache``, ``set_sandbox_cap``), apart from the
+model form and its "Save settings"."""
 
 from __future__ import annotations
 
@@ -17,22 +17,22 @@ S = st.session_state
 
 def save_cache() -> None:
     setting = CacheSetting(bool(S[K.SETTINGS_CACHE_ON]), float(S[K.SETTINGS_CACHE_MB]))
-    studio.session().workspace.save_cache_setting(setting)
+    studio.session().workspace.bounds.save_cache_setting(setting)
     S[K.SETTINGS_NOTICE] = _("Answer cache setting saved: the next run uses it.")
 
 
 def clear_cache() -> None:
-    studio.session().workspace.clear_cache()
+    studio.session().workspace.bounds.clear_cache()
     S[K.SETTINGS_NOTICE] = _("Answer cache cleared: the next run asks the model for every call.")
 
 
 def save_cap() -> None:
-    studio.session().workspace.set_sandbox_cap(int(S[K.SETTINGS_SANDBOX_CAP]))
+    studio.session().workspace.bounds.set_sandbox_cap(int(S[K.SETTINGS_SANDBOX_CAP]))
     S[K.SETTINGS_NOTICE] = _("Sandbox cap saved: it applies now, to every session's jobs.")
 
 
 def default_cap() -> None:
-    studio.session().workspace.set_sandbox_cap(None)
+    studio.session().workspace.bounds.set_sandbox_cap(None)
     S[K.SETTINGS_NOTICE] = _("Sandbox cap back to this machine's default.")
 
 
@@ -43,7 +43,7 @@ def megabytes(size: int) -> str:
 def cache_panel() -> None:
     """The cache's switch, its bound, its size with a "Clear" button; the cap on sandboxes and its queue."""
     ws = studio.session().workspace
-    setting, usage = ws.cache_setting(), ws.cache_usage()
+    setting, usage = ws.bounds.cache_setting(), ws.bounds.cache_usage()
     # What is saved, shown afresh on every run: another session may have changed it.
     S[K.SETTINGS_CACHE_ON], S[K.SETTINGS_CACHE_MB] = setting.enabled, setting.max_mb
     st.subheader(_("Answer cache"))
@@ -89,7 +89,7 @@ def cache_panel() -> None:
 
 def sandbox_panel() -> None:
     ws = studio.session().workspace
-    cap, default, queue = ws.sandbox_cap(), ws.default_sandbox_cap(), ws.sandbox_queue()
+    cap, default, queue = ws.bounds.sandbox_cap(), ws.bounds.default_sandbox_cap(), ws.bounds.sandbox_queue()
     S[K.SETTINGS_SANDBOX_CAP] = cap
     st.subheader(_("Sandboxes at once"))
     with st.container(horizontal=True, vertical_alignment="bottom"):

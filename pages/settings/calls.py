@@ -99,7 +99,7 @@ def calls_panel() -> None:
 
 def environment_panel() -> None:
     st.subheader(_("Defaults from the server's environment"))
-    defaults = studio.session().workspace.environment_defaults()
+    defaults = studio.session().workspace.settings.environment_defaults()
     # A few lines to read: text in the page (a grid draws on a canvas, and loading its component slowed the
     # page's first draw), each value as written.
     rows = [f"| `{name}` | {md(value) if value else '*' + _('(not set)') + '*'} |" for name, value in defaults]

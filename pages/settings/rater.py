@@ -15,17 +15,17 @@ def save_rater() -> None:
     """Keep the name as it is typed (empty: the OS user's name again); a name that cannot be kept is said."""
     ws = studio.session().workspace
     try:
-        ws.set_rater(str(S.get(K.SETTINGS_RATER, "")))
+        ws.human.set_rater(str(S.get(K.SETTINGS_RATER, "")))
     except ValueError as exc:
         S[K.SETTINGS_NOTICE] = str(exc)
-    S[K.SETTINGS_RATER] = ws.rater()
+    S[K.SETTINGS_RATER] = ws.human.rater()
 
 
 def rater_panel() -> None:
     """The rater's name field: saved as it changes, shared with the Human scores page."""
     st.subheader(_("Human scores"))
     if K.SETTINGS_RATER not in S:
-        S[K.SETTINGS_RATER] = studio.session().workspace.rater()
+        S[K.SETTINGS_RATER] = studio.session().workspace.human.rater()
     st.text_input(
         _("Your name as a rater"),
         key=K.SETTINGS_RATER,

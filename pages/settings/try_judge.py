@@ -1,5 +1,5 @@
 """The Settings page's "Try the model-as-judge example": the bundled judge metric on a few bundled cases, scored
-as a workspace job (``Workspace.try_judge``: the one scoring path) with the form's settings, saved or not."""
+as a workspace job (``Workspace.jobs.try_judge``: the one scoring path) with the form's settings, saved or not."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def start_try() -> None:
     settings = settings_from_form(st.session_state.to_dict(), me.keys)
     example = load_example()
     cases = example.for_candidate(example.candidates[0])[:TRY_CASES]
-    me.workspace.try_judge(me.slot(SLOT), example_metric("Model as judge"), cases, settings, watcher=me.watcher)
+    me.workspace.jobs.try_judge(me.slot(SLOT), example_metric("Model as judge"), cases, settings, watcher=me.watcher)
 
 
 def try_judge() -> None:

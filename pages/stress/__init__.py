@@ -4,7 +4,7 @@ panel), and the newest report of the dataset in use (drawn by ``report.py``).
 
 A page of its own rather than a panel of Feedback review: it asks about the metric itself, not about a saved run's
 feedback, so it needs no scored run first, and its results (the verdict, the worst examples side by side, every
-perturbation, the search) need the page's room. The form's values are the workspace's (``Workspace.stress_form``).
+perturbation, the search) need the page's room. The form's values are the workspace's (``Workspace.stress.form``).
 """
 
 from __future__ import annotations
@@ -42,21 +42,21 @@ def form_from_widgets() -> StressForm:
 
 
 def keep_form() -> None:
-    studio.session().workspace.set_stress_form(form_from_widgets())
+    studio.session().workspace.stress.set_form(form_from_widgets())
 
 
 def start() -> None:
     me = studio.session()
     S.pop(K.STRESS_REFUSED, None)
     try:
-        me.workspace.start_stress(me.slot(SLOT), form_from_widgets(), keys=me.keys, watcher=me.watcher)
+        me.workspace.stress.start(me.slot(SLOT), form_from_widgets(), keys=me.keys, watcher=me.watcher)
     except ValueError as exc:
         S[K.STRESS_REFUSED] = str(exc)
 
 
 def form_fields() -> None:
     """The run's size and the exploit search, shown as the workspace keeps them."""
-    kept = studio.session().workspace.stress_form()
+    kept = studio.session().workspace.stress.form()
     values = (kept.cases or 0, kept.seed, kept.max_cost_usd or 0.0, kept.search, kept.rounds)
     S.update(dict(zip(FIELDS, values, strict=True)))
     sizes = st.columns(3)
@@ -117,7 +117,7 @@ def plan_lines(snap: Snapshot) -> bool:
         with st.spinner(_("Loading litellm (once per server start; it takes a few seconds)…")):
             warm_up(wait=True)
     try:
-        setup = me.workspace.plan_stress(form, me.keys)
+        setup = me.workspace.stress.plan(form, me.keys)
     except ValueError as exc:
         st.warning(md(str(exc)), icon=":material/warning:")
         return False
@@ -132,7 +132,7 @@ def running(job: Job[Any]) -> None:
     """The job's progress bar and Cancel, then the exploit search's proposal once it runs."""
     me = studio.session()
     progress_row(me.slot(SLOT), job, JOB_KEY)
-    proposal = me.workspace.stress_round(job)
+    proposal = me.workspace.stress.round(job)
     if proposal is not None:
         st.caption(_("Now: the exploit search, proposal {number}").format(number=format_number(proposal)))
 
@@ -173,7 +173,7 @@ def page() -> None:
     if S.get(K.STRESS_REFUSED):
         st.warning(md(S[K.STRESS_REFUSED]), icon=":material/warning:")
     job_section()
-    saved = studio.session().workspace.latest_stress(snap.in_use)
+    saved = studio.session().workspace.stress.latest(snap.in_use)
     if saved is None:
         st.info(_("No stress test has run on this dataset yet."), icon=":material/info:")
     else:

@@ -12,7 +12,7 @@ import streamlit as st
 from skynet_core.engines.uplift.stats import Interval
 from skynet_core.i18n import _, format_datetime, format_number
 from skynet_core.stress import BY_ID, Example, Family, StressReport
-from skynet_core.stress.store import SavedStress
+from skynet_core.stress.saved import SavedStress
 from skynet_core.stress.verdict import SEARCH, percent
 from skynet_core.stress.violations import marked
 from skynet_core.workspace import Snapshot

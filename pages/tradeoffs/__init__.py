@@ -38,12 +38,12 @@ def write_spec(base: dict[str, Any]) -> None:
     """Rewrite metric.py's REWARD_SPEC with the controls' values as they are when the button is pressed."""
     me = studio.session()
     try:
-        new = replace_reward_spec(me.workspace.draft().source, controls.spec(base))
+        new = replace_reward_spec(me.workspace.drafts.current().source, controls.spec(base))
     except (MetricSourceError, RewardSpecError) as exc:
         line = getattr(exc, "line", None)
         say(
             K.TRADEOFFS_WRITE_RESULT,
-            me.workspace.draft().revision,
+            me.workspace.drafts.current().revision,
             (
                 _("`REWARD_SPEC` was not written (metric.py line {line}): {problem}")
                 if line
@@ -55,7 +55,7 @@ def write_spec(base: dict[str, Any]) -> None:
     version = me.replace_draft(new, _("Reward trade-offs wrote REWARD_SPEC"))
     say(
         K.TRADEOFFS_WRITE_RESULT,
-        me.workspace.draft().revision,
+        me.workspace.drafts.current().revision,
         _(
             "Wrote `REWARD_SPEC` to metric.py; nothing else in it changed. "
             "The previous text was kept as version “{name}”."

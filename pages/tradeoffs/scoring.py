@@ -1,7 +1,7 @@
 """Reward trade-offs scoring: score every candidate once, in the background, as a workspace job.
 
-Each candidate's run is kept like a "Score all cases" run (``Workspace.score_candidates``); the scores the
-page re-weights come from those runs (``Workspace.scored_candidates``), the one store of scores.
+Each candidate's run is kept like a "Score all cases" run (``Workspace.jobs.score_candidates``); the scores the
+page re-weights come from those runs (``Workspace.runs.scored_candidates``), the one store of scores.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ SLOT = "tradeoffs"
 
 def start_scoring() -> None:
     me, snap = studio.session(), studio.snapshot()
-    me.workspace.score_candidates(me.slot(SLOT), snap.metric, keys=me.keys, watcher=me.watcher)
+    me.workspace.jobs.score_candidates(me.slot(SLOT), snap.metric, keys=me.keys, watcher=me.watcher)
 
 
 def draw(snap: Snapshot) -> ScoredCandidates | None:
@@ -53,7 +53,7 @@ def draw(snap: Snapshot) -> ScoredCandidates | None:
     outcome = job_panel(slot, "tradeoffs.job")
     if outcome is not None and outcome.finished:
         outcome_panel(outcome, "tradeoffs.job")
-    scored = me.workspace.scored_candidates(snap.draft.source, snap.in_use)
+    scored = me.workspace.runs.scored_candidates(snap.draft.source, snap.in_use)
     if scored is not None:
         current = metric_key(snap.draft.source)
         changed = [_("metric.py changed (apart from its weights and references)")] if scored.metric != current else []

@@ -13,7 +13,7 @@ artifact, so feedback should say what was wrong and what the right output looks 
   named scores that move together, failed cases, possible reward hacks.
 - :func:`probe_cases` builds cases with trivial outputs; once they are scored,
   :func:`judge_probes` flags a metric that rewards them.
-- :class:`MarkStore` keeps people's "useful" / "weak" marks in SQLite, and
+- :class:`skynet_core.store.marks.MarkStore` keeps people's "useful" / "weak" marks in SQLite, and
   :func:`export_rows` joins results, rules broken and marks for CSV / JSON Lines export.
 
 Conventions shared by the rules and the health checks:
@@ -34,7 +34,7 @@ One idea a module: ``text`` (words, stems, comparing an output with the expected
 
 from .grading import GRADE_INSTRUCTIONS, Grade, grade_feedback, grade_prompt, parse_grade
 from .health import HealthFinding, Severity, health
-from .marks import Mark, MarkStore, MarkValue, export_rows, rows_csv, rows_jsonl
+from .marks import Mark, MarkValue, export_rows, rows_csv, rows_jsonl
 from .probes import PROBE_KINDS, judge_probes, parse_probe_id, probe_cases
 from .rules import Flag, Review, Rule, Thresholds, review, rules
 from .text import GENERIC_PHRASES, NAMED_SCORE_SYNONYMS
@@ -48,7 +48,6 @@ __all__ = [
     "Grade",
     "HealthFinding",
     "Mark",
-    "MarkStore",
     "MarkValue",
     "Review",
     "Rule",

@@ -1,6 +1,6 @@
 """Is the metric right? Human scores, the metric's agreement with them, and the disagreements that matter.
 
-A person scores cases (:class:`HumanScore`, kept in :class:`HumanScores` or read from a file with
+A person scores cases (:class:`HumanScore`, kept by ``skynet_core.store.human`` or read from a file with
 :func:`read_labels`); a run's results are joined to those scores (:func:`pair_results`) and measured
 (:func:`measure_agreement`), giving one :class:`Agreement`: Spearman ρ, Kendall τ-b, Pearson r, the
 mean gap, Cohen's κ at a pass threshold with the confusion counts, every figure an :class:`Estimate`
@@ -16,7 +16,7 @@ The rest: a dataset's labels as a page reads them (:class:`HumanLabels`, the dat
 rater :data:`FILE_RATER`), the labelling order (:func:`labelling_order`, :func:`progress`), the label scales
 (:class:`LabelScale`), two raters' agreement (:func:`rater_agreement`), the feedback rules against
 the useful/weak marks (:func:`rules_against_marks`), agreement kept per run and compared across
-versions (:class:`RunAgreements`, :func:`compare_agreement`), the figures (:func:`agreement_scatter`,
+versions (``skynet_core.store.human``, :func:`compare_agreement`), the figures (:func:`agreement_scatter`,
 :func:`confusion_figure`), the words (:func:`agreement_lines`) and the command line's part (``cli``).
 
 Each name is imported from its module on first use, so that the command line loads scipy and plotly
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         PASS_VALUE,
         HumanScore,
         LabelError,
+        LabelImport,
         human_values,
         parse_human_value,
         scores_from_cases,
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
         set_rater_name,
     )
     from .statistics import measure_agreement, spearman_estimate
-    from .store import HumanScores, LabelImport
     from .tables import (
         comparison_table,
         disagreements_table,
@@ -79,7 +79,6 @@ if TYPE_CHECKING:
         AgreementComparison,
         CaseMove,
         Movement,
-        RunAgreements,
         agreement_of,
         compare_agreement,
         record_run_agreement,
@@ -122,7 +121,6 @@ __all__ = [
     "human_values",
     "HumanLabels",
     "HumanScore",
-    "HumanScores",
     "ImportedLabels",
     "KnownCases",
     "LabelError",
@@ -159,7 +157,6 @@ __all__ = [
     "rules_against_marks",
     "rules_table",
     "scores_from_cases",
-    "RunAgreements",
     "ScaleKind",
     "set_pass_threshold",
     "set_rater_name",

@@ -103,7 +103,7 @@ def _bad_value(value: Any) -> str:
 
 def scores_from_cases(cases: Iterable[Case], dataset: str, rater: str) -> list[HumanScore]:
     """The human scores a data file carries (its ``human`` column, :attr:`Case.human`), as ``rater``'s scores of
-    ``dataset``: to show beside the stored ones, or to keep with :meth:`.HumanScores.set_many`."""
+    ``dataset``: to show beside the stored ones, or to keep with ``HumanScores.set_many``."""
     return [HumanScore(dataset, case.id, case.candidate, case.human, rater) for case in cases if case.human is not None]
 
 
@@ -119,3 +119,19 @@ def human_values(scores: Iterable[HumanScore], candidate: str, rater: str | None
         if score.candidate == candidate and (rater is None or score.rater == rater):
             found.setdefault(score.case_id, []).append(score.value)
     return {case_id: math.fsum(values) / len(values) for case_id, values in found.items()}
+
+
+@dataclass(frozen=True)
+class LabelImport:
+    """One import of a labels file into a label set: ``file`` (its name), when, how many scores it ``kept``,
+    how many rows named other cases (``unknown_rows``, with the first ids in ``unknown_sample``), and how many
+    of its scores are still stored (``remaining``: a later score of the same case by the same rater replaces one)."""
+
+    id: int
+    dataset: str
+    file: str
+    imported_at: float
+    kept: int
+    unknown_rows: int = 0
+    unknown_sample: tuple[str, ...] = ()
+    remaining: int = 0

@@ -4,10 +4,10 @@ them literally (the Human scores page passes these through its markdown escaping
 
 from __future__ import annotations
 
+from skynet_core.human.human_score import LabelImport
 from skynet_core.i18n import _, format_datetime, format_number, ngettext
 
 from .labels import HumanLabels, ImportedLabels, rater_label
-from .store import LabelImport
 
 EXAMPLES_SHOWN = 3
 

@@ -2,7 +2,7 @@
 
 A human score belongs to a case id and a candidate's output, not to a file's bytes. The store keeps scores in
 *label sets*: the first data file labelled names one, and a later file that keeps its case ids (the same file
-re-uploaded, edited, or grown by new cases) shares it (see ``Workspace.label_set``). What a page reads is the
+re-uploaded, edited, or grown by new cases) shares it (see ``Workspace.human.label_set``). What a page reads is the
 scores of the label set whose case ids are cases of the data in use (:class:`HumanLabels`), with a count of
 those that name other cases; candidate files, roles and the candidate in use are not part of the key (a score
 names its candidate itself).

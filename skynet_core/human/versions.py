@@ -1,7 +1,8 @@
 """Agreement across versions: each scored run keeps its agreement, and two runs' agreement is compared.
 
 A run's agreement is computed from the human scores that exist when it is scored, and kept in a
-side table of the studio's database keyed by the run's id (:mod:`skynet_core.runs` is unchanged;
+side table of the studio's database keyed by the run's id (:class:`skynet_core.store.human.RunAgreements`;
+:mod:`skynet_core.runs` is unchanged;
 the agreement of a run that was dropped to keep the newest ones goes at the next save). Comparing
 two runs recomputes both against the same human scores, so that the difference is the metric's,
 not the labels'; the cases whose score moved toward the person's score or away from it show
@@ -10,66 +11,20 @@ what an edit changed.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
-
-import orjson
+from typing import TYPE_CHECKING
 
 from skynet_core.results import CaseResult
-from skynet_core.store import connect, open_database
 
 from .bootstrap import RESAMPLES, SEED
 from .pairing import pair_results
 from .report import DEFAULT_THRESHOLD, FIGURES, Agreement
 from .statistics import measure_agreement
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS run_agreements (
-    run_id INTEGER PRIMARY KEY,
-    agreement TEXT NOT NULL,
-    computed_at REAL NOT NULL
-);
-"""
-
-
-class RunAgreements:
-    """The agreement kept beside each scored run, in the studio's database in ``directory``."""
-
-    def __init__(self, directory: str | Path | None = None) -> None:
-        self.directory, self.path = open_database(directory, _SCHEMA)
-
-    def save(self, run_id: int, agreement: Agreement) -> None:
-        """Keep ``agreement`` as run ``run_id``'s (replacing an earlier one), and drop those of runs that are gone."""
-        with connect(self.path) as db:
-            db.execute(
-                "INSERT INTO run_agreements (run_id, agreement, computed_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (run_id) DO UPDATE SET agreement = excluded.agreement, computed_at = excluded.computed_at",
-                (run_id, orjson.dumps(agreement.to_record()).decode(), time.time()),
-            )
-            has_runs = db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'scored_runs'"
-            ).fetchone()
-            if has_runs:
-                db.execute("DELETE FROM run_agreements WHERE run_id NOT IN (SELECT id FROM scored_runs)")
-
-    def get(self, run_id: int) -> Agreement | None:
-        """Run ``run_id``'s agreement, or ``None`` when it has none (no human scores when it was scored)."""
-        return self.of_runs([run_id]).get(run_id)
-
-    def of_runs(self, run_ids: Iterable[int]) -> dict[int, Agreement]:
-        """The agreement of each of ``run_ids`` that has one (for the list of runs: one query)."""
-        wanted = list(dict.fromkeys(run_ids))
-        if not wanted:
-            return {}
-        marks = ", ".join("?" * len(wanted))
-        with connect(self.path) as db:
-            rows = db.execute(
-                f"SELECT run_id, agreement FROM run_agreements WHERE run_id IN ({marks})", wanted
-            ).fetchall()
-        return {int(run_id): Agreement.from_record(orjson.loads(text)) for run_id, text in rows}
+if TYPE_CHECKING:  # the store imports this package's records: only its type here
+    from ..store.human import RunAgreements
 
 
 def agreement_of(

@@ -1,7 +1,7 @@
 """Scored runs: what "Score all cases" keeps, what two versions' runs say side by side, and results written out.
 
-- ``saved``: every finished run kept in SQLite with its cases, summary and provenance (:class:`RunStore`,
-  :class:`SavedRun`, :class:`RunKey`), and a run's results per candidate (:func:`by_candidate`);
+- ``saved``: the records of every finished run kept (:class:`SavedRun`, :class:`RunKey`, :class:`RunSummary`: the
+  SQL is :class:`skynet_core.store.runs.RunStore`), and a run's results per candidate (:func:`by_candidate`);
 - ``history``: versions' names and diffs, and the per-case change between two runs (:func:`compare_runs`);
 - ``export``: results as JSONL, CSV or Parquet (:func:`write_results`, :func:`results_frame`).
 
@@ -11,7 +11,6 @@ Only ``saved`` is re-exported here: ``export`` imports pandas, and ``history`` i
 from .saved import (
     KEEP_RUNS,
     RunKey,
-    RunStore,
     RunSummary,
     SavedRun,
     by_candidate,
@@ -24,7 +23,6 @@ from .saved import (
 __all__ = [
     "KEEP_RUNS",
     "RunKey",
-    "RunStore",
     "RunSummary",
     "SavedRun",
     "by_candidate",

@@ -15,7 +15,8 @@ per-perturbation :class:`PerturbationResult` and the :class:`Verdict`), ``violat
 cases made into its result), ``stats`` (the mean change's bootstrap interval), ``feedback`` (feedback under
 stress), ``search`` (the exploit search, through GEPA's ``optimize_anything``), ``run`` (:func:`run_stress`: one
 scorer run for every perturbed case), ``report`` (:class:`StressReport`, its JSON and its words), ``plan`` (calls
-and cost before a run), ``store`` (runs kept with the metric version) and ``cli`` (``python -m skynet_core
+and cost before a run), ``saved`` (the records of runs kept
+with the metric version: the SQL is ``skynet_core.store.stress``) and ``cli`` (``python -m skynet_core
 stress``).
 """
 

@@ -1,21 +1,21 @@
 """Align the judge: an alignment of the draft's prompts with the human scores of the data in use, as a workspace job.
 
-:meth:`AlignPart.align_setup` says what a run would do before it starts (the plan's calls and cost, the raters'
-agreement with each other, or why it cannot start); :meth:`AlignPart.start_align` runs
+:meth:`Align.setup` says what a run would do before it starts (the plan's calls and cost, the raters'
+agreement with each other, or why it cannot start); :meth:`Align.start` runs
 :func:`~skynet_core.align.run_align` as a job on the job board (listed under Running jobs, cancellable, its progress
 counted in steps) scoring through the workspace's one scorer with its run options (the answer cache, the timeout,
 the place). The last result of each dataset and candidate is kept in memory for the page; "Save as a version"
-(:meth:`AlignPart.save_aligned_version`) writes a new version and leaves the draft as it is, and only
-:meth:`AlignPart.open_aligned` (asked for) makes it the draft. The panel's form is kept in the store.
+(:meth:`Align.save_version`) writes a new version and leaves the draft as it is, and only
+:meth:`Align.open` (asked for) makes it the draft. The panel's form is kept in the store.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..align.config import DEFAULT_ROUNDS
@@ -23,10 +23,14 @@ from ..i18n import _
 from ..llm import ModelSettings
 from ..metric.source import MetricSource
 from ..results import JobKind
-from ..store import Version
+from ..store import DEFAULT_WORKSPACE, Store, Version
+from .data import Data
+from .drafts import Drafts
+from .human import Human
 from .jobs import Job, JobSlot
-from .usecases import UseCasesPart
-from .values import DatasetInUse, DraftWrite, SavedVersion
+from .settings import Settings
+from .usecases import UseCases
+from .values import DatasetInUse, DraftWrite, SavedVersion, scoped_key
 
 if TYPE_CHECKING:  # GEPA's pieces load with the run's modules: only when a run is planned or started
     from ..align import Alignment, AlignPlan, AlignProgress, AlignResult, Figures, Labelled, RaterPair
@@ -77,30 +81,50 @@ class AlignSetup:
     labelled: int
 
 
-class AlignPart(UseCasesPart):
-    @cached_property
-    def _alignments(self) -> dict[tuple[str, str], AlignResult]:
-        return {}
+class Align:
+    """The alignment of the draft's prompts (``drafts``) with ``human``'s scores of the data in use (``data``), with
+    the ``settings``' models, scorer and run options, as a job of ``jobs``; its form is kept in ``store`` (per
+    workspace ``name``), the last result of each dataset and candidate in memory. Thread-safe."""
 
-    @cached_property
-    def _align_progress(self) -> weakref.WeakKeyDictionary[Job[Any], AlignProgress]:
-        return weakref.WeakKeyDictionary()
+    def __init__(
+        self,
+        store: Store,
+        drafts: Drafts,
+        data: Data,
+        settings: Settings,
+        human: Human,
+        jobs: UseCases,
+        name: str = DEFAULT_WORKSPACE,
+    ) -> None:
+        self.store = store
+        self.drafts = drafts
+        self.data = data
+        self.settings = settings
+        self.human = human
+        self.jobs = jobs
+        self.name = name
+        self._lock = threading.Lock()
+        self._alignments: dict[tuple[str, str], AlignResult] = {}
+        self._progress: weakref.WeakKeyDictionary[Job[Any], AlignProgress] = weakref.WeakKeyDictionary()
 
-    def align_form(self) -> AlignForm:
+    def _key(self, key: str) -> str:
+        return scoped_key(self.name, key)
+
+    def form(self) -> AlignForm:
         return AlignForm.from_json(self.store.get(self._key(SETTING_ALIGN_FORM)))
 
-    def set_align_form(self, form: AlignForm) -> None:
+    def set_form(self, form: AlignForm) -> None:
         self.store.set(self._key(SETTING_ALIGN_FORM), form.to_json())
 
-    def align_labelled(self, in_use: DatasetInUse | None = None, rater: str | None = None) -> Labelled:
+    def labelled(self, in_use: DatasetInUse | None = None, rater: str | None = None) -> Labelled:
         """The labelled cases of the candidate in use (every split), one rater's or every rater's mean."""
         from ..align import labelled_cases
 
-        in_use = in_use or self.dataset()
+        in_use = in_use or self.data.in_use()
         source = in_use.data.source
         cases = list(in_use.data.cases_of(in_use.candidate, None))
-        scores = self.human_labels(source).scores
-        return labelled_cases(cases, scores, in_use.candidate, rater=rater, threshold=self.pass_threshold())
+        scores = self.human.labels(source).scores
+        return labelled_cases(cases, scores, in_use.candidate, rater=rater, threshold=self.human.pass_threshold())
 
     def alignment(
         self,
@@ -114,7 +138,7 @@ class AlignPart(UseCasesPart):
         when it cannot start: no reflection model, no prompt, too few labels, an impossible form."""
         from ..align import AlignConfig, Alignment, prompts_of, refusal, split_labelled
 
-        settings = self.model_settings(keys)
+        settings = self.settings.models(keys)
         if settings.reflection is None or settings.effective() is None:
             raise ValueError(
                 _(
@@ -122,9 +146,9 @@ class AlignPart(UseCasesPart):
                     "on Settings (or SKYNET_REFLECTION_MODEL in the server's environment)."
                 )
             )
-        metric = metric or self.draft().metric
+        metric = metric or self.drafts.current().metric
         prompts = prompts_of(metric)
-        labelled = self.align_labelled(in_use, form.rater)
+        labelled = self.labelled(in_use, form.rater)
         if refused := refusal(labelled):
             raise ValueError(refused)
         budget = form.max_cost_usd if form.max_cost_usd is not None else settings.max_cost_usd
@@ -132,19 +156,19 @@ class AlignPart(UseCasesPart):
         chosen = settings.with_changes(max_cost_usd=budget)
 
         def options(given: ModelSettings) -> Any:
-            return self.run_options(keys, given)
+            return self.settings.run_options(keys, given)
 
         split = split_labelled(labelled, form.seed)
-        return Alignment(metric, prompts, labelled, split, config, chosen, self.scorer(), options)
+        return Alignment(metric, prompts, labelled, split, config, chosen, self.settings.scorer(), options)
 
-    def align_setup(self, form: AlignForm, keys: Mapping[str, str] | None = None) -> AlignSetup:
+    def setup(self, form: AlignForm, keys: Mapping[str, str] | None = None) -> AlignSetup:
         """What a run of ``form`` would do now (its plan reads litellm's cost map), or why it cannot start."""
         from ..align import plan_align, rater_pairs
         from ..align.measures import ceiling
 
-        in_use = self.dataset()
-        labelled = self.align_labelled(in_use, form.rater)
-        pairs = () if form.rater else rater_pairs(self.human_labels(in_use.data.source).scores, in_use.candidate,
+        in_use = self.data.in_use()
+        labelled = self.labelled(in_use, form.rater)
+        pairs = () if form.rater else rater_pairs(self.human.labels(in_use.data.source).scores, in_use.candidate,
                                                   [item.id for item in labelled.cases])  # fmt: skip
         shown = tuple(ceiling(pairs, labelled.scale, seed=form.seed))
         try:
@@ -153,21 +177,21 @@ class AlignPart(UseCasesPart):
             return AlignSetup(None, _syntax(exc) if isinstance(exc, SyntaxError) else str(exc), shown, len(labelled))
         return AlignSetup(plan, None, shown, len(labelled))
 
-    def start_align(
+    def start(
         self, slot: JobSlot, form: AlignForm, *, keys: Mapping[str, str] | None = None, watcher: str | None = None
     ) -> Job[AlignResult]:
         """Align the draft's prompts in the background; raises ``ValueError`` for people before anything starts. The
         job's result is the :class:`~skynet_core.align.AlignResult`, kept as the latest of the dataset and candidate."""
         from ..align import run_align, total_steps
 
-        in_use = self.dataset()
+        in_use = self.data.in_use()
         alignment = self.alignment(form, keys, in_use=in_use)
-        made_by = self.provenance(alignment.metric, keys, in_use)
+        made_by = self.settings.provenance(alignment.metric, keys, in_use)
         place = (in_use.data.source, in_use.candidate)
 
         def run(job: Job[AlignResult]) -> AlignResult:
             def seen(progress: AlignProgress) -> None:
-                self._align_progress[job] = progress
+                self._progress[job] = progress
                 job.done = progress.done
 
             result = run_align(alignment, cancel=job.cancel, on_progress=seen)
@@ -178,37 +202,34 @@ class AlignPart(UseCasesPart):
         job: Job[AlignResult] = Job(
             JobKind.ALIGN, total_steps(alignment.config), in_use.data.source, provenance=made_by
         )
-        return self.submit(slot, job, run, watcher)
+        return self.jobs.submit(slot, job, run, watcher)
 
-    def align_progress(self, job: Job[Any]) -> AlignProgress | None:
+    def progress(self, job: Job[Any]) -> AlignProgress | None:
         """Where the alignment ``job`` is (``None`` before its first step)."""
-        return self._align_progress.get(job)
+        return self._progress.get(job)
 
-    def latest_alignment(
-        self, in_use: DatasetInUse | None = None, metric: MetricSource | None = None
-    ) -> AlignResult | None:
+    def latest(self, in_use: DatasetInUse | None = None, metric: MetricSource | None = None) -> AlignResult | None:
         """The last alignment of the dataset and candidate in use since the server started, while the draft (or
         ``metric``) is the metric it aligned or the aligned one (``None``: none, or the draft has moved on)."""
-        in_use = in_use or self.dataset()
-        metric = metric or self.draft().metric
+        in_use = in_use or self.data.in_use()
+        metric = metric or self.drafts.current().metric
         with self._lock:
             found = self._alignments.get((in_use.data.source, in_use.candidate))
         return found if found is not None and metric in (found.original, found.aligned) else None
 
-    def save_aligned_version(self, result: AlignResult, name: str = "") -> SavedVersion:
+    def save_version(self, result: AlignResult, name: str = "") -> SavedVersion:
         """Save the aligned metric as a new version (the original with only its prompts changed); the draft is left
         as it is."""
-        return self.save_version(name.strip() or _("aligned judge"), result.aligned)
+        return self.drafts.save_version(name.strip() or _("aligned judge"), result.aligned)
 
     def clear(self) -> None:
-        """Forget everything (see ``RecordsPart.clear``), the alignments kept in memory too."""
-        super().clear()
+        """Forget the alignments kept in memory (``Workspace.clear``)."""
         with self._lock:
             self._alignments.clear()
 
-    def open_aligned(self, version: Version) -> DraftWrite:
+    def open(self, version: Version) -> DraftWrite:
         """Make a saved aligned version the draft (asked for: the text it replaces is kept as a version first)."""
-        return self.replace_draft(version.folder, _("opening the aligned judge"))
+        return self.drafts.replace(version.folder, _("opening the aligned judge"))
 
 
 def _syntax(exc: SyntaxError) -> str:

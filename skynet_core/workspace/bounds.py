@@ -11,10 +11,15 @@ from __future__ import annotations
 from ..llm.cache import CacheSetting, CacheUsage, LlmCache, cache_setting, save_cache_setting, studio_cache
 from ..scoring.runner.limit import MAX_CAPACITY, QueueView, capacity_from_setting, default_capacity, sandbox_limit
 from ..scoring.runner.limit import SETTING_KEY as SETTING_MAX_SANDBOXES
-from .base import WorkspaceBase
+from ..store import Store
 
 
-class BoundsPart(WorkspaceBase):
+class Bounds:
+    """The answer cache and the sandbox cap of ``store``'s data directory (settings every session shares)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
     def answer_cache(self) -> LlmCache:
         """The answer cache of this data directory, bounded by the saved setting (used while it is on)."""
         return studio_cache(self.store)

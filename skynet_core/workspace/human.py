@@ -1,21 +1,22 @@
 """Human scores: the labels of the data in use, the rater and the pass threshold, label files in and out, and
 the metric's agreement with the labels (of a run or a job's results, two runs, two raters).
 
-A label belongs to a case id and a candidate's output. It is kept in a label set (:meth:`HumanPart.label_set`):
+A label belongs to a case id and a candidate's output. It is kept in a label set (:meth:`Human.label_set`):
 the source of the data file labelled first, which a later file that keeps its case ids shares, so editing or
 growing the file keeps the labels. The data file's ``human`` column is read live as one more rater's scores.
-Every run kept (``keep_run``) records its agreement with the labels that exist then.
+Every run kept (``Runs.keep``) records its agreement with the labels that exist then.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from functools import cached_property
 from pathlib import Path
 
-from ..cases import Case
+from skynet_core.store.human import HumanScores, RunAgreements
+
 from ..datasets import Dataset
 from ..human import (
     FILE_RATER,
@@ -23,12 +24,10 @@ from ..human import (
     AgreementComparison,
     HumanLabels,
     HumanScore,
-    HumanScores,
     ImportedLabels,
     KnownCases,
     LabelImport,
     RaterAgreement,
-    RunAgreements,
     agreement_of,
     compare_agreement,
     labels_csv,
@@ -42,12 +41,11 @@ from ..human import (
     set_pass_threshold,
     set_rater_name,
 )
-from ..metric.source import MetricSource
 from ..provenance import Provenance
 from ..results import CaseResult
 from ..runs import SavedRun
-from ..store import connect
-from .records import RecordsPart
+from ..store import Store, connect
+from .data import Data
 from .values import EXAMPLE_SOURCE, DatasetInUse
 
 AGREEMENTS_KEPT = 8
@@ -56,45 +54,41 @@ _TABLES = ("human_scores", "human_imports", "human_dataset_links", "run_agreemen
 AgreementKey = tuple[float, int, int]
 
 
-class HumanPart(RecordsPart):
-    @cached_property
-    def human_store(self) -> HumanScores:
-        return HumanScores(self.directory)
+class Human:
+    """The human scores kept in ``store``'s data directory, of the datasets ``data`` loads, and the agreement of
+    the metric's results with them. Thread-safe."""
 
-    @cached_property
-    def run_agreements(self) -> RunAgreements:
-        return RunAgreements(self.directory)
-
-    @cached_property
-    def _agreements(self) -> OrderedDict[AgreementKey, Agreement | None]:
-        return OrderedDict()
-
-    @cached_property
-    def _unlinked(self) -> OrderedDict[tuple[object, ...], None]:
+    def __init__(self, store: Store, data: Data) -> None:
+        self._settings = store  # the rater's name and the pass threshold are settings of the data directory
+        self.data = data
+        self.store = HumanScores(store.directory)
+        self.run_agreements = RunAgreements(store.directory)
+        self._lock = threading.Lock()
+        self._agreements: OrderedDict[AgreementKey, Agreement | None] = OrderedDict()
         # A data file found to share no label set's case ids, with the newest score row then: that search reads
         # every set's ids, so it is made again only when a case gains a score (a row is added).
-        return OrderedDict()
+        self._unlinked: OrderedDict[tuple[object, ...], None] = OrderedDict()
 
     def rater(self) -> str:
         """Who the labels made here belong to: the saved name, else the OS user."""
-        return rater_name(self.store)
+        return rater_name(self._settings)
 
     def set_rater(self, name: str) -> str:
         """Save the rater's name (empty: the OS user again); the name in force. ``ValueError`` for a bad name."""
-        return set_rater_name(self.store, name)
+        return set_rater_name(self._settings, name)
 
     def pass_threshold(self) -> float:
         """The pass threshold of κ, the confusion counts and the least-sure order (0.5 unless changed)."""
-        return pass_threshold(self.store)
+        return pass_threshold(self._settings)
 
     def set_pass_threshold(self, value: float) -> float:
-        return set_pass_threshold(self.store, value)
+        return set_pass_threshold(self._settings, value)
 
     def _data_of(self, source: str) -> Dataset | None:
         """The dataset ``source`` as it is now (the example, or the data in use); ``None`` when it is not in use."""
         if source == EXAMPLE_SOURCE:
-            return self.load(EXAMPLE_SOURCE)
-        in_use = self.dataset()
+            return self.data.load(EXAMPLE_SOURCE)
+        in_use = self.data.in_use()
         return in_use.data if in_use.data.source == source and not in_use.problem else None
 
     def label_set(self, source: str, data: Dataset | None = None) -> str:
@@ -105,7 +99,7 @@ class HumanPart(RecordsPart):
         are at least half of the smaller of the two (the same file grown, trimmed or edited), which it is linked to
         from then on; else its own.
         """
-        store = self.human_store
+        store = self.store
         linked = store.link(source)
         if linked is not None:
             return linked
@@ -131,43 +125,43 @@ class HumanPart(RecordsPart):
                 self._unlinked.popitem(last=False)
         return source
 
-    def human_labels(self, source: str | None = None) -> HumanLabels:
+    def labels(self, source: str | None = None) -> HumanLabels:
         """Every human score of the dataset ``source`` (the one in use when ``None``): the stored ones of its label
         set that name its cases (all of the set's when its cases are not known now), and the data file's ``human``
         column when that dataset is the one in use (as the rater ``FILE_RATER``)."""
-        source = source or self.dataset().data.source
+        source = source or self.data.in_use().data.source
         data = self._data_of(source)
         label_set = self.label_set(source, data)
         if data is None:
-            return HumanLabels.merged(source, self.human_store.scores(label_set), (), label_set=label_set)
-        known, elsewhere = self.human_store.scores_of_cases(label_set, data.case_ids())
+            return HumanLabels.merged(source, self.store.scores(label_set), (), label_set=label_set)
+        known, elsewhere = self.store.scores_of_cases(label_set, data.case_ids())
         from_file = scores_from_cases(data.cases, source, FILE_RATER)
         return HumanLabels.merged(source, known, from_file, label_set=label_set, elsewhere=elsewhere)
 
-    def set_human_score(
+    def set_score(
         self, case_id: str, value: float, note: str = "", *, in_use: DatasetInUse | None = None
     ) -> HumanScore:
         """The rater's score of one case of the candidate in use (scoring it again replaces it), with a note."""
-        in_use = in_use or self.dataset()
+        in_use = in_use or self.data.in_use()
         label_set = self.label_set(in_use.data.source, in_use.data)
         score = HumanScore(label_set, case_id, in_use.candidate, float(value), self.rater(), note)
-        return self.human_store.set(score)
+        return self.store.set(score)
 
-    def clear_human_score(self, case_id: str, *, in_use: DatasetInUse | None = None) -> None:
+    def clear_score(self, case_id: str, *, in_use: DatasetInUse | None = None) -> None:
         """Remove the rater's score of one case of the candidate in use (the one the labelling view shows)."""
-        in_use = in_use or self.dataset()
-        shown = self.human_labels(in_use.data.source).of_rater(self.rater(), in_use.candidate).get(case_id)
+        in_use = in_use or self.data.in_use()
+        shown = self.labels(in_use.data.source).of_rater(self.rater(), in_use.candidate).get(case_id)
         if shown is not None:
-            self.human_store.clear(shown.dataset, shown.case_id, shown.candidate, shown.rater)
+            self.store.clear(shown.dataset, shown.case_id, shown.candidate, shown.rater)
 
-    def import_human_scores(
+    def import_scores(
         self, name: str, data: bytes, *, rater: str | None = None, in_use: DatasetInUse | None = None
     ) -> ImportedLabels:
         """Keep the scores of a ``.csv`` / ``.jsonl`` labels file's bytes for the dataset in use, all or none: the
         rows of its cases (a row without a rater is ``rater``'s, else the rater's; one without a candidate is the
         candidate in use's); the rows of other cases are counted, not kept. ``LabelError`` names the file and line
         of a bad one."""
-        in_use = in_use or self.dataset()
+        in_use = in_use or self.data.in_use()
         label_set = self.label_set(in_use.data.source, in_use.data)
         found = labels_from_bytes(
             data,
@@ -177,7 +171,7 @@ class HumanPart(RecordsPart):
             candidate=in_use.candidate,
             known=KnownCases(in_use.data.case_ids(), in_use.data.candidates),
         )
-        record = self.human_store.import_scores(
+        record = self.store.import_scores(
             found.scores,
             LabelImport(
                 0, label_set, Path(name).name, time.time(), len(found), found.unknown_rows, found.unknown_sample
@@ -195,37 +189,37 @@ class HumanPart(RecordsPart):
     def label_imports(self, source: str | None = None) -> list[LabelImport]:
         """The imports into the label set of ``source`` (the data in use when ``None``) whose scores are still kept,
         newest first."""
-        source = source or self.dataset().data.source
-        return self.human_store.imports(self.label_set(source, self._data_of(source)))
+        source = source or self.data.in_use().data.source
+        return self.store.imports(self.label_set(source, self._data_of(source)))
 
     def delete_label_import(self, import_id: int) -> int:
         """Delete the scores one import kept (those not scored again since); how many were deleted."""
-        return self.human_store.delete_import(import_id)
+        return self.store.delete_import(import_id)
 
     def stored_raters(self, source: str | None = None) -> list[str]:
         """Who has stored scores in the label set of ``source`` (the data in use when ``None``), those of cases the
         data does not have too, most scores first: whose labels "Delete these labels" can delete."""
-        source = source or self.dataset().data.source
-        return self.human_store.raters(self.label_set(source, self._data_of(source)))
+        source = source or self.data.in_use().data.source
+        return self.store.raters(self.label_set(source, self._data_of(source)))
 
     def delete_rater_labels(self, rater: str, source: str | None = None) -> int:
         """Delete every stored score of ``rater`` in the label set of ``source`` (the data in use when ``None``),
         those of cases the data does not have too; how many were deleted."""
-        source = source or self.dataset().data.source
-        return self.human_store.delete_rater(self.label_set(source, self._data_of(source)), rater)
+        source = source or self.data.in_use().data.source
+        return self.store.delete_rater(self.label_set(source, self._data_of(source)), rater)
 
     def assign_candidate(self, candidate: str, source: str | None = None) -> int:
         """Give the stored scores that name no candidate (kept before a score belonged to one candidate's output)
         to ``candidate``; how many were given."""
-        source = source or self.dataset().data.source
-        return self.human_store.assign_candidate(self.label_set(source, self._data_of(source)), candidate)
+        source = source or self.data.in_use().data.source
+        return self.store.assign_candidate(self.label_set(source, self._data_of(source)), candidate)
 
-    def export_human_scores(self, form: str, source: str | None = None) -> bytes:
+    def export_scores(self, form: str, source: str | None = None) -> bytes:
         """The stored human scores of a dataset as ``csv`` or ``jsonl`` bytes (the data file's column is its own)."""
-        scores = self.human_labels(source).stored()
+        scores = self.labels(source).stored()
         return labels_jsonl(scores) if form == "jsonl" else labels_csv(scores)
 
-    def human_agreement(
+    def agreement(
         self,
         results: Sequence[CaseResult],
         source: str,
@@ -237,7 +231,7 @@ class HumanPart(RecordsPart):
     ) -> Agreement | None:
         """The agreement of one candidate's ``results`` on dataset ``source`` with its human scores (one rater's,
         or every rater's mean), ``None`` without any; computed once for the same results, labels and threshold."""
-        labels = labels or self.human_labels(source)
+        labels = labels or self.labels(source)
         humans = labels.values(candidate, rater)
         threshold = self.pass_threshold() if threshold is None else threshold
         fingerprint = hash(tuple((r.id, r.score, r.status, tuple(r.scores.items())) for r in results))
@@ -257,7 +251,7 @@ class HumanPart(RecordsPart):
         """A run's agreement with the human scores that existed when it was kept (``None``: there were none)."""
         return self.run_agreements.get(run_id)
 
-    def compare_human_agreement(
+    def compare_agreement(
         self,
         results_a: Sequence[CaseResult],
         results_b: Sequence[CaseResult],
@@ -267,7 +261,7 @@ class HumanPart(RecordsPart):
         rater: str | None = None,
     ) -> AgreementComparison | None:
         """Two sets of results of one candidate against the same human scores now; ``None`` without any."""
-        humans = self.human_labels(source).values(candidate, rater)
+        humans = self.labels(source).values(candidate, rater)
         if not humans:
             return None
         return compare_agreement(results_a, results_b, humans, threshold=self.pass_threshold())
@@ -276,23 +270,18 @@ class HumanPart(RecordsPart):
         """Two raters' agreement (Krippendorff's α, interval) on ``candidate``'s cases, and where they differ."""
         return rater_agreement(labels.values(candidate, first), labels.values(candidate, second), names=(first, second))
 
-    def keep_run(
-        self, metric: MetricSource, results: list[CaseResult], made_by: Provenance, cases: list[Case] | None = None
-    ) -> int:
-        """Keep the run (see ``RecordsPart.keep_run``) and its agreement with the human scores that exist now."""
-        run_id = super().keep_run(metric, results, made_by, cases)
-        humans = self.human_labels(made_by.dataset).values(made_by.candidate)
+    def record_run(self, run_id: int, results: list[CaseResult], made_by: Provenance) -> None:
+        """Record the kept run ``run_id``'s agreement with the human scores that exist now (``Runs.keep``)."""
+        humans = self.labels(made_by.dataset).values(made_by.candidate)
         record_run_agreement(run_id, results, humans, self.run_agreements, threshold=self.pass_threshold())
-        return run_id
 
-    def run_human_agreement(self, run: SavedRun, *, rater: str | None = None) -> Agreement | None:
+    def run_agreement(self, run: SavedRun, *, rater: str | None = None) -> Agreement | None:
         """A saved run's agreement with its dataset's human scores as they are now."""
-        return self.human_agreement(run.results, run.key.dataset, run.key.candidate, rater=rater)
+        return self.agreement(run.results, run.key.dataset, run.key.candidate, rater=rater)
 
     def clear(self) -> None:
-        """Forget everything (``RecordsPart.clear``), the human scores and the runs' agreements too."""
-        super().clear()
-        stores = (self.human_store, self.run_agreements)  # opening a store makes its table (both in one file)
+        """Forget the human scores and the runs' agreements (``Workspace.clear``)."""
+        stores = (self.store, self.run_agreements)  # opening a store makes its table (both in one file)
         with connect(stores[0].path) as db:
             for table in _TABLES:
                 db.execute(f"DELETE FROM {table}")  # a fixed list of our own tables

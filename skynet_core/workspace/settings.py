@@ -1,5 +1,5 @@
 """The settings: models, timeout, Ray address, language; the run options and scorer they make; what a result
-made now would be made from (provenance); and the one snapshot a page's script run reads."""
+made now would be made from (provenance)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from ..metric.contract import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 from ..metric.source import MetricSource
 from ..provenance import Provenance, settings_fingerprint
 from ..scoring import RunOptions, Scorer, scorer_for
-from .bounds import BoundsPart
-from .dataset import DatasetPart
-from .draft import DraftPart
-from .values import SETTING_LANGUAGE, SETTING_RAY_ADDRESS, SETTING_TIMEOUT, DatasetInUse, Snapshot
+from ..scoring.runner import WorkerPool, default_pool
+from ..store import Store
+from .bounds import Bounds
+from .data import Data
+from .drafts import Drafts
+from .values import SETTING_LANGUAGE, SETTING_RAY_ADDRESS, SETTING_TIMEOUT, DatasetInUse
 
 # The server's environment variables that give the model defaults (read by ``ModelSettings.from_env``).
 MODEL_ENV = (
@@ -27,16 +29,42 @@ MODEL_ENV = (
 )
 
 
-class SettingsPart(DraftPart, DatasetPart, BoundsPart):
-    def model_settings(self, keys: Mapping[str, str] | None = None) -> ModelSettings:
+class Settings:
+    """The settings of ``store``'s data directory over the server's environment (``env``: ``os.environ`` when
+    ``None``); run options use ``bounds``' answer cache and the ``pool`` (the process-wide one when ``None``);
+    provenance reads the draft of ``drafts`` and the dataset in use of ``data``."""
+
+    def __init__(
+        self,
+        store: Store,
+        bounds: Bounds,
+        drafts: Drafts,
+        data: Data,
+        *,
+        pool: WorkerPool | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.store = store
+        self.bounds = bounds
+        self.drafts = drafts
+        self.data = data
+        self._pool = pool
+        self._env = env
+
+    @property
+    def pool(self) -> WorkerPool:
+        """The pool of pre-started metric workers (the process-wide one unless another was given)."""
+        return self._pool or default_pool()
+
+    def models(self, keys: Mapping[str, str] | None = None) -> ModelSettings:
         """The models in effect: saved settings over the environment, with a session's ``keys``."""
         return load_settings(self.store, keys, self._env)
 
-    def save_model_settings(self, settings: ModelSettings) -> None:
+    def save_models(self, settings: ModelSettings) -> None:
         """Save the model settings, keys left out (they stay in the session)."""
         save_settings(self.store, settings)
 
-    def forget_model_settings(self) -> None:
+    def forget_models(self) -> None:
         """Drop the saved model settings: the environment's defaults apply again."""
         forget_settings(self.store)
 
@@ -84,9 +112,9 @@ class SettingsPart(DraftPart, DatasetPart, BoundsPart):
     ) -> RunOptions:
         """The options every run of metric code uses now (``settings`` overrides the saved models, for a try-out):
         the metric's ``llm()`` calls answered from the answer cache while ``settings.cache`` is on."""
-        settings = settings or self.model_settings(keys)
+        settings = settings or self.models(keys)
         timeout = self.timeout_s() if timeout_s is None else timeout_s
-        llm = make_handler(settings, cache=self.answer_cache() if settings.cache else None)
+        llm = make_handler(settings, cache=self.bounds.answer_cache() if settings.cache else None)
         return RunOptions(timeout, settings.concurrency, llm, self.pool)
 
     def provenance(
@@ -97,9 +125,9 @@ class SettingsPart(DraftPart, DatasetPart, BoundsPart):
         settings: ModelSettings | None = None,
     ) -> Provenance:
         """The provenance a result made now would have (the draft's metric unless ``metric`` is given)."""
-        metric = MetricSource.of(metric) if metric is not None else self.draft().metric
-        in_use = in_use or self.dataset()
-        settings = settings or self.model_settings(keys)
+        metric = MetricSource.of(metric) if metric is not None else self.drafts.current().metric
+        in_use = in_use or self.data.in_use()
+        settings = settings or self.models(keys)
         effective = settings.effective()
         model, base = (effective[0].model, effective[0].api_base) if effective else ("", None)
         return Provenance(
@@ -112,9 +140,3 @@ class SettingsPart(DraftPart, DatasetPart, BoundsPart):
             model,
             in_use.data.identity,
         )
-
-    def snapshot(self, keys: Mapping[str, str] | None = None) -> Snapshot:
-        """Everything a page's script run shows, each read once from the database (see :class:`Snapshot`)."""
-        draft, in_use, settings = self.draft(), self.dataset(), self.model_settings(keys)
-        provenance = self.provenance(draft.metric, in_use=in_use, settings=settings)
-        return Snapshot(draft, in_use, settings, provenance, self.timeout_s(), self.ray_address(), self.language())

@@ -1,10 +1,10 @@
 """Will the optimizer game it? The stress test as a workspace job, and the runs it keeps.
 
-:meth:`StressPart.start_stress` runs :func:`~skynet_core.stress.run_stress` for the draft metric on the cases in use
+:meth:`Stress.start` runs :func:`~skynet_core.stress.run_stress` for the draft metric on the cases in use
 (the candidate and split the Data page chose), sampled as the form says, through the workspace's one scorer and
 run options (the answer cache, the budget per run, the Ray address), as a job on the job board: listed under
 Running jobs, cancellable, its progress counted in outputs scored and then the exploit search's proposals. A run
-whose scoring finished is saved with the metric version it tested (:class:`~skynet_core.stress.store.StressStore`),
+whose scoring finished is saved with the metric version it tested (:class:`~skynet_core.store.stress.StressStore`),
 so the Stress test page, History and Runs read it back.
 
 The form (:class:`StressForm`: cases, seed, budget, the search and its rounds) is kept in the store, so it survives
@@ -17,19 +17,24 @@ import math
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from skynet_core.store.stress import StressStore
+from skynet_core.stress.saved import SavedStress, StressRow
 
 from ..cases import Case
 from ..i18n import _
 from ..llm import ModelSettings
 from ..results import JobKind
+from ..store import DEFAULT_WORKSPACE, Store
 from ..stress.defaults import DEFAULT_ROUNDS, MAX_ROUNDS
-from ..stress.store import SavedStress, StressRow, StressStore
+from .data import Data
+from .drafts import Drafts
 from .jobs import Job, JobSlot
+from .settings import Settings
 from .uplift import missing_models, missing_models_message
-from .usecases import UseCasesPart
-from .values import DatasetInUse
+from .usecases import UseCases
+from .values import DatasetInUse, scoped_key
 
 if TYPE_CHECKING:  # the run's modules load numpy and GEPA's pieces: only when a run is planned or started
     from ..stress import StressReport
@@ -93,19 +98,39 @@ class StressSetup:
     search: SearchPlan | None
 
 
-class StressPart(UseCasesPart):
-    def __init__(self, directory: str | Path | None = None, **options: Any) -> None:
-        super().__init__(directory, **options)
-        self.stress_runs = StressStore(self.directory)
-        self._stress_rounds: weakref.WeakKeyDictionary[Job[Any], int] = weakref.WeakKeyDictionary()
+class Stress:
+    """The stress test of the draft (``drafts``) on the data in use (``data``) with the ``settings``' scorer and run
+    options, as a job of ``jobs``; its form is kept in ``store`` (per workspace ``name``), its runs in the data
+    directory's :class:`~skynet_core.store.stress.StressStore` (``store`` here)."""
 
-    def stress_form(self) -> StressForm:
-        return StressForm.from_json(self.store.get(self._key(SETTING_STRESS_FORM)))
+    def __init__(
+        self,
+        store: Store,
+        drafts: Drafts,
+        data: Data,
+        settings: Settings,
+        jobs: UseCases,
+        name: str = DEFAULT_WORKSPACE,
+    ) -> None:
+        self._settings = store
+        self.drafts = drafts
+        self.data = data
+        self.settings = settings
+        self.jobs = jobs
+        self.name = name
+        self.store = StressStore(store.directory)
+        self._rounds: weakref.WeakKeyDictionary[Job[Any], int] = weakref.WeakKeyDictionary()
 
-    def set_stress_form(self, form: StressForm) -> None:
-        self.store.set(self._key(SETTING_STRESS_FORM), form.to_json())
+    def _key(self, key: str) -> str:
+        return scoped_key(self.name, key)
 
-    def plan_stress(
+    def form(self) -> StressForm:
+        return StressForm.from_json(self._settings.get(self._key(SETTING_STRESS_FORM)))
+
+    def set_form(self, form: StressForm) -> None:
+        self._settings.set(self._key(SETTING_STRESS_FORM), form.to_json())
+
+    def plan(
         self, form: StressForm, keys: Mapping[str, str] | None = None, in_use: DatasetInUse | None = None
     ) -> StressSetup:
         """A run of ``form`` for the draft as it would start now (litellm's prices are read when a model is
@@ -115,13 +140,13 @@ class StressPart(UseCasesPart):
         from ..stress.plan import plan_stress
         from ..stress.search import SearchPlan
 
-        settings = self.model_settings(keys)
+        settings = self.settings.models(keys)
         if form.max_cost_usd is not None:
             settings = settings.with_changes(max_cost_usd=form.max_cost_usd)
-        cases = (in_use or self.dataset()).cases
+        cases = (in_use or self.data.in_use()).cases
         if not cases:
             raise ValueError(_("There are no cases to stress: choose a dataset (and split) that has some."))
-        metric = self.draft().metric
+        metric = self.drafts.current().metric
         count = form.cases if form.cases is not None else default_cases(metric, len(cases), len(CATALOG))
         sample = sample_cases(cases, count, form.seed)
         search = None
@@ -134,7 +159,7 @@ class StressPart(UseCasesPart):
         plan = plan_stress(metric, sample, len(cases), CATALOG, settings, default_sample=default_sample, search=search)
         return StressSetup(plan, settings, sample, search)
 
-    def start_stress(
+    def start(
         self, slot: JobSlot, form: StressForm, *, keys: Mapping[str, str] | None = None, watcher: str | None = None
     ) -> Job[StressReport]:
         """Stress the draft in the background; raises ``ValueError`` for people before anything starts. A run whose
@@ -142,17 +167,17 @@ class StressPart(UseCasesPart):
         Cancel keeps what it found); the job's result is the report (none when cancelled)."""
         from ..stress import run_stress
 
-        metric, in_use = self.draft().metric, self.dataset()
-        setup = self.plan_stress(form, keys, in_use)
+        metric, in_use = self.drafts.current().metric, self.data.in_use()
+        setup = self.plan(form, keys, in_use)
         plan, search = setup.plan, setup.search
-        options = self.run_options(keys, setup.settings)
-        scorer = self.scorer()
-        made_by = self.provenance(metric, keys, in_use, setup.settings)
+        options = self.settings.run_options(keys, setup.settings)
+        scorer = self.settings.scorer()
+        made_by = self.settings.provenance(metric, keys, in_use, setup.settings)
         total = len(in_use.cases)
 
         def run(job: Job[StressReport]) -> StressReport:
             def proposal(number: int) -> None:
-                self._stress_rounds[job] = number
+                self._rounds[job] = number
                 job.done = plan.outputs + number
 
             report = run_stress(
@@ -165,33 +190,30 @@ class StressPart(UseCasesPart):
                 search=search,
                 on_round=proposal,
             )
-            self.stress_runs.save(report, metric, made_by)
+            self.store.save(report, metric, made_by)
             return report
 
         steps = plan.outputs + (search.rounds if search is not None else 0)
         job: Job[StressReport] = Job(JobKind.STRESS, steps, in_use.data.source, provenance=made_by)
-        if options.llm is not None:
-            self._handlers[job] = options.llm
-        return self.submit(slot, job, run, watcher)
+        return self.jobs.submit(slot, job, run, watcher, llm=options.llm)
 
-    def stress_round(self, job: Job[Any]) -> int | None:
+    def round(self, job: Job[Any]) -> int | None:
         """The exploit search's proposal the stress ``job`` is at (``None`` before the search)."""
-        return self._stress_rounds.get(job)
+        return self._rounds.get(job)
 
-    def latest_stress(self, in_use: DatasetInUse | None = None) -> SavedStress | None:
+    def latest(self, in_use: DatasetInUse | None = None) -> SavedStress | None:
         """The newest saved run of the dataset and candidate in use, whatever metric version made it."""
-        in_use = in_use or self.dataset()
-        found = self.stress_runs.list(dataset=in_use.data.source)
+        in_use = in_use or self.data.in_use()
+        found = self.store.list(dataset=in_use.data.source)
         newest = next((row for row in found if row.provenance.candidate == in_use.candidate), None)
-        return self.stress_runs.get(newest.id) if newest is not None else None
+        return self.store.get(newest.id) if newest is not None else None
 
-    def stress_of(self, metric: str, dataset: str) -> StressRow | None:
+    def latest_of(self, metric: str, dataset: str) -> StressRow | None:
         """The newest saved run of the metric folder ``metric`` (a digest) on ``dataset`` (a source): what History
         and Runs show for a metric version."""
-        found = self.stress_runs.list(metric=metric, dataset=dataset)
+        found = self.store.list(metric=metric, dataset=dataset)
         return found[0] if found else None
 
     def clear(self) -> None:
-        """Forget everything (see ``RecordsPart.clear``), the saved stress runs too."""
-        super().clear()
-        self.stress_runs.clear()
+        """Forget the saved stress runs (``Workspace.clear``)."""
+        self.store.clear()

@@ -1,13 +1,13 @@
 """Does the feedback help? The uplift experiment as a workspace job, and the results it keeps.
 
-:meth:`UpliftPart.start_uplift` runs :func:`~skynet_core.engines.uplift.run_uplift` for the draft metric on the
+:meth:`Uplift.start` runs :func:`~skynet_core.engines.uplift.run_uplift` for the draft metric on the
 cases in use (the candidate and split the Data page chose), with the task and reflection models of the settings,
 as a job on the job board: listed under Running jobs, cancellable, its progress counted in steps
-(:class:`~skynet_core.engines.uplift.Progress`, read with :meth:`UpliftPart.uplift_progress`). A run that
+(:class:`~skynet_core.engines.uplift.Progress`, read with :meth:`Uplift.progress`). A run that
 finished at least one seed (whole, cancelled or stopped at its budget) is saved with the metric version that made
-it (:class:`~skynet_core.engines.uplift.store.UpliftStore`), so Feedback review, History and Runs read it back.
+it (:class:`~skynet_core.store.uplift.UpliftStore`), so Feedback review, History and Runs read it back.
 
-The instruction is the workspace's text of the dataset (``Workspace.instruction``, shared with "Try one reflection
+The instruction is the workspace's text of the dataset (``Drafts.instruction``, shared with "Try one reflection
 step": one text being optimized per dataset), prefilled from the dataset's own instruction; the experiment's size
 (:class:`UpliftForm`) is kept in the store too, so both survive a visit to another page and a reload.
 """
@@ -18,21 +18,25 @@ import math
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from skynet_core.engines.uplift.saved import SavedUplift, UpliftSummary
+from skynet_core.store.uplift import UpliftStore
 
 from ..engines.uplift.config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS, Models, UpliftConfig
 from ..engines.uplift.result import cases_phrase
 from ..engines.uplift.standing import most_complete
-from ..engines.uplift.store import SavedUplift, UpliftStore, UpliftSummary
 from ..i18n import _
 from ..llm import ModelSettings
 from ..metric.source import MetricSource
 from ..results import JobKind
-from ..store import connect
+from ..store import DEFAULT_WORKSPACE, Store, connect
+from .data import Data
+from .drafts import Drafts
 from .jobs import Job, JobSlot
-from .usecases import UseCasesPart
-from .values import DatasetInUse
+from .settings import Settings
+from .usecases import UseCases
+from .values import DatasetInUse, scoped_key
 
 if TYPE_CHECKING:  # the experiment's loop and plan load GEPA's pieces: only when a run is planned or started
     from ..engines.uplift import Experiment, Progress, UpliftPlan, UpliftResult
@@ -111,32 +115,52 @@ def missing_models(settings: ModelSettings) -> tuple[str, ...]:
     return tuple(role for role in UPLIFT_ROLES if settings.config(role) is None)
 
 
-class UpliftPart(UseCasesPart):
-    def __init__(self, directory: str | Path | None = None, **options: Any) -> None:
-        super().__init__(directory, **options)
-        self.uplifts = UpliftStore(self.directory)
-        self._uplift_progress: weakref.WeakKeyDictionary[Job[Any], Progress] = weakref.WeakKeyDictionary()
+class Uplift:
+    """The uplift experiment of the draft (``drafts``) on the data in use (``data``) with the ``settings``' models,
+    scorer and run options, as a job of ``jobs``; its form is kept in ``store`` (per workspace ``name``), its results
+    in the data directory's :class:`~skynet_core.store.uplift.UpliftStore` (``store`` here)."""
+
+    def __init__(
+        self,
+        store: Store,
+        drafts: Drafts,
+        data: Data,
+        settings: Settings,
+        jobs: UseCases,
+        name: str = DEFAULT_WORKSPACE,
+    ) -> None:
+        self._settings = store
+        self.drafts = drafts
+        self.data = data
+        self.settings = settings
+        self.jobs = jobs
+        self.name = name
+        self.store = UpliftStore(store.directory)
+        self._progress: weakref.WeakKeyDictionary[Job[Any], Progress] = weakref.WeakKeyDictionary()
+
+    def _key(self, key: str) -> str:
+        return scoped_key(self.name, key)
 
     # --- what the panel asks for, kept ----------------------------------------------------------------------
 
-    def uplift_instruction(self, in_use: DatasetInUse | None = None) -> str:
+    def instruction(self, in_use: DatasetInUse | None = None) -> str:
         """The instruction the experiment starts from: the text kept for the dataset in use, else the dataset's own
         instruction (the bundled example has one), else ``""``."""
         from ..engines.reflection import dataset_instruction
 
-        data = (in_use or self.dataset()).data
-        kept = self.instruction(data.source)
+        data = (in_use or self.data.in_use()).data
+        kept = self.drafts.instruction(data.source)
         return kept if kept is not None else dataset_instruction(data) or ""
 
-    def uplift_form(self) -> UpliftForm:
-        return UpliftForm.from_json(self.store.get(self._key(SETTING_UPLIFT_FORM)))
+    def form(self) -> UpliftForm:
+        return UpliftForm.from_json(self._settings.get(self._key(SETTING_UPLIFT_FORM)))
 
-    def set_uplift_form(self, form: UpliftForm) -> None:
-        self.store.set(self._key(SETTING_UPLIFT_FORM), form.to_json())
+    def set_form(self, form: UpliftForm) -> None:
+        self._settings.set(self._key(SETTING_UPLIFT_FORM), form.to_json())
 
     # --- the experiment ------------------------------------------------------------------------------------------
 
-    def uplift_experiment(
+    def experiment(
         self,
         config: UpliftConfig,
         keys: Mapping[str, str] | None = None,
@@ -149,26 +173,26 @@ class UpliftPart(UseCasesPart):
         from ..engines.sandboxed import SandboxedMetric
         from ..engines.uplift import Experiment, split_cases
 
-        settings = self.model_settings(keys)
+        settings = self.settings.models(keys)
         missing = missing_models(settings)
         if missing or settings.task is None or settings.reflection is None:
             raise ValueError(missing_models_message(missing))
-        in_use = in_use or self.dataset()
-        options = self.run_options(keys, settings)
-        sandboxed = SandboxedMetric(metric or self.draft().metric, options, self.scorer())
+        in_use = in_use or self.data.in_use()
+        options = self.settings.run_options(keys, settings)
+        sandboxed = SandboxedMetric(metric or self.drafts.current().metric, options, self.settings.scorer())
         split = split_cases(in_use.cases, config.seed)
         return Experiment(sandboxed, split, config, Models(settings.task, settings.reflection, settings))
 
-    def plan_uplift(self, config: UpliftConfig, keys: Mapping[str, str] | None = None) -> UpliftSetup:
+    def plan(self, config: UpliftConfig, keys: Mapping[str, str] | None = None) -> UpliftSetup:
         """A run of ``config`` as it would start now: the calls it would make at most, their estimated cost (litellm
-        is imported for the models' prices), and its cases. Raises ``ValueError`` like :meth:`uplift_experiment`."""
+        is imported for the models' prices), and its cases. Raises ``ValueError`` like :meth:`experiment`."""
         from ..engines.uplift import plan_uplift
 
-        experiment = self.uplift_experiment(config, keys)
+        experiment = self.experiment(config, keys)
         split = experiment.split
         return UpliftSetup(plan_uplift(experiment), len(split.train), len(split.val), split.from_dataset)
 
-    def start_uplift(
+    def start(
         self,
         slot: JobSlot,
         config: UpliftConfig,
@@ -177,58 +201,57 @@ class UpliftPart(UseCasesPart):
         watcher: str | None = None,
     ) -> Job[UpliftResult]:
         """Run the experiment of ``config`` for the draft in the background; raises ``ValueError`` for people before
-        anything starts (see :meth:`uplift_experiment`). A run that finished a seed is saved with the draft's metric
+        anything starts (see :meth:`experiment`). A run that finished a seed is saved with the draft's metric
         folder and the provenance of the run, cancelled or not; the job's result is the whole
         :class:`~skynet_core.engines.uplift.UpliftResult` (none when cancelled: the saved one holds its seeds)."""
         from ..engines.uplift import run_uplift, total_steps
 
-        metric, in_use = self.draft().metric, self.dataset()
-        experiment = self.uplift_experiment(config, keys, metric=metric, in_use=in_use)
-        made_by = self.provenance(metric, keys, in_use)
+        metric, in_use = self.drafts.current().metric, self.data.in_use()
+        experiment = self.experiment(config, keys, metric=metric, in_use=in_use)
+        made_by = self.settings.provenance(metric, keys, in_use)
 
         def run(job: Job[UpliftResult]) -> UpliftResult:
             def seen(progress: Progress) -> None:
-                self._uplift_progress[job] = progress
+                self._progress[job] = progress
                 job.done = progress.done
 
             result = run_uplift(experiment, cancel=job.cancel, on_progress=seen)
             if result.seeds_finished:
-                self.uplifts.save(result, metric, made_by)
+                self.store.save(result, metric, made_by)
             return result
 
         job: Job[UpliftResult] = Job(JobKind.UPLIFT, total_steps(config), in_use.data.source, provenance=made_by)
-        return self.submit(slot, job, run, watcher)
+        return self.jobs.submit(slot, job, run, watcher)
 
-    def uplift_progress(self, job: Job[Any]) -> Progress | None:
+    def progress(self, job: Job[Any]) -> Progress | None:
         """Where the uplift ``job`` is (``None`` before its first step)."""
-        return self._uplift_progress.get(job)
+        return self._progress.get(job)
 
     # --- saved results --------------------------------------------------------------------------------------
 
-    def uplift_results(self, *, metric: str | None = None, dataset: str | None = None) -> list[UpliftSummary]:
+    def results(self, *, metric: str | None = None, dataset: str | None = None) -> list[UpliftSummary]:
         """Saved experiments, newest first; of the metric folder digest ``metric`` and the dataset ``dataset`` only,
         when given."""
-        return self.uplifts.list(metric=metric, dataset=dataset)
+        return self.store.list(metric=metric, dataset=dataset)
 
-    def uplift_result(self, saved: int) -> SavedUplift | None:
-        return self.uplifts.get(saved)
+    def result(self, saved: int) -> SavedUplift | None:
+        return self.store.get(saved)
 
-    def latest_uplift(self, in_use: DatasetInUse | None = None) -> SavedUplift | None:
+    def latest(self, in_use: DatasetInUse | None = None) -> SavedUplift | None:
         """The newest saved experiment of the dataset and candidate in use, whatever metric version made it."""
-        in_use = in_use or self.dataset()
-        found = self.uplift_results(dataset=in_use.data.source)
+        in_use = in_use or self.data.in_use()
+        found = self.results(dataset=in_use.data.source)
         newest = next((item for item in found if item.provenance.candidate == in_use.candidate), None)
-        return self.uplift_result(newest.id) if newest is not None else None
+        return self.result(newest.id) if newest is not None else None
 
     def feedback_value_of(self, metric: str, dataset: str) -> UpliftSummary | None:
         """The most complete saved experiment of the metric folder ``metric`` (a digest) on ``dataset`` (a source)
         with a feedback value (``feedback_value.most_complete``): what History and Runs show for a metric version."""
-        return most_complete(self.uplift_results(metric=metric, dataset=dataset))
+        return most_complete(self.results(metric=metric, dataset=dataset))
 
     def clear(self) -> None:
-        """Forget everything (see ``RecordsPart.clear``), the saved experiments too."""
-        super().clear()
-        with connect(self.uplifts.path) as db:
+        """Forget the saved experiments (``Workspace.clear``)."""
+        with connect(self.store.path) as db:
             db.execute("DELETE FROM uplift_runs")
 
 

@@ -1,4 +1,5 @@
-"""The workspace's jobs: every use case that runs metric code or a model, in the background, on the job board.
+"""The workspace's jobs (``Workspace.jobs``): every use case that runs metric code or a model, in the background,
+on the job board, and the board itself (running jobs, cancelling one, a session saying it is still here).
 
 Each method starts a :class:`~skynet_core.workspace.jobs.Job` in the caller's
 :class:`~skynet_core.workspace.jobs.JobSlot` (a newer job of the slot cancels the older one), lists it on the job
@@ -10,6 +11,9 @@ address is set) with one ``RunOptions``.
 from __future__ import annotations
 
 import dataclasses
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -28,8 +32,12 @@ from ..results import CaseResult, CheckReport, JobKind
 from ..reward.candidates import candidate_cases
 from ..runs import by_candidate
 from ..scoring import RunOptions, Scorer
-from .human import HumanPart
-from .jobs import Job, JobSlot
+from ..scoring.runner import LlmHandler
+from .data import Data
+from .drafts import Drafts
+from .jobs import Job, JobBoard, JobSlot
+from .runs import Runs
+from .settings import Settings
 
 T = TypeVar("T")
 CHECKS_KEPT = 32  # passed checks remembered (a report of a few sampled cases: some kilobytes each)
@@ -43,11 +51,53 @@ def passed_whole(report: CheckReport) -> bool:
     return report.ok and all(case.ok and not case.llm_calls for case in report.cases)
 
 
-class UseCasesPart(HumanPart):
-    def submit(self, slot: JobSlot, job: Job[T], target: Callable[[Job[T]], T], watcher: str | None) -> Job[T]:
-        """Start ``job`` in ``slot`` (cancelling the slot's older job) and list it on the job board."""
-        self.jobs.add(job, watcher)
+class UseCases:
+    """The jobs of the draft (``drafts``) on the data in use (``data``) with the ``settings``' scorer and run
+    options, listed on ``board``; scored runs are kept in ``runs``. Thread-safe."""
+
+    def __init__(self, board: JobBoard, drafts: Drafts, data: Data, settings: Settings, runs: Runs) -> None:
+        self.board = board
+        self.drafts = drafts
+        self.data = data
+        self.settings = settings
+        self.runs = runs
+        self._lock = threading.Lock()
+        self._handlers: weakref.WeakKeyDictionary[Job[Any], LlmHandler] = weakref.WeakKeyDictionary()
+        # Checks that passed whole, by what made them: a new tab's check of the same text is drawn from here at once
+        # instead of starting a sandbox.
+        self._checked: OrderedDict[tuple[Any, ...], CheckReport] = OrderedDict()
+
+    # --- the job board ---------------------------------------------------------------------------------------
+
+    def submit(
+        self,
+        slot: JobSlot,
+        job: Job[T],
+        target: Callable[[Job[T]], T],
+        watcher: str | None,
+        *,
+        llm: LlmHandler | None = None,
+    ) -> Job[T]:
+        """Start ``job`` in ``slot`` (cancelling the slot's older job) and list it on the job board; ``llm`` is the
+        handler of its ``llm()`` calls, whose cost :meth:`llm_spent` reads."""
+        if llm is not None:
+            self._handlers[job] = llm
+        self.board.add(job, watcher)
         return slot.submit(job, target)
+
+    def running(self, watcher: str | None = None) -> list[Job[Any]]:
+        """Every session's running jobs, oldest first (``JobBoard.running``)."""
+        return self.board.running(watcher)
+
+    def cancel(self, job_id: int) -> None:
+        """Cancel a running job of any session."""
+        self.board.cancel(job_id)
+
+    def watch(self, watcher: str) -> None:
+        """``watcher`` (a session) is still here: its jobs are not orphans."""
+        self.board.watch(watcher)
+
+    # --- the use cases -----------------------------------------------------------------------------------------
 
     def check(
         self,
@@ -65,12 +115,19 @@ class UseCasesPart(HumanPart):
         and the language of its messages. The same check asked again (a new tab, a revisit, the server's preload)
         is that report at once, without a sandbox; ``fresh`` runs it again ("Check again"). A failure is never
         remembered, nor a metric that asks a model: those are run each time."""
-        in_use = self.dataset()
-        cases, options, scorer = in_use.cases, self.run_options(keys), self.scorer()
-        chosen = self.check_cases(in_use)
+        in_use = self.data.in_use()
+        cases, options, scorer = in_use.cases, self.settings.run_options(keys), self.settings.scorer()
+        chosen = self.data.check_cases(in_use)
         sample = chosen.cases if chosen.pinned else None
-        made_by = self.provenance(metric, keys, in_use)
-        memo = (made_by, tuple(chosen.ids), options.timeout_s, self.ray_address(), packages_stamp(), language())
+        made_by = self.settings.provenance(metric, keys, in_use)
+        memo = (
+            made_by,
+            tuple(chosen.ids),
+            options.timeout_s,
+            self.settings.ray_address(),
+            packages_stamp(),
+            language(),
+        )
         with self._lock:
             known = None if fresh else self._checked.get(memo)
             if known is not None:
@@ -111,7 +168,7 @@ class UseCasesPart(HumanPart):
         """Score every case of ``cases`` (the one way to do it): a hanging case times out alone and the run
         goes on; the report's ``cases`` hold every result in case order. ``keep`` is given a run that finishes
         (not cancelled, at least one case scored), to keep it in the database."""
-        scorer = scorer or self.scorer()
+        scorer = scorer or self.settings.scorer()
 
         def run(job: Job[CheckReport]) -> CheckReport:
             report = check_metric(metric, cases, options.watched_by(job), scorer=scorer, sample=cases)
@@ -120,9 +177,7 @@ class UseCasesPart(HumanPart):
             return report
 
         job: Job[CheckReport] = Job(kind, len(cases), label, provenance=provenance)
-        if options.llm is not None:
-            self._handlers[job] = options.llm
-        return self.submit(slot, job, run, watcher)
+        return self.submit(slot, job, run, watcher, llm=options.llm)
 
     def try_case(
         self,
@@ -134,7 +189,7 @@ class UseCasesPart(HumanPart):
         watcher: str | None = None,
     ) -> Job[CheckReport]:
         """Score one typed case with ``metric`` in the sandboxed runner (never kept as a run)."""
-        options = self.run_options(keys)
+        options = self.settings.run_options(keys)
         return self.score(slot, metric, [case], options, kind=JobKind.TRY, label=f"case {case.id}", watcher=watcher)
 
     def score_all(
@@ -147,14 +202,14 @@ class UseCasesPart(HumanPart):
     ) -> Job[CheckReport]:
         """Score every case in use with the draft (or ``metric``). A run that finishes (not cancelled, at least
         one case scored) is kept in the database with its provenance: Feedback review and later sessions read it."""
-        metric = metric or self.draft().metric
-        in_use = self.dataset()
-        made_by = self.provenance(metric, keys, in_use)
-        options = self.run_options(keys)
+        metric = metric or self.drafts.current().metric
+        in_use = self.data.in_use()
+        made_by = self.settings.provenance(metric, keys, in_use)
+        options = self.settings.run_options(keys)
         cases = in_use.cases
 
         def keep(report: CheckReport) -> None:
-            self.keep_run(metric, report.cases, made_by, cases)
+            self.runs.keep(metric, report.cases, made_by, cases)
 
         return self.score(
             slot, metric, cases, options, label="score all", watcher=watcher, provenance=made_by, keep=keep
@@ -171,7 +226,7 @@ class UseCasesPart(HumanPart):
     ) -> Job[CheckReport]:
         """Score ``cases`` with ``settings`` (saved or not: the Settings page's form), never kept as a run. Every
         call asks the model (the answer cache is bypassed): the try-out shows whether these settings answer."""
-        options = self.run_options(settings=settings.with_changes(cache=False))
+        options = self.settings.run_options(settings=settings.with_changes(cache=False))
         return self.score(slot, metric, cases, options, kind=JobKind.TRY_JUDGE, watcher=watcher)
 
     def probes(
@@ -185,7 +240,7 @@ class UseCasesPart(HumanPart):
         watcher: str | None = None,
     ) -> Job[CheckReport]:
         """Score trivial outputs (an empty string, the input echoed…) on up to 20 of ``cases``."""
-        options = self.run_options(keys)
+        options = self.settings.run_options(keys)
         return self.score(slot, metric, probe_cases(cases), options, kind=JobKind.PROBES, label=label, watcher=watcher)
 
     def llm_spent(self, job: Job[Any]) -> float | None:
@@ -205,16 +260,15 @@ class UseCasesPart(HumanPart):
     ) -> Job[Consistency]:
         """Score ``cases`` ``repeats`` times each: how far a judge's verdicts spread on the same case. Every run
         asks the model afresh (the answer cache is bypassed: the spread is the model's own)."""
-        options, scorer = self.run_options(keys), self.scorer()
+        options, scorer = self.settings.run_options(keys), self.settings.scorer()
         options = dataclasses.replace(options, llm=without_cache(options.llm))
 
         def run(job: Job[Consistency]) -> Consistency:
             return judge_consistency(scorer, metric, cases, repeats, options.watched_by(job))
 
-        job: Job[Consistency] = Job(JobKind.CONSISTENCY, len(cases) * repeats, provenance=self.provenance(metric, keys))
-        if options.llm is not None:
-            self._handlers[job] = options.llm
-        return self.submit(slot, job, run, watcher)
+        made_by = self.settings.provenance(metric, keys)
+        job: Job[Consistency] = Job(JobKind.CONSISTENCY, len(cases) * repeats, provenance=made_by)
+        return self.submit(slot, job, run, watcher, llm=options.llm)
 
     def compare_versions(
         self,
@@ -226,14 +280,14 @@ class UseCasesPart(HumanPart):
         watcher: str | None = None,
     ) -> Job[Compared]:
         """Score both versions on the cases in use; the result is (old results, new results)."""
-        in_use = self.dataset()
-        cases, options, scorer = in_use.cases, self.run_options(keys), self.scorer()
+        in_use = self.data.in_use()
+        cases, options, scorer = in_use.cases, self.settings.run_options(keys), self.settings.scorer()
 
         def run(job: Job[Compared]) -> Compared:
             watched = options.watched_by(job)
             return scorer(old, cases, watched).results, scorer(new, cases, watched).results
 
-        made_by = self.provenance(new, keys, in_use)
+        made_by = self.settings.provenance(new, keys, in_use)
         job: Job[Compared] = Job(JobKind.COMPARE, 2 * len(cases), f"{len(cases)} cases", provenance=made_by)
         return self.submit(slot, job, run, watcher)
 
@@ -247,14 +301,14 @@ class UseCasesPart(HumanPart):
     ) -> Job[CheckReport]:
         """Score every candidate's cases in use once. Each candidate's run is kept like a "Score all" run: the one
         store of scores (the trade-offs page re-weights ``scored_candidates``; a reload, Feedback review find them)."""
-        in_use = self.dataset()
+        in_use = self.data.in_use()
         split, names = in_use.split, list(in_use.data.candidates)
-        cases, options = candidate_cases(in_use.data, split), self.run_options(keys)
-        made_by = self.provenance(metric, keys, in_use)
+        cases, options = candidate_cases(in_use.data, split), self.settings.run_options(keys)
+        made_by = self.settings.provenance(metric, keys, in_use)
 
         def keep(report: CheckReport) -> None:
             for name, (results, scored) in by_candidate(report.cases, cases, names).items():
-                self.keep_run(metric, results, dataclasses.replace(made_by, candidate=name, split=split), scored)
+                self.runs.keep(metric, results, dataclasses.replace(made_by, candidate=name, split=split), scored)
 
         return self.score(
             slot,

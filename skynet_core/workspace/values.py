@@ -12,7 +12,7 @@ from ..examples import EXAMPLE_METRICS
 from ..llm import ModelSettings
 from ..metric.source import MetricSource
 from ..provenance import Provenance
-from ..store import Draft, Version
+from ..store import DEFAULT_WORKSPACE, Draft, Version
 
 # Store keys (JSON values). ``dataset.path`` is a file path, or "example" for the bundled tickets.
 SETTING_DATASET_PATH = "dataset.path"
@@ -37,6 +37,11 @@ FIRST_EXAMPLE = "Exact match"
 AUTO_VERSION_S = 180.0
 """Typing keeps an automatic version of the draft at most this often (seconds)."""
 DATASETS_KEPT = 4
+
+
+def scoped_key(workspace: str, key: str) -> str:
+    """A store key of the workspace named ``workspace`` (the default workspace's keys carry no prefix)."""
+    return key if workspace == DEFAULT_WORKSPACE else f"{workspace}:{key}"
 
 
 def roles_of(stored: Any, columns: Sequence[str]) -> Any:

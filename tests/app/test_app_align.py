@@ -24,14 +24,14 @@ def ws(data_dir: Path) -> Workspace:
     """The app's workspace with the world's judge as the draft, its replies in use and ana's labels kept."""
     workspace = workspace_for(data_dir)
     _metric, cases, labels = world.write(data_dir.parent)
-    workspace.save_dataset_choice(str(cases))
-    workspace.replace_draft(world.METRIC, "test")
-    workspace.import_human_scores("labels.jsonl", labels.read_bytes(), rater="ana")
+    workspace.data.save_choice(str(cases))
+    workspace.drafts.replace(world.METRIC, "test")
+    workspace.human.import_scores("labels.jsonl", labels.read_bytes(), rater="ana")
     return workspace
 
 
 def with_models(ws: Workspace, url: str) -> None:
-    ws.save_model_settings(
+    ws.settings.save_models(
         ModelSettings(metric=ModelConfig("openai/judge", url), reflection=ModelConfig("openai/reflect", url))
     )
 
@@ -87,7 +87,7 @@ def test_an_alignment_started_from_the_panel_is_drawn_whole_and_saving_keeps_the
         run_until(at, lambda at: verdict in texts(at), timeout=300, what="the alignment's verdict")
         assert any(world.POLICY in item.value for item in at.code)
         assert len(at.get("plotly_chart")) == 2
-        draft = ws.draft()
+        draft = ws.drafts.current()
         button(at, "另存为版本" if zh else "Save as a version").click().run()
     assert ("已另存为版本" if zh else "Saved as the version") in texts(at)
-    assert ws.draft() == draft and world.POLICY in ws.versions()[0].folder.files["metric.py"]
+    assert ws.drafts.current() == draft and world.POLICY in ws.drafts.versions()[0].folder.files["metric.py"]

@@ -309,7 +309,7 @@ def test_a_new_session_shows_the_last_scored_run(app, data_dir):
     fresh = open_app(check=False)
     assert cases_table(fresh)["id"].tolist() == scored["id"].tolist()
     assert any("Results of the last run, scored" in c.value for c in fresh.caption)
-    from skynet_core.runs import RunStore
+    from skynet_core.store.runs import RunStore
 
     runs = RunStore(data_dir)
     assert runs.latest("example").id == 1  # the restored run was not saved a second time
@@ -322,7 +322,7 @@ def test_results_say_they_are_stale_after_the_split_changes(app, data_dir):
     run_until(app, lambda at: "meets the contract" in verdict(at))
     app.button(key="author.score_all").click().run()
     run_until(app, lambda at: cases_table(at) is not None, timeout=60)
-    Workspace(data_dir).choose_cases(None, "val")
+    Workspace(data_dir).data.choose_cases(None, "val")
     app.run()
     stale = [w.value for w in app.warning if "out of date" in w.value]
     assert stale and "the split is now val" in stale[0]
@@ -346,7 +346,7 @@ def test_a_write_from_another_tab_is_shown_and_a_stale_write_keeps_both(app, dat
 
     type_text(app, NEW_SCORE)
     other = Workspace(data_dir)
-    other.type_draft(SYNTAX_ERROR, other.draft().revision)  # another tab typed
+    other.drafts.type(SYNTAX_ERROR, other.drafts.current().revision)  # another tab typed
     # This tab's editor had not seen it yet. (A metric that passes quickly: a check of an endless loop went on
     # spinning a core for its 60 s timeout after the test ended.)
     typed = NEW_SCORE + "# typed in this tab\n"
@@ -408,7 +408,7 @@ def test_a_ray_address_where_nothing_listens_shows_the_cluster_error_for_the_che
     pytest.importorskip("ray", reason="Ray is not installed (requirements-ray.txt)")
     from skynet_core.workspace import Workspace
 
-    Workspace(data_dir).set_ray_address("127.0.0.2:1")
+    Workspace(data_dir).settings.set_ray_address("127.0.0.2:1")
     app.run()
     unreachable = "Ray cluster answers at 127.0.0.2"
     # The check scores its sample on the cluster too (every scoring job does): it says the cluster cannot.
@@ -464,7 +464,7 @@ def test_pinned_cases_are_what_the_check_runs_and_say_so(app, data_dir):
     pin = ids[10]
     select_row(app, 10)
     app.button(key=f"author.pin.{pin}").click().run()
-    assert studio_ws(data_dir).check_pins() == [pin]
+    assert studio_ws(data_dir).data.check_pins() == [pin]
     run_until(app, lambda at: "meets the contract" in verdict(at) and [c["id"] for c in sampled(at)] == [pin])
     assert {case["why"] for case in sampled(app)} == {"pinned"}
     assert any("1 of 1 pinned case" in m.value for m in app.markdown)
@@ -474,7 +474,7 @@ def test_pinned_cases_are_what_the_check_runs_and_say_so(app, data_dir):
 
 
 def test_a_pin_whose_case_vanished_is_named_and_the_sample_comes_back(app, data_dir):
-    studio_ws(data_dir).set_check_pins(["NO-SUCH-CASE"])
+    studio_ws(data_dir).data.set_check_pins(["NO-SUCH-CASE"])
     app.run()
     run_until(app, lambda at: "meets the contract" in verdict(at))
     assert any("NO-SUCH-CASE" in c.value and "left out" in c.value for c in app.caption)
@@ -524,16 +524,16 @@ def test_re_run_one_row_from_the_table(app):
 def test_candidate_and_split_on_the_author_page_make_results_stale(app, data_dir):
     score_all(app)
     app.selectbox(key="author.split").select("val").run()
-    assert studio_ws(data_dir).dataset_choice().split == "val"
+    assert studio_ws(data_dir).data.choice().split == "val"
     stale = [w.value for w in app.warning if "out of date" in w.value]
     assert stale and "the split is now val" in stale[0]
     app.session_state["author.split"] = "all"  # a label sent back by an earlier language's picker
     app.selectbox(key="author.split").select("").run()
-    assert studio_ws(data_dir).dataset_choice().split is None and len(cases_table(app)) > 0
+    assert studio_ws(data_dir).data.choice().split is None and len(cases_table(app)) > 0
     if len(load_example().candidates) > 1:
         other = load_example().candidates[1]
         app.selectbox(key="author.candidate").select(other).run()
-        assert studio_ws(data_dir).dataset_choice().candidate == other
+        assert studio_ws(data_dir).data.choice().candidate == other
 
 
 def test_an_erroring_metric_shows_the_failures_beside_the_mean_and_no_empty_histogram(app):

@@ -24,7 +24,7 @@ def marked_line(at: AppTest) -> str:
 
 def test_failures_of_score_all_become_the_verdict_and_mark_their_line(data_dir: Path, tmp_path: Path) -> None:
     ws = Workspace(data_dir)
-    ws.save_dataset_choice(str(key_error_reviews(tmp_path)))
+    ws.data.save_choice(str(key_error_reviews(tmp_path)))
     ws.store.save_draft(KEY_ERROR_METRIC)
     at = open_app()
     run_until(at, lambda at: "The metric meets the contract." in verdict(at), what="the check's verdict")
@@ -41,7 +41,7 @@ def test_failures_of_score_all_become_the_verdict_and_mark_their_line(data_dir: 
 
 def test_a_run_of_another_text_leaves_the_checks_verdict(data_dir: Path, tmp_path: Path) -> None:
     ws = Workspace(data_dir)
-    ws.save_dataset_choice(str(key_error_reviews(tmp_path)))
+    ws.data.save_choice(str(key_error_reviews(tmp_path)))
     ws.store.save_draft(KEY_ERROR_METRIC)
     at = open_app()
     button(at, "Score all cases").click()
@@ -53,7 +53,7 @@ def test_a_run_of_another_text_leaves_the_checks_verdict(data_dir: Path, tmp_pat
 
 
 def test_an_example_names_the_fields_it_needs_and_maps_them_to_the_data(data_dir: Path, tmp_path: Path) -> None:
-    Workspace(data_dir).save_dataset_choice(str(reviews_csv(tmp_path)))
+    Workspace(data_dir).data.save_choice(str(reviews_csv(tmp_path)))
     at = open_app()
     at.selectbox(key="author.example").set_value("Model as judge").run()
     button(at, "Load").click()
@@ -63,8 +63,8 @@ def test_an_example_names_the_fields_it_needs_and_maps_them_to_the_data(data_dir
     assert "input\\['message'\\] → input\\['text'\\]" in notice
     button(at, "Map").click()
     at.run()
-    draft = Workspace(data_dir).draft().source
+    draft = Workspace(data_dir).drafts.current().source
     assert "input['text']" in draft and "input['message']" not in draft
-    assert [version.name.split(" (")[0] for version in Workspace(data_dir).versions()][:1] == [
+    assert [version.name.split(" (")[0] for version in Workspace(data_dir).drafts.versions()][:1] == [
         "before mapping the fields of Model as judge"
     ]

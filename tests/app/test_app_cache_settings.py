@@ -36,16 +36,16 @@ def test_the_cache_is_on_by_default_and_its_switch_and_bound_are_saved(data_dir)
     assert toggle.value is True and toggle.label == "Reuse the model's answers"
     assert "0 answers kept: 0.0 MB of 100.0 MB" in captions(at)
     toggle.set_value(False).run()
-    assert Workspace(data_dir, env={}).cache_setting() == CacheSetting(enabled=False)
-    assert Workspace(data_dir, env={}).model_settings().cache is False
+    assert Workspace(data_dir, env={}).bounds.cache_setting() == CacheSetting(enabled=False)
+    assert Workspace(data_dir, env={}).settings.models().cache is False
     assert at.toggle(key=K.SETTINGS_CACHE_ON).value is False
     at.number_input(key=K.SETTINGS_CACHE_MB).set_value(250.0).run()
-    assert Workspace(data_dir, env={}).cache_setting() == CacheSetting(enabled=False, max_mb=250.0)
+    assert Workspace(data_dir, env={}).bounds.cache_setting() == CacheSetting(enabled=False, max_mb=250.0)
     assert "of 250.0 MB" in captions(at) and not at.exception
 
 
 def test_the_caches_size_is_shown_and_clear_empties_it(data_dir) -> None:
-    cache = Workspace(data_dir, env={}).answer_cache()
+    cache = Workspace(data_dir, env={}).bounds.answer_cache()
     for number in range(3):
         cache.store(f"key-{number}", CachedAnswer("PASS " * 1000, "openai/judge", 10, 2, 0.001, 200.0))
     at = open_app("settings")
@@ -67,7 +67,7 @@ def test_the_sandbox_cap_is_raised_applied_and_set_back_to_the_default(data_dir)
     idle = f"Now: 0 of {default} in use; 0 jobs wait."
     run_until(at, lambda at: idle in captions(at), what="no sandbox in use")
     cap.set_value(default + 5).run()
-    assert sandbox_limit().capacity == default + 5 == Workspace(data_dir, env={}).sandbox_cap()
+    assert sandbox_limit().capacity == default + 5 == Workspace(data_dir, env={}).bounds.sandbox_cap()
     assert f"of {default + 5} in use" in captions(at)
     button(at, f"Use the default ({default})").click().run()
     assert sandbox_limit().capacity == default and at.number_input(key=K.SETTINGS_SANDBOX_CAP).value == default
@@ -82,10 +82,13 @@ def test_the_panel_in_chinese(data_dir) -> None:
 
 def test_a_job_waiting_for_a_sandbox_says_so_in_the_sidebar(data_dir) -> None:
     ws = workspace_for()
-    ws.set_sandbox_cap(1)
-    ws.set_timeout_s(600)
+    ws.bounds.set_sandbox_cap(1)
+    ws.settings.set_timeout_s(600)
     hangs = MetricSource.of("def score(input, output, expected=None):\n    while True:\n        pass\n")
-    jobs = [ws.score(JobSlot(), hangs, [Case(id="a", input={"q": "x"}, output="y")], ws.run_options()) for _ in "ab"]
+    jobs = [
+        ws.jobs.score(JobSlot(), hangs, [Case(id="a", input={"q": "x"}, output="y")], ws.settings.run_options())
+        for _ in "ab"
+    ]
     try:
         at = open_app("settings")
 

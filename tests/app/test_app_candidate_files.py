@@ -61,7 +61,7 @@ def test_a_candidate_file_gets_a_role_editor_whose_roles_load_it(data_dir: Path,
 
 def test_candidates_with_identical_outputs_are_warned_about(data_dir: Path, tmp_path: Path) -> None:
     main, copy = reviews_csv(tmp_path), reviews_csv(tmp_path, "copy.csv")
-    Workspace(data_dir).save_dataset_choice(str(main), candidate_files=[CandidateFile("large", str(copy))])
+    Workspace(data_dir).data.save_choice(str(main), candidate_files=[CandidateFile("large", str(copy))])
     at = open_app("data")
     assert any("have identical outputs on every case" in item.value for item in at.main.warning)
 

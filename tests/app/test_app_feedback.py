@@ -9,11 +9,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from skynet_core.datasets import load_dataset, load_example
-from skynet_core.feedback import MarkStore, MarkValue, Thresholds
+from skynet_core.feedback import MarkValue, Thresholds
 from skynet_core.llm import NO_MODEL_MESSAGE, LlmReply, ModelSettings
 from skynet_core.results import CaseResult
-from skynet_core.runs import RunKey, RunStore
+from skynet_core.runs import RunKey
 from skynet_core.store import DB_NAME, Store
+from skynet_core.store.marks import MarkStore
+from skynet_core.store.runs import RunStore
 from skynet_core.views import feedback as fv
 from skynet_core.workspace import SETTING_DATASET_PATH
 from tests.app.harness import open_app

@@ -29,27 +29,27 @@ DATA_WORDS = {"support", "tickets", "example", "wrong", "correct", "label", "bil
 def ws(data_dir: Path) -> Workspace:
     """The example in use, with a run of the wrong metric: every third case scored 0, the others 1."""
     workspace = Workspace(data_dir, env={})
-    workspace.set_rater("ana")
-    workspace.replace_draft(WRONG_METRIC, "the test")
+    workspace.human.set_rater("ana")
+    workspace.drafts.replace(WRONG_METRIC, "the test")
     data = load_example()
-    workspace.runs.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
+    workspace.runs.store.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
                         metric_source=WRONG_METRIC)  # fmt: skip
     return workspace
 
 
 def ids(ws: Workspace) -> list[str]:
-    return [case.id for case in ws.dataset().cases]
+    return [case.id for case in ws.data.in_use().cases]
 
 
 def label_twelve(ws: Workspace) -> None:
     """The person agrees with the metric on 10 cases, and fails 2 it passes (false passes: cases 1 and 2)."""
     for index, case_id in enumerate(ids(ws)[:12]):
         metric = 0.0 if index % 3 == 0 else 1.0
-        ws.set_human_score(case_id, 0.0 if index in (1, 2) else metric, "too vague" if index == 1 else "")
+        ws.human.set_score(case_id, 0.0 if index in (1, 2) else metric, "too vague" if index == 1 else "")
 
 
 def mine(ws: Workspace) -> dict[str, float]:
-    return {case_id: s.value for case_id, s in ws.human_labels().of_rater("ana", ws.dataset().candidate).items()}
+    return {case_id: s.value for case_id, s in ws.human.labels().of_rater("ana", ws.data.in_use().candidate).items()}
 
 
 def header(at: AppTest) -> str:
@@ -95,9 +95,9 @@ def test_the_pass_fail_scale_and_a_note_kept_with_the_score(ws: Workspace) -> No
     assert [(b.label, b.proto.shortcut) for b in at.button if b.key.startswith("human.key.")] == [
         ("fail", "f"), ("pass", "p"), ("0", "0"), ("1", "1")
     ]  # fmt: skip
-    at.text_area(key=K.human_note("example", ws.dataset().candidate, first)).input("says nothing useful").run()
+    at.text_area(key=K.human_note("example", ws.data.in_use().candidate, first)).input("says nothing useful").run()
     button(at, "fail").click().run()
-    label = ws.human_labels().of_rater("ana", ws.dataset().candidate)[first]
+    label = ws.human.labels().of_rater("ana", ws.data.in_use().candidate)[first]
     assert (label.value, label.note) == (0.0, "says nothing useful")
     button(at, "1").click().run()  # the digit's button answers its key without showing: the second case passes
     assert mine(ws)[ids(ws)[1]] == 1.0
@@ -106,9 +106,9 @@ def test_the_pass_fail_scale_and_a_note_kept_with_the_score(ws: Workspace) -> No
 def test_the_report_shows_the_figures_the_workspace_computes_and_false_passes_first(ws: Workspace) -> None:
     label_twelve(ws)
     at = open_app("human", timeout=180)  # the report's bootstrap on a loaded machine
-    run = ws.latest_run()
+    run = ws.runs.latest()
     assert run is not None
-    expected = ws.human_agreement(run.results, "example", ws.dataset().candidate)
+    expected = ws.human.agreement(run.results, "example", ws.data.in_use().candidate)
     assert expected is not None and expected.n == 12 and expected.confusion.fp == 2
     figures = next(table.value for table in at.table if "figure" in table.value.columns)
     assert list(figures["value"]) == [
@@ -124,7 +124,7 @@ def test_the_report_shows_the_figures_the_workspace_computes_and_false_passes_fi
 def test_two_raters_give_krippendorffs_alpha_and_the_cases_they_differ_on(ws: Workspace) -> None:
     label_twelve(ws)
     first = ids(ws)[0]
-    ws.import_human_scores("bo.csv", f"id,human\n{first},1\n{ids(ws)[3]},0\n".encode(), rater="bo")
+    ws.human.import_scores("bo.csv", f"id,human\n{first},1\n{ids(ws)[3]},0\n".encode(), rater="bo")
     at = open_app("human")
     alpha = next(metric for metric in at.metric if metric.label == "Krippendorff's α (interval)")
     assert alpha.value.startswith("-") or alpha.value[0].isdigit() or alpha.value.startswith("undefined")
@@ -134,10 +134,10 @@ def test_two_raters_give_krippendorffs_alpha_and_the_cases_they_differ_on(ws: Wo
 
 def test_feedback_review_shows_the_report_and_the_rules_against_the_marks(ws: Workspace) -> None:
     label_twelve(ws)
-    run = ws.latest_run()
+    run = ws.runs.latest()
     assert run is not None
     for case_id in ids(ws)[:6]:
-        ws.set_mark(run, case_id, MarkValue.WEAK if case_id in ids(ws)[::3] else MarkValue.USEFUL)
+        ws.runs.set_mark(run, case_id, MarkValue.WEAK if case_id in ids(ws)[::3] else MarkValue.USEFUL)
     at = open_app("feedback")
     assert "Is the metric right? Agreement with human scores" in [item.value for item in at.subheader]
     rules = next(frame.value for frame in at.dataframe if "precision" in frame.value.columns)
@@ -148,7 +148,9 @@ def test_runs_compare_and_the_author_page_show_agreement_beside_the_scores(ws: W
     label_twelve(ws)
     data = load_example()
     better = [replace(r, score=0.0) if index in (1, 2) else r for index, r in enumerate(weak_every_third())]
-    ws.runs.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC + "#"), better, metric_source=WRONG_METRIC)
+    ws.runs.store.save(
+        RunKey.of(data, data.candidates[0], None, WRONG_METRIC + "#"), better, metric_source=WRONG_METRIC
+    )
     at = open_app("runs")
     at.radio(key="runs.view").set_value("Compare two runs").run()
     moves = next(frame.value for frame in at.dataframe if "movement" in frame.value.columns)
@@ -176,14 +178,14 @@ def test_the_rater_is_the_os_user_until_named_on_settings_and_the_human_scores_p
     assert field.label == "Your name as a rater" and field.value == default_rater()
     field.input("  bo  ").run()
     ws = Workspace(data_dir, env={})
-    assert ws.rater() == "bo" and at.text_input(key=K.SETTINGS_RATER).value == "bo"
+    assert ws.human.rater() == "bo" and at.text_input(key=K.SETTINGS_RATER).value == "bo"
     at.text_input(key=K.SETTINGS_RATER).input(FILE_RATER).run()  # the data file's column: refused, said
-    assert ws.rater() == "bo" and [toast.value for toast in at.toast][-1].endswith("choose another name.")
+    assert ws.human.rater() == "bo" and [toast.value for toast in at.toast][-1].endswith("choose another name.")
     go_to(at, "human")
     assert at.text_input(key=K.HUMAN_RATER).value == "bo"
     go_to(at, "settings")
     at.text_input(key=K.SETTINGS_RATER).input("").run()
-    assert ws.rater() == default_rater() and at.text_input(key=K.SETTINGS_RATER).value == default_rater()
+    assert ws.human.rater() == default_rater() and at.text_input(key=K.SETTINGS_RATER).value == default_rater()
     go_to(at, "human")  # visited before: its field shows the name in force
     assert at.text_input(key=K.HUMAN_RATER).value == default_rater()
 

@@ -44,18 +44,18 @@ def write_cases(folder: Path) -> Path:
 def ws(data_dir: Path) -> Workspace:
     """The 20 cases of ``cases.jsonl`` in use, the metric as the draft, and the rater "ana"."""
     workspace = Workspace(data_dir, env={})
-    workspace.set_rater("ana")
-    workspace.replace_draft(METRIC, "the test")
-    workspace.save_dataset_choice(str(write_cases(data_dir.parent)))
-    assert workspace.dataset().problem is None
+    workspace.human.set_rater("ana")
+    workspace.drafts.replace(METRIC, "the test")
+    workspace.data.save_choice(str(write_cases(data_dir.parent)))
+    assert workspace.data.in_use().problem is None
     return workspace
 
 
 def save_run(ws: Workspace) -> None:
     """The metric's scores (n / 20) kept as a run, as Score all would keep them."""
-    data = ws.dataset().data
+    data = ws.data.in_use().data
     results = [CaseResult(id=case_id, score=int(case_id[1:]) / 20, feedback="fb") for case_id in IDS]
-    ws.runs.save(RunKey.of(data, ws.dataset().candidate, None, METRIC), results, metric_source=METRIC)
+    ws.runs.store.save(RunKey.of(data, ws.data.in_use().candidate, None, METRIC), results, metric_source=METRIC)
 
 
 def header(at: AppTest) -> str:
@@ -90,7 +90,7 @@ def test_a_labels_file_is_imported_with_its_notes_and_refused_whole_with_the_lin
     button(at, "Import").click().run()
     [error] = at.error
     assert error.value.replace("\\", "").startswith("Nothing was imported: bad.csv, line 3: the human score is 'maybe'")
-    assert not ws.human_labels().stored()
+    assert not ws.human.labels().stored()
     at.file_uploader(key=K.HUMAN_UPLOAD).set_value(("labels.csv", LABELS_CSV.encode(), "text/csv")).run()
     at.text_input(key=K.HUMAN_UPLOAD_RATER).input("bo").run()
     button(at, "Import").click().run()
@@ -101,7 +101,7 @@ def test_a_labels_file_is_imported_with_its_notes_and_refused_whole_with_the_lin
     go_to(at, "data")
     go_to(at, "human")  # a new visit: old news
     assert [item.value for item in at.warning if "Imported" in item.value] == []
-    kept = ws.human_labels().of_rater("bo", "")
+    kept = ws.human.labels().of_rater("bo", "")
     assert kept["c12"].value == 0.0 and kept["c12"].note == "note c12" and kept["c8"].value == 1.0
     assert at.get("progress")[0].proto.text == "0 of 20 labelled by you · 18 by any rater"  # bo's, not ana's
     downloads = {item.proto.label: item for item in at.get("download_button")}
@@ -126,7 +126,7 @@ def test_feedback_review_shows_the_figures_the_command_line_prints(ws: Workspace
     at = open_app("author")
     run_until(at, lambda at: any(b.key == "author.score_all" and not b.disabled for b in at.button))
     at.button(key="author.score_all").click().run()
-    run_until(at, lambda at: ws.latest_run() is not None, timeout=120, what="the scored run kept")
+    run_until(at, lambda at: ws.runs.latest() is not None, timeout=120, what="the scored run kept")
     go_to(at, "human")
     at.file_uploader(key=K.HUMAN_UPLOAD).set_value(("labels.csv", LABELS_CSV.encode(), "text/csv")).run()
     button(at, "Import").click().run()

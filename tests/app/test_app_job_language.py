@@ -23,18 +23,18 @@ def scored(data_dir: Path) -> Callable[[AppTest], bool]:
 
     The run is kept a moment before the job ends; a page drawn in that moment still shows the progress line
     ("评分 · 72 / 72"), not the results' tally (CI failed once reading the page then)."""
-    return lambda at: running_job(at) is None and bool(Workspace(data_dir).run_summaries())
+    return lambda at: running_job(at) is None and bool(Workspace(data_dir).runs.summaries())
 
 
 def test_score_all_in_a_chinese_session_writes_chinese_feedback(data_dir: Path) -> None:
     ws = Workspace(data_dir)
-    ws.save_dataset_choice("example")
+    ws.data.save_choice("example")
     ws.store.save_draft(EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8"))
     at = open_app(language="zh_CN")
     with use_language("zh_CN"):  # AppTest formats the pickers' choices in the test's language
         at.button(key="author.score_all").click().run()
         run_until(at, scored(data_dir), what="the end of Score all")
-    run = Workspace(data_dir).run(Workspace(data_dir).run_summaries()[0].id)
+    run = Workspace(data_dir).runs.get(Workspace(data_dir).runs.summaries()[0].id)
     assert run is not None
     feedback = [result.feedback for result in run.results if result.feedback]
     assert feedback and all(CHINESE.search(text) and "Speed:" not in text for text in feedback), feedback[:2]
@@ -43,7 +43,7 @@ def test_score_all_in_a_chinese_session_writes_chinese_feedback(data_dir: Path) 
 def test_the_chinese_author_page_names_the_case_statuses_in_chinese(data_dir: Path) -> None:
     """The results' tally said "error 11 · ok 29" on the Chinese Author page: the status codes, not words."""
     ws = Workspace(data_dir)
-    ws.save_dataset_choice("example")
+    ws.data.save_choice("example")
     # A metric that fails on some cases (a KeyError on outputs of odd length) and scores the others.
     ws.store.save_draft(
         "def score(input, output, expected=None):\n"

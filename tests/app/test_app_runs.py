@@ -11,8 +11,9 @@ from skynet_core.cases import Case
 from skynet_core.i18n import use_language
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runs import RunKey, RunStore, metric_hash
+from skynet_core.runs import RunKey, metric_hash
 from skynet_core.store import Store
+from skynet_core.store.runs import RunStore
 from tests.app.harness import open_app
 from tests.i18n_scan import english_words, render
 

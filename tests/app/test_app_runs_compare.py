@@ -15,8 +15,8 @@ from tests.review_data import four_runs, reviews_csv
 def compare_page(data_dir: Path, tmp_path: Path) -> tuple[AppTest, list[int]]:
     ws = Workspace(data_dir)
     path = reviews_csv(tmp_path)
-    ws.save_dataset_choice(str(path))
-    kept = four_runs(ws.runs, str(path))
+    ws.data.save_choice(str(path))
+    kept = four_runs(ws.runs.store, str(path))
     at = open_app("runs")
     at.radio(key="runs.view").set_value("Compare two runs").run()
     assert not at.exception, at.exception

@@ -218,12 +218,12 @@ def test_call_cap_budget_and_ray_address_are_saved(data_dir: Path) -> None:
     assert saved.max_calls_per_case == 7 and saved.max_cost_usd == 2.5
     from skynet_core.workspace import Workspace
 
-    assert Workspace(data_dir).ray_address() == "127.0.0.2:1"
+    assert Workspace(data_dir).settings.ray_address() == "127.0.0.2:1"
     at.number_input(key="settings.budget").set_value(0.0)
     at.text_input(key="settings.ray_address").input("")
     at.button(key="settings.save").click().run()
     assert load_settings(Store(data_dir)).max_cost_usd is None
-    assert Workspace(data_dir).ray_address() == ""
+    assert Workspace(data_dir).settings.ray_address() == ""
 
 
 def test_placeholders_read_as_examples_and_empty_means_not_set(data_dir) -> None:

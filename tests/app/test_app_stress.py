@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from skynet_core.datasets import load_example
-from skynet_core.runs import RunKey, RunStore
+from skynet_core.runs import RunKey
+from skynet_core.store.runs import RunStore
 from skynet_core.stress import BY_ID, Flag
 from skynet_core.workspace import StressForm, Workspace
 from skynet_core.workspace.jobs import JobSlot
@@ -26,7 +27,7 @@ ALLOWED = {"tickets", "example", "support", "fast", "small", *(name for item in 
 def workspace(data_dir: Path) -> Workspace:
     """The keyword-contains metric as the draft: hackable on the example's labels."""
     found = Workspace(data_dir)
-    found.replace_draft(world.CONTAINS.replace('expected["label"]', '(expected or {}).get("label", "-")'), "test")
+    found.drafts.replace(world.CONTAINS.replace('expected["label"]', '(expected or {}).get("label", "-")'), "test")
     return found
 
 
@@ -52,29 +53,29 @@ def test_the_plan_shows_before_a_run_and_a_run_leads_with_the_verdict(workspace:
     titles = [item.value for item in at.markdown if item.value.startswith("**hackable**")]
     assert titles and "of its cases" in titles[0]  # the worst example of the flag, before and after side by side
     assert any(item.value.startswith("Before · score") for item in at.caption)
-    saved = workspace.latest_stress()
+    saved = workspace.stress.latest()
     assert saved is not None and saved.report.verdict.has(Flag.HACKABLE)
     assert len(at.dataframe[0].value) == 15
 
 
 def test_the_form_is_kept_in_the_workspace(workspace: Workspace) -> None:
-    workspace.set_stress_form(StressForm(cases=12, seed=4))
+    workspace.stress.set_form(StressForm(cases=12, seed=4))
     at = open_app("stress")
     assert at.session_state[K.STRESS_CASES] == 12 and at.session_state[K.STRESS_SEED] == 4
     assert any("Planned: 12 of 72 cases" in text for text in shown(at.markdown))
     at.number_input(key=K.STRESS_CASES).set_value(20).run()
-    assert workspace.stress_form().cases == 20
+    assert workspace.stress.form().cases == 20
 
 
 def test_a_search_without_models_says_what_to_set(workspace: Workspace) -> None:
-    workspace.set_stress_form(StressForm(search=True))
+    workspace.stress.set_form(StressForm(search=True))
     at = open_app("stress")
     assert any("task model" in item.value for item in at.warning)
     assert button(at, "Run the stress test").disabled
 
 
 def test_the_report_in_chinese_has_no_english_left(workspace: Workspace) -> None:
-    job = workspace.start_stress(JobSlot(), StressForm(cases=20))
+    job = workspace.stress.start(JobSlot(), StressForm(cases=20))
     assert job.wait(120) and job.result is not None
     at = open_app("stress", language="zh_CN")
     assert any("优化器可以钻这个指标的空子" in item.value for item in at.error)
@@ -83,10 +84,10 @@ def test_the_report_in_chinese_has_no_english_left(workspace: Workspace) -> None
 
 
 def test_history_and_runs_show_the_versions_stress_verdict(workspace: Workspace, data_dir: Path) -> None:
-    job = workspace.start_stress(JobSlot(), StressForm(cases=20))
+    job = workspace.stress.start(JobSlot(), StressForm(cases=20))
     assert job.wait(120)
-    metric = workspace.draft().metric
-    workspace.save_version("tested")
+    metric = workspace.drafts.current().metric
+    workspace.drafts.save_version("tested")
     data = load_example()
     RunStore(data_dir).save(
         RunKey.of(data, data.candidates[0], None, metric.files["metric.py"]),
@@ -104,13 +105,13 @@ def test_a_run_with_the_exploit_search_shows_the_rewrite_it_found(workspace: Wor
 
     with world.server() as server:
         models = world.models(server.url)
-        workspace.save_model_settings(
+        workspace.settings.save_models(
             ModelSettings(
                 metric=ModelConfig("openai/judge", server.url), task=models.task, reflection=models.reflection
             )
         )
-        workspace.replace_draft(world.JUDGE.replace("expected['label']", "(expected or {}).get('label')"), "test")
-        workspace.set_stress_form(StressForm(cases=6, search=True, rounds=1))
+        workspace.drafts.replace(world.JUDGE.replace("expected['label']", "(expected or {}).get('label')"), "test")
+        workspace.stress.set_form(StressForm(cases=6, search=True, rounds=1))
         at = open_app("stress", state={K.LLM_KEYS: {"metric": "sk-unused", "task": "sk-unused", "reflection": "x"}})
         assert any("task calls" in text for text in shown(at.caption))  # the plan counts the search's calls
         button(at, "Run the stress test").click().run()

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.reward import replace_reward_spec
-from skynet_core.runs import RunStore
 from skynet_core.store import Store
+from skynet_core.store.runs import RunStore
 from skynet_core.workspace import Workspace
 from tests.app.harness import open_app, run_until
 from tests.i18n_scan import english_words, render
@@ -146,7 +146,7 @@ def test_write_to_metric_py_changes_only_reward_spec_in_the_stored_draft(data_di
     assert any("Wrote `REWARD_SPEC` to metric.py" in success.value for success in at.success)
     at.run()  # a run nobody asked for (a chart's relayout, the next poll): the message is still there to read
     assert any("Wrote `REWARD_SPEC` to metric.py" in success.value for success in at.success)
-    Workspace(data_dir).replace_draft(REWARD_METRIC, "the test")  # metric.py changed since: old news
+    Workspace(data_dir).drafts.replace(REWARD_METRIC, "the test")  # metric.py changed since: old news
     at.run()
     assert not any("Wrote `REWARD_SPEC`" in success.value for success in at.success)
 

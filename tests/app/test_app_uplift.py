@@ -25,7 +25,8 @@ from skynet_core.i18n import format_number
 from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.llm.cache import CacheSetting, save_cache_setting
 from skynet_core.results import CaseResult, JobKind
-from skynet_core.runs import RunKey, RunStore
+from skynet_core.runs import RunKey
+from skynet_core.store.runs import RunStore
 from skynet_core.workspace import Workspace
 from tests import uplift_world as world
 from tests.app.harness import go_to, open_app, run_until
@@ -44,7 +45,7 @@ EXAMPLE_WORDS |= {"billing", "task", "reflect", "openai"}
 def scored(data_dir: Path) -> Workspace:
     """The weak metric as the draft, with a scored run of it: the page's review (and the panel) shows."""
     workspace = Workspace(data_dir)
-    workspace.replace_draft(WRONG_METRIC, "test")
+    workspace.drafts.replace(WRONG_METRIC, "test")
     data = load_example()
     RunStore(data_dir).save(
         RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC
@@ -53,7 +54,7 @@ def scored(data_dir: Path) -> Workspace:
 
 
 def with_models(workspace: Workspace, *, task: bool = True, reflection: bool = True) -> None:
-    workspace.save_model_settings(
+    workspace.settings.save_models(
         ModelSettings(
             task=ModelConfig("openai/task", "http://127.0.0.1:9/v1") if task else None,
             reflection=ModelConfig("openai/reflect", "http://127.0.0.1:9/v1", price_per_million=(1.0, 2.0))
@@ -129,7 +130,7 @@ def test_the_form_is_kept_in_the_workspace_across_pages(scored: Workspace) -> No
     opened(at)  # a page opened again starts with its panels closed
     assert at.number_input(key="feedback.uplift.rounds").value == 5
     assert at.text_area(key="feedback.uplift.instruction").value == "Label the ticket."
-    assert scored.uplift_form().rounds == 5
+    assert scored.uplift.form().rounds == 5
     assert "rounds 5" in texts(at)
 
 
@@ -142,7 +143,7 @@ def test_the_panel_plans_and_draws_its_form_only_while_open(scored: Workspace) -
     assert "Planned: at most 284 task calls" in texts(at.run())
     opened(at, False)  # closed again: the form is the workspace's, and comes back when it opens
     assert "feedback.uplift.rounds" not in [box.key for box in at.number_input]
-    assert opened(at).number_input(key="feedback.uplift.rounds").value == scored.uplift_form().rounds
+    assert opened(at).number_input(key="feedback.uplift.rounds").value == scored.uplift.form().rounds
 
 
 def test_an_impossible_size_is_said_before_a_run(scored: Workspace) -> None:
@@ -197,9 +198,9 @@ def world_ws(scored: Workspace, data_dir: Path) -> Workspace:
     """The world's metric as the draft and its tickets in use, with a scored run of them (the panel shows under the
     review)."""
     workspace = scored
-    workspace.save_dataset_choice(str(world.write_cases(data_dir.parent / "tickets.jsonl")))
-    workspace.replace_draft(world.METRIC, "test")
-    in_use = workspace.dataset()
+    workspace.data.save_choice(str(world.write_cases(data_dir.parent / "tickets.jsonl")))
+    workspace.drafts.replace(world.METRIC, "test")
+    in_use = workspace.data.in_use()
     results = [
         CaseResult(id=case.id, split=case.split, score=0.0, feedback="Expected a label.", candidate=case.candidate)
         for case in in_use.cases
@@ -212,7 +213,7 @@ def world_ws(scored: Workspace, data_dir: Path) -> Workspace:
 
 def world_models(workspace: Workspace, url: str, price: tuple[float, float] | None = None) -> None:
     chosen = world.models(url, price=price)
-    workspace.save_model_settings(ModelSettings(task=chosen.task, reflection=chosen.reflection, max_retries=0))
+    workspace.settings.save_models(ModelSettings(task=chosen.task, reflection=chosen.reflection, max_retries=0))
 
 
 def sized(at: AppTest, rounds: int, seeds: int, budget: float = 0.0) -> AppTest:
@@ -243,7 +244,7 @@ def test_a_run_shows_the_figures_the_core_reports_for_the_same_seeds_and_counts_
         run_until(at, finished("The experiment finished: 2 seeds in every arm."), 240, what="a finished experiment")
         seen = world.requests_by_model(server)
         config = UpliftConfig(world.START, rounds=2, seeds=2, minibatch=3)
-        expected = run_uplift(world_ws.uplift_experiment(config, {}))
+        expected = run_uplift(world_ws.uplift.experiment(config, {}))
     found = texts(at)
     assert expected.complete and expected.feedback_value.value > 0
     assert f"Feedback value: {expected.feedback_value.describe()}" in found
@@ -284,7 +285,7 @@ def test_cancel_in_the_job_panel_keeps_the_finished_seeds(world_ws: Workspace) -
         release.set()
         run_until(at, finished("The run was cancelled; the 1 seed that finished is kept."), 120, what="the cancel")
     assert job.cancelled
-    saved = world_ws.latest_uplift()
+    saved = world_ws.uplift.latest()
     assert saved is not None and saved.result.outcome is Outcome.CANCELLED and saved.result.seeds_finished == 1
     assert len(at.get("plotly_chart")) == 2  # the kept seed is drawn
 
@@ -292,22 +293,22 @@ def test_cancel_in_the_job_panel_keeps_the_finished_seeds(world_ws: Workspace) -
 def test_the_budget_stops_the_run_says_so_and_keeps_the_finished_seeds(world_ws: Workspace, data_dir: Path) -> None:
     # Only the metric's llm() calls have a price (a cent a call: 100 tokens in and 20 out): the budget is reached
     # through them, which start while anything is left.
-    world_ws.replace_draft(world.JUDGED_METRIC, "test")
+    world_ws.drafts.replace(world.JUDGED_METRIC, "test")
     with world.server() as server:
         chosen = world.models(server.url)
         judge = world.judge_settings(server.url, (50.0, 250.0)).metric
-        world_ws.save_model_settings(
+        world_ws.settings.save_models(
             ModelSettings(task=chosen.task, reflection=chosen.reflection, metric=judge, max_retries=0)
         )
         save_cache_setting(world_ws.store, CacheSetting(enabled=False))  # every judge call is paid for
-        one_seed = run_uplift(world_ws.uplift_experiment(UpliftConfig(world.START, rounds=1, seeds=1), {}))
+        one_seed = run_uplift(world_ws.uplift.experiment(UpliftConfig(world.START, rounds=1, seeds=1), {}))
         budget = round(one_seed.cost_usd + 0.005, 3)  # the first seed fits, the second cannot
         at = start(sized(open_feedback(), rounds=1, seeds=3, budget=budget))
         run_until(at, finished("The run stopped at its budget of"), 240, what="the budget's stop")
-    saved = world_ws.latest_uplift()
+    saved = world_ws.uplift.latest()
     assert saved is not None and saved.result.outcome is Outcome.BUDGET and saved.result.seeds_finished == 1
     assert "the 1 seed that finished is kept" in texts(at)
-    assert world_ws.uplift_form().max_cost_usd == budget
+    assert world_ws.uplift.form().max_cost_usd == budget
 
 
 def test_a_failed_model_call_is_said_without_a_traceback(world_ws: Workspace) -> None:
@@ -321,8 +322,8 @@ def test_a_failed_model_call_is_said_without_a_traceback(world_ws: Workspace) ->
 
 def test_history_and_runs_show_the_feedback_value_of_a_version(scored: Workspace) -> None:
     result = saved_result(scored, HELPS)
-    scored.save_version("weak")
-    scored.replace_draft(WRONG_METRIC + "\n# edited\n", "test")
+    scored.drafts.save_version("weak")
+    scored.drafts.replace(WRONG_METRIC + "\n# edited\n", "test")
     at = open_app("history")
     shown = texts(at)
     assert f"A: {result.feedback_value.describe()} · 3 seeds" in shown

@@ -10,10 +10,11 @@ import pytest
 
 from skynet_core.datasets import load_example
 from skynet_core.engines.uplift import Arm, Calls
-from skynet_core.engines.uplift.store import UpliftStore
 from skynet_core.metric.source import MetricSource
 from skynet_core.provenance import Provenance
-from skynet_core.runs import RunKey, RunStore
+from skynet_core.runs import RunKey
+from skynet_core.store.runs import RunStore
+from skynet_core.store.uplift import UpliftStore
 from skynet_core.workspace import Workspace
 from tests.app.harness import open_app
 from tests.case_factory import WRONG_METRIC, weak_every_third
@@ -26,7 +27,7 @@ ONE_SEED = {arm: ends[:1] for arm, ends in HELPS.items()}
 @pytest.fixture
 def scored(data_dir: Path) -> Workspace:
     workspace = Workspace(data_dir)
-    workspace.replace_draft(WRONG_METRIC, "test")
+    workspace.drafts.replace(WRONG_METRIC, "test")
     data = load_example()
     RunStore(data_dir).save(
         RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC

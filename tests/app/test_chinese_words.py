@@ -25,15 +25,15 @@ def scored_in_english(data_dir: Path) -> str:
     """A run of the cases in use kept as an English session keeps it: the first case ok with reward lines, the
     second an error. Returns the first case's feedback as stored."""
     ws = Workspace(data_dir)
-    ws.replace_draft(METRIC, "test")
-    cases = ws.dataset().cases[:2]
+    ws.drafts.replace(METRIC, "test")
+    cases = ws.data.in_use().cases[:2]
     with use_language("en"):
         _score, side = reward_pair(SPEC, 1.0, "Correct: billing.", 850.0, None)
     results = [
         CaseResult(cases[0].id, cases[0].split, score=0.9, feedback=side["feedback"]),
         CaseResult(cases[1].id, cases[1].split, CaseStatus.ERROR, error="KeyError: 'label'"),
     ]
-    ws.keep_run(MetricSource.of(METRIC), results, ws.provenance(METRIC), list(cases))
+    ws.runs.keep(MetricSource.of(METRIC), results, ws.settings.provenance(METRIC), list(cases))
     return str(side["feedback"])
 
 
@@ -75,7 +75,7 @@ def test_rank_stability_reads_without_the_word_tau(data_dir: Path) -> None:
 
 
 def test_the_price_fields_say_tokens_as_every_page_does(data_dir: Path) -> None:
-    Workspace(data_dir).save_model_settings(ModelSettings(metric=ModelConfig("openai/judge", "http://127.0.0.1:9/v1")))
+    Workspace(data_dir).settings.save_models(ModelSettings(metric=ModelConfig("openai/judge", "http://127.0.0.1:9/v1")))
     at = open_app("settings", language="zh_CN")
     labels = [field.label for field in at.number_input if field.key.startswith("settings.metric.price")]
     assert labels == ["每百万输入词元美元价", "每百万输出词元美元价"]

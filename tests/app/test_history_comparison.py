@@ -12,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 from skynet_core.datasets import load_example
 from skynet_core.engines.uplift import Outcome, UpliftResult
-from skynet_core.engines.uplift.store import UpliftStore
 from skynet_core.metric.source import MetricSource
 from skynet_core.provenance import Provenance
 from skynet_core.store import Store
+from skynet_core.store.uplift import UpliftStore
 from skynet_core.workspace import Workspace
 from tests.app.harness import button, open_app, run_until
 from tests.case_factory import WRONG_METRIC

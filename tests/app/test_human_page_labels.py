@@ -23,16 +23,16 @@ GHOSTS = 2_000
 @pytest.fixture
 def ws(data_dir: Path) -> Workspace:
     workspace = Workspace(data_dir, env={})
-    workspace.set_rater("ana")
-    workspace.replace_draft(WRONG_METRIC, "the test")
+    workspace.human.set_rater("ana")
+    workspace.drafts.replace(WRONG_METRIC, "the test")
     data = load_example()
-    workspace.runs.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
+    workspace.runs.store.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
                         metric_source=WRONG_METRIC)  # fmt: skip
     return workspace
 
 
 def ids(ws: Workspace) -> list[str]:
-    return [case.id for case in ws.dataset().cases]
+    return [case.id for case in ws.data.in_use().cases]
 
 
 def labels_file(ws: Workspace, count: int, ghosts: int = 0) -> bytes:
@@ -59,11 +59,11 @@ def import_labels(at: AppTest, data: bytes, rater: str = "") -> AppTest:
 
 def test_the_labelling_view_counts_yours_and_everyones_and_another_candidate_has_none(ws: Workspace) -> None:
     for case_id in ids(ws)[:2]:
-        ws.set_human_score(case_id, 1.0)
-    ws.import_human_scores("bo.csv", labels_file(ws, 12), rater="bo")
+        ws.human.set_score(case_id, 1.0)
+    ws.human.import_scores("bo.csv", labels_file(ws, 12), rater="bo")
     at = open_app("human")
     assert progress_text(at) == "2 of 72 labelled by you · 12 by any rater"
-    ws.choose_cases(ws.dataset().data.candidates[1], None)  # as the Data page's candidate picker does
+    ws.data.choose_cases(ws.data.in_use().data.candidates[1], None)  # as the Data page's candidate picker does
     at.run()
     assert progress_text(at) == "0 of 72 labelled by you · 0 by any rater"
     assert not [item for item in at.markdown if "labelled and scored" in item.value]
@@ -84,18 +84,18 @@ def test_an_import_of_many_unknown_ids_says_so_under_its_button_and_keeps_only_t
     assert "Imported 12 human scores by ana for candidate fast-small (the file names no candidate)." in text
     assert "2,000 rows name cases not in the data, e.g. ghost0, ghost1, ghost2, …: they were not kept." in text
     assert place(at, button(at, "Import")) < place(at, said) < place(at, at.subheader[-1])  # beside Import
-    assert len(ws.human_store.scores("example")) == 12
+    assert len(ws.human.store.scores("example")) == 12
     captions = [item.value.replace("\\", "") for item in at.caption]
     assert "12 stored human scores of this data. 12 of them are of candidate fast-small's outputs." in captions
 
 
 def test_the_labels_of_an_import_are_deleted_with_its_button(ws: Workspace) -> None:
-    ws.set_human_score(ids(ws)[20], 1.0)
+    ws.human.set_score(ids(ws)[20], 1.0)
     at = open_app("human")
     import_labels(at, labels_file(ws, 12), rater="bo")
     [delete] = [item for item in at.button if item.key.startswith("human.delete_import.")]
     delete.click().run()
-    assert ws.human_labels().raters() == ["ana"]
+    assert ws.human.labels().raters() == ["ana"]
     assert any(
         "Deleted 12 human scores imported from labels.csv." in item.value.replace("\\", "") for item in at.success
     )
@@ -104,8 +104,8 @@ def test_the_labels_of_an_import_are_deleted_with_its_button(ws: Workspace) -> N
 @pytest.mark.parametrize("names", [("id", "gap"), ("gap", "case")])
 def test_raters_named_like_the_tables_columns_get_the_two_raters_panel(ws: Workspace, names: tuple[str, str]) -> None:
     first, second = names
-    ws.import_human_scores("a.csv", labels_file(ws, 10), rater=first)
-    ws.import_human_scores("b.csv", b"id,human\n" + "".join(f"{c},1\n" for c in ids(ws)[:10]).encode(), rater=second)
+    ws.human.import_scores("a.csv", labels_file(ws, 10), rater=first)
+    ws.human.import_scores("b.csv", b"id,human\n" + "".join(f"{c},1\n" for c in ids(ws)[:10]).encode(), rater=second)
     at = open_app("human", state={K.HUMAN_FIRST: first})
     table = next(frame.value for frame in at.dataframe if "gap" in frame.value.columns)
     assert list(table.columns) == ["id", "first", "second", "gap"]

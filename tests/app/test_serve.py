@@ -30,13 +30,14 @@ from skynet_core.workspace.jobs import JobSlot
 workspace = studio.open_workspace()
 pool = workspace.pool
 spares = pool.wait_for_spares(0.0)
-visitor = workspace.check(JobSlot(), workspace.draft().metric, keys={})  # a first visitor's check, no key typed
+draft = workspace.drafts.current().metric
+visitor = workspace.jobs.check(JobSlot(), draft, keys={})  # a first visitor's check, no key typed
 visitor.wait(60)
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.workspace.values import example_metric
 examples = {}
 for title in EXAMPLE_METRICS:  # a visitor loading each bundled example
-    loaded = workspace.check(JobSlot(), example_metric(title), keys={})
+    loaded = workspace.jobs.check(JobSlot(), example_metric(title), keys={})
     loaded.wait(60)
     examples[title] = not loaded.partial  # remembered: no case run
 print(json.dumps({

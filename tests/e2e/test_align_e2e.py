@@ -53,12 +53,12 @@ def seed(
     process reads the server's uploads, to key the labels by the dataset the server loads)."""
     monkeypatch.setenv(DATA_ROOTS_ENV, str(workspace.directory))
     _metric, cases, labels_file = world.write(tmp_path)
-    path = workspace.save_upload("replies.jsonl", io.BytesIO(cases.read_bytes()))
-    workspace.save_dataset_choice(str(path))
-    workspace.replace_draft(metric, "the test")
-    workspace.set_rater("ana")
+    path = workspace.data.save_upload("replies.jsonl", io.BytesIO(cases.read_bytes()))
+    workspace.data.save_choice(str(path))
+    workspace.drafts.replace(metric, "the test")
+    workspace.human.set_rater("ana")
     rows = labels_file.read_text().splitlines()[:labels]
-    workspace.import_human_scores("labels.jsonl", ("\n".join(rows) + "\n").encode())
+    workspace.human.import_scores("labels.jsonl", ("\n".join(rows) + "\n").encode())
 
 
 def open_section(page: Page, url: str, language: str = "en") -> None:
@@ -74,7 +74,7 @@ def test_the_judge_is_aligned_from_the_page_and_saved_as_a_version(
     page: Page, server: str, workspace: Workspace, models: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seed(workspace, tmp_path, monkeypatch)
-    draft = workspace.draft()
+    draft = workspace.drafts.current()
     page.set_viewport_size({"width": 1400, "height": 1400})
     open_section(page, server)
     expect(page.get_by_text("Planned: at most", exact=False)).to_be_visible(timeout=LITELLM_MS)
@@ -92,8 +92,8 @@ def test_the_judge_is_aligned_from_the_page_and_saved_as_a_version(
 
     page.get_by_role("button", name="Save as a version").click()
     expect(page.get_by_text("Saved as the version “aligned judge”", exact=False)).to_be_visible()
-    assert workspace.draft() == draft  # the draft is never replaced unasked
-    saved = next(version for version in workspace.versions() if version.name == "aligned judge")
+    assert workspace.drafts.current() == draft  # the draft is never replaced unasked
+    saved = next(version for version in workspace.drafts.versions() if version.name == "aligned judge")
     text = saved.folder.files["metric.py"]
     assert world.POLICY in text and text.replace(world.POLICY + "\n", "") == world.METRIC
 

@@ -49,7 +49,7 @@ def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(
     page: Page, server: str, workspace: Workspace
 ) -> None:
     url = server
-    workspace.replace_draft(WEAK_METRIC, "the test")
+    workspace.drafts.replace(WEAK_METRIC, "the test")
     page.set_viewport_size({"width": 1500, "height": 1100})
     open_feedback_page(page, url)
     expect(page.get_by_text(re.compile(r"No scored run of Support tickets \(example\)"))).to_be_visible(timeout=WAIT_MS)
@@ -81,7 +81,7 @@ def test_weak_feedback_is_flagged_then_a_good_metric_clears_the_flags(
     shot(page, "feedback-02-weak-metric-flagged", whole=True)
 
     # A new session reads the new draft: the bundled exact match, whose feedback names both labels.
-    workspace.replace_draft(EXAMPLE_METRICS["Exact match"].read_text(encoding="utf-8"), "the test")
+    workspace.drafts.replace(EXAMPLE_METRICS["Exact match"].read_text(encoding="utf-8"), "the test")
     open_feedback_page(page, url)
     expect(page.get_by_text(re.compile("out of date: metric.py changed"))).to_be_visible(timeout=WAIT_MS)
     score_now(page, page.get_by_text("No feedback broke a rule at these thresholds."))

@@ -18,10 +18,10 @@ MIN_WORDS = "Empty or very short: words (fewer is flagged)"
 @pytest.fixture
 def seeded(workspace: Workspace) -> Workspace:
     """The wrong metric as the draft, and its run of the example: every third case's feedback is "Wrong."."""
-    workspace.replace_draft(WRONG_METRIC, "the test")
+    workspace.drafts.replace(WRONG_METRIC, "the test")
     data = load_example()
     key = RunKey.of(data, data.candidates[0], None, WRONG_METRIC)
-    workspace.runs.save(key, weak_every_third(), metric_source=WRONG_METRIC)
+    workspace.runs.store.save(key, weak_every_third(), metric_source=WRONG_METRIC)
     return workspace
 
 

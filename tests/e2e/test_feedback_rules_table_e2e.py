@@ -25,12 +25,12 @@ LINES = """el => {
 
 
 def test_the_rules_headers_read_on_one_line_at_1000_px_in_chinese(page: Page, server: str, workspace: Workspace):
-    workspace.replace_draft(WRONG_METRIC, "the test")
+    workspace.drafts.replace(WRONG_METRIC, "the test")
     data = load_example()
-    workspace.runs.save(
+    workspace.runs.store.save(
         RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC
     )
-    workspace.set_language("zh_CN")
+    workspace.settings.set_language("zh_CN")
     page.set_viewport_size({"width": 1000, "height": 1200})
     page.goto(f"{server}/feedback")
     table = page.get_by_test_id("stTable").filter(has_text="标记什么")

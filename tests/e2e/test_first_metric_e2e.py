@@ -103,7 +103,7 @@ def test_a_click_on_the_weight_map_sets_the_weights_of_the_point_clicked(
 ) -> None:
     url, ws = server, workspace
     ws.store.save_draft(REWARD_METRIC)
-    ws.save_dataset_choice("example")
+    ws.data.save_choice("example")
     open_page(page, url, "tradeoffs")
     winner = page.get_by_test_id("stMetric").filter(has_text="Winner at these weights")
     start_job(page, page.get_by_role("button", name="Score candidates"), winner)
@@ -123,7 +123,7 @@ def test_an_ab_export_is_used_as_one_candidate_per_output_column(page: Page, ser
     rows = [{**row, "input.text": row["text"], "expected.label": row["label"]} for row in review_rows()]
     columns = ["id", "input.text", "expected.label", "out_small", "out_large", "latency_large_ms", "cost_large_usd"]
     path = write_csv(folder / "ab.csv", rows, columns)
-    ws.save_dataset_choice("example")
+    ws.data.save_choice("example")
     open_page(page, url, "data")
     page.get_by_text("A file", exact=True).click()
     page.get_by_role("textbox", name="…or a file path on the server").fill(str(path))
@@ -136,7 +136,7 @@ def test_the_same_file_added_as_a_second_candidate_is_warned(page: Page, server:
     url, ws = server, workspace
     folder = files(ws, "twice")
     main, copy = reviews_csv(folder), reviews_csv(folder, "copy.csv")
-    ws.save_dataset_choice(str(main), candidate_files=[CandidateFile("large", str(copy))], main_candidate="small")
+    ws.data.save_choice(str(main), candidate_files=[CandidateFile("large", str(copy))], main_candidate="small")
     open_page(page, url, "data")
     expect(page.get_by_text(re.compile("have identical outputs on every case"))).to_be_visible()
 
@@ -144,7 +144,7 @@ def test_the_same_file_added_as_a_second_candidate_is_warned(page: Page, server:
 def test_a_candidate_file_gets_its_own_role_editor(page: Page, server: str, workspace: Workspace) -> None:
     url, ws = server, workspace
     folder = files(ws, "roles")
-    ws.save_dataset_choice(str(reviews_csv(folder)))
+    ws.data.save_choice(str(reviews_csv(folder)))
     open_page(page, url, "data")
     page.get_by_text("Add a candidate file").click()
     page.get_by_role("textbox", name="Candidate name", exact=True).fill("big")
@@ -162,7 +162,7 @@ def test_score_all_failures_become_the_verdict_and_mark_the_line(page: Page, ser
     url, ws = server, workspace
     folder = files(ws, "verdict")
     path = key_error_reviews(folder)
-    ws.save_dataset_choice(str(path))
+    ws.data.save_choice(str(path))
     ws.store.save_draft(KEY_ERROR_METRIC)
     open_page(page, url)
     expect(page.get_by_text("The metric meets the contract.")).to_be_visible(timeout=30_000)
@@ -178,8 +178,8 @@ def test_score_all_failures_become_the_verdict_and_mark_the_line(page: Page, ser
 def test_runs_compare_opens_on_two_runs_of_one_candidate(page: Page, server: str, workspace: Workspace) -> None:
     url, ws = server, workspace
     folder = files(ws, "runs")
-    ws.save_dataset_choice(str(reviews_csv(folder)))
-    older_large = four_runs(ws.runs, str(folder / "reviews.csv"))[1]
+    ws.data.save_choice(str(reviews_csv(folder)))
+    older_large = four_runs(ws.runs.store, str(folder / "reviews.csv"))[1]
     open_page(page, url, "runs")
     page.get_by_text("Compare two runs", exact=True).click()
     wait_for_app_run(page)
@@ -196,7 +196,7 @@ def test_an_example_loaded_on_other_data_names_the_fields_it_needs(
 ) -> None:
     url, ws = server, workspace
     folder = files(ws, "fields")
-    ws.save_dataset_choice(str(reviews_csv(folder)))
+    ws.data.save_choice(str(reviews_csv(folder)))
     open_page(page, url)
     load_example(page, "Model as judge")
     expect(page.get_by_text(re.compile(r"reads input\['subject'\], input\['message'\]"))).to_be_visible()

@@ -28,10 +28,10 @@ MORE = ["f", "4", "p", "f"]
 
 
 def seed(workspace: Workspace, language: str = "en") -> None:
-    workspace.set_rater("ana")
-    workspace.replace_draft(WRONG_METRIC, "the test")
+    workspace.human.set_rater("ana")
+    workspace.drafts.replace(WRONG_METRIC, "the test")
     data = load_example()
-    workspace.runs.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
+    workspace.runs.store.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
                         metric_source=WRONG_METRIC)  # fmt: skip
     workspace.store.set(SETTING_LANGUAGE, language)
 
@@ -84,7 +84,7 @@ def test_screenshots_of_the_labelling_view_and_the_report(
     seed(workspace, language)
     data = load_example()
     for index, case in enumerate(data.for_candidate(data.candidates[0])[:12]):
-        workspace.set_human_score(case.id, 0.0 if index % 3 == 0 or index == 1 else 1.0, "too vague" * (index == 1))
+        workspace.human.set_score(case.id, 0.0 if index % 3 == 0 or index == 1 else 1.0, "too vague" * (index == 1))
     page.set_viewport_size({"width": WIDTHS[0], "height": 1400})
     page.goto(f"{server}/human")
     title = "人工评分" if language == "zh_CN" else "Human scores"
@@ -100,7 +100,7 @@ def test_a_click_on_a_point_of_the_scatter_opens_its_case(page: Page, server: st
     seed(workspace)
     data = load_example()
     for index, case in enumerate(data.for_candidate(data.candidates[0])[:6]):  # the person agrees everywhere
-        workspace.set_human_score(case.id, 0.0 if index % 3 == 0 else 1.0, f"note of {case.id}")
+        workspace.human.set_score(case.id, 0.0 if index % 3 == 0 else 1.0, f"note of {case.id}")
     page.goto(f"{server}/human")
     expect(page.get_by_role("heading", name="Human scores", exact=True)).to_be_visible(timeout=WAIT_MS)
     wait_for_app_run(page, timeout_ms=2 * WAIT_MS)

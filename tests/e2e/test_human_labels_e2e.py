@@ -26,13 +26,13 @@ WORDS = {
 
 
 def seed(workspace: Workspace, language: str) -> list[str]:
-    workspace.set_rater("ana")
-    workspace.replace_draft(WRONG_METRIC, "the test")
+    workspace.human.set_rater("ana")
+    workspace.drafts.replace(WRONG_METRIC, "the test")
     data = load_example()
-    workspace.runs.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
+    workspace.runs.store.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
                         metric_source=WRONG_METRIC)  # fmt: skip
     workspace.store.set(SETTING_LANGUAGE, language)
-    return [case.id for case in workspace.dataset().cases]
+    return [case.id for case in workspace.data.in_use().cases]
 
 
 def open_page(page: Page, url: str, heading: str, width: int) -> None:
@@ -62,7 +62,7 @@ def test_the_human_scores_page_after_an_import_of_unknown_ids_and_with_another_c
     expect(page.get_by_test_id("stAlert").filter(has_text="ghost-0")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_test_id("stPlotlyChart")).to_have_count(2, timeout=2 * WAIT_MS)  # the report, from 30 labels
     picture(page, f"human-import-unknown-{language}-{width}", width)
-    workspace.choose_cases(workspace.dataset().data.candidates[1], None)
+    workspace.data.choose_cases(workspace.data.in_use().data.candidates[1], None)
     open_page(page, f"{server}/human", words["title"], width)
     expect(page.get_by_test_id("stProgress")).to_contain_text("0", timeout=WAIT_MS)
     picture(page, f"human-other-candidate-{language}-{width}", width)
@@ -74,8 +74,8 @@ def test_the_two_raters_panel_with_raters_named_id_and_gap(
 ) -> None:
     ids, width, words = seed(workspace, language), SHOTS[language], WORDS[language]
     rows = "".join(f"{case_id},{n % 2}\n" for n, case_id in enumerate(ids[:16]))
-    workspace.import_human_scores("a.csv", ("id,human\n" + rows).encode(), rater="id")
-    workspace.import_human_scores("b.csv", ("id,human\n" + "".join(f"{c},1\n" for c in ids[:16])).encode(), rater="gap")
+    workspace.human.import_scores("a.csv", ("id,human\n" + rows).encode(), rater="id")
+    workspace.human.import_scores("b.csv", ("id,human\n" + "".join(f"{c},1\n" for c in ids[:16])).encode(), rater="gap")
     open_page(page, f"{server}/human", words["title"], width)
     panel = page.get_by_test_id("stDataFrame").last
     expect(panel).to_be_visible(timeout=WAIT_MS)
@@ -94,14 +94,14 @@ def test_the_data_page_says_how_many_labels_a_grown_file_keeps(
     width, words = SHOTS[language], WORDS[language]
     monkeypatch.setenv("SKYNET_DATA_ROOTS", str(workspace.directory))  # the server's uploads, read here too
     workspace.store.set(SETTING_LANGUAGE, language)
-    workspace.set_rater("ana")
+    workspace.human.set_rater("ana")
     rows = "id,question,answer,response\n" + "".join(f"s{n},q {n},a {n},r {n}\n" for n in range(60))
     grown = tmp_path / "support80.csv"
     grown.write_text(rows + "".join(f"s{n},q {n},a {n},r {n}\n" for n in range(60, 80)))
-    workspace.save_dataset_choice(str(workspace.save_upload("support.csv", io.BytesIO(rows.encode()))))
-    assert workspace.dataset().problem is None
+    workspace.data.save_choice(str(workspace.data.save_upload("support.csv", io.BytesIO(rows.encode()))))
+    assert workspace.data.in_use().problem is None
     for n in range(60):
-        workspace.set_human_score(f"s{n}", float(n % 2))
+        workspace.human.set_score(f"s{n}", float(n % 2))
     open_page(page, f"{server}/data", words["data"], width)
     page.get_by_text(words["file"], exact=True).click()
     wait_for_app_run(page)

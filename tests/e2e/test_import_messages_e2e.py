@@ -39,8 +39,8 @@ def uploader(page: Page, label: str) -> Any:
 def test_the_human_scores_import_says_what_it_did_under_the_import_button(
     page: Page, server: str, workspace: Workspace, tmp_path: Path
 ) -> None:
-    workspace.set_rater("ana")
-    ids = [case.id for case in workspace.dataset().cases][:12]
+    workspace.human.set_rater("ana")
+    ids = [case.id for case in workspace.data.in_use().cases][:12]
     labels = tmp_path / "labels.csv"
     labels.write_text("id,human\n" + "".join(f"{case_id},1\n" for case_id in ids) + "".join(
         f"ghost{n},0\n" for n in range(500)))  # fmt: skip

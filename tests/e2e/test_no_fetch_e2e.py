@@ -93,8 +93,8 @@ def hostile(server: str, workspace: Workspace) -> Iterator[tuple[str, Listener]]
         for candidate in (strings["candidate"], "plain")
     ]
     data.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    workspace.replace_draft(hostile_metric(strings), "the test")
-    workspace.save_dataset_choice(str(data))
+    workspace.drafts.replace(hostile_metric(strings), "the test")
+    workspace.data.save_choice(str(data))
     yield server, listener
     listener.close()
 

@@ -17,13 +17,13 @@ REWARD = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
 
 def expected_sample(workspace: Workspace) -> list[tuple[str, float, dict[str, float], str]]:
     """The sampled cases as the workspace scores them: id, score, named scores, feedback."""
-    job = workspace.check(JobSlot(), workspace.draft().metric)
+    job = workspace.jobs.check(JobSlot(), workspace.drafts.current().metric)
     assert job.wait(60) and job.result is not None
     return [(case.id, case.score or 0.0, case.scores, case.feedback) for case in job.result.cases]
 
 
 def test_every_sampled_case_reads_whole_as_text(page: Page, server: str, workspace: Workspace) -> None:
-    workspace.replace_draft(REWARD, "the test")
+    workspace.drafts.replace(REWARD, "the test")
     expected = expected_sample(workspace)
     assert any("\n" in feedback for *_rest, feedback in expected)  # reward()'s lines: several per case
     page.set_viewport_size({"width": WIDTHS[0], "height": 1400})

@@ -26,7 +26,7 @@ def test_the_data_page_shows_the_file_in_use_on_a_revisit(page: Page, server: st
     path = workspace.directory / "reviews.csv"
     path.write_text(REVIEWS, encoding="utf-8")
     roles = {"id": (Role.ID, ""), "review": (Role.INPUT, "review"), "label": (Role.EXPECTED, "label")}
-    workspace.save_dataset_choice(str(path), {**roles, "prediction": (Role.OUTPUT, "")})
+    workspace.data.save_choice(str(path), {**roles, "prediction": (Role.OUTPUT, "")})
     open_author(page, server)
     go_to(page, "Data")
     expect(page.get_by_role("heading", name="reviews.csv")).to_be_visible()
@@ -64,13 +64,13 @@ def test_a_tab_with_an_older_text_says_so_without_typing_or_reloading(page: Page
 
 
 def test_page_strings_in_chinese(page: Page, server: str, workspace: Workspace) -> None:
-    workspace.set_language("zh_CN")
-    workspace.replace_draft(WRONG_METRIC, "the test")
+    workspace.settings.set_language("zh_CN")
+    workspace.drafts.replace(WRONG_METRIC, "the test")
     data = load_example()
-    workspace.runs.save(
+    workspace.runs.store.save(
         RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC
     )
-    workspace.save_model_settings(ModelSettings(metric=ModelConfig("openai/judge", "http://127.0.0.1:9")))
+    workspace.settings.save_models(ModelSettings(metric=ModelConfig("openai/judge", "http://127.0.0.1:9")))
     page.goto(f"{server}/feedback")
     page.get_by_text("模型审查（可选）", exact=False).first.click()
     expect(page.get_by_text("（指标模型）", exact=False).first).to_be_visible()

@@ -40,7 +40,7 @@ def seed(workspace: Workspace) -> None:
     data = load_example()
     candidate = data.candidates[0]
     cases = data.for_candidate(candidate)
-    runs = workspace.runs
+    runs = workspace.runs.store
     for source, shift in ((OLD, 0.0), (NEW, 0.3)):
         results = []
         for index, case in enumerate(cases):

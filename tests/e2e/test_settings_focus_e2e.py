@@ -39,7 +39,7 @@ def open_settings(page: Page, server: str) -> None:
 def test_a_key_typed_then_tabbed_past_is_saved_and_sent(
     page: Page, server: str, workspace: Workspace, fake: FakeOpenAI, role: str
 ):
-    workspace.save_model_settings(ModelSettings(**{role: ModelConfig(MODEL, fake.url)}))
+    workspace.settings.save_models(ModelSettings(**{role: ModelConfig(MODEL, fake.url)}))
     open_settings(page, server)
     panel = page.locator(f".st-key-settings-panel-{role}")
     key = panel.get_by_label("API key for this session (optional)", exact=True)
@@ -56,14 +56,14 @@ def test_a_key_typed_then_tabbed_past_is_saved_and_sent(
 
     expect(panel.get_by_text("Key: typed in for this session (…WXYZ)")).to_be_visible()
     expect(panel.get_by_text("Costs use the prices entered here.")).to_be_visible()
-    assert workspace.model_settings().config(role).price_per_million == (0.15, 0.6)
+    assert workspace.settings.models().config(role).price_per_million == (0.15, 0.6)
     panel.get_by_role("button", name="Test connection").click()
     expect(panel.get_by_text(re.compile(r"replied “PASS\. The triage fits\.”"))).to_be_visible()
     assert fake.requests[-1].authorization == f"Bearer {KEY}"
 
 
 def test_a_key_typed_then_saved_at_once_is_saved(page: Page, server: str, workspace: Workspace, fake: FakeOpenAI):
-    workspace.save_model_settings(ModelSettings(task=ModelConfig(MODEL, fake.url)))
+    workspace.settings.save_models(ModelSettings(task=ModelConfig(MODEL, fake.url)))
     open_settings(page, server)
     panel = page.locator(".st-key-settings-panel-task")
     key = panel.get_by_label("API key for this session (optional)", exact=True)
@@ -102,6 +102,6 @@ def test_every_other_field_tabbed_through_is_saved(page: Page, server: str, work
     wait_for_app_run(page)
 
     expect(page.get_by_text(re.compile(r"Metrics' llm\(\) calls use openai/gpt-4o-mini"))).to_be_visible()
-    saved = workspace.model_settings()
+    saved = workspace.settings.models()
     assert saved.reflection == ModelConfig(MODEL, fake.url, price_per_million=(0.15, 0.6))
     assert (saved.request_timeout_s, saved.concurrency, saved.max_retries, saved.max_cost_usd) == (45, 3, 4, 2)

@@ -22,9 +22,9 @@ RUN_MS = 240_000  # 40 cases × 16 outputs in the sandbox, on a machine that may
 @pytest.fixture
 def tickets(workspace: Workspace) -> Workspace:
     """The world's ticket labels (a quarter of the answers wrong) as the dataset in use."""
-    folder = workspace.uploads_dir()
+    folder = workspace.data.uploads_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    workspace.save_dataset_choice(str(world.write_cases(folder / "tickets.jsonl")))
+    workspace.data.save_choice(str(world.write_cases(folder / "tickets.jsonl")))
     return workspace
 
 
@@ -36,7 +36,7 @@ def open_page(page: Page, url: str, width: int = 1400) -> None:
 
 
 def test_a_person_runs_the_stress_test_and_sees_the_verdict_first(page: Page, server: str, tickets: Workspace) -> None:
-    tickets.replace_draft(world.CONTAINS, "the test")
+    tickets.drafts.replace(world.CONTAINS, "the test")
     open_page(page, server)
     expect(page.get_by_text("Planned: 40 of 40 cases", exact=False)).to_be_visible()
     verdict = page.get_by_text("An optimizer can game this metric", exact=False)
@@ -49,7 +49,7 @@ def test_a_person_runs_the_stress_test_and_sees_the_verdict_first(page: Page, se
 
 
 def test_a_sound_metrics_report_says_it_held(page: Page, server: str, tickets: Workspace) -> None:
-    tickets.replace_draft(world.SOUND, "the test")
+    tickets.drafts.replace(world.SOUND, "the test")
     open_page(page, server)
     held = page.get_by_text("The metric held", exact=False)
     start_job(page, page.get_by_role("button", name="Run the stress test"), held, RUN_MS)
@@ -68,12 +68,12 @@ def test_a_sound_metrics_report_says_it_held(page: Page, server: str, tickets: W
 def test_a_saved_report_reads_in_chinese_at_1000_px(
     page: Page, server: str, tickets: Workspace, name: str, metric: str, verdict: str
 ) -> None:
-    tickets.replace_draft(metric, "the test")
+    tickets.drafts.replace(metric, "the test")
     tickets.store.set(SETTING_LANGUAGE, "zh_CN")
-    folder = tickets.draft().metric
+    folder = tickets.drafts.current().metric
     report = run_stress(folder, world.cases(), LocalScorer(), RunOptions(concurrency=2))
-    source = str(tickets.uploads_dir() / "tickets.jsonl")
-    tickets.stress_runs.save(report, folder, Provenance(folder.digest, source, "tickets", "", None))
+    source = str(tickets.data.uploads_dir() / "tickets.jsonl")
+    tickets.stress.store.save(report, folder, Provenance(folder.digest, source, "tickets", "", None))
     page.set_viewport_size({"width": 1000, "height": 1500})
     page.goto(f"{server}/stress")
     expect(page.get_by_role("heading", name="压力测试", exact=True)).to_be_visible(timeout=60_000)

@@ -27,7 +27,7 @@ SHIFTED_SPEC = {
 @pytest.fixture
 def reward(workspace: Workspace) -> Workspace:
     """The example reward metric as the draft."""
-    workspace.replace_draft(REWARD_METRIC, "the test")
+    workspace.drafts.replace(REWARD_METRIC, "the test")
     return workspace
 
 
@@ -81,9 +81,9 @@ def test_moving_a_weight_changes_the_winner_and_writes_the_spec_into_the_editor(
     expect(page.get_by_text("metric.py's REWARD_SPEC has these values.")).to_be_visible()
     # Writing changes only REWARD_SPEC, so the scores still hold: no rescoring needed.
     expect(winner).to_contain_text("large-careful")
-    assert reward.draft().source == replace_reward_spec(REWARD_METRIC, SHIFTED_SPEC)
+    assert reward.drafts.current().source == replace_reward_spec(REWARD_METRIC, SHIFTED_SPEC)
     # The text before the write is kept: as the version scored (issue 23 item 12) and the one before the write.
-    assert {version.source for version in reward.versions()} == {REWARD_METRIC}
+    assert {version.source for version in reward.drafts.versions()} == {REWARD_METRIC}
 
     page.get_by_role("link", name="Author").click()
     editor = page.frame_locator('iframe[title="code_editor.code_editor"]')

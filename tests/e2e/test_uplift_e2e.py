@@ -58,10 +58,10 @@ def server_env(models: FakeOpenAI) -> dict[str, str]:
 def seeded(workspace: Workspace) -> Workspace:
     """The bundled exact-match metric as the draft and a scored run of the example (the review, and the panel, show)."""
     metric = example_metric()
-    workspace.replace_draft(metric, "the test")
+    workspace.drafts.replace(metric, "the test")
     data = load_example()
     key = RunKey.of(data, data.candidates[0], None, metric.files["metric.py"])
-    workspace.runs.save(key, weak_every_third(), metric_source=metric.files["metric.py"])
+    workspace.runs.store.save(key, weak_every_third(), metric_source=metric.files["metric.py"])
     return workspace
 
 
@@ -100,9 +100,9 @@ def test_the_experiment_runs_on_the_example_and_shows_its_report_and_charts(
 def test_a_saved_report_reads_whole_at_two_widths_in_two_languages(
     page: Page, server: str, workspace: Workspace, language: str
 ) -> None:
-    workspace.replace_draft(WRONG_METRIC, "the test")
+    workspace.drafts.replace(WRONG_METRIC, "the test")
     data = load_example()
-    workspace.runs.save(
+    workspace.runs.store.save(
         RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC
     )
     saved_result(workspace, HELPS)

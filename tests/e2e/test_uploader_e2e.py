@@ -28,7 +28,7 @@ def boxes_overlap(first: Locator, second: Locator) -> bool:
 def test_a_chosen_file_shows_its_name_beside_an_unlabelled_remove_button(
     page: Page, server: str, workspace, tmp_path: Path, language: str, width: int, choose: str
 ):
-    workspace.set_language(language)
+    workspace.settings.set_language(language)
     page.set_viewport_size({"width": width, "height": 1200})
     page.goto(f"{server}/human")
     uploader = page.get_by_test_id("stFileUploader").first

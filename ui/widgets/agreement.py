@@ -1,7 +1,7 @@
 """Is the metric right? The agreement of one candidate's scored results with the human scores of its dataset, as
 one panel (the Human scores page, Feedback review, a run on the Runs page), and its one line beside a run's mean.
 
-The figures come from the workspace (``Workspace.human_agreement``: computed once for the same results and
+The figures come from the workspace (``Workspace.human.agreement``: computed once for the same results and
 labels); the tables and charts from ``skynet_core.human``. Case ids, notes and data are shown literally.
 """
 
@@ -44,20 +44,20 @@ EVERY_RATER = ""
 
 def agreement_line(results: Sequence[CaseResult], source: str, candidate: str) -> None:
     """One line beside a scored run's mean: its agreement with the human scores now (nothing without any)."""
-    found = session().workspace.human_agreement(results, source, candidate)
+    found = session().workspace.human.agreement(results, source, candidate)
     if found is not None:
         st.caption(":material/person_check: " + md(agreement_summary(found)))
 
 
 def recorded_line(run_id: int) -> None:
     """The agreement a run had with the human scores that existed when it was scored (nothing if there were none)."""
-    found = session().workspace.recorded_agreement(run_id)
+    found = session().workspace.human.recorded_agreement(run_id)
     if found is not None:
         st.caption(_("When it was scored: {summary}").format(summary=md(agreement_summary(found))))
 
 
 def save_threshold(key: str) -> None:
-    session().workspace.set_pass_threshold(float(S[key]))
+    session().workspace.human.set_pass_threshold(float(S[key]))
 
 
 def controls(labels: HumanLabels, key: str) -> tuple[float, str | None]:
@@ -65,7 +65,7 @@ def controls(labels: HumanLabels, key: str) -> tuple[float, str | None]:
     ws = session().workspace
     threshold_key, rater_key = f"{key}.threshold", f"{key}.rater"
     if threshold_key not in S:
-        S[threshold_key] = ws.pass_threshold()
+        S[threshold_key] = ws.human.pass_threshold()
     raters = labels.raters()
     with st.container(horizontal=True, vertical_alignment="bottom"):
         st.number_input(
@@ -165,7 +165,7 @@ def agreement_report(
     the disagreements' inputs and outputs). ``here``: drawn on the Human scores page itself (its hint says so).
     Returns the agreement shown (``None``: no human scores yet)."""
     ws = session().workspace
-    labels = ws.human_labels(source)
+    labels = ws.human.labels(source)
     st.subheader(_("Is the metric right? Agreement with human scores"))
     if not labels.values(candidate):
         hint = (
@@ -182,7 +182,7 @@ def agreement_report(
         st.info(hint.format(candidate=md(candidate or "–")), icon=":material/person_check:")
         return None
     threshold, rater = controls(labels, key)
-    agreement = ws.human_agreement(results, source, candidate, rater=rater, labels=labels, threshold=threshold)
+    agreement = ws.human.agreement(results, source, candidate, rater=rater, labels=labels, threshold=threshold)
     if agreement is None:
         st.info(_("The chosen rater scored none of these cases."), icon=":material/info:")
         return None
@@ -218,10 +218,10 @@ def run_agreement_panel(run: SavedRun) -> None:
     """Beside a saved run: the agreement it had when it was scored, and its report with the human scores now."""
     ws = session().workspace
     recorded_line(run.id)
-    if not ws.human_labels(run.key.dataset).values(run.key.candidate):
+    if not ws.human.labels(run.key.dataset).values(run.key.candidate):
         return
     cases = run.cases or [
-        case for case in ws.cases_of(run.key.dataset) or [] if case.candidate == run.key.candidate
+        case for case in ws.data.cases_of(run.key.dataset) or [] if case.candidate == run.key.candidate
     ]  # fmt: skip
     with st.expander(_("Agreement with human scores now"), icon=":material/person_check:"):
         agreement_report(run.results, cases, run.key.dataset, run.key.candidate, key=f"runs.agreement.{run.id}")

@@ -20,7 +20,7 @@ def agreement_change(
     results_a: Sequence[CaseResult], results_b: Sequence[CaseResult], source: str, candidate: str, *, key: str
 ) -> None:
     """Whether B agrees with the people better than A: nothing but a hint while the cases have no human score."""
-    found = session().workspace.compare_human_agreement(results_a, results_b, source, candidate)
+    found = session().workspace.human.compare_agreement(results_a, results_b, source, candidate)
     st.markdown("#### " + _("Agreement with human scores, A against B"))
     if found is None:
         st.caption(

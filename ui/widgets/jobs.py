@@ -45,7 +45,7 @@ def progress_text(job: Job[Any], spent: float | None) -> str:
 def progress_row(slot: JobSlot, job: Job[Any], key: str) -> None:
     """The progress bar of a running job, with its Cancel button."""
     left, right = st.columns([5, 1], vertical_alignment="center")
-    text = progress_text(job, session().workspace.llm_spent(job))
+    text = progress_text(job, session().workspace.jobs.llm_spent(job))
     left.progress(job.progress, text=text[:1].upper() + text[1:])
     right.button(_("Cancel"), on_click=with_language(slot.cancel), icon=":material/stop_circle:", key=f"{key}.cancel")
 
@@ -114,7 +114,7 @@ def running_jobs() -> None:
             # reload its editor) whenever another tab's job ends; the next run of the page stops it.
             return
         st.markdown("**{title}**".format(title=_("Running jobs")))
-        queued = {request.run.job_id for request in me.workspace.sandbox_queue().waiting}  # over the sandbox cap
+        queued = {request.run.job_id for request in me.workspace.bounds.sandbox_queue().waiting}  # over the sandbox cap
         for job in current:
             started = format_datetime(datetime.fromtimestamp(job.started_wall), "HH:mm:ss")
             kind = job.kind.label

@@ -2,7 +2,7 @@
 
 A thin skin over ``skynet_core.engines.reflection`` (and ``engines.export`` for the downloads). Pages call
 ``draw_reflection_step`` with the metric, the cases and their results, and the model settings. The text
-being optimized is the workspace's (``Workspace.instruction``, per dataset): it stays after a visit to
+being optimized is the workspace's (``Workspace.drafts.instruction``, per dataset): it stays after a visit to
 another page, and the Author and Feedback review pages share it.
 """
 
@@ -58,10 +58,10 @@ def draw_reflection_step(
     text_key = f"{key}.instruction"
 
     def keep_instruction(dataset: str, text_key: str) -> None:
-        session().workspace.set_instruction(dataset, S[text_key])
+        session().workspace.drafts.set_instruction(dataset, S[text_key])
 
     workspace = session().workspace
-    kept = workspace.instruction(dataset)
+    kept = workspace.drafts.instruction(dataset)
     S[text_key] = kept if kept is not None else instruction or ""
     st.text_area(
         _("The text being optimized (the instruction or prompt the outputs answered)"),

@@ -17,7 +17,7 @@ S = st.session_state
 
 def _pick_language() -> None:
     chosen = S[K.LANGUAGE]
-    session().workspace.set_language(chosen)
+    session().workspace.settings.set_language(chosen)
     set_language(chosen)
 
 

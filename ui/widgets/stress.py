@@ -1,6 +1,6 @@
 """What the stress test said about a metric version: on History (versions A and B) and on Runs (the version a run
 scored with), the newest saved stress run of that version on the dataset ("stress: hackable (claims_correct 47%)"),
-made on the Stress test page (``Workspace.stress_of``)."""
+made on the Stress test page (``Workspace.stress.latest_of``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import streamlit as st
 
 from skynet_core.i18n import _, format_datetime
 from skynet_core.metric.source import MetricSource
-from skynet_core.stress.store import StressRow
+from skynet_core.stress.saved import StressRow
 from skynet_core.workspace import Snapshot
 from ui import studio
 from ui.widgets.text import md
@@ -27,7 +27,7 @@ def stress_text(row: StressRow | None) -> str:
 def versions_stress(snap: Snapshot, old: MetricSource, new: MetricSource) -> None:
     """History: the stress verdict of versions A and B on the dataset in use."""
     ws, dataset = studio.session().workspace, snap.in_use.data.source
-    first, second = ws.stress_of(old.digest, dataset), ws.stress_of(new.digest, dataset)
+    first, second = ws.stress.latest_of(old.digest, dataset), ws.stress.latest_of(new.digest, dataset)
     st.caption(
         "  \n".join(
             [
@@ -40,5 +40,5 @@ def versions_stress(snap: Snapshot, old: MetricSource, new: MetricSource) -> Non
 
 def run_stress_line(digest: str | None, dataset: str) -> None:
     """Runs: the stress verdict of the metric version a run scored with (``digest``), on the run's dataset."""
-    found = studio.session().workspace.stress_of(digest, dataset) if digest else None
+    found = studio.session().workspace.stress.latest_of(digest, dataset) if digest else None
     st.caption(md(stress_text(found)))

@@ -1,9 +1,10 @@
 """How an edit to the feedback changed its value: the saved uplift experiments' feedback value of a metric version,
 on History (versions A and B, and B against A) and on Runs (the version a run scored with).
 
-A version's value is its most complete saved experiment with a value on the dataset (``Workspace.feedback_value_of``),
-made by "Does this feedback help?" on Feedback review; a partial one says so. B against A is the difference of two
-independent experiments, with Welch's interval (``skynet_core.engines.uplift.stats.difference``).
+A version's value is its most complete saved experiment with a value on the dataset
+(``Workspace.uplift.feedback_value_of``), made by "Does this feedback help?" on Feedback review; a partial one says
+so. B against A is the difference of two independent experiments, with Welch's interval
+(``skynet_core.engines.uplift.stats.difference``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from datetime import datetime
 
 import streamlit as st
 
+from skynet_core.engines.uplift.saved import UpliftSummary
 from skynet_core.engines.uplift.standing import partial_note
 from skynet_core.engines.uplift.stats import difference
-from skynet_core.engines.uplift.store import UpliftSummary
 from skynet_core.i18n import N_, _, format_datetime, ngettext
 from skynet_core.metric.source import MetricSource
 from skynet_core.workspace import Snapshot
@@ -42,7 +43,7 @@ def nothing_yet() -> str:
 def versions_feedback_value(snap: Snapshot, old: MetricSource, new: MetricSource) -> None:
     """History: the feedback value of versions A and B on the dataset in use, and B − A when both have one."""
     ws, dataset = studio.session().workspace, snap.in_use.data.source
-    first, second = ws.feedback_value_of(old.digest, dataset), ws.feedback_value_of(new.digest, dataset)
+    first, second = ws.uplift.feedback_value_of(old.digest, dataset), ws.uplift.feedback_value_of(new.digest, dataset)
     if first is None and second is None:
         st.caption(
             _(
@@ -66,6 +67,6 @@ def versions_feedback_value(snap: Snapshot, old: MetricSource, new: MetricSource
 
 def run_feedback_value(digest: str | None, dataset: str) -> None:
     """Runs: the feedback value of the metric version a run scored with (``digest``), on the run's dataset."""
-    found = studio.session().workspace.feedback_value_of(digest, dataset) if digest else None
+    found = studio.session().workspace.uplift.feedback_value_of(digest, dataset) if digest else None
     text = value_text(found) if found is not None else nothing_yet()
     st.caption(_("Feedback value of this metric version: {value}").format(value=text))

@@ -15,7 +15,7 @@ S = st.session_state
 def save_version(key: str, default_name: str = "") -> None:
     """Save the draft as a named version (the name typed in ``{key}.version_name``, else ``default_name``),
     with a confirmation; nothing new when the draft already is the latest version."""
-    saved = session().workspace.save_version(S.get(f"{key}.version_name") or default_name)
+    saved = session().workspace.drafts.save_version(S.get(f"{key}.version_name") or default_name)
     version = saved.version
     if saved.created:
         S[f"{key}.version_name"] = ""

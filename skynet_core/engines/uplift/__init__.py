@@ -21,8 +21,9 @@ with feedback minus the gain with the score only, with a 95% interval across see
 
 Modules: ``config`` (the arms, the experiment's size, the models), ``cases`` (the split and the seeded
 choices), ``arms`` (what each arm shows), ``calls`` (counting, pricing, budget and Cancel), ``loop``
-(the run), ``stats`` (t-intervals), ``result``, ``plan`` (calls and cost before a run), ``store`` (results
-kept with the metric version), ``charts`` (plotly figures, imported from their module) and ``cli``.
+(the run), ``stats`` (t-intervals), ``result``, ``plan`` (calls and cost before a run), ``saved`` (the
+records of results kept with the metric version: the SQL is ``skynet_core.store.uplift``),
+``charts`` (plotly figures, imported from their module) and ``cli``.
 """
 
 from typing import TYPE_CHECKING

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from skynet_core.engines.uplift.saved import UpliftSummary
+
 from ...i18n import N_, _
 from .result import Outcome
-from .store import UpliftSummary
 
 PARTIAL = {
     Outcome.CANCELLED: N_("partial: cancelled"),

@@ -26,22 +26,22 @@ def ws_with_candidate_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> W
     reviews_csv(tmp_path)
     large_file(tmp_path / "large.csv", flip=False)
     workspace = Workspace(tmp_path, jobs=JobBoard(grace_s=60), env={})
-    workspace.save_dataset_choice(
+    workspace.data.save_choice(
         str(tmp_path / "reviews.csv"),
         candidate_files=[CandidateFile("large", str(tmp_path / "large.csv"))],
         main_candidate="small",
     )
-    workspace.choose_cases("large", None)
+    workspace.data.choose_cases("large", None)
     return workspace
 
 
 def test_a_candidate_file_changed_in_place_makes_results_out_of_date(
     ws_with_candidate_file: Workspace, tmp_path: Path
 ) -> None:
-    before = ws_with_candidate_file.provenance("def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n")
+    before = ws_with_candidate_file.settings.provenance("def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n")
     large_file(tmp_path / "changed.csv", flip=True)
     shutil.move(tmp_path / "changed.csv", tmp_path / "large.csv")
-    after = ws_with_candidate_file.provenance("def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n")
+    after = ws_with_candidate_file.settings.provenance("def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n")
     assert before != after  # the check's key: it runs again
     assert before.changes(after) == ["the dataset's files changed"]
 
@@ -50,20 +50,20 @@ def test_a_candidate_file_replaced_by_another_upload_makes_results_out_of_date(
     ws_with_candidate_file: Workspace, tmp_path: Path
 ) -> None:
     metric = "def score(i, o, e=None):\n    return 1.0, {'feedback': ''}\n"
-    before = ws_with_candidate_file.provenance(metric)
+    before = ws_with_candidate_file.settings.provenance(metric)
     large_file(tmp_path / "large-2.csv", flip=True)
-    choice = ws_with_candidate_file.dataset_choice()
-    ws_with_candidate_file.save_dataset_choice(
+    choice = ws_with_candidate_file.data.choice()
+    ws_with_candidate_file.data.save_choice(
         choice.path, candidate_files=[CandidateFile("large", str(tmp_path / "large-2.csv"))], main_candidate="small"
     )
-    after = ws_with_candidate_file.provenance(metric)
+    after = ws_with_candidate_file.settings.provenance(metric)
     assert before.changes(after) == ["the dataset's files changed"]
     # Replacing it with a copy of the same content changes nothing.
     shutil.copy(tmp_path / "large-2.csv", tmp_path / "large-3.csv")
-    ws_with_candidate_file.save_dataset_choice(
+    ws_with_candidate_file.data.save_choice(
         choice.path, candidate_files=[CandidateFile("large", str(tmp_path / "large-3.csv"))], main_candidate="small"
     )
-    assert ws_with_candidate_file.provenance(metric).changes(after) == []
+    assert ws_with_candidate_file.settings.provenance(metric).changes(after) == []
 
 
 def test_identity_follows_content_roles_and_candidate_names(tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ from skynet_core.cases import Case
 from skynet_core.feedback import (
     PROBE_KINDS,
     Flag,
-    MarkStore,
     MarkValue,
     Severity,
     Thresholds,
@@ -27,6 +26,7 @@ from skynet_core.feedback import (
     rules,
 )
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.store.marks import MarkStore
 
 CHARGE = {"message": "I see a charge I don't recognise on my card"}
 BILLING = {"label": "billing"}

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from skynet_core.engines.uplift.result import Outcome
+from skynet_core.engines.uplift.saved import UpliftSummary
 from skynet_core.engines.uplift.standing import most_complete, partial_note
 from skynet_core.engines.uplift.stats import Interval
-from skynet_core.engines.uplift.store import UpliftSummary
 from skynet_core.provenance import Provenance
 
 MADE_BY = Provenance("digest", "example", "Support tickets", "small", None)

@@ -9,7 +9,6 @@ import pytest
 
 from skynet_core.human import (
     HumanScore,
-    HumanScores,
     LabelError,
     LabelOrder,
     LabelScale,
@@ -27,6 +26,7 @@ from skynet_core.human import (
     write_labels,
 )
 from skynet_core.store import Store
+from skynet_core.store.human import HumanScores
 
 
 def score(case_id: str, value: float, rater: str = "ana", candidate: str = "", note: str = "") -> HumanScore:

@@ -9,7 +9,6 @@ from skynet_core.cases import Case
 from skynet_core.feedback import Mark, MarkValue, review
 from skynet_core.human import (
     HumanScore,
-    HumanScores,
     agreement_of,
     agreement_summary,
     compare_agreement,
@@ -29,6 +28,7 @@ from skynet_core.human import (
 from skynet_core.i18n import use_language
 from skynet_core.lazy import face_homes
 from skynet_core.results import CaseResult
+from skynet_core.store.human import HumanScores
 
 SCORES = {"a": 0.9, "b": 0.8, "c": 0.3, "d": 0.2, "e": 0.6}
 HUMANS = {"a": 1.0, "b": 0.0, "c": 1.0, "d": 0.0}

@@ -10,9 +10,7 @@ import pytest
 from skynet_core.datasets import DatasetError, Role, infer_roles, load_dataset
 from skynet_core.human import (
     HumanScore,
-    HumanScores,
     Movement,
-    RunAgreements,
     agreement_scatter,
     compare_agreement,
     confusion_figure,
@@ -24,7 +22,9 @@ from skynet_core.human import (
 )
 from skynet_core.human.report import Confusion
 from skynet_core.results import CaseResult
-from skynet_core.runs import KEEP_RUNS, RunKey, RunStore
+from skynet_core.runs import KEEP_RUNS, RunKey
+from skynet_core.store.human import HumanScores, RunAgreements
+from skynet_core.store.runs import RunStore
 
 HUMANS = {"a": 1.0, "b": 0.0, "c": 1.0, "d": 0.0}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from skynet_core.datasets import Role, infer_roles
-from skynet_core.human import HumanScores
+from skynet_core.store.human import HumanScores
 from skynet_core.workspace import Workspace
 from skynet_core.workspace.jobs import JobBoard
 
@@ -22,7 +22,7 @@ IDS = [f"t{n:02d}" for n in range(60)]
 def ws_rater_ana(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     monkeypatch.setenv("SKYNET_DATA_ROOTS", str(tmp_path))
     workspace = Workspace(tmp_path, jobs=JobBoard(grace_s=60), env={})
-    workspace.set_rater("ana")
+    workspace.human.set_rater("ana")
     return workspace
 
 
@@ -32,9 +32,9 @@ def support(ids: list[str], extra: str = "") -> bytes:
 
 
 def use(ws_rater_ana: Workspace, name: str, data: bytes) -> str:
-    path = str(ws_rater_ana.save_upload(name, io.BytesIO(data)))
-    ws_rater_ana.save_dataset_choice(path)
-    assert ws_rater_ana.dataset().problem is None
+    path = str(ws_rater_ana.data.save_upload(name, io.BytesIO(data)))
+    ws_rater_ana.data.save_choice(path)
+    assert ws_rater_ana.data.in_use().problem is None
     return path
 
 
@@ -43,23 +43,23 @@ def test_a_file_with_the_same_ids_and_twenty_new_ones_keeps_the_sixty_labels_and
 ) -> None:
     first = use(ws_rater_ana, "support.csv", support(IDS))
     for n, case_id in enumerate(IDS):
-        ws_rater_ana.set_human_score(case_id, float(n % 2))
+        ws_rater_ana.human.set_score(case_id, float(n % 2))
     grown = use(ws_rater_ana, "support80.csv", support(IDS + [f"new{n}" for n in range(20)], " (edited)"))
     assert grown != first
-    labels = ws_rater_ana.human_labels()
+    labels = ws_rater_ana.human.labels()
     assert len(labels.values("")) == 60 and len(labels.stored()) == 60
     assert (labels.label_set, labels.origin, labels.elsewhere) == (first, "support.csv", 0)
-    ws_rater_ana.set_human_score("new0", 1.0)  # labelling the new file adds to the same scores
+    ws_rater_ana.human.set_score("new0", 1.0)  # labelling the new file adds to the same scores
     use(ws_rater_ana, "support.csv", support(IDS))
-    again = ws_rater_ana.human_labels()
+    again = ws_rater_ana.human.labels()
     assert len(again.values("")) == 60 and again.elsewhere == 1  # new0 is not a case of the first file
 
 
 def test_an_unrelated_file_does_not_take_the_labels(ws_rater_ana: Workspace) -> None:
     use(ws_rater_ana, "support.csv", support(IDS))
-    ws_rater_ana.set_human_score(IDS[0], 1.0)
+    ws_rater_ana.human.set_score(IDS[0], 1.0)
     use(ws_rater_ana, "other.csv", support([f"q{n}" for n in range(30)]))
-    assert not ws_rater_ana.human_labels() and ws_rater_ana.human_labels().origin is None
+    assert not ws_rater_ana.human.labels() and ws_rater_ana.human.labels().origin is None
 
 
 def test_a_database_from_before_keeps_its_labels_readable_and_gains_imports(
@@ -78,9 +78,9 @@ def test_a_database_from_before_keeps_its_labels_readable_and_gains_imports(
     store = HumanScores(old)
     assert [(s.case_id, s.value, s.note) for s in store.scores(path)] == [(IDS[0], 0.5, "old note")]
     legacy = Workspace(old, env={})
-    legacy.save_dataset_choice(path)
-    found = legacy.import_human_scores("bo.csv", f"id,human\n{IDS[1]},1\n".encode(), rater="bo")
-    assert found.import_id > 0 and len(legacy.human_labels().values("")) == 2
+    legacy.data.save_choice(path)
+    found = legacy.human.import_scores("bo.csv", f"id,human\n{IDS[1]},1\n".encode(), rater="bo")
+    assert found.import_id > 0 and len(legacy.human.labels().values("")) == 2
 
 
 def test_roles_come_back_for_the_same_columns_by_path_or_in_another_file(
@@ -89,14 +89,14 @@ def test_roles_come_back_for_the_same_columns_by_path_or_in_another_file(
     first = tmp_path / "support.csv"
     first.write_bytes(support(IDS))
     roles = {"question": (Role.INPUT, "question"), "response": (Role.OUTPUT, ""), "id": (Role.ID, "")}
-    ws_rater_ana.save_dataset_choice(str(first), roles, columns=["id", "question", "response"])
-    assert ws_rater_ana.remembered_roles(["id", "question", "response"]) == roles
+    ws_rater_ana.data.save_choice(str(first), roles, columns=["id", "question", "response"])
+    assert ws_rater_ana.data.remembered_roles(["id", "question", "response"]) == roles
     assert (
-        ws_rater_ana.remembered_roles(["response", "id", "question"]) == roles
+        ws_rater_ana.data.remembered_roles(["response", "id", "question"]) == roles
     )  # the order of the columns does not count
-    assert ws_rater_ana.remembered_roles(["id", "question", "response", "extra"]) is None
-    ws_rater_ana.save_dataset_choice(str(first), None, columns=["id", "question", "response"])  # the guess, used again
-    assert ws_rater_ana.remembered_roles(["id", "question", "response"]) is None
+    assert ws_rater_ana.data.remembered_roles(["id", "question", "response", "extra"]) is None
+    ws_rater_ana.data.save_choice(str(first), None, columns=["id", "question", "response"])  # the guess, used again
+    assert ws_rater_ana.data.remembered_roles(["id", "question", "response"]) is None
 
 
 @pytest.mark.parametrize(

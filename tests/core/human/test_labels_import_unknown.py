@@ -25,8 +25,8 @@ def ws_with_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     monkeypatch.setenv("SKYNET_DATA_ROOTS", str(tmp_path))
     workspace = Workspace(tmp_path, jobs=JobBoard(grace_s=60), env={})
     rows = "".join(f'{{"id": "{case_id}", "input": {{"n": {n}}}, "output": "x"}}\n' for n, case_id in enumerate(IDS))
-    workspace.save_dataset_choice(str(workspace.save_upload("cases.jsonl", io.BytesIO(rows.encode()))))
-    workspace.set_rater("ana")
+    workspace.data.save_choice(str(workspace.data.save_upload("cases.jsonl", io.BytesIO(rows.encode()))))
+    workspace.human.set_rater("ana")
     return workspace
 
 
@@ -39,28 +39,28 @@ def labels(known: int = len(IDS), ghosts: int = GHOSTS) -> bytes:
 def test_only_the_rows_of_the_datas_cases_are_kept_and_the_rest_are_counted_with_examples(
     ws_with_cases: Workspace,
 ) -> None:
-    found = ws_with_cases.import_human_scores("big.csv", labels())
+    found = ws_with_cases.human.import_scores("big.csv", labels())
     assert (found.count, found.unknown_rows) == (10, GHOSTS)
     assert found.unknown_sample == tuple(f"ghost{n}" for n in range(20))  # the first ones, never all
-    assert len(ws_with_cases.human_store.scores(ws_with_cases.human_labels().label_set)) == 10
-    again = ws_with_cases.human_labels()
+    assert len(ws_with_cases.human.store.scores(ws_with_cases.human.labels().label_set)) == 10
+    again = ws_with_cases.human.labels()
     assert len(again.values("")) == 10 and again.elsewhere == 0
 
 
 def test_the_labels_of_one_import_or_one_rater_can_be_deleted(ws_with_cases: Workspace) -> None:
-    ws_with_cases.set_human_score("c0", 0.5)  # ana's own, by hand
-    first = ws_with_cases.import_human_scores("bo.csv", labels(known=5, ghosts=0), rater="bo")
-    second = ws_with_cases.import_human_scores("cy.csv", labels(known=10, ghosts=3), rater="cy")
-    imports = ws_with_cases.label_imports()
+    ws_with_cases.human.set_score("c0", 0.5)  # ana's own, by hand
+    first = ws_with_cases.human.import_scores("bo.csv", labels(known=5, ghosts=0), rater="bo")
+    second = ws_with_cases.human.import_scores("cy.csv", labels(known=10, ghosts=3), rater="cy")
+    imports = ws_with_cases.human.label_imports()
     assert [(item.id, item.file, item.kept, item.unknown_rows) for item in imports] == [
         (second.import_id, "cy.csv", 10, 3),
         (first.import_id, "bo.csv", 5, 0),
     ]
-    assert ws_with_cases.delete_label_import(second.import_id) == 10
-    assert ws_with_cases.human_labels().raters() == ["bo", "ana"]
-    assert [item.id for item in ws_with_cases.label_imports()] == [first.import_id]
-    assert ws_with_cases.delete_rater_labels("bo") == 5
-    assert ws_with_cases.human_labels().raters() == ["ana"] and not ws_with_cases.label_imports()
+    assert ws_with_cases.human.delete_label_import(second.import_id) == 10
+    assert ws_with_cases.human.labels().raters() == ["bo", "ana"]
+    assert [item.id for item in ws_with_cases.human.label_imports()] == [first.import_id]
+    assert ws_with_cases.human.delete_rater_labels("bo") == 5
+    assert ws_with_cases.human.labels().raters() == ["ana"] and not ws_with_cases.human.label_imports()
 
 
 @pytest.fixture(scope="module")
@@ -102,12 +102,12 @@ def test_a_store_that_kept_rows_of_other_cases_before_shows_the_datas_and_counts
 ) -> None:
     from skynet_core.human import HumanScore
 
-    label_set = ws_with_cases.human_labels().label_set
-    ws_with_cases.human_store.set_many([HumanScore(label_set, f"ghost{n}", "", 1.0, "old") for n in range(GHOSTS)])
-    ws_with_cases.import_human_scores("bo.csv", labels(ghosts=0), rater="bo")
-    found = ws_with_cases.human_labels()
+    label_set = ws_with_cases.human.labels().label_set
+    ws_with_cases.human.store.set_many([HumanScore(label_set, f"ghost{n}", "", 1.0, "old") for n in range(GHOSTS)])
+    ws_with_cases.human.import_scores("bo.csv", labels(ghosts=0), rater="bo")
+    found = ws_with_cases.human.labels()
     assert (len(found.stored()), found.elsewhere, found.raters()) == (10, GHOSTS, ["bo"])
     assert "5,000 more name cases this data does not have." in matched_text(found)
-    assert ws_with_cases.stored_raters() == ["old", "bo"]  # whose labels can be deleted, those of other cases too
-    assert ws_with_cases.delete_rater_labels("old") == GHOSTS
-    assert ws_with_cases.human_labels().elsewhere == 0
+    assert ws_with_cases.human.stored_raters() == ["old", "bo"]  # whose labels can be deleted, those of other cases too
+    assert ws_with_cases.human.delete_rater_labels("old") == GHOSTS
+    assert ws_with_cases.human.labels().elsewhere == 0

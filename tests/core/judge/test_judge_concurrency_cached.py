@@ -77,14 +77,14 @@ def test_new_cases_after_cached_ones_reach_the_model_eight_at_a_time(server, poo
 def test_score_all_sends_the_new_cases_eight_at_a_time(server, pool, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("SKYNET_DATA_ROOTS", str(tmp_path))  # the data files a visitor may open
     ws = Workspace(tmp_path / "studio", pool=pool, jobs=JobBoard(grace_s=60), env={})
-    ws.save_model_settings(settings(server))
+    ws.settings.save_models(settings(server))
     server.latency_s = 0.02
-    ws.save_dataset_choice(str(write_cases(tmp_path / "support.jsonl", 60)))
-    job = ws.score_all(JobSlot(), MetricSource.of(JUDGE))
+    ws.data.save_choice(str(write_cases(tmp_path / "support.jsonl", 60)))
+    job = ws.jobs.score_all(JobSlot(), MetricSource.of(JUDGE))
     assert job.wait(120) and job.result is not None and job.result.ok, job.result
     cached_first(server)
-    ws.save_dataset_choice(str(write_cases(tmp_path / "support100.jsonl", 100)))
-    job = ws.score_all(JobSlot(), MetricSource.of(JUDGE))
+    ws.data.save_choice(str(write_cases(tmp_path / "support100.jsonl", 100)))
+    job = ws.jobs.score_all(JobSlot(), MetricSource.of(JUDGE))
     assert job.wait(120) and job.result is not None and job.result.ok, job.result
     assert len(server.requests) == 40
     assert server.max_in_flight == IN_FLIGHT

@@ -16,11 +16,11 @@ from skynet_core.cli import run
 from skynet_core.engines import SandboxedMetric
 from skynet_core.engines.reflection import reflection_step
 from skynet_core.engines.uplift import Experiment, Models, UpliftConfig, run_uplift, split_cases
-from skynet_core.engines.uplift.store import UpliftStore
 from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.scoring import RunOptions
+from skynet_core.store.uplift import UpliftStore
 from tests import uplift_world as world
 from tests.fake_openai import FakeOpenAI, Received
 

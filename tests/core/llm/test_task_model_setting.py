@@ -33,23 +33,23 @@ def test_an_api_base_of_the_task_model_set_in_the_environment_may_carry_the_serv
 
 def test_the_saved_task_model_is_kept_without_its_key_and_wins_over_the_environment(tmp_path) -> None:
     workspace = Workspace(tmp_path, env=TASK_ENV)
-    assert workspace.model_settings().task.model == "openai/env-task"
+    assert workspace.settings.models().task.model == "openai/env-task"
     typed = ModelConfig(
         "openai/saved-task", "http://127.0.0.1:8/v1", api_key="sk-task-secret-1234", price_per_million=(1, 2)
     )
-    workspace.save_model_settings(ModelSettings(task=typed))
+    workspace.settings.save_models(ModelSettings(task=typed))
     assert "sk-task-secret" not in (tmp_path / "studio.sqlite3").read_bytes().decode("utf-8", "replace")
-    again = Workspace(tmp_path, env=TASK_ENV).model_settings()
+    again = Workspace(tmp_path, env=TASK_ENV).settings.models()
     assert again.task == ModelConfig("openai/saved-task", "http://127.0.0.1:8/v1", price_per_million=(1.0, 2.0))
     assert again.task.api_key is None
-    assert workspace.model_settings({"task": "sk-session"}).task.api_key == "sk-session"
-    assert ("SKYNET_TASK_MODEL", "openai/env-task") in workspace.environment_defaults()
+    assert workspace.settings.models({"task": "sk-session"}).task.api_key == "sk-session"
+    assert ("SKYNET_TASK_MODEL", "openai/env-task") in workspace.settings.environment_defaults()
 
 
 def test_settings_saved_before_the_task_model_existed_take_it_from_the_environment(tmp_path) -> None:
     store = Store(tmp_path)
     store.set("llm.settings", {"metric": {"model": "openai/judge"}, "reflection": None, "temperature": 0.0})
-    settings = Workspace(tmp_path, env=TASK_ENV).model_settings()
+    settings = Workspace(tmp_path, env=TASK_ENV).settings.models()
     assert settings.metric.model == "openai/judge" and settings.task.model == "openai/env-task"
 
 

@@ -22,9 +22,10 @@ from skynet_core.results.trace import (
     bounded,
     clip_text,
 )
-from skynet_core.runs import RunKey, RunStore
+from skynet_core.runs import RunKey
 from skynet_core.scoring import RunOptions
 from skynet_core.scoring.runner.run import score_cases
+from skynet_core.store.runs import RunStore
 from tests.fake_openai import FakeOpenAI
 
 SESSION_KEY = "sk-session-0123456789abcdef"

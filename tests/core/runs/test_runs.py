@@ -7,8 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from skynet_core.datasets import load_example
 from skynet_core.results import CaseResult, CaseStatus, JudgeUsage
-from skynet_core.runs import KEEP_RUNS, RunKey, RunStore, metric_hash
+from skynet_core.runs import KEEP_RUNS, RunKey, metric_hash
 from skynet_core.store import DATA_DIR_ENV, DB_NAME, Store
+from skynet_core.store.runs import RunStore
 
 SOURCE = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Correct.'}\n"
 
@@ -143,7 +144,7 @@ def test_a_large_run_is_kept_in_pieces_that_form_one_json_array_and_reads_back_w
     """Each piece is one short call holding the GIL; the stored text stays one JSON array (any JSON reader)."""
     import json
 
-    import skynet_core.runs.saved as runs
+    import skynet_core.store.runs as runs
 
     monkeypatch.setattr(runs, "PIECE", 4)
     scored, cases = many(11)
@@ -170,7 +171,7 @@ def test_a_run_kept_before_pieces_reads_back_the_same(tmp_path) -> None:
 
 def test_a_run_is_read_back_once_while_held_and_not_after_it_is_gone(tmp_path, monkeypatch) -> None:
     """Pages read the newest run at every script run: 900,000 results took 27 s to read each time."""
-    import skynet_core.runs.saved as runs
+    import skynet_core.store.runs as runs
 
     reads = []
     items = runs._items
@@ -185,7 +186,7 @@ def test_a_run_is_read_back_once_while_held_and_not_after_it_is_gone(tmp_path, m
 
 
 def test_the_runs_held_are_bounded_by_their_results(tmp_path, monkeypatch) -> None:
-    import skynet_core.runs.saved as runs
+    import skynet_core.store.runs as runs
 
     monkeypatch.setattr(runs, "DECODED_RESULTS", 3)
     store = RunStore(tmp_path)

@@ -20,53 +20,53 @@ def ws_with_tickets(tmp_path, pool, monkeypatch) -> Workspace:
     """A workspace whose draft is the keyword-contains metric and whose dataset in use is the world's tickets."""
     monkeypatch.setenv(DATA_ROOTS_ENV, str(tmp_path))
     workspace = Workspace(tmp_path / "data", pool=pool, jobs=JobBoard(grace_s=60), env={})
-    workspace.save_dataset_choice(str(world.write_cases(tmp_path / "tickets.jsonl", 20)))
-    workspace.replace_draft(world.CONTAINS, "test")
+    workspace.data.save_choice(str(world.write_cases(tmp_path / "tickets.jsonl", 20)))
+    workspace.drafts.replace(world.CONTAINS, "test")
     return workspace
 
 
 def test_the_job_stresses_the_draft_and_saves_the_report_with_the_metric_version(ws_with_tickets: Workspace) -> None:
-    job = ws_with_tickets.start_stress(JobSlot(), StressForm(), watcher="tab-1")
+    job = ws_with_tickets.stress.start(JobSlot(), StressForm(), watcher="tab-1")
     assert job.kind is JobKind.STRESS and job.total == 20 * 16
     assert [running.id for running in ws_with_tickets.jobs.running("tab-2")] == [job.id]  # every session lists it
     assert job.wait(120)
     report = job.result
     assert report is not None and report.verdict.why[Flag.HACKABLE][0] == "smuggle_expected"
     assert job.done <= job.total
-    draft, dataset = ws_with_tickets.draft().metric, ws_with_tickets.dataset().data.source
-    row = ws_with_tickets.stress_of(draft.digest, dataset)
+    draft, dataset = ws_with_tickets.drafts.current().metric, ws_with_tickets.data.in_use().data.source
+    row = ws_with_tickets.stress.latest_of(draft.digest, dataset)
     assert row is not None and row.summary.describe() == "stress: hackable (smuggle_expected 25%)"
-    saved = ws_with_tickets.latest_stress()
+    saved = ws_with_tickets.stress.latest()
     assert saved is not None and saved.metric == draft and saved.report.verdict == report.verdict
     assert saved.report.perturbations == report.perturbations
-    ws_with_tickets.replace_draft(world.SOUND, "test")
+    ws_with_tickets.drafts.replace(world.SOUND, "test")
     assert (
-        ws_with_tickets.stress_of(ws_with_tickets.draft().metric.digest, dataset) is None
+        ws_with_tickets.stress.latest_of(ws_with_tickets.drafts.current().metric.digest, dataset) is None
     )  # a version without a run of its own
 
 
 def test_a_cancelled_run_saves_nothing(ws_with_tickets: Workspace) -> None:
     slot = JobSlot()
-    job = ws_with_tickets.start_stress(slot, StressForm(), watcher="tab-1")
+    job = ws_with_tickets.stress.start(slot, StressForm(), watcher="tab-1")
     slot.cancel()
     assert job.wait(60) and job.cancelled
-    assert ws_with_tickets.latest_stress() is None
+    assert ws_with_tickets.stress.latest() is None
 
 
 def test_the_plan_counts_the_outputs_and_the_form_is_kept(ws_with_tickets: Workspace) -> None:
-    setup = ws_with_tickets.plan_stress(StressForm(cases=5, seed=2))
+    setup = ws_with_tickets.stress.plan(StressForm(cases=5, seed=2))
     assert setup.plan.cases == 5 and setup.plan.outputs == 5 * 16 and setup.plan.calls == 0
-    again = ws_with_tickets.plan_stress(StressForm(cases=5, seed=2))
+    again = ws_with_tickets.stress.plan(StressForm(cases=5, seed=2))
     assert [case.id for case in setup.sample] == [case.id for case in again.sample]  # the seed picks the same
-    ws_with_tickets.set_stress_form(StressForm(cases=7, seed=3, max_cost_usd=0.5, search=True, rounds=4))
-    assert ws_with_tickets.stress_form() == StressForm(cases=7, seed=3, max_cost_usd=0.5, search=True, rounds=4)
+    ws_with_tickets.stress.set_form(StressForm(cases=7, seed=3, max_cost_usd=0.5, search=True, rounds=4))
+    assert ws_with_tickets.stress.form() == StressForm(cases=7, seed=3, max_cost_usd=0.5, search=True, rounds=4)
     assert StressForm.from_json({"cases": "many", "rounds": 99, "search": "yes"}) == StressForm()
 
 
 def test_a_search_without_task_and_reflection_models_is_refused_before_it_starts(ws_with_tickets: Workspace) -> None:
-    ws_with_tickets.save_model_settings(ModelSettings())
+    ws_with_tickets.settings.save_models(ModelSettings())
     with pytest.raises(ValueError, match="task model"):
-        ws_with_tickets.start_stress(JobSlot(), StressForm(search=True))
+        ws_with_tickets.stress.start(JobSlot(), StressForm(search=True))
     assert not ws_with_tickets.jobs.running(None)
 
 

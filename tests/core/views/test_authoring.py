@@ -48,11 +48,11 @@ def test_pins_are_stored_per_dataset_and_bounded():
 
 def test_the_workspace_keeps_pins_and_the_check_runs_them(tmp_path):
     ws = Workspace(tmp_path)
-    in_use = ws.dataset()
+    in_use = ws.data.in_use()
     ids = [c.id for c in in_use.cases[5:7]]
-    ws.set_check_pins(ids)
-    assert Workspace(tmp_path).check_pins() == ids
-    assert ws.check_cases().ids == ids and ws.check_cases().pinned
+    ws.data.set_check_pins(ids)
+    assert Workspace(tmp_path).data.check_pins() == ids
+    assert ws.data.check_cases().ids == ids and ws.data.check_cases().pinned
 
 
 def test_a_typed_case_parses_and_bad_json_names_its_field():

@@ -11,7 +11,8 @@ import pytest
 from skynet_core.cases import Case, Observation
 from skynet_core.provenance import Provenance
 from skynet_core.results import CaseResult, CaseStatus
-from skynet_core.runs import RunKey, RunStore, by_candidate, metric_hash
+from skynet_core.runs import RunKey, by_candidate, metric_hash
+from skynet_core.store.runs import RunStore
 from skynet_core.views.runs import compare, default_pair, export_bytes, run_cases, run_frame, sort_by_change
 
 SOURCE = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Correct.'}\n"

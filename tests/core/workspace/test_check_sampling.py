@@ -35,13 +35,13 @@ def cli_checked_ids(*args: str) -> list[str]:
 
 def app_checked_ids(folder: Path, candidate: str) -> list[str]:
     ws = Workspace(folder, jobs=JobBoard(grace_s=60), env={})
-    ws.save_dataset_choice(
+    ws.data.save_choice(
         str(folder / "reviews.csv"),
         candidate_files=[CandidateFile("large", str(folder / "large.csv"))],
         main_candidate="small",
     )
-    ws.choose_cases(candidate, None)
-    return ws.check_cases().ids
+    ws.data.choose_cases(candidate, None)
+    return ws.data.check_cases().ids
 
 
 def test_app_and_cli_sample_the_same_cases_of_the_main_file(folder: Path) -> None:

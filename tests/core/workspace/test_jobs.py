@@ -60,7 +60,7 @@ def test_slot_cancel_stops_the_current_job():
 
 
 def test_check_job_passes_for_a_good_metric(ws):
-    job = ws.check(JobSlot(), MetricSource.of(GOOD))
+    job = ws.jobs.check(JobSlot(), MetricSource.of(GOOD))
     assert job.wait(30)
     report = job.result
     assert report is not None and report.ok
@@ -69,16 +69,16 @@ def test_check_job_passes_for_a_good_metric(ws):
 
 def test_newer_check_cancels_a_hanging_one(ws):
     slot = JobSlot()
-    hanging = ws.check(slot, MetricSource.of(HANGS))
+    hanging = ws.jobs.check(slot, MetricSource.of(HANGS))
     time.sleep(0.5)
-    fresh = ws.check(slot, MetricSource.of(GOOD))
+    fresh = ws.jobs.check(slot, MetricSource.of(GOOD))
     assert hanging.wait(10) and hanging.cancelled
     assert fresh.wait(30) and fresh.result.ok
 
 
 def test_hanging_check_times_out_with_a_message(ws):
-    ws.set_timeout_s(1)
-    job = ws.check(JobSlot(), MetricSource.of(HANGS))
+    ws.settings.set_timeout_s(1)
+    job = ws.jobs.check(JobSlot(), MetricSource.of(HANGS))
     assert job.wait(30)
     stage = job.result.stage("return_value")
     assert stage.status is StageStatus.FAILED
@@ -87,7 +87,7 @@ def test_hanging_check_times_out_with_a_message(ws):
 
 def test_score_job_scores_every_case_in_order(ws, pool):
     cases = make_cases(40)
-    job = ws.score(JobSlot(), MetricSource.of(GOOD), cases, RunOptions(timeout_s=10, concurrency=2, pool=pool))
+    job = ws.jobs.score(JobSlot(), MetricSource.of(GOOD), cases, RunOptions(timeout_s=10, concurrency=2, pool=pool))
     assert job.wait(60)
     assert [result.id for result in job.result.cases] == [case.id for case in cases]
     assert job.done == 40 and job.total == 40
@@ -104,7 +104,7 @@ def test_latest_gives_the_last_results_in_the_order_they_came() -> None:
 
 
 def checked(ws: Workspace, source: str, **options) -> Job:
-    job = ws.check(JobSlot(), MetricSource.of(source), **options)
+    job = ws.jobs.check(JobSlot(), MetricSource.of(source), **options)
     assert job.wait(30)
     return job
 
@@ -120,7 +120,7 @@ def test_a_check_that_passed_is_the_same_report_for_the_next_tab_without_running
 def test_what_makes_a_check_differ_runs_it_again(ws):
     first = checked(ws, GOOD)
     assert checked(ws, GOOD.replace("'fine'", "'fine.'")).result is not first.result  # another text
-    ws.set_timeout_s(7)
+    ws.settings.set_timeout_s(7)
     assert checked(ws, GOOD).result is not first.result  # another timeout
     with use_language("zh_CN"):
         assert checked(ws, GOOD).result is not first.result  # its messages in another language

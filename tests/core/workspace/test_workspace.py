@@ -20,38 +20,38 @@ C = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'C'}
 
 
 def test_a_new_workspace_shows_the_first_example_at_revision_zero(ws):
-    draft = ws.draft()
+    draft = ws.drafts.current()
     assert (draft.revision, draft.metric) == (0, example_metric())
 
 
 def test_typing_raises_the_revision_and_survives_a_new_workspace(ws, tmp_path):
-    first = ws.type_draft(A, 0)
-    second = ws.type_draft(B, first.draft.revision)
+    first = ws.drafts.type(A, 0)
+    second = ws.drafts.type(B, first.draft.revision)
     assert (first.draft.revision, second.draft.revision, second.conflict) == (1, 2, False)
-    assert Workspace(tmp_path, env={}).draft().source == B
+    assert Workspace(tmp_path, env={}).drafts.current().source == B
 
 
 def test_a_write_based_on_an_older_revision_keeps_both_texts(ws):
-    ws.type_draft(A, 0)  # tab A and tab B both opened revision 1
-    ws.type_draft(B, 1)  # tab B typed: revision 2
-    write = ws.type_draft(C, 1)  # tab A typed, still based on revision 1
+    ws.drafts.type(A, 0)  # tab A and tab B both opened revision 1
+    ws.drafts.type(B, 1)  # tab B typed: revision 2
+    write = ws.drafts.type(C, 1)  # tab A typed, still based on revision 1
     assert write.conflict and write.draft.source == C and write.draft.revision == 3
     assert write.kept is not None and write.kept.source == B and write.kept.kind is VersionKind.KEPT
-    assert ws.last_conflict().version_id == write.kept.id
+    assert ws.drafts.last_conflict().version_id == write.kept.id
 
 
 def test_a_stale_write_of_the_same_text_is_not_a_conflict(ws):
-    ws.type_draft(A, 0)
-    ws.type_draft(B, 1)
-    write = ws.type_draft(B, 1)
+    ws.drafts.type(A, 0)
+    ws.drafts.type(B, 1)
+    write = ws.drafts.type(B, 1)
     assert not write.conflict and write.kept is None and write.draft.revision == 2
 
 
 def test_replacing_the_draft_keeps_the_old_text_as_a_version_first(ws):
-    ws.type_draft(A, 0)
-    write = ws.replace_draft(B, "example Exact match")
+    ws.drafts.type(A, 0)
+    write = ws.drafts.replace(B, "example Exact match")
     assert write.draft.source == B and write.kept.source == A and write.kept.name.startswith("before example")
-    assert ws.replace_draft(B, "again").kept is None  # nothing to keep: same text
+    assert ws.drafts.replace(B, "again").kept is None  # nothing to keep: same text
 
 
 def test_replacing_a_text_a_version_holds_already_makes_no_twin(ws):
@@ -59,11 +59,11 @@ def test_replacing_a_text_a_version_holds_already_makes_no_twin(ws):
     REWARD_SPEC" (issue 23 item 12). The version that holds it already is the one named as kept."""
     from skynet_core.runs.history import keep_scored_text
 
-    ws.type_draft(A, 0)
+    ws.drafts.type(A, 0)
     scored = keep_scored_text(ws.store, MetricSource.of(A), ws.name)
-    write = ws.replace_draft(B, "Reward trade-offs wrote REWARD_SPEC")
+    write = ws.drafts.replace(B, "Reward trade-offs wrote REWARD_SPEC")
     assert write.draft.source == B and write.kept is not None and write.kept.id == scored.id
-    assert [version.source for version in ws.versions()].count(A) == 1
+    assert [version.source for version in ws.drafts.versions()].count(A) == 1
 
 
 def test_the_names_the_studio_gives_versions_are_in_the_language_of_who_made_them(ws):
@@ -71,69 +71,69 @@ def test_the_names_the_studio_gives_versions_are_in_the_language_of_who_made_the
     from skynet_core.runs.history import short_name
 
     with use_language("zh_CN"):
-        ws.type_draft(A, 0)  # the first typing makes an autosave
-        ws.type_draft(B, 1)
-        conflict = ws.type_draft(C, 1)  # another tab, based on revision 1
-        replaced = ws.replace_draft(A, "上传 metric.py")
-        autosave = ws.versions()[-1]
+        ws.drafts.type(A, 0)  # the first typing makes an autosave
+        ws.drafts.type(B, 1)
+        conflict = ws.drafts.type(C, 1)  # another tab, based on revision 1
+        replaced = ws.drafts.replace(A, "上传 metric.py")
+        autosave = ws.drafts.versions()[-1]
         assert autosave.kind is VersionKind.AUTO and autosave.name.startswith("自动保存 ")
         assert conflict.kept.name.startswith("被替换的另一标签页文本（")
         assert replaced.kept.name.startswith("上传 metric.py 之前（")
         # Labels say the time once, themselves: the time written into the name goes, with its brackets.
         assert short_name(conflict.kept) == f"#{conflict.kept.id} 被替换的另一标签页文本"
         assert short_name(replaced.kept) == f"#{replaced.kept.id} 上传 metric.py 之前"
-    assert ws.type_draft(B, 1).kept.name.startswith("other tab's text, replaced at ")
+    assert ws.drafts.type(B, 1).kept.name.startswith("other tab's text, replaced at ")
 
 
 def test_save_version_never_duplicates_the_latest_version(ws):
-    ws.type_draft(A, 0)
-    first = ws.save_version("mine")
-    again = ws.save_version("mine again")
+    ws.drafts.type(A, 0)
+    first = ws.drafts.save_version("mine")
+    again = ws.drafts.save_version("mine again")
     assert first.created and not again.created and again.version.id == first.version.id
-    assert [(v.name, v.kind) for v in ws.versions()] == [("mine", VersionKind.NAMED)]  # the autosave was named
+    assert [(v.name, v.kind) for v in ws.drafts.versions()] == [("mine", VersionKind.NAMED)]  # the autosave was named
 
 
 def test_typing_makes_an_automatic_version_at_most_every_few_minutes(ws, monkeypatch):
-    import skynet_core.workspace.draft as module
+    import skynet_core.workspace.drafts as module
 
-    revision = ws.type_draft(A, 0).draft.revision
-    revision = ws.type_draft(B, revision).draft.revision
-    autos = [v for v in ws.versions() if v.kind is VersionKind.AUTO]
+    revision = ws.drafts.type(A, 0).draft.revision
+    revision = ws.drafts.type(B, revision).draft.revision
+    autos = [v for v in ws.drafts.versions() if v.kind is VersionKind.AUTO]
     assert [v.source for v in autos] == [A]
     monkeypatch.setattr(module, "AUTO_VERSION_S", 0.0)
-    ws.type_draft(C, revision)
-    assert [v.source for v in ws.versions() if v.kind is VersionKind.AUTO] == [C, A]
+    ws.drafts.type(C, revision)
+    assert [v.source for v in ws.drafts.versions() if v.kind is VersionKind.AUTO] == [C, A]
 
 
 def test_multi_file_drafts_and_versions_keep_every_file(ws):
     folder = MetricSource({"metric.py": "from helpers import x\n" + A, "helpers.py": "x = 1\n"})
-    ws.type_draft(folder, 0)
-    assert ws.draft().metric == folder
-    assert ws.save_version("folder").version.folder == folder
-    assert ws.versions()[0].folder.files["helpers.py"] == "x = 1\n"
+    ws.drafts.type(folder, 0)
+    assert ws.drafts.current().metric == folder
+    assert ws.drafts.save_version("folder").version.folder == folder
+    assert ws.drafts.versions()[0].folder.files["helpers.py"] == "x = 1\n"
 
 
 def test_concurrent_writers_never_lose_a_text(ws):
-    ws.type_draft(A, 0)
+    ws.drafts.type(A, 0)
     texts = [A.replace("'A'", f"'{n}'") for n in range(8)]
-    threads = [threading.Thread(target=ws.type_draft, args=(text, 1)) for text in texts]
+    threads = [threading.Thread(target=ws.drafts.type, args=(text, 1)) for text in texts]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    kept = {v.source for v in ws.versions()} | {ws.draft().source}
+    kept = {v.source for v in ws.drafts.versions()} | {ws.drafts.current().source}
     assert set(texts) <= kept
 
 
 def test_the_dataset_choice_decides_the_cases_and_the_provenance(ws):
-    in_use = ws.dataset()
-    before = ws.provenance(A)
-    ws.choose_cases(in_use.data.candidates[1], "val")
-    after = ws.provenance(A)
-    assert ws.dataset().split == "val" and all(case.split == "val" for case in ws.dataset().cases)
+    in_use = ws.data.in_use()
+    before = ws.settings.provenance(A)
+    ws.data.choose_cases(in_use.data.candidates[1], "val")
+    after = ws.settings.provenance(A)
+    assert ws.data.in_use().split == "val" and all(case.split == "val" for case in ws.data.in_use().cases)
     assert before.changes(after) == [f"the candidate is now {in_use.data.candidates[1]}", "the split is now val"]
-    assert after.changes(ws.provenance(A)) == []
-    assert "metric.py changed" in after.changes(ws.provenance(B))
+    assert after.changes(ws.settings.provenance(A)) == []
+    assert "metric.py changed" in after.changes(ws.settings.provenance(B))
 
 
 def test_provenance_ignores_what_an_old_run_did_not_record():
@@ -144,33 +144,33 @@ def test_provenance_ignores_what_an_old_run_did_not_record():
 
 
 def test_the_metric_model_is_part_of_the_provenance(ws):
-    before = ws.provenance(A)
-    ws.save_model_settings(
-        ws.model_settings().with_changes(
+    before = ws.settings.provenance(A)
+    ws.settings.save_models(
+        ws.settings.models().with_changes(
             metric=__import__("skynet_core.llm", fromlist=["ModelConfig"]).ModelConfig("openai/judge", None)
         )
     )
-    assert before.changes(ws.provenance(A)) == ["the metric model is now openai/judge"]
+    assert before.changes(ws.settings.provenance(A)) == ["the metric model is now openai/judge"]
 
 
 def test_a_finished_score_all_is_kept_with_its_provenance(ws):
-    job = ws.score_all(JobSlot(), MetricSource.of(A))
+    job = ws.jobs.score_all(JobSlot(), MetricSource.of(A))
     assert job.wait(60) and job.result is not None
-    saved = ws.latest_run()
+    saved = ws.runs.latest()
     assert saved.provenance == job.provenance and len(saved.results) == job.total and saved.metric_source == A
-    assert saved.cases == ws.dataset().cases  # kept as scored: the Runs page exports inputs and outputs from them
+    assert saved.cases == ws.data.in_use().cases  # kept as scored: the Runs page exports inputs and outputs from them
 
 
 def test_cases_of_a_runs_dataset_are_found_while_it_is_loadable(ws):
-    assert ws.cases_of("example") == ws.load("example").cases
-    assert ws.cases_of("/data/gone.jsonl") is None
+    assert ws.data.cases_of("example") == ws.data.load("example").cases
+    assert ws.data.cases_of("/data/gone.jsonl") is None
 
 
 def test_a_cancelled_score_all_is_not_kept(ws):
     hangs = "def score(input, output, expected=None):\n    while True:\n        pass\n"
-    job = ws.score_all(JobSlot(), MetricSource.of(hangs))
+    job = ws.jobs.score_all(JobSlot(), MetricSource.of(hangs))
     job.cancel.set()
-    assert job.wait(60) and job.cancelled and ws.latest_run() is None
+    assert job.wait(60) and job.cancelled and ws.runs.latest() is None
 
 
 def test_the_check_reports_the_reward_spec_line_in_force(ws):
@@ -178,7 +178,7 @@ def test_the_check_reports_the_reward_spec_line_in_force(ws):
         "REWARD_SPEC = {'weights': {'accuracy': 1, 'speed': 0, 'cost': 0}, 'accuracy': {}}\nx = 1\n"
         "REWARD_SPEC = {'weights': {'accuracy': -1, 'speed': 0, 'cost': 0}}\n" + A
     )
-    job = ws.check(JobSlot(), MetricSource.of(source))
+    job = ws.jobs.check(JobSlot(), MetricSource.of(source))
     assert job.wait(60)
     stage = next(stage for stage in job.result.stages if stage.name.value == "reward_spec")
     assert stage.status.value == "failed" and stage.line == 3
@@ -237,11 +237,11 @@ def test_a_metric_folder_checks_and_scores_through_the_workspace_with_its_helper
             "grading_helpers.py": "def grade(output):\n    return 1.0, {'feedback': 'graded by the helper'}\n",
         }
     )
-    check = ws.check(JobSlot(), folder)
+    check = ws.jobs.check(JobSlot(), folder)
     assert check.wait(60) and check.result is not None and check.result.ok, check.result
-    scored = ws.score_all(JobSlot(), folder)
+    scored = ws.jobs.score_all(JobSlot(), folder)
     assert scored.wait(60) and scored.result is not None
-    assert {result.feedback for result in ws.latest_run().results} == {"graded by the helper"}
+    assert {result.feedback for result in ws.runs.latest().results} == {"graded by the helper"}
 
 
 def test_an_error_in_a_helper_is_named_by_its_file_and_line_through_the_workspace(ws):
@@ -252,7 +252,7 @@ def test_an_error_in_a_helper_is_named_by_its_file_and_line_through_the_workspac
             "grading_helpers.py": "def grade(output):\n    x = 1\n    raise ValueError('bad grade')\n",
         }
     )
-    check = ws.check(JobSlot(), folder)
+    check = ws.jobs.check(JobSlot(), folder)
     assert check.wait(60) and check.result is not None and not check.result.ok
     stage = next(stage for stage in check.result.stages if stage.name.value == "return_value")
     assert stage.file == "grading_helpers.py" and stage.line == 3, stage
@@ -267,19 +267,19 @@ def test_a_scoring_job_reports_what_its_llm_calls_spent(ws: Workspace) -> None:
         def __call__(self, request: dict) -> dict:
             return {"error": "no model"}
 
-    options = dataclasses.replace(ws.run_options(), llm=Spender())
-    job = ws.score(JobSlot(), ws.draft().metric, ws.dataset().cases[:2], options)
+    options = dataclasses.replace(ws.settings.run_options(), llm=Spender())
+    job = ws.jobs.score(JobSlot(), ws.drafts.current().metric, ws.data.in_use().cases[:2], options)
     job.wait(30)
-    assert ws.llm_spent(job) == 0.25
-    assert isinstance(ws.scorer(), LocalScorer)  # no Ray address: scored on this machine
+    assert ws.jobs.llm_spent(job) == 0.25
+    assert isinstance(ws.settings.scorer(), LocalScorer)  # no Ray address: scored on this machine
 
 
 def test_a_ray_address_makes_scoring_go_through_a_cluster_scorer(ws: Workspace) -> None:
-    ws.set_ray_address(" 127.0.0.2:1 ")
-    assert ws.ray_address() == "127.0.0.2:1"
-    assert ws.scorer() == RayScorer("127.0.0.2:1")
-    ws.set_ray_address("")
-    assert isinstance(ws.scorer(), LocalScorer)
+    ws.settings.set_ray_address(" 127.0.0.2:1 ")
+    assert ws.settings.ray_address() == "127.0.0.2:1"
+    assert ws.settings.scorer() == RayScorer("127.0.0.2:1")
+    ws.settings.set_ray_address("")
+    assert isinstance(ws.settings.scorer(), LocalScorer)
 
 
 def test_a_saved_dataset_choice_outside_the_data_roots_is_not_read(ws: Workspace, tmp_path, monkeypatch) -> None:
@@ -288,8 +288,8 @@ def test_a_saved_dataset_choice_outside_the_data_roots_is_not_read(ws: Workspace
     outside = tmp_path / "elsewhere" / "cases.jsonl"
     outside.parent.mkdir()
     outside.write_text('{"input": {"q": "x"}, "output": "secret"}\n')
-    ws.save_dataset_choice(str(outside))
-    chosen = ws.dataset()
+    ws.data.save_choice(str(outside))
+    chosen = ws.data.in_use()
     assert chosen.problem is not None and "outside the folders" in chosen.problem
     assert chosen.data.source == "example"
 
@@ -298,18 +298,18 @@ def test_clear_leaves_the_state_of_a_fresh_data_directory(ws, tmp_path):
     from skynet_core.cases import Case
     from skynet_core.results import CaseResult
 
-    ws.type_draft(A, 0)
-    ws.save_version("kept", B)
-    ws.choose_cases(None, "val")
-    made_by = ws.provenance(A)
-    ws.keep_run(MetricSource.of(A), [CaseResult(id="c1", score=1.0)], made_by)
-    ws.marks.set_mark("example", "hash", "c1", "useful")
-    ws.save_user_case(Case(id="mine", input={"q": 1}, output="x"))
+    ws.drafts.type(A, 0)
+    ws.drafts.save_version("kept", B)
+    ws.data.choose_cases(None, "val")
+    made_by = ws.settings.provenance(A)
+    ws.runs.keep(MetricSource.of(A), [CaseResult(id="c1", score=1.0)], made_by)
+    ws.runs.marks.set_mark("example", "hash", "c1", "useful")
+    ws.data.save_user_case(Case(id="mine", input={"q": 1}, output="x"))
     ws.clear()
     fresh = Workspace(tmp_path, env={})
-    assert (fresh.draft().revision, fresh.versions(), fresh.runs.list()) == (0, [], [])
-    assert fresh.dataset_choice().split is None and fresh.marks.marks_for("example", "hash") == {}
-    assert not ws.uploads_dir().exists()
+    assert (fresh.drafts.current().revision, fresh.drafts.versions(), fresh.runs.store.list()) == (0, [], [])
+    assert fresh.data.choice().split is None and fresh.runs.marks.marks_for("example", "hash") == {}
+    assert not ws.data.uploads_dir().exists()
 
 
 def test_the_check_of_a_judge_metric_asks_about_its_sampled_cases_side_by_side(ws: Workspace, server) -> None:
@@ -318,13 +318,13 @@ def test_the_check_of_a_judge_metric_asks_about_its_sampled_cases_side_by_side(w
     from skynet_core.llm import ModelConfig
 
     server.latency_s = 0.4
-    ws.save_model_settings(ws.model_settings().with_changes(metric=ModelConfig("openai/judge", server.url)))
+    ws.settings.save_models(ws.settings.models().with_changes(metric=ModelConfig("openai/judge", server.url)))
     judge = (
         "from skynet import llm\n\ndef score(input, output, expected=None):\n"
         "    answer = llm('Answer PASS or FAIL.', input=str(output))\n"
         "    return 1.0, {'feedback': 'judged: ' + answer}\n"
     )
-    check = ws.check(JobSlot(), MetricSource.of(judge), keys={"OPENAI_API_KEY": "sk-test"})
+    check = ws.jobs.check(JobSlot(), MetricSource.of(judge), keys={"OPENAI_API_KEY": "sk-test"})
     assert check.wait(60) and check.result is not None and check.result.ok, check.result
     assert len(server.requests) == 3
     assert server.max_in_flight >= 2

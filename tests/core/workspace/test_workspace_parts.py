@@ -39,71 +39,71 @@ class Recording:
 @pytest.fixture
 def recording(ws_env_judge, monkeypatch) -> type[Recording]:
     Recording.calls = []
-    monkeypatch.setattr(ws_env_judge, "scorer", lambda ray_address=None: Recording())
+    monkeypatch.setattr(ws_env_judge.settings, "scorer", lambda ray_address=None: Recording())
     return Recording
 
 
 def test_the_language_picked_is_kept_and_read_back(ws_env_judge, tmp_path):
-    assert ws_env_judge.language() is None
-    ws_env_judge.set_language("zh_CN")
-    assert Workspace(tmp_path, env={}).language() == "zh_CN"
+    assert ws_env_judge.settings.language() is None
+    ws_env_judge.settings.set_language("zh_CN")
+    assert Workspace(tmp_path, env={}).settings.language() == "zh_CN"
 
 
 def test_the_environment_defaults_and_forgetting_the_saved_models(ws_env_judge):
-    assert ("SKYNET_METRIC_MODEL", "openai/env-judge") in ws_env_judge.environment_defaults()
-    ws_env_judge.save_model_settings(ModelSettings(metric=ModelConfig("openai/saved")))
-    assert ws_env_judge.model_settings().metric.model == "openai/saved"
-    ws_env_judge.forget_model_settings()
-    assert ws_env_judge.model_settings().metric.model == "openai/env-judge"
+    assert ("SKYNET_METRIC_MODEL", "openai/env-judge") in ws_env_judge.settings.environment_defaults()
+    ws_env_judge.settings.save_models(ModelSettings(metric=ModelConfig("openai/saved")))
+    assert ws_env_judge.settings.models().metric.model == "openai/saved"
+    ws_env_judge.settings.forget_models()
+    assert ws_env_judge.settings.models().metric.model == "openai/env-judge"
 
 
 def test_a_snapshot_holds_the_draft_data_settings_and_their_provenance(ws_env_judge):
-    ws_env_judge.type_draft(GOOD, 0)
-    ws_env_judge.choose_cases(None, "val")
+    ws_env_judge.drafts.type(GOOD, 0)
+    ws_env_judge.data.choose_cases(None, "val")
     snap = ws_env_judge.snapshot({"metric": "sk-session"})
-    assert snap.draft.source == GOOD and snap.in_use.split == "val" and snap.cases == ws_env_judge.dataset().cases
-    assert snap.provenance == ws_env_judge.provenance(GOOD) and snap.settings.metric.api_key == "sk-session"
+    assert snap.draft.source == GOOD and snap.in_use.split == "val" and snap.cases == ws_env_judge.data.in_use().cases
+    assert snap.provenance == ws_env_judge.settings.provenance(GOOD) and snap.settings.metric.api_key == "sk-session"
     assert (snap.timeout_s, snap.ray_address, snap.language) == (60.0, "", None)
 
 
 def test_the_reflection_text_is_kept_per_dataset_for_every_session(ws_env_judge, tmp_path):
-    assert ws_env_judge.instruction("example") is None
-    ws_env_judge.set_instruction("example", "Classify the ticket.")
-    ws_env_judge.set_instruction("/data/other.csv", "Other text.")
-    assert Workspace(tmp_path, env={}).instruction("example") == "Classify the ticket."
+    assert ws_env_judge.drafts.instruction("example") is None
+    ws_env_judge.drafts.set_instruction("example", "Classify the ticket.")
+    ws_env_judge.drafts.set_instruction("/data/other.csv", "Other text.")
+    assert Workspace(tmp_path, env={}).drafts.instruction("example") == "Classify the ticket."
 
 
 def test_runs_and_marks_through_the_workspace(ws_env_judge):
-    made_by = ws_env_judge.provenance(GOOD)
-    run_id = ws_env_judge.keep_run(MetricSource.of(GOOD), [CaseResult(id="c1", score=1.0)], made_by)
-    [summary] = ws_env_judge.run_summaries()
-    run = ws_env_judge.run(run_id)
-    assert summary.id == run_id and run is not None and ws_env_judge.latest_run().id == run_id
-    ws_env_judge.set_mark(run, "c1", MarkValue.WEAK, "says nothing")
-    assert ws_env_judge.marks_for(run)["c1"].note == "says nothing"
-    ws_env_judge.clear_mark(run, "c1")
-    assert ws_env_judge.marks_for(run) == {} and ws_env_judge.run(run_id + 100) is None
+    made_by = ws_env_judge.settings.provenance(GOOD)
+    run_id = ws_env_judge.runs.keep(MetricSource.of(GOOD), [CaseResult(id="c1", score=1.0)], made_by)
+    [summary] = ws_env_judge.runs.summaries()
+    run = ws_env_judge.runs.get(run_id)
+    assert summary.id == run_id and run is not None and ws_env_judge.runs.latest().id == run_id
+    ws_env_judge.runs.set_mark(run, "c1", MarkValue.WEAK, "says nothing")
+    assert ws_env_judge.runs.marks_for(run)["c1"].note == "says nothing"
+    ws_env_judge.runs.clear_mark(run, "c1")
+    assert ws_env_judge.runs.marks_for(run) == {} and ws_env_judge.runs.get(run_id + 100) is None
 
 
 def test_scoring_the_candidates_keeps_one_run_each_and_their_scores_come_from_the_runs(ws_env_judge, recording):
     metric = MetricSource.of(GOOD)
-    assert ws_env_judge.scored_candidates(GOOD, ws_env_judge.dataset()) is None
-    job = ws_env_judge.score_candidates(JobSlot(), metric)
+    assert ws_env_judge.runs.scored_candidates(GOOD, ws_env_judge.data.in_use()) is None
+    job = ws_env_judge.jobs.score_candidates(JobSlot(), metric)
     assert job.wait(60) and job.outcome().status is OutcomeStatus.SCORED
-    assert recording.calls == [len(ws_env_judge.dataset().data.cases)]
-    scored = ws_env_judge.scored_candidates(GOOD, ws_env_judge.dataset())
-    assert scored is not None and [c.name for c in scored.candidates] == ws_env_judge.dataset().data.candidates
-    assert len(ws_env_judge.run_summaries()) == len(ws_env_judge.dataset().data.candidates)
+    assert recording.calls == [len(ws_env_judge.data.in_use().data.cases)]
+    scored = ws_env_judge.runs.scored_candidates(GOOD, ws_env_judge.data.in_use())
+    assert scored is not None and [c.name for c in scored.candidates] == ws_env_judge.data.in_use().data.candidates
+    assert len(ws_env_judge.runs.summaries()) == len(ws_env_judge.data.in_use().data.candidates)
     # An edited metric.py keeps showing the last scores, marked as another text's.
-    earlier = ws_env_judge.scored_candidates(GOOD + "# edited\n", ws_env_judge.dataset())
+    earlier = ws_env_judge.runs.scored_candidates(GOOD + "# edited\n", ws_env_judge.data.in_use())
     assert earlier is not None and earlier.metric == scored.metric
 
 
 def test_comparisons_consistency_and_probes_score_through_the_workspace_scorer(ws_env_judge, recording):
-    cases = ws_env_judge.dataset().cases
-    compared = ws_env_judge.compare_versions(JobSlot(), example_metric(), MetricSource.of(GOOD))
-    repeated = ws_env_judge.judge_consistency(JobSlot(), MetricSource.of(GOOD), cases[:4], 3)
-    probes = ws_env_judge.probes(JobSlot(), MetricSource.of(GOOD), cases, label="run 1")
+    cases = ws_env_judge.data.in_use().cases
+    compared = ws_env_judge.jobs.compare_versions(JobSlot(), example_metric(), MetricSource.of(GOOD))
+    repeated = ws_env_judge.jobs.judge_consistency(JobSlot(), MetricSource.of(GOOD), cases[:4], 3)
+    probes = ws_env_judge.jobs.probes(JobSlot(), MetricSource.of(GOOD), cases, label="run 1")
     assert compared.wait(60) and repeated.wait(60) and probes.wait(60)
     assert sorted(recording.calls) == sorted([len(cases), len(cases), 12, probes.total])
     assert repeated.result is not None and {row["runs"] for row in repeated.result.rows()} == {3}
@@ -122,7 +122,7 @@ def test_grading_feedback_is_a_listed_job_that_any_session_can_cancel(ws_env_jud
 
     monkeypatch.setattr(llm, "complete", slow_model)
     pairs = [(Case(id=f"c{i}", input={}, output="x"), CaseResult(id=f"c{i}", feedback="Wrong.")) for i in range(40)]
-    job = ws_env_judge.grade_feedback(
+    job = ws_env_judge.jobs.grade_feedback(
         JobSlot(), pairs, ModelSettings(metric=ModelConfig("openai/judge")), watcher="tab-1"
     )
     assert asked.wait(10)
@@ -134,7 +134,7 @@ def test_grading_feedback_is_a_listed_job_that_any_session_can_cancel(ws_env_jud
 
 def test_a_check_is_cancelled_by_a_newer_one_in_its_slot(ws_env_judge):
     slot = JobSlot()
-    hanging = ws_env_judge.check(slot, MetricSource.of(HANGS))
-    fresh = ws_env_judge.check(slot, MetricSource.of(GOOD))
+    hanging = ws_env_judge.jobs.check(slot, MetricSource.of(HANGS))
+    fresh = ws_env_judge.jobs.check(slot, MetricSource.of(GOOD))
     assert hanging.wait(30) and hanging.outcome().status is OutcomeStatus.CANCELLED
     assert fresh.wait(30) and fresh.result is not None and fresh.result.ok

@@ -26,9 +26,9 @@ from skynet_core.engines.uplift.arms import SCORE_ONLY_FEEDBACK, treated
 from skynet_core.engines.uplift.cases import check_split, derangement, draw, minibatch
 from skynet_core.engines.uplift.charts import gains_figure, instruction_diff, scores_figure
 from skynet_core.engines.uplift.plan import planned_calls
-from skynet_core.engines.uplift.store import UpliftStore, from_record, to_record
 from skynet_core.metric.source import MetricSource
 from skynet_core.provenance import Provenance
+from skynet_core.store.uplift import UpliftStore, from_record, to_record
 
 START = "Classify the ticket."
 

@@ -1,11 +1,7 @@
-"""Uplift results kept in the studio's SQLite file, with the metric version that made them.
+"""Uplift results kept in the studio's SQLite file (``uplift_runs``), with the metric version that made them (the
+records are :mod:`skynet_core.engines.uplift.saved`).
 
-Each saved experiment keeps the metric folder it ran (its digest and its files), what it ran on and with
-(a :class:`~skynet_core.provenance.Provenance`), the whole result, and a summary (the feedback value and
-each arm's gain) that lists read without decoding results. So History and Runs can show how an edit to
-the feedback changed its value, and diff the two metric versions.
-
-Like :class:`~skynet_core.runs.RunStore`, a store opens a short connection per call (WAL mode, busy
+Like :class:`~skynet_core.store.runs.RunStore`, a store opens a short connection per call (WAL mode, busy
 timeout), so the server's threads can share one. Only the newest :data:`KEEP` experiments of each
 dataset and candidate are kept.
 """
@@ -15,21 +11,18 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ...metric.source import MetricSource
-from ...provenance import Provenance
-from ...store import connect, open_database
-from .config import Arm, UpliftConfig
-from .result import Calls, Outcome, SeedRun, UpliftResult
-from .stats import Interval
-
-KEEP = 50
-"""Experiments kept per (dataset, candidate); older ones are deleted when a new one is saved."""
+from ..engines.uplift.config import Arm, UpliftConfig
+from ..engines.uplift.result import Calls, Outcome, SeedRun, UpliftResult
+from ..engines.uplift.saved import KEEP, SavedUplift, UpliftSummary
+from ..engines.uplift.stats import Interval
+from ..metric.source import MetricSource
+from ..provenance import Provenance
+from .db import connect, open_database
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS uplift_runs (
@@ -46,33 +39,6 @@ CREATE TABLE IF NOT EXISTS uplift_runs (
 CREATE INDEX IF NOT EXISTS uplift_runs_by_metric ON uplift_runs (metric, created_at);
 CREATE INDEX IF NOT EXISTS uplift_runs_by_dataset ON uplift_runs (dataset, candidate, created_at);
 """
-
-
-@dataclass(frozen=True)
-class UpliftSummary:
-    """A saved experiment as a list shows it: ``metric`` is the metric folder's digest, ``feedback_value`` and
-    ``gains`` (one per arm) the result's, ``seeds`` the seeds that finished, ``outcome`` how it ended."""
-
-    id: int
-    created_at: float
-    metric: str
-    provenance: Provenance
-    outcome: Outcome
-    seeds: int
-    feedback_value: Interval
-    gains: dict[Arm, Interval] = field(default_factory=dict)
-    models: tuple[str, str] = ("", "")
-
-
-@dataclass(frozen=True)
-class SavedUplift:
-    """A saved experiment read back whole: the metric folder it ran and its result."""
-
-    id: int
-    created_at: float
-    provenance: Provenance
-    metric: MetricSource
-    result: UpliftResult
 
 
 class UpliftStore:

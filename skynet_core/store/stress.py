@@ -1,9 +1,5 @@
-"""Stress runs kept in the studio's SQLite file, with the metric version they tested.
-
-Each saved run keeps the metric folder it stressed (its digest and its files), what it ran on and with (a
-:class:`~skynet_core.provenance.Provenance`), the whole report, and its summary (the flags with their worst
-reasons) that lists read without decoding reports: History and Runs show "stress: hackable (claims_correct 47%)"
-for a metric version from it. Like the uplift store, a short connection per call (WAL mode, busy timeout), safe
+"""Stress runs kept in the studio's SQLite file (``stress_runs``), with the metric version they tested (the records
+are :mod:`skynet_core.stress.saved`). Like the uplift store, a short connection per call (WAL mode, busy timeout), safe
 to share between threads; only the newest :data:`KEEP` runs of each dataset and candidate are kept.
 """
 
@@ -11,7 +7,6 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +14,9 @@ import orjson
 
 from ..metric.source import MetricSource
 from ..provenance import Provenance
-from ..store import connect, open_database
-from .report import StressReport, StressSummary
-
-KEEP = 50
-"""Stress runs kept per (dataset, candidate); older ones are deleted when a new one is saved."""
+from ..stress.report import StressReport, StressSummary
+from ..stress.saved import KEEP, SavedStress, StressRow
+from .db import connect, open_database
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS stress_runs (
@@ -40,28 +33,6 @@ CREATE TABLE IF NOT EXISTS stress_runs (
 CREATE INDEX IF NOT EXISTS stress_runs_by_metric ON stress_runs (metric, dataset, created_at);
 CREATE INDEX IF NOT EXISTS stress_runs_by_dataset ON stress_runs (dataset, candidate, created_at);
 """
-
-
-@dataclass(frozen=True)
-class StressRow:
-    """A saved run as a list shows it: ``metric`` is the metric folder's digest."""
-
-    id: int
-    created_at: float
-    metric: str
-    provenance: Provenance
-    summary: StressSummary
-
-
-@dataclass(frozen=True)
-class SavedStress:
-    """A saved run read back whole: the metric folder it stressed and its report."""
-
-    id: int
-    created_at: float
-    provenance: Provenance
-    metric: MetricSource
-    report: StressReport
 
 
 class StressStore:

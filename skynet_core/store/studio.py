@@ -1,10 +1,4 @@
-"""Persistence: the metric draft, saved versions and settings, in one SQLite file.
-
-The file lives in the data directory: ``$SKYNET_DATA_DIR`` when set, else
-``~/.skynet-metric-studio``. The database runs in WAL mode with a busy
-timeout, so several server threads (and processes) can write at once; each
-call opens its own short connection, which keeps a :class:`Store` safe to
-share between threads.
+"""The studio's own tables: the metric draft, saved versions and settings (records in :mod:`.records`).
 
 - ``drafts``: the current metric of each workspace (metric.py, and the files beside it),
   saved on every change, so a reload or a server restart brings it back. Each write
@@ -17,26 +11,18 @@ share between threads.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
-from enum import StrEnum
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from .i18n import _
-from .metric.source import MetricSource
-
-DATA_DIR_ENV = "SKYNET_DATA_DIR"
-DEFAULT_DATA_DIR = Path.home() / ".skynet-metric-studio"
-DB_NAME = "studio.sqlite3"
-DEFAULT_WORKSPACE = "default"
-BUSY_TIMEOUT_MS = 10_000
+from ..metric.source import MetricSource
+from .db import DEFAULT_WORKSPACE, connect, open_database
+from .records import Draft, Version, VersionKind
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS drafts (
@@ -64,43 +50,6 @@ CREATE TABLE IF NOT EXISTS settings (
 """
 
 
-@contextmanager
-def connect(path: Path) -> Iterator[sqlite3.Connection]:
-    """A short connection to the studio's database that commits (or rolls back) and closes."""
-    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000)
-    try:
-        db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        with db:
-            yield db
-    finally:
-        db.close()
-
-
-def open_database(directory: str | Path | None, schema: str, name: str = DB_NAME) -> tuple[Path, Path]:
-    """Create the data directory and ``schema``'s tables (WAL mode) in its file ``name``; return the directory
-    and the file."""
-    folder = Path(directory) if directory is not None else data_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OSError(
-            _("cannot create the data directory {folder} ({reason}); set {variable} to a writable directory").format(
-                folder=folder, reason=exc.strerror, variable=DATA_DIR_ENV
-            )
-        ) from None
-    path = folder / name
-    with connect(path) as db:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(schema)
-    return folder, path
-
-
-def data_dir() -> Path:
-    """The data directory: ``$SKYNET_DATA_DIR`` when set, else ``~/.skynet-metric-studio``."""
-    configured = os.environ.get(DATA_DIR_ENV, "").strip()
-    return Path(configured).expanduser() if configured else DEFAULT_DATA_DIR
-
-
 # Columns added after the first release: an older database file gains them when it is opened.
 _ADDED_COLUMNS = {
     "drafts": {"revision": "INTEGER NOT NULL DEFAULT 1", "files": "TEXT"},
@@ -117,17 +66,6 @@ def _add_missing_columns(path: Path) -> None:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
 
-class VersionKind(StrEnum):
-    """Who made a version: a person (``named``), the autosave while typing (``auto``), the studio
-    keeping a text that was about to be replaced (``kept``: an example, an upload, a restore, a conflict),
-    or the studio keeping a text that was scored (``scored``: every scored run names a version)."""
-
-    NAMED = "named"
-    AUTO = "auto"
-    KEPT = "kept"
-    SCORED = "scored"
-
-
 def _files_json(metric: MetricSource) -> str | None:
     # A single-file metric keeps the plain text only (the ``source`` column), as before folders existed.
     return None if metric.is_single_file else orjson.dumps(dict(metric.files)).decode()
@@ -135,37 +73,6 @@ def _files_json(metric: MetricSource) -> str | None:
 
 def _metric(source: str, files: str | None) -> MetricSource:
     return MetricSource.from_stored(orjson.loads(files)) if files else MetricSource.of(source)
-
-
-@dataclass(frozen=True)
-class Version:
-    """A saved copy of the metric. ``created_at`` is seconds since the epoch (UTC); ``source`` is metric.py."""
-
-    id: int
-    workspace: str
-    name: str
-    source: str
-    created_at: float
-    kind: VersionKind = VersionKind.NAMED
-    metric: MetricSource | None = None
-
-    @property
-    def folder(self) -> MetricSource:
-        """The whole metric folder (metric.py alone for a single-file metric)."""
-        return self.metric if self.metric is not None else MetricSource.of(self.source)
-
-
-@dataclass(frozen=True)
-class Draft:
-    """The stored draft: ``revision`` rises by one on every write (0 means nothing was ever written)."""
-
-    revision: int
-    metric: MetricSource
-    updated_at: float
-
-    @property
-    def source(self) -> str:
-        return self.metric.main
 
 
 _VERSION_COLUMNS = "id, workspace, name, source, created_at, kind, files"

@@ -1,8 +1,10 @@
-"""Human scores kept in the studio's SQLite file, beside the drafts, versions and runs.
+"""Human scores kept in the studio's SQLite file, beside the drafts, versions and runs (the records are
+:class:`~skynet_core.human.HumanScore` and :class:`~skynet_core.human.LabelImport`), and each run's agreement with
+them (:class:`RunAgreements`, ``run_agreements``).
 
 One row per ``(label set, case id, candidate, rater)``: scoring a case again replaces that rater's score.
 The label set (the ``dataset`` column) is the source of the data file labelled first; a later file that keeps
-its case ids is linked to it (``human_dataset_links``, see ``Workspace.label_set``). An import is recorded
+its case ids is linked to it (``human_dataset_links``, see ``Workspace.human.label_set``). An import is recorded
 (``human_imports``: the file, what it kept and what it left out) and its rows carry its id, so one import's
 labels can be deleted together. Nothing here depends on the metric's version, so editing metric.py keeps
 every score; they survive a reload and a restart like the drafts. Like the other stores, every call opens its
@@ -16,14 +18,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
 
-from skynet_core.store import connect, open_database
-
-from .human_score import HumanScore, human_values
+from ..human.human_score import HumanScore, LabelImport, human_values
+from ..human.report import Agreement
+from .db import connect, open_database
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS human_scores (
@@ -66,22 +68,6 @@ _UPSERT = (
 
 def _score(row: tuple[str, str, str, float, str, str, float]) -> HumanScore:
     return HumanScore(*row)
-
-
-@dataclass(frozen=True)
-class LabelImport:
-    """One import of a labels file into a label set: ``file`` (its name), when, how many scores it ``kept``,
-    how many rows named other cases (``unknown_rows``, with the first ids in ``unknown_sample``), and how many
-    of its scores are still stored (``remaining``: a later score of the same case by the same rater replaces one)."""
-
-    id: int
-    dataset: str
-    file: str
-    imported_at: float
-    kept: int
-    unknown_rows: int = 0
-    unknown_sample: tuple[str, ...] = ()
-    remaining: int = 0
 
 
 class HumanScores:
@@ -280,3 +266,49 @@ def _rows(scores: Sequence[HumanScore], import_id: int | None) -> list[tuple[obj
     return [
         (s.dataset, s.case_id, s.candidate, float(s.value), s.rater, s.note, s.labelled_at, import_id) for s in scores
     ]
+
+
+_AGREEMENTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS run_agreements (
+    run_id INTEGER PRIMARY KEY,
+    agreement TEXT NOT NULL,
+    computed_at REAL NOT NULL
+);
+"""
+
+
+class RunAgreements:
+    """The agreement kept beside each scored run, in the studio's database in ``directory``."""
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        self.directory, self.path = open_database(directory, _AGREEMENTS_SCHEMA)
+
+    def save(self, run_id: int, agreement: Agreement) -> None:
+        """Keep ``agreement`` as run ``run_id``'s (replacing an earlier one), and drop those of runs that are gone."""
+        with connect(self.path) as db:
+            db.execute(
+                "INSERT INTO run_agreements (run_id, agreement, computed_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (run_id) DO UPDATE SET agreement = excluded.agreement, computed_at = excluded.computed_at",
+                (run_id, orjson.dumps(agreement.to_record()).decode(), time.time()),
+            )
+            has_runs = db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'scored_runs'"
+            ).fetchone()
+            if has_runs:
+                db.execute("DELETE FROM run_agreements WHERE run_id NOT IN (SELECT id FROM scored_runs)")
+
+    def get(self, run_id: int) -> Agreement | None:
+        """Run ``run_id``'s agreement, or ``None`` when it has none (no human scores when it was scored)."""
+        return self.of_runs([run_id]).get(run_id)
+
+    def of_runs(self, run_ids: Iterable[int]) -> dict[int, Agreement]:
+        """The agreement of each of ``run_ids`` that has one (for the list of runs: one query)."""
+        wanted = list(dict.fromkeys(run_ids))
+        if not wanted:
+            return {}
+        marks = ", ".join("?" * len(wanted))
+        with connect(self.path) as db:
+            rows = db.execute(
+                f"SELECT run_id, agreement FROM run_agreements WHERE run_id IN ({marks})", wanted
+            ).fetchall()
+        return {int(run_id): Agreement.from_record(orjson.loads(text)) for run_id, text in rows}

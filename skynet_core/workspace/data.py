@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -24,7 +26,7 @@ from ..heap import quiet
 from ..i18n import _
 from ..metric.contract import SAMPLE_SIZE
 from ..paths import PathRefused, server_path
-from .base import WorkspaceBase
+from ..store import DEFAULT_WORKSPACE, Store
 from .values import (
     DATASETS_KEPT,
     EXAMPLE_SOURCE,
@@ -38,6 +40,7 @@ from .values import (
     DatasetChoice,
     DatasetInUse,
     roles_of,
+    scoped_key,
     with_roles_of,
 )
 
@@ -56,8 +59,20 @@ _CHOICE_SETTINGS = (
 )
 
 
-class DatasetPart(WorkspaceBase):
-    def dataset_choice(self) -> DatasetChoice:
+class Data:
+    """The dataset choice of ``store``'s data directory, the datasets it loads (a few kept in memory), its uploads,
+    and the cases the live check runs (pinned per workspace ``name``). Thread-safe."""
+
+    def __init__(self, store: Store, name: str = DEFAULT_WORKSPACE) -> None:
+        self.store = store
+        self.name = name
+        self._lock = threading.Lock()
+        self._datasets: OrderedDict[str, Dataset] = OrderedDict()
+
+    def _key(self, key: str) -> str:
+        return scoped_key(self.name, key)
+
+    def choice(self) -> DatasetChoice:
         """The stored choice (raises DatasetError when the stored roles cannot be read)."""
         stored = self.store.get_many(_CHOICE_SETTINGS)
         roles, split = stored.get(SETTING_DATASET_ROLES), stored.get(SETTING_SPLIT)
@@ -70,7 +85,7 @@ class DatasetPart(WorkspaceBase):
             split if isinstance(split, str) and split else None,
         )
 
-    def save_dataset_choice(
+    def save_choice(
         self,
         path: str,
         roles: dict[str, tuple[Role, str]] | None = None,
@@ -138,10 +153,10 @@ class DatasetPart(WorkspaceBase):
                 self._datasets.popitem(last=False)
         return data
 
-    def dataset(self) -> DatasetInUse:
+    def in_use(self) -> DatasetInUse:
         """The dataset in use with its candidate and split; the example (and why) when the chosen one fails."""
         try:
-            choice = self.dataset_choice()
+            choice = self.choice()
         except DatasetError as exc:
             return self._in_use(
                 self.load(EXAMPLE_SOURCE),
@@ -173,7 +188,7 @@ class DatasetPart(WorkspaceBase):
 
     def uploads_dir(self) -> Path:
         """Where uploaded case files are kept (so a choice of one survives a restart)."""
-        return self.directory / "uploads"
+        return self.store.directory / "uploads"
 
     def save_upload(self, name: str, content: BinaryIO) -> Path:
         """Keep an uploaded case file in the uploads folder; its path. Raises DatasetError or OSError."""
@@ -184,7 +199,7 @@ class DatasetPart(WorkspaceBase):
         when that dataset is not the one in use (its roles and candidate files are not known any more)."""
         if source == EXAMPLE_SOURCE:
             return self.load(EXAMPLE_SOURCE).cases
-        in_use = self.dataset()
+        in_use = self.in_use()
         return in_use.data.cases if in_use.data.source == source and not in_use.problem else None
 
     # --- the cases the live check runs, and the user's own cases ------------------------------------
@@ -193,14 +208,14 @@ class DatasetPart(WorkspaceBase):
         """The case ids pinned for the live check on the dataset in use (none: the planner's sample)."""
         from ..metric.check_cases import SETTING_CHECK_PINS, pins_for
 
-        in_use = in_use or self.dataset()
+        in_use = in_use or self.in_use()
         return pins_for(self.store.get(self._key(SETTING_CHECK_PINS)), in_use.data.source)
 
     def set_check_pins(self, ids: list[str], in_use: DatasetInUse | None = None) -> None:
         """Pin ``ids`` for the live check on the dataset in use (an empty list goes back to the sample)."""
         from ..metric.check_cases import SETTING_CHECK_PINS, with_pins
 
-        in_use = in_use or self.dataset()
+        in_use = in_use or self.in_use()
         key = self._key(SETTING_CHECK_PINS)
         self.store.set(key, with_pins(self.store.get(key), in_use.data.source, ids))
 
@@ -213,7 +228,7 @@ class DatasetPart(WorkspaceBase):
         """The cases the live check runs on the dataset in use, and why (pinned or sampled)."""
         from ..metric.check_cases import check_cases
 
-        in_use = in_use or self.dataset()
+        in_use = in_use or self.in_use()
         pins = self.check_pins(in_use)
         return check_cases(
             in_use.data.cases_of(in_use.candidate, in_use.split), pins, lambda: in_use.check_sample(SAMPLE_SIZE)

@@ -7,8 +7,7 @@ from typing import Any
 
 from ..i18n import _
 from ..metric.source import MetricSource
-from ..store import Draft, Version, VersionKind
-from .base import WorkspaceBase
+from ..store import DEFAULT_WORKSPACE, Draft, Store, Version, VersionKind
 from .values import (
     AUTO_VERSION_S,
     SETTING_CONFLICT,
@@ -17,6 +16,7 @@ from .values import (
     DraftWrite,
     SavedVersion,
     example_metric,
+    scoped_key,
 )
 
 
@@ -24,12 +24,21 @@ def clock() -> str:
     return f"{datetime.now():%H:%M:%S}"
 
 
-class DraftPart(WorkspaceBase):
-    def draft(self) -> Draft:
+class Drafts:
+    """The draft of one workspace (``name``) in ``store``, its versions, and the reflection step's texts."""
+
+    def __init__(self, store: Store, name: str = DEFAULT_WORKSPACE) -> None:
+        self.store = store
+        self.name = name
+
+    def _key(self, key: str) -> str:
+        return scoped_key(self.name, key)
+
+    def current(self) -> Draft:
         """The stored draft; revision 0 with the first example when nothing was ever written."""
         return self.store.draft_record(self.name) or Draft(0, example_metric(), 0.0)
 
-    def type_draft(self, metric: str | MetricSource, base_revision: int) -> DraftWrite:
+    def type(self, metric: str | MetricSource, base_revision: int) -> DraftWrite:
         """Save what the user typed, based on ``base_revision`` (the revision the editor showed).
 
         On a conflict, the stored text is kept as a version and the typed text becomes the draft.
@@ -55,13 +64,13 @@ class DraftPart(WorkspaceBase):
         self.store.set(self._key(SETTING_CONFLICT), {"version": kept.id, "at": kept.created_at})
         return DraftWrite(stored, kept, conflict=True)
 
-    def replace_draft(self, metric: str | MetricSource, reason: str, *, keep: bool = True) -> DraftWrite:
+    def replace(self, metric: str | MetricSource, reason: str, *, keep: bool = True) -> DraftWrite:
         """Make ``metric`` the draft for ``reason`` (an example, an upload, a restore…); the text it replaces
         becomes a version first when it differs and was ever written (unless a version holds it already: that one
         is returned as kept). ``keep=False`` is for changes that lose
         no text (adding an empty file, renaming one)."""
         metric = MetricSource.of(metric)
-        current = self.draft()
+        current = self.current()
         kept = None
         if keep and current.revision and current.metric != metric and current.source.strip():
             # A version that holds the text already (scored, saved) is the one kept: no twin. An autosave of
@@ -76,7 +85,7 @@ class DraftPart(WorkspaceBase):
 
     def save_version(self, name: str, metric: str | MetricSource | None = None) -> SavedVersion:
         """Save the draft (or ``metric``) as a named version, unless it is already the latest version."""
-        metric = MetricSource.of(metric) if metric is not None else self.draft().metric
+        metric = MetricSource.of(metric) if metric is not None else self.current().metric
         latest = self.store.latest_version(self.name)
         if latest is not None and latest.folder == metric:
             if latest.kind is VersionKind.NAMED:
@@ -89,6 +98,10 @@ class DraftPart(WorkspaceBase):
         """The saved versions, newest first."""
         return self.store.versions(self.name)
 
+    def version(self, version_id: int) -> Version | None:
+        """A saved version by its id (``None``: there is none)."""
+        return self.store.version(version_id)
+
     def last_conflict(self) -> Conflict | None:
         """The last conflict between two writers of the draft, if there was one."""
         value = self.store.get(self._key(SETTING_CONFLICT))
@@ -98,7 +111,7 @@ class DraftPart(WorkspaceBase):
 
     def _autosave(self, metric: MetricSource) -> None:
         last_auto = self.store.latest_version(self.name, VersionKind.AUTO)
-        if last_auto is not None and self.draft().updated_at - last_auto.created_at < AUTO_VERSION_S:
+        if last_auto is not None and self.current().updated_at - last_auto.created_at < AUTO_VERSION_S:
             return
         latest = self.store.latest_version(self.name)
         if latest is None or latest.folder != metric:
