@@ -28,11 +28,13 @@ constructor (none holds the workspace):
 - ``ws.stress`` (:class:`~.stress.Stress`, ``stress.py``): "Will the optimizer game it?", the stress test as a
   job, and the runs it keeps.
 
-The workspace itself composes them: :meth:`Workspace.snapshot` (what a page's script run reads, once) and
-:meth:`Workspace.clear` (forgetting everything). It is process-wide, like the database; what belongs to one
-browser session (the API keys typed on the Settings page, the session's id as a job watcher, its job slots) is
-passed in explicitly. It never imports streamlit. Pages and widgets call the services; none of them touches a store
-(the records they show, :class:`Draft` and :class:`Version`, and the data directory are re-exported here).
+The three experiment services share one :class:`~.basis.Basis` (``basis.py``: the draft, the data, the settings, the
+jobs, and where each keeps its form). The workspace itself composes them: :meth:`Workspace.snapshot` (what a page's
+script run reads, once) and :meth:`Workspace.clear` (forgetting everything). It is process-wide, like the database;
+what belongs to one browser session (the API keys typed on the Settings page, the session's id as a job watcher, its
+job slots) is passed in explicitly. It never imports streamlit. Pages and widgets call the services; none of them
+touches a store (the records they show, :class:`Draft` and :class:`Version`, and the data directory are re-exported
+here).
 
 The draft protocol. Every write of the draft raises its revision. A writer says which revision
 its text is based on (the revision its editor was loaded from or last wrote); a write based on
@@ -54,6 +56,7 @@ from ..scoring import RunOptions
 from ..scoring.runner import WorkerPool
 from ..store import DEFAULT_WORKSPACE, Draft, Store, Version, connect, data_dir
 from .align import Align, AlignForm, AlignSetup
+from .basis import Basis
 from .bounds import Bounds
 from .data import Data
 from .drafts import Drafts
@@ -148,9 +151,10 @@ class Workspace:
         self.human = Human(self.store, self.data)
         self.runs = Runs(self.store, self.data, self.human, name)
         self.jobs = UseCases(jobs or JobBoard(), self.drafts, self.data, self.settings, self.runs)
-        self.uplift = Uplift(self.store, self.drafts, self.data, self.settings, self.jobs, name)
-        self.align = Align(self.store, self.drafts, self.data, self.settings, self.human, self.jobs, name)
-        self.stress = Stress(self.store, self.drafts, self.data, self.settings, self.jobs, name)
+        basis = Basis(self.store, self.drafts, self.data, self.settings, self.jobs, name)
+        self.uplift = Uplift(basis)
+        self.align = Align(basis, self.human)
+        self.stress = Stress(basis)
 
     @property
     def pool(self) -> WorkerPool:

@@ -23,14 +23,11 @@ from ..i18n import _
 from ..llm import ModelSettings
 from ..metric.source import MetricSource
 from ..results import JobKind
-from ..store import DEFAULT_WORKSPACE, Store, Version
-from .data import Data
-from .drafts import Drafts
+from ..store import Version
+from .basis import Basis
 from .human import Human
 from .jobs import Job, JobSlot
-from .settings import Settings
-from .usecases import UseCases
-from .values import DatasetInUse, DraftWrite, SavedVersion, scoped_key
+from .values import DatasetInUse, DraftWrite, SavedVersion
 
 if TYPE_CHECKING:  # GEPA's pieces load with the run's modules: only when a run is planned or started
     from ..align import Alignment, AlignPlan, AlignProgress, AlignResult, Figures, Labelled, RaterPair
@@ -82,45 +79,28 @@ class AlignSetup:
 
 
 class Align:
-    """The alignment of the draft's prompts (``drafts``) with ``human``'s scores of the data in use (``data``), with
-    the ``settings``' models, scorer and run options, as a job of ``jobs``; its form is kept in ``store`` (per
-    workspace ``name``), the last result of each dataset and candidate in memory. Thread-safe."""
+    """The alignment of the draft's prompts with ``human``'s scores of the data in use, with the settings' models,
+    scorer and run options, as a job (all from ``basis``, which keeps its form); the last result of each dataset and
+    candidate in memory. Thread-safe."""
 
-    def __init__(
-        self,
-        store: Store,
-        drafts: Drafts,
-        data: Data,
-        settings: Settings,
-        human: Human,
-        jobs: UseCases,
-        name: str = DEFAULT_WORKSPACE,
-    ) -> None:
-        self.store = store
-        self.drafts = drafts
-        self.data = data
-        self.settings = settings
+    def __init__(self, basis: Basis, human: Human) -> None:
+        self.basis = basis
         self.human = human
-        self.jobs = jobs
-        self.name = name
         self._lock = threading.Lock()
         self._alignments: dict[tuple[str, str], AlignResult] = {}
         self._progress: weakref.WeakKeyDictionary[Job[Any], AlignProgress] = weakref.WeakKeyDictionary()
 
-    def _key(self, key: str) -> str:
-        return scoped_key(self.name, key)
-
     def form(self) -> AlignForm:
-        return AlignForm.from_json(self.store.get(self._key(SETTING_ALIGN_FORM)))
+        return AlignForm.from_json(self.basis.form(SETTING_ALIGN_FORM))
 
     def set_form(self, form: AlignForm) -> None:
-        self.store.set(self._key(SETTING_ALIGN_FORM), form.to_json())
+        self.basis.keep_form(SETTING_ALIGN_FORM, form.to_json())
 
     def labelled(self, in_use: DatasetInUse | None = None, rater: str | None = None) -> Labelled:
         """The labelled cases of the candidate in use (every split), one rater's or every rater's mean."""
         from ..align import labelled_cases
 
-        in_use = in_use or self.data.in_use()
+        in_use = in_use or self.basis.data.in_use()
         source = in_use.data.source
         cases = list(in_use.data.cases_of(in_use.candidate, None))
         scores = self.human.labels(source).scores
@@ -138,7 +118,7 @@ class Align:
         when it cannot start: no reflection model, no prompt, too few labels, an impossible form."""
         from ..align import AlignConfig, Alignment, prompts_of, refusal, split_labelled
 
-        settings = self.settings.models(keys)
+        settings = self.basis.settings.models(keys)
         if settings.reflection is None or settings.effective() is None:
             raise ValueError(
                 _(
@@ -146,7 +126,7 @@ class Align:
                     "on Settings (or SKYNET_REFLECTION_MODEL in the server's environment)."
                 )
             )
-        metric = metric or self.drafts.current().metric
+        metric = metric or self.basis.drafts.current().metric
         prompts = prompts_of(metric)
         labelled = self.labelled(in_use, form.rater)
         if refused := refusal(labelled):
@@ -156,17 +136,17 @@ class Align:
         chosen = settings.with_changes(max_cost_usd=budget)
 
         def options(given: ModelSettings) -> Any:
-            return self.settings.run_options(keys, given)
+            return self.basis.settings.run_options(keys, given)
 
         split = split_labelled(labelled, form.seed)
-        return Alignment(metric, prompts, labelled, split, config, chosen, self.settings.scorer(), options)
+        return Alignment(metric, prompts, labelled, split, config, chosen, self.basis.settings.scorer(), options)
 
     def setup(self, form: AlignForm, keys: Mapping[str, str] | None = None) -> AlignSetup:
         """What a run of ``form`` would do now (its plan reads litellm's cost map), or why it cannot start."""
         from ..align import plan_align, rater_pairs
         from ..align.measures import ceiling
 
-        in_use = self.data.in_use()
+        in_use = self.basis.data.in_use()
         labelled = self.labelled(in_use, form.rater)
         pairs = () if form.rater else rater_pairs(self.human.labels(in_use.data.source).scores, in_use.candidate,
                                                   [item.id for item in labelled.cases])  # fmt: skip
@@ -184,9 +164,9 @@ class Align:
         job's result is the :class:`~skynet_core.align.AlignResult`, kept as the latest of the dataset and candidate."""
         from ..align import run_align, total_steps
 
-        in_use = self.data.in_use()
+        in_use = self.basis.data.in_use()
         alignment = self.alignment(form, keys, in_use=in_use)
-        made_by = self.settings.provenance(alignment.metric, keys, in_use)
+        made_by = self.basis.settings.provenance(alignment.metric, keys, in_use)
         place = (in_use.data.source, in_use.candidate)
 
         def run(job: Job[AlignResult]) -> AlignResult:
@@ -202,7 +182,7 @@ class Align:
         job: Job[AlignResult] = Job(
             JobKind.ALIGN, total_steps(alignment.config), in_use.data.source, provenance=made_by
         )
-        return self.jobs.submit(slot, job, run, watcher)
+        return self.basis.jobs.submit(slot, job, run, watcher)
 
     def progress(self, job: Job[Any]) -> AlignProgress | None:
         """Where the alignment ``job`` is (``None`` before its first step)."""
@@ -211,8 +191,8 @@ class Align:
     def latest(self, in_use: DatasetInUse | None = None, metric: MetricSource | None = None) -> AlignResult | None:
         """The last alignment of the dataset and candidate in use since the server started, while the draft (or
         ``metric``) is the metric it aligned or the aligned one (``None``: none, or the draft has moved on)."""
-        in_use = in_use or self.data.in_use()
-        metric = metric or self.drafts.current().metric
+        in_use = in_use or self.basis.data.in_use()
+        metric = metric or self.basis.drafts.current().metric
         with self._lock:
             found = self._alignments.get((in_use.data.source, in_use.candidate))
         return found if found is not None and metric in (found.original, found.aligned) else None
@@ -220,7 +200,7 @@ class Align:
     def save_version(self, result: AlignResult, name: str = "") -> SavedVersion:
         """Save the aligned metric as a new version (the original with only its prompts changed); the draft is left
         as it is."""
-        return self.drafts.save_version(name.strip() or _("aligned judge"), result.aligned)
+        return self.basis.drafts.save_version(name.strip() or _("aligned judge"), result.aligned)
 
     def clear(self) -> None:
         """Forget the alignments kept in memory (``Workspace.clear``)."""
@@ -229,7 +209,7 @@ class Align:
 
     def open(self, version: Version) -> DraftWrite:
         """Make a saved aligned version the draft (asked for: the text it replaces is kept as a version first)."""
-        return self.drafts.replace(version.folder, _("opening the aligned judge"))
+        return self.basis.drafts.replace(version.folder, _("opening the aligned judge"))
 
 
 def _syntax(exc: SyntaxError) -> str:

@@ -26,15 +26,11 @@ from ..cases import Case
 from ..i18n import _
 from ..llm import ModelSettings
 from ..results import JobKind
-from ..store import DEFAULT_WORKSPACE, Store
 from ..stress.defaults import DEFAULT_ROUNDS, MAX_ROUNDS
-from .data import Data
-from .drafts import Drafts
+from .basis import Basis
 from .jobs import Job, JobSlot
-from .settings import Settings
 from .uplift import missing_models, missing_models_message
-from .usecases import UseCases
-from .values import DatasetInUse, scoped_key
+from .values import DatasetInUse
 
 if TYPE_CHECKING:  # the run's modules load numpy and GEPA's pieces: only when a run is planned or started
     from ..stress import StressReport
@@ -99,36 +95,20 @@ class StressSetup:
 
 
 class Stress:
-    """The stress test of the draft (``drafts``) on the data in use (``data``) with the ``settings``' scorer and run
-    options, as a job of ``jobs``; its form is kept in ``store`` (per workspace ``name``), its runs in the data
-    directory's :class:`~skynet_core.store.stress.StressStore` (``store`` here)."""
+    """The stress test of the draft on the data in use with the settings' scorer and run options, as a job (all from
+    ``basis``, which keeps its form); its runs in the data directory's
+    :class:`~skynet_core.store.stress.StressStore` (``store``)."""
 
-    def __init__(
-        self,
-        store: Store,
-        drafts: Drafts,
-        data: Data,
-        settings: Settings,
-        jobs: UseCases,
-        name: str = DEFAULT_WORKSPACE,
-    ) -> None:
-        self._settings = store
-        self.drafts = drafts
-        self.data = data
-        self.settings = settings
-        self.jobs = jobs
-        self.name = name
-        self.store = StressStore(store.directory)
+    def __init__(self, basis: Basis) -> None:
+        self.basis = basis
+        self.store = StressStore(basis.store.directory)
         self._rounds: weakref.WeakKeyDictionary[Job[Any], int] = weakref.WeakKeyDictionary()
 
-    def _key(self, key: str) -> str:
-        return scoped_key(self.name, key)
-
     def form(self) -> StressForm:
-        return StressForm.from_json(self._settings.get(self._key(SETTING_STRESS_FORM)))
+        return StressForm.from_json(self.basis.form(SETTING_STRESS_FORM))
 
     def set_form(self, form: StressForm) -> None:
-        self._settings.set(self._key(SETTING_STRESS_FORM), form.to_json())
+        self.basis.keep_form(SETTING_STRESS_FORM, form.to_json())
 
     def plan(
         self, form: StressForm, keys: Mapping[str, str] | None = None, in_use: DatasetInUse | None = None
@@ -140,13 +120,13 @@ class Stress:
         from ..stress.plan import plan_stress
         from ..stress.search import SearchPlan
 
-        settings = self.settings.models(keys)
+        settings = self.basis.settings.models(keys)
         if form.max_cost_usd is not None:
             settings = settings.with_changes(max_cost_usd=form.max_cost_usd)
-        cases = (in_use or self.data.in_use()).cases
+        cases = (in_use or self.basis.data.in_use()).cases
         if not cases:
             raise ValueError(_("There are no cases to stress: choose a dataset (and split) that has some."))
-        metric = self.drafts.current().metric
+        metric = self.basis.drafts.current().metric
         count = form.cases if form.cases is not None else default_cases(metric, len(cases), len(CATALOG))
         sample = sample_cases(cases, count, form.seed)
         search = None
@@ -167,12 +147,12 @@ class Stress:
         Cancel keeps what it found); the job's result is the report (none when cancelled)."""
         from ..stress import run_stress
 
-        metric, in_use = self.drafts.current().metric, self.data.in_use()
+        metric, in_use = self.basis.drafts.current().metric, self.basis.data.in_use()
         setup = self.plan(form, keys, in_use)
         plan, search = setup.plan, setup.search
-        options = self.settings.run_options(keys, setup.settings)
-        scorer = self.settings.scorer()
-        made_by = self.settings.provenance(metric, keys, in_use, setup.settings)
+        options = self.basis.settings.run_options(keys, setup.settings)
+        scorer = self.basis.settings.scorer()
+        made_by = self.basis.settings.provenance(metric, keys, in_use, setup.settings)
         total = len(in_use.cases)
 
         def run(job: Job[StressReport]) -> StressReport:
@@ -195,7 +175,7 @@ class Stress:
 
         steps = plan.outputs + (search.rounds if search is not None else 0)
         job: Job[StressReport] = Job(JobKind.STRESS, steps, in_use.data.source, provenance=made_by)
-        return self.jobs.submit(slot, job, run, watcher, llm=options.llm)
+        return self.basis.jobs.submit(slot, job, run, watcher, llm=options.llm)
 
     def round(self, job: Job[Any]) -> int | None:
         """The exploit search's proposal the stress ``job`` is at (``None`` before the search)."""
@@ -203,7 +183,7 @@ class Stress:
 
     def latest(self, in_use: DatasetInUse | None = None) -> SavedStress | None:
         """The newest saved run of the dataset and candidate in use, whatever metric version made it."""
-        in_use = in_use or self.data.in_use()
+        in_use = in_use or self.basis.data.in_use()
         found = self.store.list(dataset=in_use.data.source)
         newest = next((row for row in found if row.provenance.candidate == in_use.candidate), None)
         return self.store.get(newest.id) if newest is not None else None

@@ -30,13 +30,10 @@ from ..i18n import _
 from ..llm import ModelSettings
 from ..metric.source import MetricSource
 from ..results import JobKind
-from ..store import DEFAULT_WORKSPACE, Store, connect
-from .data import Data
-from .drafts import Drafts
+from ..store import connect
+from .basis import Basis
 from .jobs import Job, JobSlot
-from .settings import Settings
-from .usecases import UseCases
-from .values import DatasetInUse, scoped_key
+from .values import DatasetInUse
 
 if TYPE_CHECKING:  # the experiment's loop and plan load GEPA's pieces: only when a run is planned or started
     from ..engines.uplift import Experiment, Progress, UpliftPlan, UpliftResult
@@ -116,30 +113,14 @@ def missing_models(settings: ModelSettings) -> tuple[str, ...]:
 
 
 class Uplift:
-    """The uplift experiment of the draft (``drafts``) on the data in use (``data``) with the ``settings``' models,
-    scorer and run options, as a job of ``jobs``; its form is kept in ``store`` (per workspace ``name``), its results
-    in the data directory's :class:`~skynet_core.store.uplift.UpliftStore` (``store`` here)."""
+    """The uplift experiment of the draft on the data in use with the settings' models, scorer and run options, as a
+    job (all from ``basis``, which keeps its form); its results in the data directory's
+    :class:`~skynet_core.store.uplift.UpliftStore` (``store``)."""
 
-    def __init__(
-        self,
-        store: Store,
-        drafts: Drafts,
-        data: Data,
-        settings: Settings,
-        jobs: UseCases,
-        name: str = DEFAULT_WORKSPACE,
-    ) -> None:
-        self._settings = store
-        self.drafts = drafts
-        self.data = data
-        self.settings = settings
-        self.jobs = jobs
-        self.name = name
-        self.store = UpliftStore(store.directory)
+    def __init__(self, basis: Basis) -> None:
+        self.basis = basis
+        self.store = UpliftStore(basis.store.directory)
         self._progress: weakref.WeakKeyDictionary[Job[Any], Progress] = weakref.WeakKeyDictionary()
-
-    def _key(self, key: str) -> str:
-        return scoped_key(self.name, key)
 
     # --- what the panel asks for, kept ----------------------------------------------------------------------
 
@@ -148,15 +129,15 @@ class Uplift:
         instruction (the bundled example has one), else ``""``."""
         from ..engines.reflection import dataset_instruction
 
-        data = (in_use or self.data.in_use()).data
-        kept = self.drafts.instruction(data.source)
+        data = (in_use or self.basis.data.in_use()).data
+        kept = self.basis.drafts.instruction(data.source)
         return kept if kept is not None else dataset_instruction(data) or ""
 
     def form(self) -> UpliftForm:
-        return UpliftForm.from_json(self._settings.get(self._key(SETTING_UPLIFT_FORM)))
+        return UpliftForm.from_json(self.basis.form(SETTING_UPLIFT_FORM))
 
     def set_form(self, form: UpliftForm) -> None:
-        self._settings.set(self._key(SETTING_UPLIFT_FORM), form.to_json())
+        self.basis.keep_form(SETTING_UPLIFT_FORM, form.to_json())
 
     # --- the experiment ------------------------------------------------------------------------------------------
 
@@ -173,13 +154,13 @@ class Uplift:
         from ..engines.sandboxed import SandboxedMetric
         from ..engines.uplift import Experiment, split_cases
 
-        settings = self.settings.models(keys)
+        settings = self.basis.settings.models(keys)
         missing = missing_models(settings)
         if missing or settings.task is None or settings.reflection is None:
             raise ValueError(missing_models_message(missing))
-        in_use = in_use or self.data.in_use()
-        options = self.settings.run_options(keys, settings)
-        sandboxed = SandboxedMetric(metric or self.drafts.current().metric, options, self.settings.scorer())
+        in_use = in_use or self.basis.data.in_use()
+        options = self.basis.settings.run_options(keys, settings)
+        sandboxed = SandboxedMetric(metric or self.basis.drafts.current().metric, options, self.basis.settings.scorer())
         split = split_cases(in_use.cases, config.seed)
         return Experiment(sandboxed, split, config, Models(settings.task, settings.reflection, settings))
 
@@ -206,9 +187,9 @@ class Uplift:
         :class:`~skynet_core.engines.uplift.UpliftResult` (none when cancelled: the saved one holds its seeds)."""
         from ..engines.uplift import run_uplift, total_steps
 
-        metric, in_use = self.drafts.current().metric, self.data.in_use()
+        metric, in_use = self.basis.drafts.current().metric, self.basis.data.in_use()
         experiment = self.experiment(config, keys, metric=metric, in_use=in_use)
-        made_by = self.settings.provenance(metric, keys, in_use)
+        made_by = self.basis.settings.provenance(metric, keys, in_use)
 
         def run(job: Job[UpliftResult]) -> UpliftResult:
             def seen(progress: Progress) -> None:
@@ -221,7 +202,7 @@ class Uplift:
             return result
 
         job: Job[UpliftResult] = Job(JobKind.UPLIFT, total_steps(config), in_use.data.source, provenance=made_by)
-        return self.jobs.submit(slot, job, run, watcher)
+        return self.basis.jobs.submit(slot, job, run, watcher)
 
     def progress(self, job: Job[Any]) -> Progress | None:
         """Where the uplift ``job`` is (``None`` before its first step)."""
@@ -239,7 +220,7 @@ class Uplift:
 
     def latest(self, in_use: DatasetInUse | None = None) -> SavedUplift | None:
         """The newest saved experiment of the dataset and candidate in use, whatever metric version made it."""
-        in_use = in_use or self.data.in_use()
+        in_use = in_use or self.basis.data.in_use()
         found = self.results(dataset=in_use.data.source)
         newest = next((item for item in found if item.provenance.candidate == in_use.candidate), None)
         return self.result(newest.id) if newest is not None else None
