@@ -47,6 +47,7 @@ AUTHOR_CANDIDATE = "author.candidate"
 AUTHOR_SPLIT = "author.split"
 AUTHOR_UPLOAD = "author.upload"
 AUTHOR_UPLOAD_ERROR = "author.upload_error"
+AUTHOR_UPLOAD_TAKEN = "author.upload_taken"  # the file id of the upload that last replaced the draft
 AUTHOR_UPLOAD_DONE = "author.upload_done"  # (draft revision, kind, message): what the last upload did, beside it
 AUTHOR_TRY_OPEN = "author.try_open"  # "Try one case" is open (a row was re-run)
 AUTHOR_CONSISTENCY_REPEATS = "author.consistency_repeats"

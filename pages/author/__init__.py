@@ -44,7 +44,7 @@ S = st.session_state
 
 
 def page() -> None:
-    snap = studio.snapshot()
+    snap = studio.refresh() if tools.take_new_upload() else studio.snapshot()
     typed = editor.sync(snap)
     if typed.written:
         snap = studio.refresh()  # this run wrote the typed text

@@ -18,6 +18,7 @@ event with the text: the text is written, then saved as a named version (confirm
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -43,7 +44,9 @@ BASE, GEN, FILE, LAST_EVENT, NOTICE = (
     K.AUTHOR_NOTICE,
 )
 CONFLICT_SHOWN_S = 600
-DRAFT_POLL_S = 2.0  # how often an open editor asks whether another tab changed the draft
+# How often an open editor asks whether another tab changed the draft (SKYNET_DRAFT_POLL_S: a browser test polls
+# faster to meet the race between this fragment and an upload's rerun every time, not once in a while).
+DRAFT_POLL_S = float(os.environ.get("SKYNET_DRAFT_POLL_S") or 2.0)
 SAVED_EVENT = "saved"
 LANGS = {
     ".py": "python",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from skynet_core.examples import EXAMPLE_METRICS, FieldFit, apply_field_mapping, example_fields, fit_fields
 from skynet_core.i18n import N_, _, ngettext, with_language
@@ -68,11 +69,22 @@ def fields_notice(snap: Snapshot) -> None:
         )
 
 
-def take_upload() -> None:
-    """A .py replaces metric.py (helper files stay); a .zip of the folder replaces the whole folder."""
+def take_new_upload() -> bool:
+    """Take the uploaded file once (by its file id), at the start of the page's run; whether it was taken.
+
+    Not the uploader's ``on_change``: Streamlit skips a widget's callback when the rerun carrying its new value
+    meets the editor's polling fragment (:func:`pages.author.editor.newer_draft_notice`), and the file then sat in
+    the uploader without replacing the draft (about 1 upload in 8 with the fragment polling every 0.15 s)."""
     upload = S.get(K.AUTHOR_UPLOAD)
-    if upload is None:
-        return
+    if upload is None or S.get(K.AUTHOR_UPLOAD_TAKEN) == upload.file_id:
+        return False
+    S[K.AUTHOR_UPLOAD_TAKEN] = upload.file_id
+    take_upload(upload)
+    return True
+
+
+def take_upload(upload: UploadedFile) -> None:
+    """A .py replaces metric.py (helper files stay); a .zip of the folder replaces the whole folder."""
     raw = upload.getvalue()
     try:
         if upload.name.lower().endswith(".zip"):
@@ -191,7 +203,6 @@ def upload(revision: int) -> None:
             _("A UTF-8 Python file, or a zip of the folder"),
             type=["py", "zip"],
             key=K.AUTHOR_UPLOAD,
-            on_change=with_language(take_upload),
         )
         uploader_note()
         if S.get(K.AUTHOR_UPLOAD_ERROR):
