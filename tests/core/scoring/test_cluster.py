@@ -284,6 +284,9 @@ def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
         "--ray",
         ray_cluster.address,
     ]
+    # A batch still running from an earlier test would pass for this run's: the signal would then reach the
+    # command while it still imports (Python's own KeyboardInterrupt, exit 1), not while it runs.
+    wait_until_idle(ray_cluster)
     cli_process = subprocess.Popen(
         command,
         cwd=ROOT,
@@ -304,10 +307,14 @@ def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
             cli_process.kill()
     said = cli_process.stderr.read().decode(errors="replace")[-4000:]  # why, when it did not (exit 1 once, loaded)
     assert cli_process.returncode == 130, f"Ctrl+C cancels the run and exits 130; it said:\n{said}"
-    deadline = time.monotonic() + 60
-    while busy_workers(ray_cluster) and time.monotonic() < deadline:
+    wait_until_idle(ray_cluster)
+
+
+def wait_until_idle(cluster: LocalRayCluster, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while busy_workers(cluster) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert busy_workers(ray_cluster) == []
+    assert busy_workers(cluster) == [], "an earlier test's batches still run on the cluster"
 
 
 def busy_workers(cluster: LocalRayCluster) -> list[int]:
