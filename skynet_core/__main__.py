@@ -7,15 +7,19 @@ from .heap import built_frozen
 
 # The modules are long-lived: no collection scans them while they load (the collector's automatic passes,
 # each over a heap the imports keep growing, were 10 ms of a command's start), nor afterwards.
-with built_frozen():
-    if sys.argv[1:2] in (["check"], ["score"]) and not {"-h", "--help"} & set(sys.argv):
-        # The sandbox's child starts now, while the rest of the command line is imported (about 100 ms)
-        # and the data read; the command line asks for the same pool later (it is made once).
-        from .scoring.runner.pool import start_one_child_in_background
+try:
+    with built_frozen():
+        if sys.argv[1:2] in (["check"], ["score"]) and not {"-h", "--help"} & set(sys.argv):
+            # The sandbox's child starts now, while the rest of the command line is imported (about 100 ms)
+            # and the data read; the command line asks for the same pool later (it is made once).
+            from .scoring.runner.pool import start_one_child_in_background
 
-        start_one_child_in_background()
+            start_one_child_in_background()
 
-    from .cli import main
+        from .cli import main
+except KeyboardInterrupt:  # Ctrl+C while the command line still loads (before main's own handling): no traceback
+    sys.stderr.write("interrupted (Ctrl+C)\n")
+    sys.exit(130)
 
 # A run's objects die young, a batch of cases and its results at a time: collecting the young generation every
 # 700 allocations (Python's default) made 120 collections in a 20,000-case run (7 ms), each finding the batch
