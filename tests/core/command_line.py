@@ -1,4 +1,5 @@
-"""The command line run by the tests: in-process (its exit status and output), or in a process of its own."""
+"""The command line run by the tests: in-process (its exit status and output), or in a process of its own; and a
+metric and a case to run it on."""
 
 from __future__ import annotations
 
@@ -10,6 +11,16 @@ from pathlib import Path
 from skynet_core.cli import run
 
 ROOT = Path(__file__).resolve().parents[2]
+OK_METRIC = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
+ONE_CASE = '{"id": "a", "input": {"q": "1"}, "output": "x"}\n'
+
+
+def one_case_elsewhere(tmp_path: Path) -> str:
+    """A cases file of :data:`ONE_CASE` in ``tmp_path/elsewhere``, apart from a metric folder in ``tmp_path``."""
+    path = tmp_path / "elsewhere" / "cases.jsonl"
+    path.parent.mkdir()
+    path.write_text(ONE_CASE)
+    return str(path)
 
 
 def cli_streams(*args: str) -> tuple[int, str, str]:
