@@ -26,6 +26,7 @@ from skynet_core.cases import Case
 from skynet_core.cli import run
 from skynet_core.engines.uplift import Models
 from skynet_core.llm import ModelConfig, ModelSettings
+from skynet_core.results import CaseResult, CaseStatus
 from tests.fake_openai import FakeOpenAI, Received
 
 CUES = {"billing": "invoice", "shipping": "parcel", "account": "password", "technical": "crash"}
@@ -73,6 +74,14 @@ def cases(train_per_label: int = 3, val_per_label: int = 2) -> list[Case]:
                 )
             )
     return found
+
+
+def one_wrong_answer() -> tuple[list[Case], list[CaseResult]]:
+    """One billing ticket answered "other", and the metric's feedback on it (naming the cue): what one reflection
+    step reads."""
+    cases = [Case(id="a", input={"message": "my invoice"}, output="other", expected={"label": "billing"})]
+    feedback = "Expected 'billing', got 'other'. The message mentions 'invoice', which marks billing."
+    return cases, [CaseResult(id="a", status=CaseStatus.OK, score=0.0, feedback=feedback)]
 
 
 def write_cases(path: Path) -> Path:

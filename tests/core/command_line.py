@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skynet_core.cli import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,3 +50,20 @@ def cli_process(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "skynet_core", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
+
+
+class Placed(Exception):
+    """Raised where a command chooses where to score, once :func:`record_places` is in force."""
+
+
+def record_places(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """Make the scorer's factory (``skynet_core.scoring.scorer_for``) note the address a command asks for and raise
+    :class:`Placed` there; the addresses asked, in order."""
+    places: list[str | None] = []
+
+    def scorer_for(address: str | None) -> object:
+        places.append(address)
+        raise Placed
+
+    monkeypatch.setattr("skynet_core.scoring.scorer_for", scorer_for)
+    return places

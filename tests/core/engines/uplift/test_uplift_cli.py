@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests import uplift_world as world
+from tests.core.command_line import Placed, record_places
 from tests.uplift_world import run_cli as uplift
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -98,16 +99,7 @@ def test_unreadable_cases_exit_2(served, folder: Path) -> None:
 
 def test_a_ray_address_is_where_the_metric_scores(served, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--ray reaches the experiment's metric: its scorer is made for that address (nothing is sent before)."""
-    places: list[str | None] = []
-
-    class Placed(Exception):
-        pass
-
-    def scorer_for(address: str | None) -> object:
-        places.append(address)
-        raise Placed
-
-    monkeypatch.setattr("skynet_core.scoring.scorer_for", scorer_for)
+    places = record_places(monkeypatch)
     with pytest.raises(Placed):
         uplift(folder, "--instruction", "x", "--ray", "127.0.0.1:6399")
     assert places == ["127.0.0.1:6399"] and served.requests == []
