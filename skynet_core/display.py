@@ -42,6 +42,12 @@ def terminal_text(text: str) -> str:
     return _TERMINAL_CONTROLS.sub(_escape_control, text)
 
 
+def terminal_lines(text: str) -> str:
+    """``text`` safe to print on a terminal, line by line: its line breaks kept, each line as :func:`terminal_text`
+    makes it."""
+    return "\n".join(terminal_text(line) for line in text.split("\n"))
+
+
 def escape_controls(text: str, keep: str = "") -> str:
     """``text`` with its control and invisible characters escaped as :func:`terminal_text` does, except those in
     ``keep`` (a CSV cell keeps its line breaks and tabs)."""

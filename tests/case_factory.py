@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skynet_core.cases import Case, Observation
 from skynet_core.datasets import load_example
 from skynet_core.results import CaseResult, CaseStatus
+from skynet_core.runs import RunKey
+
+if TYPE_CHECKING:
+    from skynet_core.workspace import Workspace
 
 WRONG_METRIC = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'Wrong.'}\n"
 WEAK_EVERY = 3
@@ -55,3 +61,13 @@ def weak_every_third() -> list[CaseResult]:
                 )
             )
     return results
+
+
+def with_weak_run(workspace: Workspace, reason: str = "the test") -> Workspace:
+    """``workspace`` with the wrong metric as its draft (replaced for ``reason``) and a saved run of it on the
+    example's first candidate (:func:`weak_every_third`), so the pages that review a run show one."""
+    workspace.drafts.replace(WRONG_METRIC, reason)
+    data = load_example()
+    key = RunKey.of(data, data.candidates[0], None, WRONG_METRIC)
+    workspace.runs.store.save(key, weak_every_third(), metric_source=WRONG_METRIC)
+    return workspace

@@ -35,6 +35,11 @@ def saved_result(workspace: Workspace, ends: dict[Arm, list[float]]) -> UpliftRe
         split_from_dataset=True,
         created_at=1_700_000_000.0,
     )
+    return save(workspace, result)
+
+
+def save(workspace: Workspace, result: UpliftResult) -> UpliftResult:
+    """Keep ``result`` as the job keeps one: made by the weak metric on the example's first candidate."""
     data = load_example()
     metric = MetricSource.of(WRONG_METRIC)
     made_by = Provenance(metric.digest, data.source, data.name, data.candidates[0], None)

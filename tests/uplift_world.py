@@ -15,13 +15,18 @@ only it learns nothing; with another case's feedback it learns a rule only when 
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
 
+import pytest
+
 from skynet_core.cases import Case
+from skynet_core.cli import run
 from skynet_core.engines.uplift import Models
 from skynet_core.llm import ModelConfig, ModelSettings
+from skynet_core.results import CaseResult, CaseStatus
 from tests.fake_openai import FakeOpenAI, Received
 
 CUES = {"billing": "invoice", "shipping": "parcel", "account": "password", "technical": "crash"}
@@ -71,6 +76,14 @@ def cases(train_per_label: int = 3, val_per_label: int = 2) -> list[Case]:
     return found
 
 
+def one_wrong_answer() -> tuple[list[Case], list[CaseResult]]:
+    """One billing ticket answered "other", and the metric's feedback on it (naming the cue): what one reflection
+    step reads."""
+    cases = [Case(id="a", input={"message": "my invoice"}, output="other", expected={"label": "billing"})]
+    feedback = "Expected 'billing', got 'other'. The message mentions 'invoice', which marks billing."
+    return cases, [CaseResult(id="a", status=CaseStatus.OK, score=0.0, feedback=feedback)]
+
+
 def write_cases(path: Path) -> Path:
     """The cases as a JSON Lines case file (outputs null: the task makes them)."""
     with path.open("w") as handle:
@@ -78,6 +91,32 @@ def write_cases(path: Path) -> Path:
             row = {"id": case.id, "input": case.input, "output": None, "expected": case.expected, "split": case.split}
             handle.write(json.dumps(row) + "\n")
     return path
+
+
+MODEL_VARIABLES = ("SKYNET_TASK_MODEL", "SKYNET_TASK_API_BASE", "SKYNET_REFLECTION_MODEL", "SKYNET_REFLECTION_API_BASE")
+
+
+def write_folder(folder: Path) -> Path:
+    """The metric in ``folder/metric`` and the cases in ``folder/cases.jsonl``, as the command line reads them."""
+    (folder / "metric").mkdir()
+    (folder / "metric" / "metric.py").write_text(METRIC)
+    write_cases(folder / "cases.jsonl")
+    return folder
+
+
+def use_server(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    """The environment's task and reflection models: the scripted ones at ``url``."""
+    for role, model in (("TASK", "openai/task"), ("REFLECTION", "openai/reflect")):
+        monkeypatch.setenv(f"SKYNET_{role}_MODEL", model)
+        monkeypatch.setenv(f"SKYNET_{role}_API_BASE", url)
+
+
+def run_cli(folder: Path, *args: str, data: str = "cases.jsonl") -> tuple[int, str, str]:
+    """``uplift`` of the metric of :func:`write_folder` on ``folder/data``, then ``args``: the exit status and
+    what it printed to standard output and standard error."""
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["uplift", str(folder / "metric"), "--data", str(folder / data), *args], out, err)
+    return code, out.getvalue(), err.getvalue()
 
 
 def task_answer(instruction: str, message: str) -> str:

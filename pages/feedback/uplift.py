@@ -14,19 +14,15 @@ import streamlit as st
 from pages.feedback.uplift_result import draw_result
 from skynet_core.engines.uplift.config import MAX_MINIBATCH, MAX_ROUNDS, MAX_SEEDS
 from skynet_core.i18n import _, format_number, with_language
-from skynet_core.llm import litellm_ready, warm_up
 from skynet_core.workspace import Snapshot, UpliftForm
-from skynet_core.workspace.jobs import Job
+from skynet_core.workspace.jobs import Job, JobSlot
 from skynet_core.workspace.uplift import missing_models, missing_models_message
 from ui import keys as K
 from ui import studio
-from ui.widgets.jobs import job_panel, outcome_panel, progress_row
-from ui.widgets.lazy import lazy_expander
+from ui.widgets import experiment
 from ui.widgets.text import md
 
 S = st.session_state
-SLOT = "feedback.uplift"
-JOB_KEY = "feedback.uplift_job"
 FIELDS = (K.UPLIFT_ROUNDS, K.UPLIFT_SEEDS, K.UPLIFT_MINIBATCH, K.UPLIFT_BUDGET)
 
 
@@ -45,14 +41,9 @@ def keep_instruction(dataset: str) -> None:
     studio.session().workspace.drafts.set_instruction(dataset, S[K.UPLIFT_INSTRUCTION])
 
 
-def start() -> None:
-    me = studio.session()
-    S.pop(K.UPLIFT_REFUSED, None)
-    try:
-        config = form_from_widgets().config(S[K.UPLIFT_INSTRUCTION])
-        me.workspace.uplift.start(me.slot(SLOT), config, keys=me.keys, watcher=me.watcher)
-    except ValueError as exc:
-        S[K.UPLIFT_REFUSED] = str(exc)
+def start(me: studio.Session, slot: JobSlot) -> None:
+    config = form_from_widgets().config(S[K.UPLIFT_INSTRUCTION])
+    me.workspace.uplift.start(slot, config, keys=me.keys, watcher=me.watcher)
 
 
 def settings_link() -> None:
@@ -106,90 +97,64 @@ def form_fields(snap: Snapshot) -> None:
         column.number_input(
             label, min_value=1, max_value=top, step=1, key=key, help=help_text, on_change=with_language(keep_form)
         )
-    sizes[3].number_input(
+    experiment.budget_field(
+        sizes[3],
         _("Budget ($, 0: none)"),
-        min_value=0.0,
-        step=0.05,
-        format="%.2f",
         key=K.UPLIFT_BUDGET,
+        keep=keep_form,
         help=_("The run stops once it has spent this much, keeping the seeds that finished."),
-        on_change=with_language(keep_form),
     )
 
 
-def plan_lines(snap: Snapshot) -> bool:
+def plan(snap: Snapshot) -> bool:
     """The planned calls and cost (or why the experiment cannot run as asked); True when it can start."""
     me = studio.session()
-    if not litellm_ready():
-        with st.spinner(_("Loading litellm (once per server start; it takes a few seconds)…")):
-            warm_up(wait=True)
+    experiment.load_litellm()
     try:
         setup = me.workspace.uplift.plan(form_from_widgets().config(S[K.UPLIFT_INSTRUCTION]), me.keys)
     except ValueError as exc:
-        st.warning(md(str(exc)), icon=":material/warning:")
-        return False
-    lines = setup.plan.describe()
-    st.markdown(":material/calculate: " + md(lines[0]))
-    st.caption("  \n".join(md(line[:1].upper() + line[1:]) for line in [setup.describe_cases(), *lines[1:]]))
-    return True
+        return experiment.cannot_start(str(exc))
+    first, *rest = setup.plan.describe()
+    return experiment.plan_lines([first, *(line[:1].upper() + line[1:] for line in [setup.describe_cases(), *rest])])
 
 
-def running(job: Job[Any]) -> None:
-    """The job's progress bar and Cancel, then where it is and what it spent."""
-    me = studio.session()
-    progress_row(me.slot(SLOT), job, JOB_KEY)
-    step = me.workspace.uplift.progress(job)
-    if step is not None:
-        st.caption(
-            _("Now: {step} · {calls} · {cost} spent").format(
-                step=step.describe(), calls=step.calls.describe(), cost="\\$" + format_number(step.cost_usd, 4)
-            )
-        )
+def now(job: Job[Any]) -> str | None:
+    """Where the running ``job`` is and what it spent."""
+    step = studio.session().workspace.uplift.progress(job)
+    if step is None:
+        return None
+    return _("Now: {step} · {calls} · {cost} spent").format(
+        step=step.describe(), calls=step.calls.describe(), cost="\\$" + format_number(step.cost_usd, 4)
+    )
 
 
-def job_section() -> None:
-    slot = studio.session().slot(SLOT)
-    outcome = job_panel(slot, JOB_KEY, running)
-    job = slot.job
-    if outcome is None or job is None or not outcome.finished or outcome_panel(outcome, JOB_KEY):
-        return
-    result = job.result
-    if result is not None and not result.seeds_finished:
-        st.error(md(result.message()), icon=":material/error:")  # nothing was saved: say why here
+UPLIFT = experiment.Experiment(
+    "feedback.uplift", "feedback.uplift_job", "feedback.uplift.run", K.UPLIFT_REFUSED, start, now
+)
 
 
 def uplift_panel(snap: Snapshot) -> None:
     """The whole panel, in an expander of its own, drawn while it is open (its form is kept in the workspace)."""
-    panel = lazy_expander(
+    panel = experiment.panel(
         _("Does this feedback help? Measure what an optimizer gains from it"),
         key=K.UPLIFT_OPEN,
         icon=":material/science:",
+        about=_(
+            "Runs GEPA's reflection loop from the same instruction in three arms that differ only in what the "
+            "reflection model reads: the metric's feedback, the score alone, or another case's feedback. The "
+            "feedback's value is the validation gain with it minus the gain with the score alone."
+        ),
     )
     if panel is None:
         return
     with panel:
-        st.caption(
-            _(
-                "Runs GEPA's reflection loop from the same instruction in three arms that differ only in what the "
-                "reflection model reads: the metric's feedback, the score alone, or another case's feedback. The "
-                "feedback's value is the validation gain with it minus the gain with the score alone."
-            )
-        )
         ready = models_line(snap)
         form_fields(snap)
-        ready = plan_lines(snap) and ready if ready else False
-        slot = studio.session().slot(SLOT)
-        st.button(
-            _("Run the experiment"),
-            on_click=with_language(start),
-            disabled=not ready or (slot.job is not None and slot.job.running),
-            type="primary",
-            icon=":material/play_arrow:",
-            key="feedback.uplift.run",
-        )
-        if S.get(K.UPLIFT_REFUSED):
-            st.warning(md(S[K.UPLIFT_REFUSED]), icon=":material/warning:")
-        job_section()
+        ready = plan(snap) and ready if ready else False
+        job = experiment.run_section(UPLIFT, _("Run the experiment"), ready)
+        result = job.result if job is not None else None
+        if result is not None and not result.seeds_finished:
+            st.error(md(result.message()), icon=":material/error:")  # nothing was saved: say why here
         saved = studio.session().workspace.uplift.latest(snap.in_use)
         if saved is None:
             st.caption(_("No experiment has run on this dataset yet."))

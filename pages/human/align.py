@@ -15,18 +15,14 @@ from skynet_core.align.config import MAX_ROUNDS
 from skynet_core.align.text import ceiling_line
 from skynet_core.human import rater_label
 from skynet_core.i18n import _, format_cost, format_number, with_language
-from skynet_core.llm import litellm_ready, warm_up
 from skynet_core.workspace import AlignForm, Snapshot
-from skynet_core.workspace.jobs import Job
+from skynet_core.workspace.jobs import Job, JobSlot
 from ui import keys as K
 from ui import studio
-from ui.widgets.jobs import job_panel, outcome_panel, progress_row
-from ui.widgets.lazy import lazy_expander
+from ui.widgets import experiment
 from ui.widgets.text import md
 
 S = st.session_state
-SLOT = "human.align"
-JOB_KEY = "human.align_job"
 EVERY_RATER = ""
 
 
@@ -40,14 +36,8 @@ def keep_form() -> None:
     studio.session().workspace.align.set_form(form_from_widgets())
 
 
-def start() -> None:
-    me = studio.session()
-    S.pop(K.ALIGN_REFUSED, None)
-    S.pop(K.ALIGN_SAVED, None)
-    try:
-        me.workspace.align.start(me.slot(SLOT), form_from_widgets(), keys=me.keys, watcher=me.watcher)
-    except ValueError as exc:
-        S[K.ALIGN_REFUSED] = str(exc)
+def start(me: studio.Session, slot: JobSlot) -> None:
+    me.workspace.align.start(slot, form_from_widgets(), keys=me.keys, watcher=me.watcher)
 
 
 def form_fields(raters: list[str]) -> None:
@@ -60,13 +50,11 @@ def form_fields(raters: list[str]) -> None:
     columns[0].number_input(_("Rounds"), min_value=1, max_value=MAX_ROUNDS, step=1, key=K.ALIGN_ROUNDS,
                             help=_("Rounds of GEPA's loop: a proposal a round, kept when it does better."),
                             on_change=with_language(keep_form))  # fmt: skip
-    columns[1].number_input(
+    experiment.budget_field(
+        columns[1],
         _("Budget ($)"),
-        min_value=0.0,
-        step=0.05,
-        format="%.2f",
         key=K.ALIGN_BUDGET,
-        on_change=with_language(keep_form),
+        keep=keep_form,
         help=_(
             "The run stops once it has spent this much, at most one call past it. 0: the budget per run set on "
             "Settings, if any."
@@ -86,79 +74,55 @@ def form_fields(raters: list[str]) -> None:
 def setup_lines() -> bool:
     """The raters' ceiling, then the plan's calls and cost (or why it cannot start); True when it can start."""
     me = studio.session()
-    if not litellm_ready():
-        with st.spinner(_("Loading litellm (once per server start; it takes a few seconds)…")):
-            warm_up(wait=True)
+    experiment.load_litellm()
     setup = me.workspace.align.setup(form_from_widgets(), me.keys)
     for pair, found in setup.ceiling:
         st.info(md(ceiling_line(pair, found)), icon=":material/groups:")
     if setup.plan is None:
-        st.warning(md(setup.refusal or ""), icon=":material/warning:")
-        return False
-    lines = setup.plan.describe()
-    st.markdown(":material/calculate: " + md(lines[0]))
-    st.caption("  \n".join(md(line) for line in lines[1:]))
-    return True
+        return experiment.cannot_start(setup.refusal or "")
+    return experiment.plan_lines(setup.plan.describe())
 
 
-def running(job: Job[Any]) -> None:
-    """The job's progress bar and Cancel, then where it is and what it spent."""
-    me = studio.session()
-    progress_row(me.slot(SLOT), job, JOB_KEY)
-    step = me.workspace.align.progress(job)
-    if step is not None:
-        st.caption(
-            _("Now: {step} · {judge} judge and {reflection} reflection calls · {cost} spent").format(
-                step=step.describe(),
-                judge=format_number(step.calls.judge),
-                reflection=format_number(step.calls.reflection),
-                cost=format_cost(step.cost_usd).replace("$", "\\$"),
-            )
-        )
+def now(job: Job[Any]) -> str | None:
+    """Where the running ``job`` is and what it spent."""
+    step = studio.session().workspace.align.progress(job)
+    if step is None:
+        return None
+    return _("Now: {step} · {judge} judge and {reflection} reflection calls · {cost} spent").format(
+        step=step.describe(),
+        judge=format_number(step.calls.judge),
+        reflection=format_number(step.calls.reflection),
+        cost=format_cost(step.cost_usd).replace("$", "\\$"),
+    )
 
 
-def job_section() -> None:
-    slot = studio.session().slot(SLOT)
-    outcome = job_panel(slot, JOB_KEY, running)
-    if outcome is not None and outcome.finished:
-        outcome_panel(outcome, JOB_KEY)
+ALIGN = experiment.Experiment(
+    "human.align", "human.align_job", "human.align.run", K.ALIGN_REFUSED, start, now, (K.ALIGN_SAVED,)
+)
 
 
 def align_panel(snap: Snapshot, raters: list[str]) -> None:
     """The whole section, under its own heading (not the Two raters panel's), in an expander drawn while it is open
     (its form is kept in the workspace)."""
     st.subheader(_("Align the judge"))
-    panel = lazy_expander(
+    panel = experiment.panel(
         _("Align the judge: let GEPA rewrite its instructions toward your scores"),
         key=K.ALIGN_OPEN,
         icon=":material/balance:",
+        about=_(
+            "GEPA rewrites the instruction strings of metric.py's llm() calls so the judge agrees with the human "
+            "scores. The labelled cases are split first into train (proposals are made from them), dev (proposals "
+            "are kept by them) and test (scored once before and once after): the gain shown is on cases the "
+            "optimizer never saw. Write in the notes why a case fails: the judge cannot learn a policy nobody "
+            "wrote down."
+        ),
     )
     if panel is None:
         return
     with panel:
-        st.caption(
-            _(
-                "GEPA rewrites the instruction strings of metric.py's llm() calls so the judge agrees with the human "
-                "scores. The labelled cases are split first into train (proposals are made from them), dev (proposals "
-                "are kept by them) and test (scored once before and once after): the gain shown is on cases the "
-                "optimizer never saw. Write in the notes why a case fails: the judge cannot learn a policy nobody "
-                "wrote down."
-            )
-        )
         form_fields(raters)
         ready = setup_lines()
-        slot = studio.session().slot(SLOT)
-        st.button(
-            _("Align the judge"),
-            on_click=with_language(start),
-            disabled=not ready or (slot.job is not None and slot.job.running),
-            type="primary",
-            icon=":material/play_arrow:",
-            key="human.align.run",
-        )
-        if S.get(K.ALIGN_REFUSED):
-            st.warning(md(S[K.ALIGN_REFUSED]), icon=":material/warning:")
-        job_section()
+        experiment.run_section(ALIGN, _("Align the judge"), ready)
         result = studio.session().workspace.align.latest(snap.in_use, snap.metric)
         if result is not None:
             draw_result(result)

@@ -15,18 +15,15 @@ import streamlit as st
 
 from pages.stress.report import draw_report
 from skynet_core.i18n import _, format_number, with_language
-from skynet_core.llm import litellm_ready, warm_up
 from skynet_core.stress.defaults import MAX_ROUNDS
 from skynet_core.workspace import Snapshot, StressForm
-from skynet_core.workspace.jobs import Job
+from skynet_core.workspace.jobs import Job, JobSlot
 from ui import keys as K
 from ui import studio
-from ui.widgets.jobs import job_panel, outcome_panel, progress_row
+from ui.widgets import experiment
 from ui.widgets.text import md
 
 S = st.session_state
-SLOT = "stress"
-JOB_KEY = "stress.job"
 FIELDS = (K.STRESS_CASES, K.STRESS_SEED, K.STRESS_BUDGET, K.STRESS_SEARCH, K.STRESS_ROUNDS)
 
 
@@ -45,13 +42,8 @@ def keep_form() -> None:
     studio.session().workspace.stress.set_form(form_from_widgets())
 
 
-def start() -> None:
-    me = studio.session()
-    S.pop(K.STRESS_REFUSED, None)
-    try:
-        me.workspace.stress.start(me.slot(SLOT), form_from_widgets(), keys=me.keys, watcher=me.watcher)
-    except ValueError as exc:
-        S[K.STRESS_REFUSED] = str(exc)
+def start(me: studio.Session, slot: JobSlot) -> None:
+    me.workspace.stress.start(slot, form_from_widgets(), keys=me.keys, watcher=me.watcher)
 
 
 def form_fields() -> None:
@@ -78,13 +70,11 @@ def form_fields() -> None:
         on_change=with_language(keep_form),
         help=_("The seed of every random choice."),
     )
-    sizes[2].number_input(
+    experiment.budget_field(
+        sizes[2],
         _("Budget ($, 0: the settings')"),
-        min_value=0.0,
-        step=0.05,
-        format="%.2f",
         key=K.STRESS_BUDGET,
-        on_change=with_language(keep_form),
+        keep=keep_form,
         help=_("The run's model calls stop once they have cost this much."),
     )
     search = st.columns([2, 1], vertical_alignment="bottom")
@@ -109,39 +99,28 @@ def form_fields() -> None:
     )
 
 
-def plan_lines(snap: Snapshot) -> bool:
+def plan(snap: Snapshot) -> bool:
     """The planned outputs, model calls and cost (or why the run cannot start as asked); True when it can start."""
     me = studio.session()
     form = form_from_widgets()
-    if (form.search or snap.metric.names_llm()) and not litellm_ready():
-        with st.spinner(_("Loading litellm (once per server start; it takes a few seconds)…")):
-            warm_up(wait=True)
+    if form.search or snap.metric.names_llm():
+        experiment.load_litellm()
     try:
         setup = me.workspace.stress.plan(form, me.keys)
     except ValueError as exc:
-        st.warning(md(str(exc)), icon=":material/warning:")
-        return False
-    lines = setup.plan.describe()
-    st.markdown(":material/calculate: " + md(lines[0]))
-    if lines[1:]:
-        st.caption("  \n".join(md(line) for line in lines[1:]))
-    return True
+        return experiment.cannot_start(str(exc))
+    return experiment.plan_lines(setup.plan.describe())
 
 
-def running(job: Job[Any]) -> None:
-    """The job's progress bar and Cancel, then the exploit search's proposal once it runs."""
-    me = studio.session()
-    progress_row(me.slot(SLOT), job, JOB_KEY)
-    proposal = me.workspace.stress.round(job)
-    if proposal is not None:
-        st.caption(_("Now: the exploit search, proposal {number}").format(number=format_number(proposal)))
+def now(job: Job[Any]) -> str | None:
+    """The exploit search's proposal, once it runs."""
+    proposal = studio.session().workspace.stress.round(job)
+    if proposal is None:
+        return None
+    return _("Now: the exploit search, proposal {number}").format(number=format_number(proposal))
 
 
-def job_section() -> None:
-    slot = studio.session().slot(SLOT)
-    outcome = job_panel(slot, JOB_KEY, running)
-    if outcome is not None and outcome.finished:
-        outcome_panel(outcome, JOB_KEY)
+STRESS = experiment.Experiment("stress", "stress.job", "stress.run", K.STRESS_REFUSED, start, now)
 
 
 def page() -> None:
@@ -160,19 +139,8 @@ def page() -> None:
         )
     )
     form_fields()
-    ready = plan_lines(snap)
-    slot = studio.session().slot(SLOT)
-    st.button(
-        _("Run the stress test"),
-        on_click=with_language(start),
-        disabled=not ready or (slot.job is not None and slot.job.running),
-        type="primary",
-        icon=":material/play_arrow:",
-        key="stress.run",
-    )
-    if S.get(K.STRESS_REFUSED):
-        st.warning(md(S[K.STRESS_REFUSED]), icon=":material/warning:")
-    job_section()
+    ready = plan(snap)
+    experiment.run_section(STRESS, _("Run the stress test"), ready)
     saved = studio.session().workspace.stress.latest(snap.in_use)
     if saved is None:
         st.info(_("No stress test has run on this dataset yet."), icon=":material/info:")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from ..engines.uplift.plan import CHARS_PER_TOKEN, MIN_ANSWER_TOKENS, CallPlan
+from ..engines.uplift.plan import CHARS_PER_TOKEN, MIN_ANSWER_TOKENS, CallPlan, estimated_cost
 from ..i18n import _, format_number
 from ..metric.pysource import parse
 from ..metric.source import MAIN_FILE
@@ -84,16 +84,10 @@ class AlignPlan:
                 seed=split.seed,
             ),
         ]
-        cost = self.cost_usd
-        if cost is not None:
-            lines.append(_("Estimated cost: about ${cost}.").format(cost=f"{cost:,.4f}"))
+        lines += estimated_cost(self.cost_usd)
         for role, plan in ((_("judge model"), self.judge), (_("reflection model"), self.reflection)):
             if plan.price is None:
-                lines.append(
-                    _(
-                        "{role} {model}: no known price, so its cost is not counted; enter one on the Settings page."
-                    ).format(role=role, model=plan.model)
-                )
+                lines.append(plan.price_line(role))
         return lines
 
 

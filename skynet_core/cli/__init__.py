@@ -39,6 +39,7 @@ from typing import TextIO
 
 from ..cases import Case
 from ..datasets import DatasetError
+from ..display import terminal_lines
 from ..i18n import _, format_cost, use_language
 from ..llm import MetricLlm, make_handler
 from ..metric.contract import check_metric
@@ -61,7 +62,7 @@ from .inputs import (
 from .interrupt import EXIT_INTERRUPTED, Interrupt, cancelled_by_ctrl_c
 from .options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, cli_language
 from .parser import build_parser
-from .report import ReportOutput, _Sink, _terminal_lines, format_report, open_out
+from .report import ReportOutput, _Sink, format_report, open_out
 
 __all__ = [
     "EXIT_FAILED",
@@ -109,7 +110,7 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     try:
         read = _read_inputs(args, stderr)
     except (UsageError, ValueError, DatasetError) as exc:
-        print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
+        print(_("error: {message}").format(message=terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
     if args.command == "stress":
         from ..stress.cli import run as run_stress

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import orjson
 
 from ..align.config import DEFAULT_ROUNDS, MAX_ROUNDS
-from ..display import terminal_text
+from ..display import terminal_lines
 from ..i18n import _
 
 if TYPE_CHECKING:
@@ -41,13 +41,10 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 def add_parser(commands: Any) -> None:
     """Add the ``align`` command to the CLI's subparsers (``commands``)."""
-    from .options import add_budget_options, add_data_options, add_metric_options, add_place_options
+    from .options import add_budget_options, add_json_option, add_scoring_command, add_seed_option
 
     help_text = _("rewrite the judge's instructions toward the human scores with GEPA, measured on held-out cases")
-    sub = commands.add_parser("align", help=help_text, description=help_text)
-    add_metric_options(sub)
-    add_data_options(sub)
-    add_place_options(sub)
+    sub = add_scoring_command(commands, "align", help_text)
     sub.add_argument(
         "--labels",
         required=True,
@@ -71,9 +68,7 @@ def add_parser(commands: Any) -> None:
         help=_("rounds of GEPA's loop, 1 to {top} (default {default})").format(top=MAX_ROUNDS, default=DEFAULT_ROUNDS),
     )
     add_budget_options(sub)
-    sub.add_argument(
-        "--seed", type=int, default=0, metavar="S", help=_("the seed of the split and of GEPA (default 0)")
-    )
+    add_seed_option(sub, _("the seed of the split and of GEPA (default 0)"))
     sub.add_argument(
         "--out",
         metavar="FILE",
@@ -86,7 +81,7 @@ def add_parser(commands: Any) -> None:
         metavar="K",
         help=_("exit 1 when the lower end of the interval of the gain in kappa is below K"),
     )
-    sub.add_argument("--json", action="store_true", help=_("print one JSON object instead of text"))
+    add_json_option(sub)
 
 
 class Refused(ValueError):
@@ -105,11 +100,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         plan = plan_align(alignment)
     except (Refused, UsageError, ValueError, DatasetError, LlmError, OSError) as exc:
         if str(exc):  # an empty one was said already (an option out of range)
-            print(_("error: {message}").format(message=_line(str(exc))), file=stderr)
+            print(_("error: {message}").format(message=terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
     told = stderr if args.json else stdout
     for line in [*ceiling, *plan.describe()]:
-        print(_line(line), file=told)
+        print(terminal_lines(line), file=told)
     if alignment.config.max_cost_usd is not None and plan.cost_usd is None:
         print(
             _("warning: calls of a model without a known price count as free, so --max-cost cannot bound them"),
@@ -137,6 +132,7 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
     from ..scoring.runner.limit import sandbox_limit
     from ..scoring.runner.pool import start_one_child_in_background
     from .inputs import _read_metric, cases_in_split, model_settings, read_cases
+    from .options import concurrency
 
     _check_numbers(args)
     if args.out and Path(args.out).exists():
@@ -148,10 +144,7 @@ def _prepare(args: argparse.Namespace, stderr: TextIO) -> tuple[Alignment, list[
     settings = model_settings(args, stderr)
     if settings is None:
         raise Refused("")  # model_settings said which option is out of range
-    if args.concurrency is not None:
-        if not 1 <= args.concurrency <= 64:
-            raise Refused(_("--concurrency must be from 1 to 64, not {value}").format(value=args.concurrency))
-        settings = settings.with_changes(concurrency=args.concurrency)
+    settings = settings.with_changes(concurrency=concurrency(args, settings.concurrency))
     if settings.reflection is None or settings.effective() is None:
         raise Refused(
             _(
@@ -241,7 +234,7 @@ def _finish(args: argparse.Namespace, result: AlignResult, stdout: TextIO, stder
     from ..metric.source import MAIN_FILE
 
     if result.outcome is Outcome.REFUSED:
-        print(_("error: {message}").format(message=_line(result.message())), file=stderr)
+        print(_("error: {message}").format(message=terminal_lines(result.message())), file=stderr)
         return EXIT_USAGE
     status = EXIT_OK
     if result.outcome is Outcome.COMPLETE and args.out:
@@ -257,7 +250,7 @@ def _finish(args: argparse.Namespace, result: AlignResult, stdout: TextIO, stder
     if args.json:
         stdout.write(orjson.dumps(result.to_json()).decode() + "\n")
     else:
-        stdout.write("\n".join(_line(line) for line in result_lines(result)) + "\n")
+        stdout.write("\n".join(terminal_lines(line) for line in result_lines(result)) + "\n")
         if result.out:
             stdout.write(_("Wrote {path}.").format(path=result.out) + "\n")
     if status or result.outcome is not Outcome.COMPLETE:
@@ -294,7 +287,3 @@ class _Bar:
 
     def close(self) -> None:
         self.bar.close()
-
-
-def _line(text: str) -> str:
-    return "\n".join(terminal_text(line) for line in text.split("\n"))

@@ -20,6 +20,7 @@ import orjson
 
 from ..cases import Case
 from ..datasets import CaseLines, read_case_lines
+from ..display import terminal_lines
 from ..human import cli as human_cli
 from ..i18n import _
 from ..llm import ModelSettings, machine_settings
@@ -32,8 +33,7 @@ from ..paths import output_problem, path_problem, same_file_as, special_file
 if TYPE_CHECKING:
     from ..datasets import CandidateFile, RolesFile
 
-from .options import UsageError
-from .report import _terminal_lines
+from .options import UsageError, checked_concurrency
 
 
 def _read_metric(path: str, inputs: tuple[str, ...] = (), stderr: TextIO | None = None) -> FolderRead:
@@ -50,7 +50,7 @@ def _read_metric(path: str, inputs: tuple[str, ...] = (), stderr: TextIO | None 
     except MetricSourceError as exc:
         raise UsageError(str(exc)) from None
     for note in read.notes:
-        print(_("note: {text}").format(text=_terminal_lines(note)), file=stderr or sys.stderr)
+        print(_("note: {text}").format(text=terminal_lines(note)), file=stderr or sys.stderr)
     return read
 
 
@@ -202,8 +202,8 @@ def _check_score_options(args: argparse.Namespace) -> None:
                 "score on this machine)"
             )
         )
-    if args.concurrency is not None and not 1 <= args.concurrency <= 64:
-        raise UsageError(_("--concurrency must be from 1 to 64, not {value}").format(value=args.concurrency))
+    if args.concurrency is not None:
+        checked_concurrency(args.concurrency)
     out = getattr(args, "out", None)  # stress writes no file
     if out and Path(out).suffix.lower() not in (".csv", ".jsonl", ".parquet"):
         raise UsageError(_("--out {path}: use a .csv, .jsonl or .parquet file name").format(path=out))
@@ -233,7 +233,7 @@ def read_cases(args: argparse.Namespace, stderr: TextIO) -> tuple[Sequence[Case]
     ``stderr``. Raises ``UsageError``, ``ValueError`` or ``DatasetError`` (exit 2) for data that cannot be used."""
     cases, split_counts, warnings = _read_cases(args)
     for warning in warnings:
-        print(_("warning: {text}").format(text=_terminal_lines(warning)), file=stderr)
+        print(_("warning: {text}").format(text=terminal_lines(warning)), file=stderr)
     return cases, split_counts
 
 

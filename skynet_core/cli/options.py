@@ -1,6 +1,6 @@
-"""The command line's options several commands share (the metric and the data, the budget of ``llm()`` calls), its
-exit statuses, its language (``--lang``, read first) and the parser class that speaks it. The commands' parser is
-``cli.parser``."""
+"""The command line's options several commands share (the metric and the data, where it scores, the budget of
+``llm()`` calls, the seed, ``--json``) and how they are read (:func:`concurrency`), its exit statuses, its language
+(``--lang``, read first) and the parser class that speaks it. The commands' parser is ``cli.parser``."""
 
 from __future__ import annotations
 
@@ -61,6 +61,16 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, _("{prog}: error: {message}").format(prog=self.prog, message=message) + "\n")
 
 
+def add_scoring_command(commands: Any, name: str, help_text: str) -> argparse.ArgumentParser:
+    """The parser of the command ``name`` that scores the metric on cases (``align``, ``stress``), added to the
+    subparsers ``commands`` with the metric, the data and where it scores (the command adds its own options)."""
+    sub: argparse.ArgumentParser = commands.add_parser(name, help=help_text, description=help_text)
+    add_metric_options(sub)
+    add_data_options(sub)
+    add_place_options(sub)
+    return sub
+
+
 def add_metric_options(sub: argparse.ArgumentParser) -> None:
     """The metric and its timeout, defined once for ``check``, ``score``, ``align`` and ``stress``."""
     sub.add_argument("metric", metavar="METRIC.py", help=_("the metric file, or the folder that holds metric.py"))
@@ -111,6 +121,34 @@ def add_place_options(sub: argparse.ArgumentParser) -> None:
     )
 
 
+def concurrency(args: argparse.Namespace, default: int) -> int:
+    """The cases in flight at once: ``--concurrency``, else ``default`` (the settings'); raises ``UsageError`` when
+    it is not from 1 to 64."""
+    return checked_concurrency(args.concurrency if args.concurrency is not None else default)
+
+
+def checked_concurrency(value: int) -> int:
+    """``value`` as a count of cases in flight; raises ``UsageError`` when it is not from 1 to 64."""
+    if not 1 <= value <= 64:
+        raise UsageError(_("--concurrency must be from 1 to 64, not {value}").format(value=value))
+    return value
+
+
+def add_seed_option(sub: argparse.ArgumentParser, help_text: str) -> None:
+    """``--seed S`` (default 0); ``help_text`` says what it fixes."""
+    sub.add_argument("--seed", type=int, default=0, metavar="S", help=help_text)
+
+
+def add_json_option(sub: argparse.ArgumentParser) -> None:
+    """``--json``: one JSON object on standard output instead of text."""
+    sub.add_argument("--json", action="store_true", help=_("print one JSON object instead of text"))
+
+
+def add_max_cost_option(sub: argparse.ArgumentParser, help_text: str) -> None:
+    """``--max-cost USD``: what the run's model calls may cost; ``help_text`` says what the command does then."""
+    sub.add_argument("--max-cost", type=float, default=None, metavar="USD", help=help_text)
+
+
 def add_budget_options(sub: argparse.ArgumentParser) -> None:
     """What the metric's ``llm()`` calls may use: calls per case, the run's budget, and the answer cache."""
     sub.add_argument(
@@ -120,14 +158,9 @@ def add_budget_options(sub: argparse.ArgumentParser) -> None:
         metavar="N",
         help=_("llm() calls one case may make, 1 to 10000 (default: the app's setting, 50 unless changed)"),
     )
-    sub.add_argument(
-        "--max-cost",
-        type=float,
-        default=None,
-        metavar="USD",
-        help=_(
-            "the most this run's llm() calls may cost, in US dollars (default: the app's setting, no budget unless set)"
-        ),
+    add_max_cost_option(
+        sub,
+        _("the most this run's llm() calls may cost, in US dollars (default: the app's setting, no budget unless set)"),
     )
     sub.add_argument(
         "--no-cache",

@@ -262,7 +262,3 @@ def format_report(report: CheckReport, command: str, metric_name: str, out: str 
         )
     # Feedback, errors and ids come from metric code and data files: no control character reaches the terminal.
     return "\n".join(terminal_text(line) for line in lines) + "\n"
-
-
-def _terminal_lines(text: str) -> str:
-    return "\n".join(terminal_text(line) for line in text.split("\n"))

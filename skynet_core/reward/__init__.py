@@ -7,35 +7,11 @@
 - ``candidates``: the candidates' scored runs as the trade-offs page reads them;
 - ``charts``: the page's Plotly figures (plain functions, tested without a browser).
 
-Only ``parts`` is re-exported here: the others import numpy and plotly, and are imported from their modules.
+Only ``parts`` is re-exported here, its names listed once (its ``__all__``): the others import numpy and plotly, and
+are imported from their modules.
 """
 
-from .parts import (
-    PARTS,
-    MetricSourceError,
-    NormalizedSpec,
-    RewardSpecError,
-    error_from_part_score,
-    part_score,
-    replace_reward_spec,
-    reward_pair,
-    reward_parts,
-    spec_to_source,
-    validate_reward_spec,
-    weight_vector,
-)
+from . import parts
+from .parts import *  # noqa: F403  (parts.__all__ is the list)
 
-__all__ = [
-    "PARTS",
-    "MetricSourceError",
-    "NormalizedSpec",
-    "RewardSpecError",
-    "error_from_part_score",
-    "part_score",
-    "replace_reward_spec",
-    "reward_pair",
-    "reward_parts",
-    "spec_to_source",
-    "validate_reward_spec",
-    "weight_vector",
-]
+__all__ = parts.__all__

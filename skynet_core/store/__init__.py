@@ -17,7 +17,8 @@ store. Pages and widgets reach storage only through the workspace's services (:m
 - ``uplift``: ``uplift_runs`` (:class:`~skynet_core.store.uplift.UpliftStore`; records in
   :mod:`skynet_core.engines.uplift.saved`);
 - ``stress``: ``stress_runs`` (:class:`~skynet_core.store.stress.StressStore`; records in
-  :mod:`skynet_core.stress.saved`).
+  :mod:`skynet_core.stress.saved`);
+- ``saved_runs``: the one shape of table both experiment stores keep their runs in (save and prune, list, get).
 
 The answer cache of ``llm()`` calls is a file of its own, kept by :mod:`skynet_core.llm.cache`. Only ``db``,
 ``studio`` and ``records`` are re-exported here: the feature stores import their features' records.

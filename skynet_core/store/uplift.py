@@ -1,20 +1,16 @@
 """Uplift results kept in the studio's SQLite file (``uplift_runs``), with the metric version that made them (the
 records are :mod:`skynet_core.engines.uplift.saved`).
 
-Like :class:`~skynet_core.store.runs.RunStore`, a store opens a short connection per call (WAL mode, busy
-timeout), so the server's threads can share one. Only the newest :data:`KEEP` experiments of each
+The table is a :class:`~skynet_core.store.saved_runs.SavedRuns` (like stress's): a short connection per call (WAL
+mode, busy timeout), so the server's threads can share one. Only the newest :data:`KEEP` experiments of each
 dataset and candidate are kept.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from ..engines.uplift.config import Arm, UpliftConfig
 from ..engines.uplift.result import Calls, Outcome, SeedRun, UpliftResult
@@ -22,23 +18,7 @@ from ..engines.uplift.saved import KEEP, SavedUplift, UpliftSummary
 from ..engines.uplift.stats import Interval
 from ..metric.source import MetricSource
 from ..provenance import Provenance
-from .db import connect, open_database
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS uplift_runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    metric TEXT NOT NULL,
-    metric_files TEXT NOT NULL,
-    dataset TEXT NOT NULL,
-    candidate TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    provenance TEXT NOT NULL,
-    summary TEXT NOT NULL,
-    result BLOB NOT NULL
-);
-CREATE INDEX IF NOT EXISTS uplift_runs_by_metric ON uplift_runs (metric, created_at);
-CREATE INDEX IF NOT EXISTS uplift_runs_by_dataset ON uplift_runs (dataset, candidate, created_at);
-"""
+from .saved_runs import SavedRuns
 
 
 class UpliftStore:
@@ -48,10 +28,8 @@ class UpliftStore:
     """
 
     def __init__(self, directory: str | Path | None = None) -> None:
-        self.directory, self.path = open_database(directory, _SCHEMA)
-
-    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
-        return connect(self.path)
+        self._runs = SavedRuns(directory, "uplift_runs", body="result", by_metric=("metric", "created_at"), keep=KEEP)
+        self.directory, self.path = self._runs.directory, self._runs.path
 
     def save(self, result: UpliftResult, metric: MetricSource, provenance: Provenance) -> int:
         """Keep ``result`` with the metric folder it ran and what it ran on; return its id."""
@@ -62,50 +40,21 @@ class UpliftStore:
             "gains": {arm.value: found.gain.to_json() for arm, found in result.arms.items()},
             "models": list(result.models),
         }
-        with self._connect() as db:
-            cursor = db.execute(
-                "INSERT INTO uplift_runs (metric, metric_files, dataset, candidate, created_at, provenance, summary, "
-                "result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    metric.digest,
-                    orjson.dumps(dict(metric.files)).decode(),
-                    provenance.dataset,
-                    provenance.candidate,
-                    result.created_at,
-                    orjson.dumps(provenance.to_json()).decode(),
-                    orjson.dumps(summary).decode(),
-                    orjson.dumps(to_record(result)),
-                ),
-            )
-            saved = int(cursor.lastrowid or 0)
-            db.execute(
-                "DELETE FROM uplift_runs WHERE dataset = ? AND candidate = ? AND id NOT IN (SELECT id FROM uplift_runs "
-                "WHERE dataset = ? AND candidate = ? ORDER BY created_at DESC, id DESC LIMIT ?)",
-                (provenance.dataset, provenance.candidate, provenance.dataset, provenance.candidate, KEEP),
-            )
-        return saved
+        return self._runs.save(metric, provenance, result.created_at, summary, to_record(result))
 
     def list(self, *, metric: str | None = None, dataset: str | None = None) -> list[UpliftSummary]:
         """Saved experiments, newest first; only those of the metric digest ``metric`` and of ``dataset`` (its
         source) when given."""
-        query = "SELECT id, created_at, metric, provenance, summary FROM uplift_runs WHERE 1 = 1"
-        params: list[Any] = []
-        for column, value in (("metric", metric), ("dataset", dataset)):
-            if value is not None:
-                query += f" AND {column} = ?"
-                params.append(value)
-        with self._connect() as db:
-            rows = db.execute(query + " ORDER BY created_at DESC, id DESC", params).fetchall()
         found = []
-        for saved, created_at, digest, made_by, summary_text in rows:
-            summary = orjson.loads(summary_text)
+        for row in self._runs.rows(metric=metric, dataset=dataset):
+            summary = row.summary
             seeds = int(summary.get("seeds", 0))
             found.append(
                 UpliftSummary(
-                    id=saved,
-                    created_at=created_at,
-                    metric=digest,
-                    provenance=_provenance(made_by),
+                    id=row.id,
+                    created_at=row.created_at,
+                    metric=row.metric,
+                    provenance=row.provenance,
                     outcome=Outcome(summary.get("outcome", Outcome.COMPLETE.value)),
                     seeds=seeds,
                     feedback_value=Interval.from_json(summary.get("feedback_value"), seeds),
@@ -117,20 +66,18 @@ class UpliftStore:
 
     def get(self, saved: int) -> SavedUplift | None:
         """The experiment ``saved`` whole, or ``None``."""
-        with self._connect() as db:
-            row = db.execute(
-                "SELECT id, created_at, provenance, metric_files, result FROM uplift_runs WHERE id = ?", (saved,)
-            ).fetchone()
-        if row is None:
+        run = self._runs.get(saved)
+        if run is None:
             return None
-        saved, created_at, made_by, files, record = row
-        return SavedUplift(
-            saved,
-            created_at,
-            _provenance(made_by),
-            MetricSource(orjson.loads(files)),
-            from_record(orjson.loads(record)),
-        )
+        return SavedUplift(run.id, run.created_at, run.provenance, run.metric, from_record(run.body))
+
+    def latest(self, dataset: str, candidate: str) -> SavedUplift | None:
+        """The newest experiment of ``dataset`` (a source) and ``candidate``, whatever metric version made it."""
+        newest = self._runs.newest(dataset, candidate)
+        return self.get(newest) if newest is not None else None
+
+    def clear(self) -> None:
+        self._runs.clear()
 
 
 def to_record(result: UpliftResult) -> dict[str, Any]:
@@ -190,10 +137,6 @@ def _steps(value: Any) -> tuple[int, int]:
     if isinstance(value, list) and len(value) == 2 and all(type(item) is int for item in value):
         return value[0], value[1]
     return 0, 0
-
-
-def _provenance(text: str) -> Provenance:
-    return Provenance.from_json(orjson.loads(text)) or Provenance("", "", "", "", None)
 
 
 def _models(value: Any) -> tuple[str, str]:

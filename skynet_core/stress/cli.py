@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ..display import terminal_lines
 from ..i18n import _, format_number
 from .defaults import DEFAULT_ROUNDS, MAX_ROUNDS, SEARCH_CASES
 
@@ -35,13 +36,10 @@ FAMILIES = ("preserve", "degrade", "game")
 
 def add_parser(commands: Any) -> None:
     """Add the ``stress`` command to the CLI's subparsers (``commands``)."""
-    from ..cli.options import add_budget_options, add_data_options, add_metric_options, add_place_options
+    from ..cli.options import add_budget_options, add_json_option, add_scoring_command, add_seed_option
 
     help_text = _("stress the metric with perturbed outputs: is it brittle, insensitive or hackable?")
-    sub = commands.add_parser("stress", help=help_text, description=help_text)
-    add_metric_options(sub)
-    add_data_options(sub)
-    add_place_options(sub)
+    sub = add_scoring_command(commands, "stress", help_text)
     sub.add_argument(
         "--cases",
         type=_positive,
@@ -49,7 +47,7 @@ def add_parser(commands: Any) -> None:
         metavar="N",
         help=_("stress N cases sampled with the seed (default: all; a metric that calls llm() samples fewer)"),
     )
-    sub.add_argument("--seed", type=int, default=0, metavar="S", help=_("the seed of every random choice (default 0)"))
+    add_seed_option(sub, _("the seed of every random choice (default 0)"))
     sub.add_argument(
         "--families",
         type=_names(FAMILIES),
@@ -94,7 +92,7 @@ def add_parser(commands: Any) -> None:
             default=SEARCH_CASES
         ),
     )
-    sub.add_argument("--json", action="store_true", help=_("print one JSON object instead of text"))
+    add_json_option(sub)
     add_budget_options(sub)
 
 
@@ -135,8 +133,7 @@ def run(
     """Run the ``stress`` command on what ``score`` read (``read``) with its ``llm()`` handler; the exit status."""
     from ..cli.inputs import _in_split
     from ..cli.interrupt import EXIT_INTERRUPTED, cancelled_by_ctrl_c
-    from ..cli.options import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-    from ..cli.report import _terminal_lines
+    from ..cli.options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, concurrency
     from ..results import JobError
     from ..scoring import RunOptions, scorer_for
     from ..scoring.runner.limit import sandbox_limit
@@ -165,20 +162,21 @@ def run(
             search=search,
         )
     except ValueError as exc:
-        print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
+        print(_("error: {message}").format(message=terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
     told = stderr if args.json else stdout
     for line in plan.describe():
         print(line, file=told)
     told.flush()
-    concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
-    if not 1 <= concurrency <= 64:
-        print(_("error: --concurrency must be from 1 to 64, not {value}").format(value=concurrency), file=stderr)
+    try:
+        in_flight = concurrency(args, settings.concurrency)
+    except UsageError as exc:
+        print(_("error: {message}").format(message=str(exc)), file=stderr)
         return EXIT_USAGE
-    sandbox_limit().raise_to(concurrency)
+    sandbox_limit().raise_to(in_flight)
     cancel = threading.Event()
     bar = _Progress(stderr, plan.outputs) if not args.json and stderr.isatty() else None
-    options = RunOptions(read.timeout, concurrency, llm, cancel=cancel, on_result=bar.case if bar else None)
+    options = RunOptions(read.timeout, in_flight, llm, cancel=cancel, on_result=bar.case if bar else None)
     try:
         with cancelled_by_ctrl_c(cancel) as interrupt:
             report = run_stress(
@@ -197,7 +195,7 @@ def run(
         print(_("interrupted (Ctrl+C): the stress test was cancelled"), file=stderr)
         return EXIT_INTERRUPTED
     except (StressError, JobError) as exc:
-        print(_("error: {message}").format(message=_terminal_lines(str(exc))), file=stderr)
+        print(_("error: {message}").format(message=terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
     finally:
         if bar is not None:

@@ -24,11 +24,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from ..cases import Case
-from ..engines.uplift.calls import Meter, Stopped, parallel, reflection_max_tokens
+from ..engines.uplift.calls import Meter, Reflector, Stopped, parallel, reflection_max_tokens
 from ..engines.uplift.config import Models
 from ..engines.uplift.result import Calls, Outcome
 from ..i18n import _, format_number
-from ..llm import LlmError, MetricLlm, complete
+from ..llm import MetricLlm, complete
 from ..llm.budget import Budget
 from ..metric.source import MetricSource
 from ..scoring import RunOptions, Scorer
@@ -335,16 +335,12 @@ class _Rewriter:
         text = wrong.output if isinstance(wrong.output, str) else json.dumps(wrong.output, ensure_ascii=False)
         if self.reuse and (instruction, text) in self._answers:
             return self._answers[(instruction, text)]
-        worst = self.meter.start("task", instruction + text)
-        models = self.search.plan.models
-        try:
-            reply = complete(
-                models.settings, instruction, text, config=models.task, max_tokens=self.meter.max_tokens("task")
-            )
-        except LlmError as exc:
-            self.meter.failed("task", worst, exc)
-            raise Stopped(Outcome.FAILED, str(exc)) from None
-        self.meter.count("task", worst, reply.prompt_tokens, reply.completion_tokens)
+        models, most = self.search.plan.models, self.meter.max_tokens("task")
+        reply = self.meter.call(
+            "task",
+            instruction + text,
+            lambda: complete(models.settings, instruction, text, config=models.task, max_tokens=most),
+        )
         rewritten = reply.text if isinstance(wrong.output, str) else _as_json(reply.text)
         if self.reuse:
             self._answers[(instruction, text)] = rewritten
@@ -391,20 +387,11 @@ class _Attacker:
     and priced (GEPA's extractor then reads the proposal in the answer)."""
 
     def __init__(self, models: Models, meter: Meter) -> None:
-        self.models, self.meter = models, meter
+        self.reflector = Reflector(models, meter)
 
     def __call__(self, prompt: str | list[dict[str, Any]]) -> str:
-        from ..engines.reflection import reflect
-
         text = prompt if isinstance(prompt, str) else "\n\n".join(str(item.get("content", "")) for item in prompt)
-        worst = self.meter.start("reflection", text)
-        try:
-            answer = reflect(text, self.models.reflection, self.models.settings, self.meter.max_tokens("reflection"))
-        except LlmError as exc:
-            self.meter.failed("reflection", worst, exc)
-            raise Stopped(Outcome.FAILED, str(exc)) from None
-        self.meter.count("reflection", worst, answer.prompt_tokens, answer.completion_tokens)
-        return answer.raw
+        return self.reflector.ask(text).raw
 
 
 class _Quiet:

@@ -184,9 +184,7 @@ class Stress:
     def latest(self, in_use: DatasetInUse | None = None) -> SavedStress | None:
         """The newest saved run of the dataset and candidate in use, whatever metric version made it."""
         in_use = in_use or self.basis.data.in_use()
-        found = self.store.list(dataset=in_use.data.source)
-        newest = next((row for row in found if row.provenance.candidate == in_use.candidate), None)
-        return self.store.get(newest.id) if newest is not None else None
+        return self.store.latest(in_use.data.source, in_use.candidate)
 
     def latest_of(self, metric: str, dataset: str) -> StressRow | None:
         """The newest saved run of the metric folder ``metric`` (a digest) on ``dataset`` (a source): what History

@@ -30,7 +30,6 @@ from ..i18n import _
 from ..llm import ModelSettings
 from ..metric.source import MetricSource
 from ..results import JobKind
-from ..store import connect
 from .basis import Basis
 from .jobs import Job, JobSlot
 from .values import DatasetInUse
@@ -221,9 +220,7 @@ class Uplift:
     def latest(self, in_use: DatasetInUse | None = None) -> SavedUplift | None:
         """The newest saved experiment of the dataset and candidate in use, whatever metric version made it."""
         in_use = in_use or self.basis.data.in_use()
-        found = self.results(dataset=in_use.data.source)
-        newest = next((item for item in found if item.provenance.candidate == in_use.candidate), None)
-        return self.result(newest.id) if newest is not None else None
+        return self.store.latest(in_use.data.source, in_use.candidate)
 
     def feedback_value_of(self, metric: str, dataset: str) -> UpliftSummary | None:
         """The most complete saved experiment of the metric folder ``metric`` (a digest) on ``dataset`` (a source)
@@ -232,8 +229,7 @@ class Uplift:
 
     def clear(self) -> None:
         """Forget the saved experiments (``Workspace.clear``)."""
-        with connect(self.store.path) as db:
-            db.execute("DELETE FROM uplift_runs")
+        self.store.clear()
 
 
 def missing_models_message(missing: tuple[str, ...]) -> str:

@@ -131,6 +131,15 @@ def button(at: AppTest, label: str) -> Any:
     return next(item for item in at.button if item.label == label)
 
 
+def open_file(at: AppTest, path: Path | str) -> None:
+    """Open the cases file at ``path`` on the Data page, as a person does: "A file", its path, "Open this file"."""
+    at.radio(key="data.source").set_value("file").run()
+    at.text_input(key="data.path").input(str(path))
+    button(at, "Open this file").click()
+    at.run()
+    assert not at.exception, at.exception
+
+
 def _seeded(at: AppTest, language: str | None, state: dict[str, Any] | None) -> AppTest:
     """``at`` with the sidebar's ``language`` chosen and ``state`` in its session, before its first run."""
     if language:

@@ -10,16 +10,8 @@ from streamlit.testing.v1 import AppTest
 from skynet_core.datasets import CandidateFile
 from skynet_core.store import Store
 from skynet_core.workspace import SETTING_DATASET_CANDIDATE_FILES, Workspace
-from tests.app.harness import button, open_app
+from tests.app.harness import button, open_app, open_file
 from tests.review_data import ab_csv, large_csv, reviews_csv
-
-
-def open_file(at: AppTest, path: Path) -> None:
-    at.radio(key="data.source").set_value("file").run()
-    at.text_input(key="data.path").input(str(path))
-    button(at, "Open this file").click()
-    at.run()
-    assert not at.exception, at.exception
 
 
 def add_candidate(at: AppTest, name: str, path: Path) -> None:

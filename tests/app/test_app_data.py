@@ -13,7 +13,7 @@ from skynet_core import workspace as ws
 from skynet_core.i18n import use_language
 from skynet_core.paths import DATA_ROOTS_ENV, data_roots
 from skynet_core.store import Store
-from tests.app.harness import button, go_to, open_app
+from tests.app.harness import button, go_to, open_app, open_file
 from tests.i18n_scan import english_words, render
 
 
@@ -28,14 +28,6 @@ def plain_csv(tmp_path: Path) -> Path:
 
 def open_page() -> AppTest:
     return open_app("data")
-
-
-def open_file(at: AppTest, path: Path | str) -> None:
-    at.radio(key="data.source").set_value("file").run()
-    at.text_input(key="data.path").input(str(path))
-    button(at, "Open this file").click()
-    at.run()
-    assert not at.exception, at.exception
 
 
 def edit_roles(at: AppTest, rows: dict[int, dict[str, str]]) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from skynet_core.datasets import load_example
@@ -23,18 +22,6 @@ from ui import keys as K
 from ui.widgets.text import number
 
 DATA_WORDS = {"support", "tickets", "example", "wrong", "correct", "label", "billing", "refund", "fast", "small", "ana"}
-
-
-@pytest.fixture
-def ws(data_dir: Path) -> Workspace:
-    """The example in use, with a run of the wrong metric: every third case scored 0, the others 1."""
-    workspace = Workspace(data_dir, env={})
-    workspace.human.set_rater("ana")
-    workspace.drafts.replace(WRONG_METRIC, "the test")
-    data = load_example()
-    workspace.runs.store.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
-                        metric_source=WRONG_METRIC)  # fmt: skip
-    return workspace
 
 
 def ids(ws: Workspace) -> list[str]:

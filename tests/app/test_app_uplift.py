@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from skynet_core.datasets import load_example
 from skynet_core.engines.uplift import (
     ALL_ARMS,
     Arm,
@@ -30,7 +29,7 @@ from skynet_core.store.runs import RunStore
 from skynet_core.workspace import Workspace
 from tests import uplift_world as world
 from tests.app.harness import go_to, open_app, run_until
-from tests.case_factory import WRONG_METRIC, weak_every_third
+from tests.case_factory import WRONG_METRIC, with_weak_run
 from tests.fake_openai import FakeOpenAI
 from tests.i18n_scan import english
 from tests.i18n_scan import texts as drawn
@@ -44,13 +43,7 @@ EXAMPLE_WORDS |= {"billing", "task", "reflect", "openai"}
 @pytest.fixture(autouse=True)
 def scored(data_dir: Path) -> Workspace:
     """The weak metric as the draft, with a scored run of it: the page's review (and the panel) shows."""
-    workspace = Workspace(data_dir)
-    workspace.drafts.replace(WRONG_METRIC, "test")
-    data = load_example()
-    RunStore(data_dir).save(
-        RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC
-    )
-    return workspace
+    return with_weak_run(Workspace(data_dir), "test")
 
 
 def with_models(workspace: Workspace, *, task: bool = True, reflection: bool = True) -> None:

@@ -8,17 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from skynet_core.datasets import load_example
 from skynet_core.engines.uplift import Arm, Calls
-from skynet_core.metric.source import MetricSource
-from skynet_core.provenance import Provenance
-from skynet_core.runs import RunKey
-from skynet_core.store.runs import RunStore
-from skynet_core.store.uplift import UpliftStore
 from skynet_core.workspace import Workspace
 from tests.app.harness import open_app
-from tests.case_factory import WRONG_METRIC, weak_every_third
-from tests.uplift_saved import HELPS, saved_result
+from tests.case_factory import with_weak_run
+from tests.uplift_saved import HELPS, save, saved_result
 from ui import keys as K
 
 ONE_SEED = {arm: ends[:1] for arm, ends in HELPS.items()}
@@ -26,13 +20,7 @@ ONE_SEED = {arm: ends[:1] for arm, ends in HELPS.items()}
 
 @pytest.fixture
 def scored(data_dir: Path) -> Workspace:
-    workspace = Workspace(data_dir)
-    workspace.drafts.replace(WRONG_METRIC, "test")
-    data = load_example()
-    RunStore(data_dir).save(
-        RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC
-    )
-    return workspace
+    return with_weak_run(Workspace(data_dir), "test")
 
 
 def shown(language: str | None = None) -> str:
@@ -43,11 +31,7 @@ def shown(language: str | None = None) -> str:
 
 def test_one_seed_and_one_call_are_said_in_the_singular(scored: Workspace) -> None:
     result = saved_result(scored, ONE_SEED)
-    resaved = replace(result, calls=Calls(1, 1), created_at=result.created_at + 1)
-    data = load_example()
-    metric = MetricSource.of(WRONG_METRIC)
-    UpliftStore(scored.directory).save(resaved, metric, Provenance(metric.digest, data.source, data.name,
-                                                                   data.candidates[0], None))  # fmt: skip
+    save(scored, replace(result, calls=Calls(1, 1), created_at=result.created_at + 1))
     found = shown()
     assert "gain with feedback − gain with the score only, over 1 seed" in found
     assert "over 1 seeds" not in found
@@ -58,11 +42,7 @@ def test_one_seed_and_one_call_are_said_in_the_singular(scored: Workspace) -> No
 
 def test_an_unknown_cost_is_said_to_be_unknown(scored: Workspace) -> None:
     result = saved_result(scored, HELPS)
-    unpriced = replace(result, unpriced=("openai/task",), created_at=result.created_at + 1)
-    data = load_example()
-    metric = MetricSource.of(WRONG_METRIC)
-    UpliftStore(scored.directory).save(unpriced, metric, Provenance(metric.digest, data.source, data.name,
-                                                                    data.candidates[0], None))  # fmt: skip
+    save(scored, replace(result, unpriced=("openai/task",), created_at=result.created_at + 1))
     found = shown()
     assert "cost unknown · no price known for openai/task: enter one on the Settings page" in found
     assert "$0.0123" not in found

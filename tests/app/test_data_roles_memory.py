@@ -8,17 +8,9 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.harness import button, open_app
+from tests.app.harness import button, open_app, open_file
 
 ROWS = "".join(f"s{n},question {n},note {n},reply {n}\n" for n in range(12))
-
-
-def open_file(at: AppTest, path: Path) -> None:
-    at.radio(key="data.source").set_value("file").run()
-    at.text_input(key="data.path").input(str(path))
-    button(at, "Open this file").click()
-    at.run()
-    assert not at.exception, at.exception
 
 
 def roles_of(at: AppTest) -> dict[str, tuple[str, str]]:

@@ -4,31 +4,16 @@ labels. On the example data (three candidates), with a scored run of its first c
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from skynet_core.datasets import load_example
-from skynet_core.runs import RunKey
 from skynet_core.workspace import Workspace
 from tests.app.harness import button, open_app
-from tests.case_factory import WRONG_METRIC, weak_every_third
 from ui import keys as K
 
 GHOSTS = 2_000
-
-
-@pytest.fixture
-def ws(data_dir: Path) -> Workspace:
-    workspace = Workspace(data_dir, env={})
-    workspace.human.set_rater("ana")
-    workspace.drafts.replace(WRONG_METRIC, "the test")
-    data = load_example()
-    workspace.runs.store.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
-                        metric_source=WRONG_METRIC)  # fmt: skip
-    return workspace
 
 
 def ids(ws: Workspace) -> list[str]:

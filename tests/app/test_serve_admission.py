@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
@@ -22,9 +23,10 @@ print(json.dumps([[item.cls.__name__, item.kwargs] for item in serve.app._user_m
 """
 
 
-def middleware(tmp_path: Path, base_path: str = "") -> list[list[object]]:
+def probed(tmp_path: Path, probe: str, *args: str) -> Any:
+    """What ``probe`` printed last (as JSON), run in a fresh Python from the project's folder, as a server starts."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, base_path],
+        [sys.executable, "-c", probe, *args],
         cwd=ROOT,
         env={"PATH": "/usr/bin:/bin", "SKYNET_DATA_DIR": str(tmp_path), "HOME": str(tmp_path)},
         capture_output=True,
@@ -32,7 +34,11 @@ def middleware(tmp_path: Path, base_path: str = "") -> list[list[object]]:
         timeout=120,
         check=True,
     )
-    found: list[list[object]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def middleware(tmp_path: Path, base_path: str = "") -> list[list[object]]:
+    found: list[list[object]] = probed(tmp_path, PROBE, base_path)
     return found
 
 
@@ -72,16 +78,7 @@ print(json.dumps({
 
 
 def test_the_root_and_pages_are_answered_from_memory_compressed_once(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", PAGES_PROBE],
-        cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin", "SKYNET_DATA_DIR": str(tmp_path), "HOME": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = probed(tmp_path, PAGES_PROBE)
     assert report["zipped"] == ["gzip", True] and report["plain"] == [None, True]  # the client unpacks it
     assert report["cache"] == "no-cache"  # as Streamlit serves its page
     assert report["head"] == "streamlit" and report["other"] == "streamlit"  # the rest goes on

@@ -1,6 +1,6 @@
 """Fixtures of the core tests: a scripted model server on 127.0.0.1, a plain workspace (``ws``), and no provider
 key or model from the environment the tests run in (a module that needs another server defines its own
-``server``)."""
+``server``; one that needs the server's own key asks for ``env_key``)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from skynet_core.scoring.runner import WorkerPool
 from skynet_core.workspace import Workspace
 from skynet_core.workspace.jobs import JobBoard
 from tests.fake_openai import FakeOpenAI
+from tests.provider_keys import ENV_KEY
 
 PROVIDER_VARIABLES = (
     "OPENAI_API_KEY",
@@ -35,6 +36,14 @@ def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may find a real key, model or API base in the environment it runs in."""
     for name in PROVIDER_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def env_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The server's environment holds a provider key (``ENV_KEY``), as a deployed studio's would, and names no
+    model or API base."""
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    return ENV_KEY
 
 
 @pytest.fixture

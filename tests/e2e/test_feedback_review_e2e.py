@@ -6,10 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from skynet_core.datasets import load_example
-from skynet_core.runs import RunKey
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace
-from tests.case_factory import WRONG_METRIC, weak_every_third
+from tests.case_factory import with_weak_run
 from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
 
 MIN_WORDS = "Empty or very short: words (fewer is flagged)"
@@ -18,10 +16,7 @@ MIN_WORDS = "Empty or very short: words (fewer is flagged)"
 @pytest.fixture
 def seeded(workspace: Workspace) -> Workspace:
     """The wrong metric as the draft, and its run of the example: every third case's feedback is "Wrong."."""
-    workspace.drafts.replace(WRONG_METRIC, "the test")
-    data = load_example()
-    key = RunKey.of(data, data.candidates[0], None, WRONG_METRIC)
-    workspace.runs.store.save(key, weak_every_third(), metric_source=WRONG_METRIC)
+    with_weak_run(workspace)
     return workspace
 
 

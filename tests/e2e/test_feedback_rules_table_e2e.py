@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from skynet_core.datasets import load_example
-from skynet_core.runs import RunKey
 from skynet_core.workspace import Workspace
-from tests.case_factory import WRONG_METRIC, weak_every_third
+from tests.case_factory import with_weak_run
 from tests.e2e.browser import shot, wait_for_app_run
 
 # The lines a cell's text takes: the distinct tops of its text's line boxes.
@@ -25,11 +23,7 @@ LINES = """el => {
 
 
 def test_the_rules_headers_read_on_one_line_at_1000_px_in_chinese(page: Page, server: str, workspace: Workspace):
-    workspace.drafts.replace(WRONG_METRIC, "the test")
-    data = load_example()
-    workspace.runs.store.save(
-        RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC
-    )
+    with_weak_run(workspace)
     workspace.settings.set_language("zh_CN")
     page.set_viewport_size({"width": 1000, "height": 1200})
     page.goto(f"{server}/feedback")

@@ -14,9 +14,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from skynet_core.datasets import load_example
-from skynet_core.runs import RunKey
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace
-from tests.case_factory import WRONG_METRIC, weak_every_third
+from tests.case_factory import with_weak_run
 from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
 from tests.e2e.editor_moves import act_until
 
@@ -29,10 +28,7 @@ MORE = ["f", "4", "p", "f"]
 
 def seed(workspace: Workspace, language: str = "en") -> None:
     workspace.human.set_rater("ana")
-    workspace.drafts.replace(WRONG_METRIC, "the test")
-    data = load_example()
-    workspace.runs.store.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
-                        metric_source=WRONG_METRIC)  # fmt: skip
+    with_weak_run(workspace)
     workspace.store.set(SETTING_LANGUAGE, language)
 
 

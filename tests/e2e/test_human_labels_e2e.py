@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from skynet_core.datasets import load_example
-from skynet_core.runs import RunKey
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace
-from tests.case_factory import WRONG_METRIC, weak_every_third
+from tests.case_factory import with_weak_run
 from tests.e2e.browser import assert_readable_picture, shot, wait_for_app_run
 
 WAIT_MS = 60_000
@@ -27,10 +25,7 @@ WORDS = {
 
 def seed(workspace: Workspace, language: str) -> list[str]:
     workspace.human.set_rater("ana")
-    workspace.drafts.replace(WRONG_METRIC, "the test")
-    data = load_example()
-    workspace.runs.store.save(RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(),
-                        metric_source=WRONG_METRIC)  # fmt: skip
+    with_weak_run(workspace)
     workspace.store.set(SETTING_LANGUAGE, language)
     return [case.id for case in workspace.data.in_use().cases]
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from skynet_core.datasets import Role, load_example
+from skynet_core.datasets import Role
 from skynet_core.llm import ModelConfig, ModelSettings
-from skynet_core.runs import RunKey
 from skynet_core.workspace import Workspace
-from tests.case_factory import WRONG_METRIC, weak_every_third
+from tests.case_factory import with_weak_run
 from tests.e2e.browser import shot, wait_for_app_run
 from tests.e2e.editor_moves import PASSES, go_to, open_author, type_metric
 
@@ -65,11 +64,7 @@ def test_a_tab_with_an_older_text_says_so_without_typing_or_reloading(page: Page
 
 def test_page_strings_in_chinese(page: Page, server: str, workspace: Workspace) -> None:
     workspace.settings.set_language("zh_CN")
-    workspace.drafts.replace(WRONG_METRIC, "the test")
-    data = load_example()
-    workspace.runs.store.save(
-        RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC
-    )
+    with_weak_run(workspace)
     workspace.settings.save_models(ModelSettings(metric=ModelConfig("openai/judge", "http://127.0.0.1:9")))
     page.goto(f"{server}/feedback")
     page.get_by_text("模型审查（可选）", exact=False).first.click()

@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from skynet_core.datasets import load_example
 from skynet_core.runs import RunKey
 from skynet_core.workspace import SETTING_LANGUAGE, Workspace, example_metric
-from tests.case_factory import WRONG_METRIC, weak_every_third
+from tests.case_factory import weak_every_third, with_weak_run
 from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
 from tests.e2e.editor_moves import enter_number, start_job
 from tests.fake_openai import FakeOpenAI, Received
@@ -100,11 +100,7 @@ def test_the_experiment_runs_on_the_example_and_shows_its_report_and_charts(
 def test_a_saved_report_reads_whole_at_two_widths_in_two_languages(
     page: Page, server: str, workspace: Workspace, language: str
 ) -> None:
-    workspace.drafts.replace(WRONG_METRIC, "the test")
-    data = load_example()
-    workspace.runs.store.save(
-        RunKey.of(data, data.candidates[0], None, WRONG_METRIC), weak_every_third(), metric_source=WRONG_METRIC
-    )
+    with_weak_run(workspace)
     saved_result(workspace, HELPS)
     workspace.store.set(SETTING_LANGUAGE, language)
     zh = language == "zh_CN"

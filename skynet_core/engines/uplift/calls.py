@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ...llm import Budget, LlmError, MetricLlm, ModelConfig, known_max_output, known_price, worst_cost
 from ..reflection import Reflection, proposal_limit, reflect
@@ -70,6 +70,19 @@ def price(config: ModelConfig) -> tuple[float, float] | None:
     """(input, output) US dollars per million tokens: the price typed for the model, else litellm's cost map's,
     else ``None``."""
     return config.price_per_million or known_price(config)
+
+
+class Tokens(Protocol):
+    """A model's answer as the meter charges it: the tokens sent and received."""
+
+    @property
+    def prompt_tokens(self) -> int: ...
+
+    @property
+    def completion_tokens(self) -> int: ...
+
+
+A = TypeVar("A", bound=Tokens)
 
 
 class Meter:
@@ -145,6 +158,18 @@ class Meter:
             self._calls[role] += 1
         spent = (prompt_tokens * cost[0] + completion_tokens * cost[1]) / 1e6 if cost is not None else None
         self.budget.settle(worst, spent)
+
+    def call(self, role: str, prompt: str, ask: Callable[[], A]) -> A:
+        """The answer of ``ask()``, one call of ``role`` sending ``prompt``: admitted by :meth:`start`, then counted
+        and charged (:meth:`count`); a call that fails stops the run (:class:`Stopped`, ``failed``)."""
+        worst = self.start(role, prompt)
+        try:
+            answer = ask()
+        except LlmError as exc:
+            self.failed(role, worst, exc)
+            raise Stopped(Outcome.FAILED, str(exc)) from None
+        self.count(role, worst, answer.prompt_tokens, answer.completion_tokens)
+        return answer
 
     def failed(self, role: str, worst: float | None, error: LlmError) -> None:
         """Count a call that failed, unless it was refused before any request left (no model, no key)."""
@@ -241,14 +266,8 @@ class Evaluator:
 
     def _answer(self, job: tuple[str, Example]) -> str:
         instruction, example = job
-        worst = self.meter.start("task", instruction + render_input(example["input"]))
-        try:
-            reply = self.task.reply(instruction, example["input"])
-        except LlmError as exc:
-            self.meter.failed("task", worst, exc)
-            raise Stopped(Outcome.FAILED, str(exc)) from None
-        self.meter.count("task", worst, reply.prompt_tokens, reply.completion_tokens)
-        return reply.text
+        sent = instruction + render_input(example["input"])
+        return self.meter.call("task", sent, lambda: self.task.reply(instruction, example["input"])).text
 
 
 class Reflector:
@@ -261,20 +280,15 @@ class Reflector:
     def many(self, prompts: Sequence[str]) -> list[Reflection]:
         """One reflection per prompt, in order; the calls run together."""
         if not self.models.deterministic:
-            return parallel(self._ask, prompts)
+            return parallel(self.ask, prompts)
         fresh = [prompt for prompt in dict.fromkeys(prompts) if prompt not in self._known]
-        self._known.update(zip(fresh, parallel(self._ask, fresh), strict=True))
+        self._known.update(zip(fresh, parallel(self.ask, fresh), strict=True))
         return [self._known[prompt] for prompt in prompts]
 
-    def _ask(self, prompt: str) -> Reflection:
-        worst = self.meter.start("reflection", prompt)
-        try:
-            answer = reflect(prompt, self.models.reflection, self.models.settings, self.meter.max_tokens("reflection"))
-        except LlmError as exc:
-            self.meter.failed("reflection", worst, exc)
-            raise Stopped(Outcome.FAILED, str(exc)) from None
-        self.meter.count("reflection", worst, answer.prompt_tokens, answer.completion_tokens)
-        return answer
+    def ask(self, prompt: str) -> Reflection:
+        """One reflection on ``prompt``, a fresh call."""
+        models, most = self.models, self.meter.max_tokens("reflection")
+        return self.meter.call("reflection", prompt, lambda: reflect(prompt, models.reflection, models.settings, most))
 
 
 T = TypeVar("T")

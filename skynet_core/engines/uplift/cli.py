@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 import orjson
 
 from ...cli.interrupt import EXIT_INTERRUPTED, cancelled_by_ctrl_c
-from ...cli.options import add_data_options, add_place_options
-from ...display import terminal_text
+from ...cli.options import add_data_options, add_json_option, add_max_cost_option, add_place_options, concurrency
+from ...display import terminal_lines, terminal_text
 from ...i18n import _, format_number, ngettext
 from ...paths import path_problem, special_file
 from .config import DEFAULT_MINIBATCH, DEFAULT_ROUNDS, DEFAULT_SEEDS, MAX_INSTRUCTION_BYTES
@@ -61,14 +61,8 @@ def add_parser(commands: Any) -> None:
         ("--minibatch", DEFAULT_MINIBATCH, "M", _("training cases per round (default {default})")),
     ):
         sub.add_argument(flag, type=int, default=default, metavar=meta, help=text.format(default=default))
-    sub.add_argument(
-        "--max-cost",
-        type=float,
-        default=None,
-        metavar="USD",
-        help=_("stop once the run has spent this many US dollars, keeping the seeds that finished"),
-    )
-    sub.add_argument("--json", action="store_true", help=_("print one JSON object instead of text"))
+    add_max_cost_option(sub, _("stop once the run has spent this many US dollars, keeping the seeds that finished"))
+    add_json_option(sub)
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -84,7 +78,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         experiment = _experiment(args, stderr)
         plan = plan_uplift(experiment)
     except (UsageError, ValueError, OSError, LlmError, DatasetError) as exc:
-        print(_("error: {message}").format(message=_line(str(exc))), file=stderr)
+        print(_("error: {message}").format(message=terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
     told = stderr if args.json else stdout
     for line in plan.describe():
@@ -116,15 +110,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         bar.close()
     result = ended[0] if ended else RuntimeError(_("the run ended without a result"))
     if isinstance(result, BaseException):
-        failure = _line(f"{type(result).__name__}: {result}")
+        failure = terminal_lines(f"{type(result).__name__}: {result}")
         print(_("error: the run failed: {error}").format(error=failure), file=stderr)
         return EXIT_INTERRUPTED if interrupt.caught else EXIT_STOPPED
     if result.outcome is Outcome.METRIC_FAILED:  # nothing was measured: no value to report
-        print(_("error: {message}").format(message=_line(result.message())), file=stderr)
+        print(_("error: {message}").format(message=terminal_lines(result.message())), file=stderr)
         return EXIT_USAGE
     if args.json:
         stdout.write(orjson.dumps(result.to_json()).decode() + "\n")
-        print(_line(result.message()), file=stderr)
+        print(terminal_lines(result.message()), file=stderr)
     else:
         stdout.write(format_result(result))
     if interrupt.caught:
@@ -196,12 +190,8 @@ def _experiment(args: argparse.Namespace, stderr: TextIO) -> Experiment:
         )
     for model in (task, reflection):
         litellm_kwargs(model)  # a missing key is said now, before any call
-    concurrency = args.concurrency if args.concurrency is not None else settings.concurrency
-    if not 1 <= concurrency <= 64:
-        raise ValueError(_("--concurrency must be from 1 to 64, not {value}").format(value=concurrency))
-    metric = SandboxedMetric(
-        source, RunOptions(concurrency=concurrency, llm=make_handler(settings)), scorer_for(args.ray)
-    )
+    options = RunOptions(concurrency=concurrency(args, settings.concurrency), llm=make_handler(settings))
+    metric = SandboxedMetric(source, options, scorer_for(args.ray))
     return Experiment(metric, split_cases(cases, config.seed), config, Models(task, reflection, settings))
 
 
@@ -290,7 +280,3 @@ def format_result(result: UpliftResult) -> str:
                 )
     lines.append(result.message())
     return "\n".join(terminal_text(line) for line in lines) + "\n"
-
-
-def _line(text: str) -> str:
-    return "\n".join(terminal_text(line) for line in text.split("\n"))

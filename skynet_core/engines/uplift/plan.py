@@ -52,6 +52,25 @@ class CallPlan:
             return None
         return self.calls * (self.prompt_tokens * self.price[0] + self.completion_tokens * self.price[1]) / 1e6
 
+    def price_line(self, role: str) -> str:
+        """What a call of this model (``role``: its part, for people) sends, answers and costs; or that its price is
+        not known, so its cost is not counted."""
+        if self.price is None:
+            return _(
+                "{role} {model}: no known price, so its cost is not counted; enter one on the Settings page."
+            ).format(role=role, model=self.model)
+        return _(
+            "{role} {model}: about {prompt} tokens in and {completion} out a call, at ${price_in} and "
+            "${price_out} per million tokens."
+        ).format(
+            role=role,
+            model=self.model,
+            prompt=format_number(self.prompt_tokens),
+            completion=format_number(self.completion_tokens),
+            price_in=f"{self.price[0]:g}",
+            price_out=f"{self.price[1]:g}",
+        )
+
 
 @dataclass(frozen=True)
 class UpliftPlan:
@@ -87,31 +106,17 @@ class UpliftPlan:
                 val=format_number(self.validation_cases),
             )
         ]
-        cost = self.cost_usd
-        if cost is not None:
-            lines.append(_("Estimated cost: about ${cost}.").format(cost=f"{cost:,.4f}"))
-        for role, plan in ((_("task model"), self.task), (_("reflection model"), self.reflection)):
-            if plan.price is None:
-                lines.append(
-                    _(
-                        "{role} {model}: no known price, so its cost is not counted; enter one on the Settings page."
-                    ).format(role=role, model=plan.model)
-                )
-            else:
-                lines.append(
-                    _(
-                        "{role} {model}: about {prompt} tokens in and {completion} out a call, at ${price_in} and "
-                        "${price_out} per million tokens."
-                    ).format(
-                        role=role,
-                        model=plan.model,
-                        prompt=format_number(plan.prompt_tokens),
-                        completion=format_number(plan.completion_tokens),
-                        price_in=f"{plan.price[0]:g}",
-                        price_out=f"{plan.price[1]:g}",
-                    )
-                )
+        lines += estimated_cost(self.cost_usd)
+        lines += [
+            plan.price_line(role)
+            for role, plan in ((_("task model"), self.task), (_("reflection model"), self.reflection))
+        ]
         return lines
+
+
+def estimated_cost(cost: float | None) -> list[str]:
+    """A plan's estimated cost, for people: a line when every model's price is known (``cost``), else none."""
+    return [] if cost is None else [_("Estimated cost: about ${cost}.").format(cost=f"{cost:,.4f}")]
 
 
 def planned_calls(config: UpliftConfig, validation_cases: int, deterministic: bool) -> tuple[int, int]:

@@ -16,6 +16,7 @@ from skynet_core.cli import run
 from skynet_core.llm import ModelConfig, ModelSettings, save_settings
 from skynet_core.store import Store
 from tests import align_world as world
+from tests.core.command_line import Placed, record_places
 from tests.fake_openai import FakeOpenAI, Received
 
 pytest.importorskip("gepa", reason="gepa==0.1.4 is a requirement")
@@ -308,20 +309,11 @@ def test_labels_without_a_candidate_column_are_the_aligned_candidates(
 def test_the_place_options_reach_the_run(world_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--concurrency out of range exits 2 before any call; --ray is the address the run's scorer is made for."""
     world.write(world_dir)
-    places: list[str | None] = []
-
-    class Placed(Exception):
-        pass
-
-    def scorer_for(address: str | None) -> object:
-        places.append(address)
-        raise Placed
-
     with world.server() as server:
         models(monkeypatch, server)
         code, out, err = align(world_dir, "--concurrency", "0")
         assert code == 2 and "--concurrency must be from 1 to 64, not 0" in err and out == ""
-        monkeypatch.setattr("skynet_core.scoring.scorer_for", scorer_for)
+        places = record_places(monkeypatch)
         with pytest.raises(Placed):
             align(world_dir, "--ray", "127.0.0.1:6399", "--concurrency", "3")
         assert server.requests == []

@@ -7,20 +7,14 @@ from pathlib import Path
 import pytest
 
 from skynet_core.cli import EXIT_USAGE
+from tests.core.command_line import OK_METRIC as METRIC
 from tests.core.command_line import cli_streams as cli
-
-METRIC = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
-
-
-CASE = '{"id": "a", "input": {"q": "1"}, "output": "x"}\n'
+from tests.core.command_line import one_case_elsewhere
 
 
 @pytest.fixture
 def data(tmp_path: Path) -> str:
-    path = tmp_path / "elsewhere" / "cases.jsonl"
-    path.parent.mkdir()
-    path.write_text(CASE)
-    return str(path)
+    return one_case_elsewhere(tmp_path)
 
 
 @pytest.mark.parametrize("address", ["", "  "])

@@ -303,8 +303,33 @@ def test_empty_file_says_add_a_case(tmp_path: Path, content: bytes) -> None:
     assert "cases.jsonl is empty" in message and "Add at least one case" in message
 
 
-def test_csv_with_header_but_no_rows_is_refused(tmp_path: Path) -> None:
-    assert "has column names but no rows" in _error(_csv(tmp_path, "input.q,output\n"))
+REFUSED_TABLES = {  # what the file holds, and what its refusal says
+    "header_but_no_rows": ("input.q,output\n", ("has column names but no rows",)),
+    "no_input_column": ("text,output\nx,y\n", ("cases.csv has no input column", "input.question")),
+    "no_output_column": ("input.q,answer\nx,y\n", ("cases.csv has no output column", "output.<field>")),
+    "whole_output_and_its_fields": (
+        "input.q,output,output.label\nx,y,z\n",
+        ("'output' holds the whole output but 'output.label'",),
+    ),
+    "id_twice": ("id,input.q,output\n5,x,y\n6,x,y\n5,x,y\n", ("cases.csv: id '5' appears twice (rows 1 and 3)",)),
+    "column_name_twice": (
+        "input.q,output,input.q\nx,y,z\n",
+        ("the column name 'input.q' appears twice (columns 1 and 3)", "Rename one"),
+    ),
+    "ragged_rows": ("input.q,output\nx,y\na,b,c,d\n", ("could not be read as CSV", "as many fields as the header")),
+    "whole_input_cell_not_an_object": (
+        "input,output\nplain text,y\n",
+        ("column 'input', row 1: the column holds the whole input but this cell is the text",),
+    ),
+}
+
+
+@pytest.mark.parametrize(("table", "words"), REFUSED_TABLES.values(), ids=REFUSED_TABLES.keys())
+def test_a_table_that_cannot_be_read_as_cases_says_what_is_wrong_and_how_to_fix_it(
+    tmp_path: Path, table: str, words: tuple[str, ...]
+) -> None:
+    message = _error(_csv(tmp_path, table))
+    assert [word for word in words if word not in message] == [], message
 
 
 def test_invalid_json_line_names_the_line_and_common_causes(tmp_path: Path) -> None:
@@ -332,9 +357,51 @@ def test_json_array_file_is_told_to_use_one_object_per_line(tmp_path: Path) -> N
     assert "line 1 is not valid JSON" in _error(pretty) and "its own line" in _error(pretty)
 
 
-def test_jsonl_line_that_is_not_an_object_names_the_line(tmp_path: Path) -> None:
-    message = _error(_jsonl(tmp_path, [_case(1), "just text"]))
-    assert "line 2 is the text 'just text', not a JSON object" in message and '{"input"' in message
+REFUSED_LINES = {  # the lines of the file, and what its refusal says
+    "line_not_an_object": ([_case(1), "just text"], ("line 2 is the text 'just text', not a JSON object", '{"input"')),
+    "input_not_an_object": (
+        [{"input": "What is 2+2?", "output": "4"}],
+        ("line 1: \"input\" is the text 'What is 2+2?', not an object", "Write the input fields as an object"),
+    ),
+    "expected_not_an_object": (
+        [{"input": {}, "output": "4", "expected": "4"}],
+        ("line 1: \"expected\" is the text '4', not an object", '{"label": "billing"}'),
+    ),
+    "no_output": ([_case(1), {"input": {"q": 2}}], ('line 2 has no "output"', "Add the output")),
+    "id_twice": (
+        [_case(1, id="a"), _case(2, id="b"), _case(3, id="a")],
+        ("id 'a' appears twice (lines 1 and 3)", "its own id"),
+    ),
+    "measurement_as_text": (
+        [_case(1, observation={"cost_usd": "0.1"})],
+        ("observation.cost_usd is the text '0.1', not a number",),
+    ),
+    "observation_not_an_object": (
+        [_case(1, observation=850)],
+        ("observation is the number 850, not an object", '"latency_ms": 850'),
+    ),
+    "id_a_list": ([_case(1, id=["a"])], ("line 1: id is a list. Write the id as text or a whole number.",)),
+    "candidate_missing_a_case": (
+        [_case(1, id="a", candidate="big"), _case(2, id="b", candidate="big"), _case(1, id="a", candidate="small")],
+        ("candidate 'small' has no case with id 'b', which candidate 'big' has (line 2)", "same case ids"),
+    ),
+    "candidates_differ_on_an_input": (
+        [_case(1, candidate="big"), _case(2, candidate="small")],
+        ("case '1' has a different input for candidate 'small' (line 2) than for 'big' (line 1)",),
+    ),
+    "some_lines_without_a_candidate": (
+        [_case(1, candidate="big"), _case(1)],
+        ("line 2 has no candidate, but other lines do",),
+    ),
+}
+
+
+@pytest.mark.parametrize(("records", "words"), REFUSED_LINES.values(), ids=REFUSED_LINES.keys())
+def test_jsonl_that_cannot_be_read_as_cases_says_what_is_wrong_and_how_to_fix_it(
+    tmp_path: Path, records: list[Any], words: tuple[str, ...]
+) -> None:
+    message = _error(_jsonl(tmp_path, records))
+    assert [word for word in words if word not in message] == [], message
 
 
 def test_missing_input_names_the_line_and_shows_the_shape(tmp_path: Path) -> None:
@@ -342,37 +409,6 @@ def test_missing_input_names_the_line_and_shows_the_shape(tmp_path: Path) -> Non
         load_dataset(_jsonl(tmp_path, [_case(1), {"output": "x"}]))
     assert 'cases.jsonl, line 2 has no "input"' in str(caught.value) and '"input": {' in str(caught.value)
     assert caught.value.line == 2
-
-
-def test_input_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
-    message = _error(_jsonl(tmp_path, [{"input": "What is 2+2?", "output": "4"}]))
-    assert "line 1: \"input\" is the text 'What is 2+2?', not an object" in message
-    assert "Write the input fields as an object" in message
-
-
-def test_expected_that_is_not_an_object_or_null_is_refused(tmp_path: Path) -> None:
-    message = _error(_jsonl(tmp_path, [{"input": {}, "output": "4", "expected": "4"}]))
-    assert "line 1: \"expected\" is the text '4', not an object" in message and '{"label": "billing"}' in message
-
-
-def test_missing_output_in_jsonl_names_the_line(tmp_path: Path) -> None:
-    message = _error(_jsonl(tmp_path, [_case(1), {"input": {"q": 2}}]))
-    assert 'line 2 has no "output"' in message and "Add the output" in message
-
-
-def test_table_without_input_column_says_how_to_name_one(tmp_path: Path) -> None:
-    message = _error(_csv(tmp_path, "text,output\nx,y\n"))
-    assert "cases.csv has no input column" in message and "input.question" in message
-
-
-def test_table_without_output_column_says_how_to_name_one(tmp_path: Path) -> None:
-    message = _error(_csv(tmp_path, "input.q,answer\nx,y\n"))
-    assert "cases.csv has no output column" in message and "output.<field>" in message
-
-
-def test_whole_output_and_output_fields_together_are_refused(tmp_path: Path) -> None:
-    message = _error(_csv(tmp_path, "input.q,output,output.label\nx,y,z\n"))
-    assert "'output' holds the whole output but 'output.label'" in message
 
 
 def test_two_columns_for_one_field_are_refused(tmp_path: Path) -> None:
@@ -386,27 +422,12 @@ def test_role_for_a_column_that_is_not_there_is_refused(tmp_path: Path) -> None:
     assert "cases.csv has no column 'gold'" in message and "input.q, output" in message
 
 
-def test_duplicate_ids_name_the_id_and_both_lines(tmp_path: Path) -> None:
-    message = _error(_jsonl(tmp_path, [_case(1, id="a"), _case(2, id="b"), _case(3, id="a")]))
-    assert "id 'a' appears twice (lines 1 and 3)" in message and "its own id" in message
-
-
-def test_duplicate_ids_in_a_table_name_the_rows(tmp_path: Path) -> None:
-    message = _error(_csv(tmp_path, "id,input.q,output\n5,x,y\n6,x,y\n5,x,y\n"))
-    assert "cases.csv: id '5' appears twice (rows 1 and 3)" in message
-
-
 def test_observation_text_in_jsonl_is_not_a_number(tmp_path: Path) -> None:
     with pytest.raises(DatasetError) as caught:
         load_dataset(_jsonl(tmp_path, [_case(1, observation={"latency_ms": "fast", "cost_usd": 0.1})]))
     message = str(caught.value)
     assert "line 1: observation.latency_ms is the text 'fast', not a number" in message
     assert "as a number (e.g. 850)" in message and caught.value.line == 1
-
-
-def test_observation_numbers_written_as_text_in_jsonl_are_refused(tmp_path: Path) -> None:
-    message = _error(_jsonl(tmp_path, [_case(1, observation={"cost_usd": "0.1"})]))
-    assert "observation.cost_usd is the text '0.1', not a number" in message
 
 
 def test_observation_column_with_text_names_the_column_and_row(tmp_path: Path) -> None:
@@ -426,27 +447,6 @@ def test_negative_or_boolean_measurements_are_refused(tmp_path: Path) -> None:
     assert "observation.cost_usd is true/false, not a number" in boolean
 
 
-def test_observation_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
-    message = _error(_jsonl(tmp_path, [_case(1, observation=850)]))
-    assert "observation is the number 850, not an object" in message and '"latency_ms": 850' in message
-
-
-def test_id_of_another_type_is_refused(tmp_path: Path) -> None:
-    message = _error(_jsonl(tmp_path, [_case(1, id=["a"])]))
-    assert "line 1: id is a list. Write the id as text or a whole number." in message
-
-
-def test_candidates_missing_a_case_name_one_missing_id(tmp_path: Path) -> None:
-    records = [
-        _case(1, id="a", candidate="big"),
-        _case(2, id="b", candidate="big"),
-        _case(1, id="a", candidate="small"),
-    ]
-    message = _error(_jsonl(tmp_path, records))
-    assert "candidate 'small' has no case with id 'b', which candidate 'big' has (line 2)" in message
-    assert "same case ids" in message
-
-
 def test_candidate_with_an_extra_case_is_refused(tmp_path: Path) -> None:
     records = [
         _case(1, id="a", candidate="big"),
@@ -456,17 +456,6 @@ def test_candidate_with_an_extra_case_is_refused(tmp_path: Path) -> None:
     assert "candidate 'big' has no case with id 'c', which candidate 'small' has (line 3)" in _error(
         _jsonl(tmp_path, records)
     )
-
-
-def test_candidates_answering_different_inputs_for_one_id_are_refused(tmp_path: Path) -> None:
-    records = [_case(1, candidate="big"), _case(2, candidate="small")]
-    message = _error(_jsonl(tmp_path, records))
-    assert "case '1' has a different input for candidate 'small' (line 2) than for 'big' (line 1)" in message
-
-
-def test_some_lines_without_a_candidate_are_refused(tmp_path: Path) -> None:
-    message = _error(_jsonl(tmp_path, [_case(1, candidate="big"), _case(1)]))
-    assert "line 2 has no candidate, but other lines do" in message
 
 
 def test_over_size_limit_says_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -484,26 +473,11 @@ def test_more_than_a_thousand_columns_is_refused(tmp_path: Path) -> None:
     assert "cases.csv has 1,002 columns; at most 1,000 are supported" in message and "Keep only the columns" in message
 
 
-def test_repeated_csv_column_name_is_refused(tmp_path: Path) -> None:
-    message = _error(_csv(tmp_path, "input.q,output,input.q\nx,y,z\n"))
-    assert "the column name 'input.q' appears twice (columns 1 and 3)" in message and "Rename one" in message
-
-
-def test_ragged_csv_says_to_check_the_fields(tmp_path: Path) -> None:
-    message = _error(_csv(tmp_path, "input.q,output\nx,y\na,b,c,d\n"))
-    assert "could not be read as CSV" in message and "as many fields as the header" in message
-
-
 def test_corrupt_parquet_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "cases.parquet"
     path.write_bytes(b"this is not parquet")
     message = _error(path)
     assert "cases.parquet could not be read as Parquet" in message and "save the cases as CSV" in message
-
-
-def test_whole_input_cell_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
-    message = _error(_csv(tmp_path, "input,output\nplain text,y\n"))
-    assert "column 'input', row 1: the column holds the whole input but this cell is the text" in message
 
 
 # Ids

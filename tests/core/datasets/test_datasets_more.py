@@ -219,11 +219,44 @@ def test_candidate_file_round_trips_through_json(tmp_path: Path) -> None:
         CandidateFile.from_json(["large", "large.csv"])
 
 
-def test_candidate_file_missing_a_case_names_the_id_and_the_count(tmp_path: Path, main_csv: Path) -> None:
-    other = _write(tmp_path, "other.csv", "id,output\na,1\nc,3\n")
+REFUSED_CANDIDATE_FILES = {  # what other.csv holds (the main file small.csv has the cases a, b, c), and what is said
+    "missing_a_case": (
+        "id,output\na,1\nc,3\n",
+        (
+            "other.csv has no row for case 'b' of small.csv (candidate 'other': 2 of 3 cases)",
+            "Every candidate needs the same case ids",
+        ),
+    ),
+    "id_twice": (
+        "id,output\na,1\nb,2\na,3\nc,4\n",
+        ("other.csv: id 'a' appears twice (rows 1 and 3). A candidate file has one row per case.",),
+    ),
+    "no_id_column": (
+        "output\n1\n2\n3\n",
+        ("other.csv has no id column. A candidate file is joined to the cases of small.csv by id",),
+    ),
+    "row_without_an_id": (
+        "id,output\na,1\n,2\nc,3\n",
+        ("other.csv, row 2 has no id. Every row of a candidate file needs the id of the case it answers.",),
+    ),
+    "candidate_column": (
+        "id,candidate,output\na,big,1\nb,big,2\nc,big,3\n",
+        ("column 'candidate' has the candidate role, but a candidate file holds the outputs of one",),
+    ),
+    "different_split_for_an_id": (
+        "id,split,output\na,train,1\nb,test,2\nc,train,3\n",
+        ("case 'b' is in split 'test' here but 'train' in small.csv",),
+    ),
+}
+
+
+@pytest.mark.parametrize(("table", "words"), REFUSED_CANDIDATE_FILES.values(), ids=REFUSED_CANDIDATE_FILES.keys())
+def test_a_candidate_file_that_does_not_fit_the_cases_says_what_is_wrong(
+    tmp_path: Path, main_csv: Path, table: str, words: tuple[str, ...]
+) -> None:
+    other = _write(tmp_path, "other.csv", table)
     message = str(_error(main_csv, candidate_files=[CandidateFile("other", str(other))]))
-    assert "other.csv has no row for case 'b' of small.csv (candidate 'other': 2 of 3 cases)" in message
-    assert "Every candidate needs the same case ids" in message
+    assert [word for word in words if word not in message] == [], message
 
 
 def test_candidate_file_with_an_unknown_id_names_the_row(tmp_path: Path, main_csv: Path) -> None:
@@ -232,33 +265,9 @@ def test_candidate_file_with_an_unknown_id_names_the_row(tmp_path: Path, main_cs
     assert "other.csv, row 4: id 'd' is not a case of small.csv" in str(error) and error.line == 4
 
 
-def test_candidate_file_with_a_duplicate_id_names_both_rows(tmp_path: Path, main_csv: Path) -> None:
-    other = _write(tmp_path, "other.csv", "id,output\na,1\nb,2\na,3\nc,4\n")
-    message = str(_error(main_csv, candidate_files=[CandidateFile("other", str(other))]))
-    assert "other.csv: id 'a' appears twice (rows 1 and 3). A candidate file has one row per case." in message
-
-
-def test_candidate_file_without_an_id_column_says_it_is_joined_by_id(tmp_path: Path, main_csv: Path) -> None:
-    other = _write(tmp_path, "other.csv", "output\n1\n2\n3\n")
-    message = str(_error(main_csv, candidate_files=[CandidateFile("other", str(other))]))
-    assert "other.csv has no id column. A candidate file is joined to the cases of small.csv by id" in message
-
-
-def test_candidate_file_row_without_an_id_is_refused(tmp_path: Path, main_csv: Path) -> None:
-    other = _write(tmp_path, "other.csv", "id,output\na,1\n,2\nc,3\n")
-    message = str(_error(main_csv, candidate_files=[CandidateFile("other", str(other))]))
-    assert "other.csv, row 2 has no id. Every row of a candidate file needs the id of the case it answers." in message
-
-
 def test_candidate_file_without_an_output_column_is_refused(tmp_path: Path, main_csv: Path) -> None:
     other = _write(tmp_path, "other.csv", "id,answer\na,1\nb,2\nc,3\n")
     assert "other.csv has no output column" in str(_error(main_csv, candidate_files=[CandidateFile("o", str(other))]))
-
-
-def test_candidate_column_in_a_candidate_file_is_refused(tmp_path: Path, main_csv: Path) -> None:
-    other = _write(tmp_path, "other.csv", "id,candidate,output\na,big,1\nb,big,2\nc,big,3\n")
-    message = str(_error(main_csv, candidate_files=[CandidateFile("other", str(other))]))
-    assert "column 'candidate' has the candidate role, but a candidate file holds the outputs of one" in message
 
 
 def test_candidate_file_with_a_different_input_for_an_id_is_refused(tmp_path: Path, main_csv: Path) -> None:
@@ -266,12 +275,6 @@ def test_candidate_file_with_a_different_input_for_an_id_is_refused(tmp_path: Pa
     error = _error(main_csv, candidate_files=[CandidateFile("other", str(other))])
     assert "other.csv, row 2: case 'b' has a different input than in small.csv" in str(error)
     assert "check that the ids match the right rows" in str(error) and error.line == 2
-
-
-def test_candidate_file_with_a_different_split_for_an_id_is_refused(tmp_path: Path, main_csv: Path) -> None:
-    other = _write(tmp_path, "other.csv", "id,split,output\na,train,1\nb,test,2\nc,train,3\n")
-    message = str(_error(main_csv, candidate_files=[CandidateFile("other", str(other))]))
-    assert "case 'b' is in split 'test' here but 'train' in small.csv" in message
 
 
 @pytest.mark.parametrize(

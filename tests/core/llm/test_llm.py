@@ -33,9 +33,8 @@ from skynet_core.scoring.runner import WorkerPool
 from skynet_core.scoring.runner.run import score_cases
 from skynet_core.store import Store
 from tests.fake_openai import FakeOpenAI
+from tests.provider_keys import ENV_KEY, SESSION_KEY
 
-SESSION_KEY = "sk-session-0123456789abcdef"
-ENV_KEY = "sk-environment-fedcba9876543210"
 JUDGE = """
 from skynet import llm
 

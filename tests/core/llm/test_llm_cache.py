@@ -38,9 +38,9 @@ from skynet_core.scoring.runner import LlmRequest
 from skynet_core.scoring.runner.run import score_cases
 from skynet_core.store import Store
 from tests.fake_openai import FakeOpenAI
+from tests.provider_keys import SESSION_KEY
 
 ROOT = Path(__file__).resolve().parents[3]
-SESSION_KEY = "sk-session-0123456789abcdef"
 JUDGE = """
 from skynet import llm
 

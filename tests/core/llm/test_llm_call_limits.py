@@ -20,25 +20,9 @@ from skynet_core.scoring import RunOptions
 from skynet_core.scoring.runner.run import score_cases
 from skynet_core.store import Store
 from tests.fake_openai import FakeOpenAI
+from tests.provider_keys import SESSION_KEY
 
-ENV_KEY = "sk-environment-fedcba9876543210"
-
-
-SESSION_KEY = "sk-session-0123456789abcdef"
-
-
-@pytest.fixture(autouse=True)
-def server_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The server's environment holds a key, as a deployed studio's would, and names no API base."""
-    for name in (
-        "SKYNET_METRIC_MODEL",
-        "SKYNET_REFLECTION_MODEL",
-        "SKYNET_METRIC_API_BASE",
-        "SKYNET_REFLECTION_API_BASE",
-        "ANTHROPIC_API_KEY",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+pytestmark = pytest.mark.usefixtures("env_key")  # the server's environment holds a key, as a deployed one's would
 
 
 # -- item 5: what llm() may spend -------------------------------------------------------------------

@@ -24,12 +24,7 @@ from skynet_core.scoring import RunOptions
 from skynet_core.scoring.runner.run import score_cases
 from skynet_core.store import Store
 from tests.fake_openai import FakeOpenAI
-
-ENV_KEY = "sk-environment-fedcba9876543210"
-
-
-SESSION_KEY = "sk-session-0123456789abcdef"
-
+from tests.provider_keys import ENV_KEY, SESSION_KEY
 
 JUDGE = """
 from skynet import llm
@@ -39,18 +34,7 @@ def score(input, output, expected=None):
 """
 
 
-@pytest.fixture(autouse=True)
-def server_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The server's environment holds a key, as a deployed studio's would, and names no API base."""
-    for name in (
-        "SKYNET_METRIC_MODEL",
-        "SKYNET_REFLECTION_MODEL",
-        "SKYNET_METRIC_API_BASE",
-        "SKYNET_REFLECTION_API_BASE",
-        "ANTHROPIC_API_KEY",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+pytestmark = pytest.mark.usefixtures("env_key")  # the server's environment holds a key, as a deployed one's would
 
 
 def typed(server: FakeOpenAI, key: str | None = None) -> ModelSettings:

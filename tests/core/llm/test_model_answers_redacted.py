@@ -11,14 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from skynet_core.cases import Case
 from skynet_core.cli import run
 from skynet_core.engines import SandboxedMetric
 from skynet_core.engines.reflection import reflection_step
 from skynet_core.engines.uplift import Experiment, Models, UpliftConfig, run_uplift, split_cases
 from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.provenance import Provenance
-from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.scoring import RunOptions
 from skynet_core.store.uplift import UpliftStore
 from tests import uplift_world as world
@@ -75,15 +73,7 @@ def test_an_uplift_run_keeps_the_key_out_of_its_result_its_calls_the_metric_and_
 
 
 def test_one_reflection_step_shows_no_key(server: FakeOpenAI) -> None:
-    cases = [Case(id="a", input={"message": "my invoice"}, output="other", expected={"label": "billing"})]
-    results = [
-        CaseResult(
-            id="a",
-            status=CaseStatus.OK,
-            score=0.0,
-            feedback="Expected 'billing', got 'other'. The message mentions 'invoice', which marks billing.",
-        )
-    ]
+    cases, results = world.one_wrong_answer()
     settings = ModelSettings(reflection=ModelConfig("openai/reflect", server.url, api_key=KEY), max_retries=0)
     step = reflection_step(world.START, cases, results, settings, size=1)
     assert step.proposed is not None and "Sent with [redacted]." in step.proposed

@@ -8,20 +8,14 @@ from pathlib import Path
 import pytest
 
 from skynet_core.cli import EXIT_OK, EXIT_USAGE
+from tests.core.command_line import OK_METRIC as METRIC
 from tests.core.command_line import cli_streams as cli
-
-METRIC = 'def score(input, output, expected=None):\n    return 1.0, {"feedback": "ok"}\n'
-
-
-CASE = '{"id": "a", "input": {"q": "1"}, "output": "x"}\n'
+from tests.core.command_line import one_case_elsewhere
 
 
 @pytest.fixture
 def data(tmp_path: Path) -> str:
-    path = tmp_path / "elsewhere" / "cases.jsonl"
-    path.parent.mkdir()
-    path.write_text(CASE)
-    return str(path)
+    return one_case_elsewhere(tmp_path)
 
 
 def test_a_non_utf8_data_file_beside_metric_py_is_left_out_with_a_note(tmp_path, data):

@@ -27,8 +27,8 @@ from skynet_core.scoring import RunOptions
 from skynet_core.scoring.runner.run import score_cases
 from skynet_core.store.runs import RunStore
 from tests.fake_openai import FakeOpenAI
+from tests.provider_keys import SESSION_KEY
 
-SESSION_KEY = "sk-session-0123456789abcdef"
 JUDGE = """
 from skynet import llm
 

@@ -55,21 +55,23 @@ def test_the_workspace_keeps_pins_and_the_check_runs_them(tmp_path):
     assert ws.data.check_cases().ids == ids and ws.data.check_cases().pinned
 
 
-def test_a_typed_case_parses_and_bad_json_names_its_field():
-    case = parse_case("t1", '{"q": "hi"}', '"hello"', "")
-    assert case == Case("t1", {"q": "hi"}, "hello", None)
+def test_a_typed_case_parses():
+    assert parse_case("t1", '{"q": "hi"}', '"hello"', "") == Case("t1", {"q": "hi"}, "hello", None)
+
+
+@pytest.mark.parametrize(
+    ("typed", "field"),
+    [
+        (('{"q": ', '"x"', ""), "input"),
+        (("{}", "not json", ""), "output"),
+        (("{}", "1", "[1]"), "expected"),
+        (("[1]", "1", ""), "input"),
+    ],
+)
+def test_a_typed_case_with_bad_json_names_its_field(typed: tuple[str, str, str], field: str):
     with pytest.raises(CaseJsonError) as bad:
-        parse_case("t1", '{"q": ', '"x"', "")
-    assert bad.value.field == "input"
-    with pytest.raises(CaseJsonError) as bad:
-        parse_case("t1", "{}", "not json", "")
-    assert bad.value.field == "output"
-    with pytest.raises(CaseJsonError) as bad:
-        parse_case("t1", "{}", "1", "[1]")
-    assert bad.value.field == "expected"
-    with pytest.raises(CaseJsonError) as bad:
-        parse_case("t1", "[1]", "1", "")
-    assert bad.value.field == "input"
+        parse_case("t1", *typed)
+    assert bad.value.field == field
 
 
 def test_saved_cases_make_a_loadable_dataset_with_unique_ids(tmp_path):

@@ -229,14 +229,14 @@ def test_any_session_lists_and_cancels_running_jobs():
     assert board.running() == []
 
 
+def graded_by_a_helper(helper: str) -> MetricSource:
+    """A metric folder whose metric.py scores with ``grading_helpers.grade``, written as ``helper``."""
+    main = "from grading_helpers import grade\n\ndef score(input, output, expected=None):\n    return grade(output)\n"
+    return MetricSource({"metric.py": main, "grading_helpers.py": helper})
+
+
 def test_a_metric_folder_checks_and_scores_through_the_workspace_with_its_helper(ws):
-    folder = MetricSource(
-        {
-            "metric.py": "from grading_helpers import grade\n\ndef score(input, output, expected=None):\n"
-            "    return grade(output)\n",
-            "grading_helpers.py": "def grade(output):\n    return 1.0, {'feedback': 'graded by the helper'}\n",
-        }
-    )
+    folder = graded_by_a_helper("def grade(output):\n    return 1.0, {'feedback': 'graded by the helper'}\n")
     check = ws.jobs.check(JobSlot(), folder)
     assert check.wait(60) and check.result is not None and check.result.ok, check.result
     scored = ws.jobs.score_all(JobSlot(), folder)
@@ -245,13 +245,7 @@ def test_a_metric_folder_checks_and_scores_through_the_workspace_with_its_helper
 
 
 def test_an_error_in_a_helper_is_named_by_its_file_and_line_through_the_workspace(ws):
-    folder = MetricSource(
-        {
-            "metric.py": "from grading_helpers import grade\n\ndef score(input, output, expected=None):\n"
-            "    return grade(output)\n",
-            "grading_helpers.py": "def grade(output):\n    x = 1\n    raise ValueError('bad grade')\n",
-        }
-    )
+    folder = graded_by_a_helper("def grade(output):\n    x = 1\n    raise ValueError('bad grade')\n")
     check = ws.jobs.check(JobSlot(), folder)
     assert check.wait(60) and check.result is not None and not check.result.ok
     stage = next(stage for stage in check.result.stages if stage.name.value == "return_value")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
@@ -10,46 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from skynet_core.cli import run
 from tests import uplift_world as world
+from tests.core.command_line import Placed, record_places
+from tests.uplift_world import run_cli as uplift
 
 ROOT = Path(__file__).resolve().parents[4]
-MODEL_VARIABLES = ("SKYNET_TASK_MODEL", "SKYNET_TASK_API_BASE", "SKYNET_REFLECTION_MODEL", "SKYNET_REFLECTION_API_BASE")
-
-
-@pytest.fixture
-def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A metric folder and its cases, a data directory of its own, and no models in the environment."""
-    (tmp_path / "metric").mkdir()
-    (tmp_path / "metric" / "metric.py").write_text(world.METRIC)
-    world.write_cases(tmp_path / "cases.jsonl")
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "data"))
-    for name in MODEL_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
-
-
-@pytest.fixture
-def served(folder: Path, monkeypatch: pytest.MonkeyPatch):
-    with world.server() as server:
-        monkeypatch.setenv("SKYNET_TASK_MODEL", "openai/task")
-        monkeypatch.setenv("SKYNET_TASK_API_BASE", server.url)
-        monkeypatch.setenv("SKYNET_REFLECTION_MODEL", "openai/reflect")
-        monkeypatch.setenv("SKYNET_REFLECTION_API_BASE", server.url)
-        yield server
-
-
-def uplift(folder: Path, *args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    argv = ["uplift", str(folder / "metric"), "--data", str(folder / "cases.jsonl"), *args]
-    code = run(argv, out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_without_models_it_exits_2_and_names_the_variables_to_set(folder: Path) -> None:
     code, out, err = uplift(folder, "--instruction", world.START)
     assert code == 2 and out == ""
-    for name in MODEL_VARIABLES:
+    for name in world.MODEL_VARIABLES:
         assert name in err
     assert "OPENAI_API_KEY" in err
 
@@ -61,7 +31,7 @@ def test_without_a_reflection_model_it_names_only_that_one(folder: Path, monkeyp
 
 
 def test_the_command_is_reachable_through_python_m(folder: Path) -> None:
-    env = {key: value for key, value in __import__("os").environ.items() if key not in MODEL_VARIABLES}
+    env = {key: value for key, value in __import__("os").environ.items() if key not in world.MODEL_VARIABLES}
     done = subprocess.run(
         [sys.executable, "-m", "skynet_core", "uplift", str(folder / "metric"), "--data", str(folder / "cases.jsonl"),
          "--instruction", world.START, "--json"],
@@ -129,16 +99,7 @@ def test_unreadable_cases_exit_2(served, folder: Path) -> None:
 
 def test_a_ray_address_is_where_the_metric_scores(served, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--ray reaches the experiment's metric: its scorer is made for that address (nothing is sent before)."""
-    places: list[str | None] = []
-
-    class Placed(Exception):
-        pass
-
-    def scorer_for(address: str | None) -> object:
-        places.append(address)
-        raise Placed
-
-    monkeypatch.setattr("skynet_core.scoring.scorer_for", scorer_for)
+    places = record_places(monkeypatch)
     with pytest.raises(Placed):
         uplift(folder, "--instruction", "x", "--ray", "127.0.0.1:6399")
     assert places == ["127.0.0.1:6399"] and served.requests == []

@@ -5,7 +5,6 @@ saved on the Settings page; and what it refuses: a metric that fails every case.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import time
@@ -13,50 +12,27 @@ from pathlib import Path
 
 import pytest
 
-from skynet_core.cli import build_parser, run
+from skynet_core.cli import build_parser
 from skynet_core.engines.uplift.config import MAX_INSTRUCTION_BYTES
 from skynet_core.llm import ModelConfig, ModelSettings, save_settings
 from skynet_core.store import Store
 from tests import uplift_world as world
+from tests.uplift_world import run_cli as uplift
 
-MODEL_VARIABLES = ("SKYNET_TASK_MODEL", "SKYNET_TASK_API_BASE", "SKYNET_REFLECTION_MODEL", "SKYNET_REFLECTION_API_BASE")
 DATA_OPTIONS = {"--data", "--candidate", "--roles", "--candidate-file", "--split"}
 PRICE = (1000.0, 1000.0)  # US dollars per million tokens: the server's 100 + 20 tokens cost $0.12 a call
 
 
 @pytest.fixture
-def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The world's metric and cases, as a CSV whose columns need roles (and the roles file), and a data
-    directory of its own."""
-    (tmp_path / "metric").mkdir()
-    (tmp_path / "metric" / "metric.py").write_text(world.METRIC)
-    world.write_cases(tmp_path / "cases.jsonl")
+def folder(folder: Path) -> Path:
+    """The world's metric and cases, and the cases again as a CSV whose columns need roles (and the roles file)."""
     lines = ["ticket,input.message,wanted,split,output"]  # no outputs: the task model makes them
     for case in world.cases():
         lines.append(f"{case.id},{case.input['message'].replace(',', ';')},{case.expected['label']},{case.split},")
-    (tmp_path / "tickets.csv").write_text("\n".join(lines) + "\n")
+    (folder / "tickets.csv").write_text("\n".join(lines) + "\n")
     roles = {"ticket": ["id", ""], "wanted": ["expected", "label"], "split": ["split", ""]}
-    (tmp_path / "roles.json").write_text(json.dumps(roles))
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "data"))
-    for name in MODEL_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
-
-
-@pytest.fixture
-def served(folder: Path, monkeypatch: pytest.MonkeyPatch):
-    with world.server() as server:
-        for role, model in (("TASK", "openai/task"), ("REFLECTION", "openai/reflect")):
-            monkeypatch.setenv(f"SKYNET_{role}_MODEL", model)
-            monkeypatch.setenv(f"SKYNET_{role}_API_BASE", server.url)
-        yield server
-
-
-def uplift(folder: Path, *args: str, data: str = "cases.jsonl") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    argv = ["uplift", str(folder / "metric"), "--data", str(folder / data), *args]
-    code = run(argv, out, err)
-    return code, out.getvalue(), err.getvalue()
+    (folder / "roles.json").write_text(json.dumps(roles))
+    return folder
 
 
 def short(*args: str) -> tuple[str, ...]:

@@ -4,7 +4,6 @@ the second seed's first reflection call reaches it, so the first seed has finish
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
@@ -13,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from skynet_core.cli import run
 from tests import uplift_world as world
 from tests.fake_openai import FakeOpenAI, Received
 
@@ -33,22 +31,15 @@ def pressing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
                     os.kill(os.getpid(), signal.SIGINT)
         return world.reply(received)
 
-    (tmp_path / "metric").mkdir()
-    (tmp_path / "metric" / "metric.py").write_text(world.METRIC)
-    world.write_cases(tmp_path / "cases.jsonl")
+    world.write_folder(tmp_path)
     monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "data"))
     with FakeOpenAI(reply=reply, usage=(100, 20)) as server:
-        for role, model in (("TASK", "openai/task"), ("REFLECTION", "openai/reflect")):
-            monkeypatch.setenv(f"SKYNET_{role}_MODEL", model)
-            monkeypatch.setenv(f"SKYNET_{role}_API_BASE", server.url)
+        world.use_server(monkeypatch, server.url)
         yield tmp_path
 
 
 def uplift(folder: Path, *args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    argv = ["uplift", str(folder / "metric"), "--data", str(folder / "cases.jsonl"), "--instruction", world.START]
-    code = run([*argv, "--seeds", "3", "--rounds", "1", *args], out, err)
-    return code, out.getvalue(), err.getvalue()
+    return world.run_cli(folder, "--instruction", world.START, "--seeds", "3", "--rounds", "1", *args)
 
 
 def test_ctrl_c_prints_what_finished_and_exits_130(pressing: Path) -> None:

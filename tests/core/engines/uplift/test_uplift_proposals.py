@@ -8,13 +8,11 @@ import json
 
 import pytest
 
-from skynet_core.cases import Case
 from skynet_core.engines import SandboxedMetric
 from skynet_core.engines.reflection import MIN_PROPOSAL_CHARS, proposal_limit, reflection_step
 from skynet_core.engines.uplift import Arm, Experiment, UpliftConfig, run_uplift, split_cases
 from skynet_core.engines.uplift.cli import REPORT_INSTRUCTION_CHARS, format_result
 from skynet_core.llm import ModelConfig, ModelSettings
-from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.scoring import RunOptions
 from tests import uplift_world as world
 from tests.fake_openai import FakeOpenAI, Received
@@ -69,15 +67,7 @@ def test_the_text_report_prints_a_bounded_share_of_a_long_instruction(pool) -> N
 
 
 def test_one_reflection_step_refuses_a_runaway_proposal() -> None:
-    cases = [Case(id="a", input={"message": "my invoice"}, output="other", expected={"label": "billing"})]
-    results = [
-        CaseResult(
-            id="a",
-            status=CaseStatus.OK,
-            score=0.0,
-            feedback="Expected 'billing', got 'other'. The message mentions 'invoice', which marks billing.",
-        )
-    ]
+    cases, results = world.one_wrong_answer()
     with FakeOpenAI(reply=padded(RUNAWAY)) as server:
         settings = ModelSettings(reflection=ModelConfig("openai/reflect", server.url, api_key="unused"))
         step = reflection_step(world.START, cases, results, settings, size=1)
