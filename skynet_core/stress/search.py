@@ -243,7 +243,8 @@ def run_search(
         search = replace(search, options=replace(search.options, llm=judge))
     tokens = {"task": task_max_tokens(search.wrong), "reflection": reflection_max_tokens(START)}
     meter = Meter(search.plan.models, budget, tokens, cancel, judge)
-    rewriter = _Rewriter(search, meter)
+    stops = _FirstStop()
+    rewriter = _Rewriter(search, meter, stops)
     items = [{"key": item.key} for item in search.wrong]
     outcome, error = Outcome.COMPLETE, ""
     try:
@@ -258,15 +259,17 @@ def run_search(
                     seed=search.seed, max_candidate_proposals=search.plan.rounds, parallel=False, use_cloudpickle=False
                 ),
                 reflection=ReflectionConfig(
-                    reflection_lm=_Attacker(search.plan.models, meter), reflection_minibatch_size=MINIBATCH
+                    reflection_lm=_Attacker(search.plan.models, meter, stops), reflection_minibatch_size=MINIBATCH
                 ),
                 tracking=TrackingConfig(logger=_Quiet()),
-                stop_callbacks=lambda state: meter.cancel.is_set() or _spent(meter),
+                stop_callbacks=lambda state: meter.cancel.is_set() or _spent(meter) or stops.first is not None,
                 callbacks=[cast("GEPACallback", _Rounds(on_round))] if on_round is not None else None,
             ),
         )
     except Stopped as stop:
         outcome, error = stop.outcome, stop.detail
+    if outcome is Outcome.COMPLETE and stops.first is not None:  # raised where GEPA caught it and went on
+        outcome, error = stops.first.outcome, stops.first.detail
     if outcome is Outcome.COMPLETE and meter.cancel.is_set():
         outcome = Outcome.CANCELLED
     elif outcome is Outcome.COMPLETE and _spent(meter):
@@ -288,12 +291,30 @@ def task_max_tokens(wrong: Sequence[Wrong]) -> int:
     return min(TASK_TOKENS[1], max(TASK_TOKENS[0], 2 * longest))
 
 
+class _FirstStop:
+    """The first :class:`Stopped` (budget, Cancel, a failed call) raised by the search's rewrites or its attacker.
+
+    GEPA catches what its reflection model raises, and what its proposer's evaluation raises, and goes on: a call
+    refused there for the budget ended the search "complete", under budget and with no proposal. The search
+    stops at GEPA's next check instead and reports the stop."""
+
+    def __init__(self) -> None:
+        self.first: Stopped | None = None
+        self._lock = threading.Lock()
+
+    def noted(self, stop: Stopped) -> Stopped:
+        with self._lock:
+            if self.first is None:
+                self.first = stop
+        return stop
+
+
 class _Rewriter:
     """GEPA's batch evaluator: rewrites wrong outputs with the task model, scores them in one scorer run, and keeps
     every whole evaluation of a candidate (its mean over all wrong outputs) to name the best one."""
 
-    def __init__(self, search: Search, meter: Meter) -> None:
-        self.search, self.meter = search, meter
+    def __init__(self, search: Search, meter: Meter, stops: _FirstStop) -> None:
+        self.search, self.meter, self.stops = search, meter, stops
         self.by_key = {item.key: item for item in search.wrong}
         self.reuse = search.plan.models.deterministic
         self._answers: dict[tuple[str, str], Any] = {}
@@ -302,6 +323,12 @@ class _Rewriter:
         self._lock = threading.Lock()
 
     def batch(self, pairs: Sequence[tuple[str, Mapping[str, str]]]) -> list[tuple[float, dict[str, Any]]]:
+        try:
+            return self._batch(pairs)
+        except Stopped as stop:
+            raise self.stops.noted(stop) from None
+
+    def _batch(self, pairs: Sequence[tuple[str, Mapping[str, str]]]) -> list[tuple[float, dict[str, Any]]]:
         jobs = [(candidate, self.by_key[example["key"]]) for candidate, example in pairs]
         rewrites = parallel(self._rewrite, jobs)
         cases = [
@@ -386,12 +413,15 @@ class _Attacker:
     """The reflection model as GEPA's ``LanguageModel``: each call checked against the budget and Cancel, counted
     and priced (GEPA's extractor then reads the proposal in the answer)."""
 
-    def __init__(self, models: Models, meter: Meter) -> None:
-        self.reflector = Reflector(models, meter)
+    def __init__(self, models: Models, meter: Meter, stops: _FirstStop) -> None:
+        self.reflector, self.stops = Reflector(models, meter), stops
 
     def __call__(self, prompt: str | list[dict[str, Any]]) -> str:
         text = prompt if isinstance(prompt, str) else "\n\n".join(str(item.get("content", "")) for item in prompt)
-        return self.reflector.ask(text).raw
+        try:
+            return self.reflector.ask(text).raw
+        except Stopped as stop:
+            raise self.stops.noted(stop) from None
 
 
 class _Quiet:

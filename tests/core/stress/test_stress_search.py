@@ -74,6 +74,18 @@ def test_the_budget_stops_the_search_and_keeps_what_it_found(pool) -> None:
     assert found.cost_usd < 1.0 + 8 * 0.12  # at most the calls already in flight past it
 
 
+def test_a_budget_that_cannot_cover_the_attackers_call_stops_the_search_as_budget_not_complete(pool) -> None:
+    """$1.50 pays the first evaluation's rewrites ($0.12 each) but not the reflection's worst case: the attacker's
+    call is refused. GEPA catches what its reflection model raises and goes on, so the search ended "complete"
+    with no proposal and under budget (and the budget test above failed so when the refused call came there)."""
+    with world.server() as server:
+        report = searched(pool, server, world.JUDGE, rounds=5, budget=1.5, price=(1000.0, 1000.0))
+    found = report.search
+    assert found is not None and found.outcome is Outcome.BUDGET, found
+    assert found.calls.reflection == 0 and found.proposals == 0
+    assert "budget" in found.message()
+
+
 def test_rounds_out_of_range_are_refused_for_people() -> None:
     with world.server() as server, pytest.raises(ValueError, match="--rounds must be a whole number from 1 to 50"):
         SearchPlan(world.models(server.url), rounds=0)
