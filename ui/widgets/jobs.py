@@ -1,7 +1,8 @@
 """Jobs on a page: the one polling fragment, the progress line, the one outcome panel, and the running jobs.
 
 A page draws a job in two parts. :func:`job_panel` is the poll-then-rerun loop, written once: while the
-slot's job runs, a fragment redraws its progress (with Cancel) every ``POLL_S``; once it has finished and
+slot's job runs, a fragment redraws its progress (with Cancel) every ``POLL_S`` (``QUICK_POLL_S`` for the jobs
+a person waits on with nothing else to do, the check and a tried case); once it has finished and
 no full run has drawn it finished yet, it asks for one full rerun. It returns the outcome the run saw at
 its start; the page then draws a finished outcome itself: :func:`outcome_panel` says what went wrong, if
 anything, and the page draws the results.
@@ -22,7 +23,13 @@ from ui import keys as K
 from ui.studio import apply_language, session
 from ui.widgets.text import long_text, md
 
-POLL_S = 0.2
+# How often a running job's progress is redrawn. Each redraw is a round trip that the browser draws again: a tab
+# showing a job's progress every 0.2 s kept its browser at a third to half of a core (measured in Chromium,
+# 6 December 2026), every 0.5 s at about a sixth. A long job (scoring, an experiment, an alignment) is redrawn
+# twice a second; the check and a tried case, whose verdict a person waits for (typing to verdict in under a
+# second, benchmarks/README.md), five times: their end is seen at most 0.2 s late.
+POLL_S = 0.5
+QUICK_POLL_S = 0.2
 JOBS_POLL_S = 2.0
 S = st.session_state
 
@@ -50,16 +57,18 @@ def progress_row(slot: JobSlot, job: Job[Any], key: str) -> None:
     right.button(_("Cancel"), on_click=with_language(slot.cancel), icon=":material/stop_circle:", key=f"{key}.cancel")
 
 
-def job_panel(slot: JobSlot, key: str, running: Callable[[Job[Any]], None] | None = None) -> Outcome | None:
+def job_panel(
+    slot: JobSlot, key: str, running: Callable[[Job[Any]], None] | None = None, *, every_s: float = POLL_S
+) -> Outcome | None:
     """The slot's job as this run sees it (``None``: there is none), and while it runs the polling fragment:
-    ``running(job)`` (default: :func:`progress_row`) redrawn every ``POLL_S``, then one full rerun once it has
+    ``running(job)`` (default: :func:`progress_row`) redrawn every ``every_s``, then one full rerun once it has
     finished. ``key`` prefixes this panel's widget and state keys."""
     job = slot.job
     outcome = job.outcome() if job is not None else None
     if job is not None and outcome is not None and outcome.finished:
         S[K.drawn(key)] = job.id
 
-    @st.fragment(run_every=POLL_S if outcome is not None and not outcome.finished else None)
+    @st.fragment(run_every=every_s if outcome is not None and not outcome.finished else None)
     def poll() -> None:
         apply_language()  # a fragment's rerun may run in a new thread, without app.py's choice
         me = session()
