@@ -9,7 +9,8 @@ does; the server answers about 1 s later. Both commands serve the same app; test
 A page's own address (``/data``) is answered with Streamlit's page telling its front end where the server is
 (see :func:`page_html`), so that a visitor who opens a page by its address connects at once, and Streamlit's own
 scripts, styles and fonts, the root and the pages' addresses are answered from memory (:class:`AssetsFromMemory`,
-:class:`PagesFromMemory`). The health check is answered
+:class:`PagesFromMemory`); a custom component's files are kept by the browser and answered "not modified"
+(:class:`ComponentFilesRevalidated`). The health check is answered
 ahead of page work: at most a few page and file requests are served at once, and the check never waits for one
 (:class:`~skynet_core.http_admission.HealthFirst`).
 """
@@ -20,6 +21,7 @@ import asyncio
 import gzip
 import importlib
 import mimetypes
+import os
 import pkgutil
 import time
 from collections.abc import AsyncIterator
@@ -34,7 +36,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from streamlit import config, file_util
 from streamlit.url_util import make_url_path
 from streamlit.web.server.starlette.starlette_server_config import STATIC_ASSET_CACHE_MAX_AGE_SECONDS
@@ -206,6 +208,41 @@ class AssetsFromMemory:
         return name if name in self.files else None
 
 
+class ComponentFilesRevalidated:
+    """The custom components' files (the code editor's scripts and styles, under ``component/``) kept by the browser
+    and asked again with a validator, answered "not modified" here.
+
+    Streamlit serves them with ``Cache-Control: public`` and no validator, so a browser fetched the editor's 1.2 MB of
+    scripts again on every load of the Author page, the server compressed them again, and the browser compiled them
+    again (its compiled code is kept only with a cached file). Here each such file carries an entity tag for this
+    server's lifetime (``no-cache``: asked again each time, answered 304 without Streamlit or compression). A
+    component's files change only with its package, whose Python side this server loaded once at start too: a new
+    server, a new tag. Its pages (``.html``) keep Streamlit's headers."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.prefix = make_url_path(config.get_option("server.baseUrlPath"), "component/")
+        self.tag = f'W/"{os.getpid()}-{time.time_ns()}"'.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if scope.get("method") != "GET" or not path.startswith(self.prefix) or path.endswith(".html"):
+            await self.app(scope, receive, send)
+            return
+        if any(name == b"if-none-match" and self.tag in value for name, value in scope["headers"]):
+            headers = {"ETag": self.tag.decode(), "Cache-Control": "no-cache"}
+            await Response(status_code=304, headers=headers)(scope, receive, send)
+            return
+
+        async def tagged(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 200:
+                kept = [(name, value) for name, value in message["headers"] if name.lower() != b"cache-control"]
+                message = {**message, "headers": [*kept, (b"cache-control", b"no-cache"), (b"etag", self.tag)]}
+            await send(message)
+
+        await self.app(scope, receive, tagged)
+
+
 def health_paths() -> list[str]:
     """The health check's address under the server's base path (what load balancers and the tests ask)."""
     return [make_url_path(config.get_option("server.baseUrlPath"), "_stcore/health")]
@@ -220,5 +257,6 @@ app = st.App(
         Middleware(HealthFirst, health_paths=health_paths()),
         Middleware(PagesFromMemory),
         Middleware(AssetsFromMemory),
+        Middleware(ComponentFilesRevalidated),
     ],
 )

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from skynet_core.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,17 +172,57 @@ print(json.dumps({
     "outside": client.get("/static/../serve.py").text,
     "page": client.get("/data").text,
 }))
+
+def component(scope, receive, send):  # a component's file as Streamlit answers it (no validator)
+    body = "editor" if scope["path"].endswith(".js") else "<html>"
+    return PlainTextResponse(body, headers={"Cache-Control": "public"})(scope, receive, send)
+
+served = TestClient(serve.ComponentFilesRevalidated(component))
+first = served.get("/component/code_editor.code_editor/static/js/2.chunk.js")
+tag = first.headers["etag"]
+again = served.get("/component/code_editor.code_editor/static/js/2.chunk.js", headers={"If-None-Match": tag})
+stale = served.get("/component/code_editor.code_editor/static/js/2.chunk.js", headers={"If-None-Match": 'W/"old"'})
+page = served.get("/component/code_editor.code_editor/index.html")
+other_server = TestClient(serve.ComponentFilesRevalidated(component)).get(
+    "/component/code_editor.code_editor/static/js/2.chunk.js", headers={"If-None-Match": tag}
+)
+print(json.dumps({
+    "first": [first.status_code, first.text, first.headers["cache-control"]],
+    "again": [again.status_code, again.text, again.headers["etag"] == tag],
+    "stale": [stale.status_code, stale.text],
+    "page": [page.text, page.headers["cache-control"], "etag" in page.headers],
+    "other server": other_server.status_code,
+}))
 """
 
 
-def test_streamlits_own_files_are_answered_from_memory_and_everything_else_goes_on(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "SKYNET_DATA_DIR": str(tmp_path), "HOME": str(tmp_path)}
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """What the file middlewares answered, in a fresh Python (one for both tests)."""
+    home = tmp_path_factory.mktemp("assets")
+    env = {"PATH": "/usr/bin:/bin", "SKYNET_DATA_DIR": str(home), "HOME": str(home)}
     done = subprocess.run(
         [sys.executable, "-c", ASSETS_PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
     )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return [json.loads(line) for line in done.stdout.strip().splitlines()[-2:]]
+
+
+def test_streamlits_own_files_are_answered_from_memory_and_everything_else_goes_on(
+    assets: list[dict[str, Any]],
+) -> None:
+    report = assets[0]
     assert report["same bytes"] and report["again"]
     assert report["type"] == "application/javascript"  # as Streamlit's own handler answers it
     assert report["cache"] == "public, immutable, max-age=31536000"  # the name carries the content's hash
     # A part of a file, a revalidation, a name the folder lacks, a path out of it and a page: Streamlit answers.
     assert [report[what] for what in ("range", "changed?", "unknown", "outside", "page")] == ["streamlit"] * 5
+
+
+def test_a_components_files_are_kept_by_the_browser_and_answered_not_modified(assets: list[dict[str, Any]]) -> None:
+    """The code editor's 1.2 MB of scripts were fetched, compressed and compiled again on every Author page load."""
+    report = assets[1]
+    assert report["first"] == [200, "editor", "no-cache"]  # asked again each time, with this server's tag
+    assert report["again"] == [304, "", True]  # the browser's copy is current: nothing sent, Streamlit not asked
+    assert report["stale"] == [200, "editor"]  # another tag (a copy from before a restart): the file again
+    assert report["page"] == ["<html>", "public", False]  # a component's page keeps Streamlit's headers
+    assert report["other server"] == 200  # a new server (a new package, perhaps) never answers an old tag

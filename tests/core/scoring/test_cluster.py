@@ -46,8 +46,9 @@ HOSTILE = {
     "crashes its process": "import os\n\ndef score(input, output, expected=None):\n"
     "    if input['n'] == 11:\n        os._exit(7)\n"
     "    print('scored', input['n'])\n    return 1.0, {'feedback': 'ok', 'scores': {'a': 0.5}}\n",
-    "hangs on one case": "def score(input, output, expected=None):\n"
-    "    while input['n'] == 5:\n        pass\n    return 0.5, {'feedback': 'ok', 'note': [1, 2]}\n",
+    # It sleeps rather than spins: a hang is what the timeout catches, and a spin cost a core for the timeout twice.
+    "hangs on one case": "import time\n\ndef score(input, output, expected=None):\n"
+    "    while input['n'] == 5:\n        time.sleep(0.05)\n    return 0.5, {'feedback': 'ok', 'note': [1, 2]}\n",
     "returns invalid values": "def score(input, output, expected=None):\n"
     "    return (True if input['n'] % 2 else 0.25), {'feedback': 'x'}\n",
     "does not load": "import no_such_module_here\n\ndef score(input, output, expected=None):\n    return 1.0, {}\n",
