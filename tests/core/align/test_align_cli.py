@@ -118,18 +118,30 @@ def test_without_the_notes_it_claims_no_gain(world_dir: Path, monkeypatch: pytes
     assert "Gain in κ (paired): 0.000 [0.000, 0.000]" in out
 
 
-def test_text_output_gives_the_plan_the_figures_the_rounds_and_the_diff(
+def test_text_output_gives_the_plan_the_figures_the_rounds_and_the_diff_with_an_echoed_key_redacted(
     world_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with world.server() as server:
+    """One run for both (an alignment is seconds of CPU): the text report, from a reflection model that echoes the
+    key into its rubric, which must be redacted before the report is printed or the file written."""
+    secret = "sk-test-align-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+
+    def leaky(received: Received) -> str:
+        answer = world.reply(received)
+        return answer.replace(world.POLICY, f"{world.POLICY} (key {secret})") if received.model == "reflect" else answer
+
+    out_file = world_dir / "aligned.py"
+    with FakeOpenAI(reply=leaky) as server:
         models(monkeypatch, server)
-        code, out, _err = align(world_dir, "--rounds", "2", "--min-gain", "0.2")
+        code, out, _err = align(world_dir, "--rounds", "2", "--min-gain", "0.2", "--out", str(out_file))
     assert code == 0
     assert out.index("Planned: at most") < out.index("On the 12 test cases the optimizer never saw, before → after:")
     assert "Cohen's κ at 0.5: 0.167" in out and "→ 1.000" in out
     assert "Round 1:" in out and "Round 2:" in out
-    assert f"    +{world.POLICY}" in out
+    assert f"    +{world.POLICY} (key [redacted])" in out
     assert "The aligned judge agrees better with people on the 12 test cases it never saw" in out
+    assert secret not in out and secret not in out_file.read_text()
+    assert "[redacted]" in out_file.read_text()
 
 
 def test_a_gain_below_min_gain_exits_1(world_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,25 +183,6 @@ def test_max_cost_stops_at_most_one_call_past_the_budget(world_dir: Path, monkey
     assert made == 5  # four calls spend $0.48, under the budget; the fifth crosses it; none after
     assert found["calls"]["judge"] == 5 and found["cost_usd"] == pytest.approx(0.6)
     assert found["after"] is None and found["out"] is None
-
-
-def test_a_key_the_reflection_model_echoes_is_redacted_before_the_file_is_written(
-    world_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    secret = "sk-test-align-0123456789abcdef"
-    monkeypatch.setenv("OPENAI_API_KEY", secret)
-
-    def leaky(received: Received) -> str:
-        answer = world.reply(received)
-        return answer.replace(world.POLICY, f"{world.POLICY} (key {secret})") if received.model == "reflect" else answer
-
-    out_file = world_dir / "aligned.py"
-    with FakeOpenAI(reply=leaky) as server:
-        models(monkeypatch, server)
-        code, out, _err = align(world_dir, "--rounds", "2", "--out", str(out_file), "--json")
-    assert code == 0
-    assert secret not in out and secret not in out_file.read_text()
-    assert "[redacted]" in out_file.read_text()
 
 
 def test_a_proposal_that_copies_a_training_case_is_rejected_and_the_round_says_so(

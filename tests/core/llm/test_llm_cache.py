@@ -3,6 +3,7 @@ persistence. Model calls go to tests/fake_openai.py on 127.0.0.1, which counts t
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -244,46 +245,52 @@ def test_judge_consistency_asks_afresh_even_when_the_answers_are_cached(server: 
     assert cache.usage().entries == 3  # nor did it write its answers into the cache
 
 
-def test_no_cache_on_the_command_line_asks_the_model(server: FakeOpenAI, tmp_path: Path) -> None:
+def test_no_cache_on_the_command_line_asks_the_model(
+    server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skynet_core.cli import run
+
     metric, data = tmp_path / "judge.py", tmp_path / "cases.jsonl"
     metric.write_text(JUDGE)
     data.write_text(
         "".join(json.dumps({"id": f"c{i}", "input": {"question": f"q{i}"}, "output": "x"}) + "\n" for i in range(3))
     )
     env = {
-        **os.environ,
         "SKYNET_METRIC_MODEL": "openai/gpt-4o-mini",
         "SKYNET_METRIC_API_BASE": server.url,
         "SKYNET_DATA_DIR": str(tmp_path / "data"),
     }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    arguments = ["score", str(metric), "--data", str(data), "--json"]
 
-    # The command line, saying last on stderr whether it imported litellm.
+    def score(*extra: str) -> dict[str, Any]:
+        """The command line in this process (litellm, seconds to import, is loaded here once)."""
+        out, err = io.StringIO(), io.StringIO()
+        assert run([*arguments, *extra], out, err) == 0, err.getvalue()
+        report: dict[str, Any] = json.loads(out.getvalue())
+        return report
+
+    assert score()["judge"]["cached_calls"] == 0
+    assert len(server.requests) == 3
+    # Again in a fresh Python, saying last on stderr whether it imported litellm.
     probe = (
         "import sys\nfrom skynet_core.cli import run\ncode = run(sys.argv[1:])\n"
         "print('litellm' in sys.modules, file=sys.stderr)\nsys.exit(code)\n"
     )
-
-    def score(*extra: str) -> tuple[dict[str, Any], bool]:
-        done = subprocess.run(
-            [sys.executable, "-c", probe, "score", str(metric), "--data", str(data), "--json", *extra],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env=env,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout), done.stderr.splitlines()[-1] == "True"
-
-    report, imported = score()
-    assert report["judge"]["cached_calls"] == 0 and imported
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *arguments],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **env},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["judge"]["cached_calls"] == 3
+    assert done.stderr.splitlines()[-1] == "False"  # every answer came from the cache: litellm was never needed
     assert len(server.requests) == 3
-    report, imported = score()
-    assert report["judge"]["cached_calls"] == 3
-    assert not imported  # every answer came from the cache: litellm (seconds to import) was never needed
-    assert len(server.requests) == 3
-    report, imported = score("--no-cache")
-    assert report["judge"]["cached_calls"] == 0 and imported
+    assert score("--no-cache")["judge"]["cached_calls"] == 0
     assert len(server.requests) == 6
 
 
