@@ -1,6 +1,7 @@
 """Human scores' "Align the judge" in AppTest: closed, it draws nothing; open, the plan before a run or why it cannot
-start; a finished alignment drawn whole (verdict, figures, diff, rounds chart, calls) in English and Chinese; "Save as
-a version" keeps the draft. Scripted judge and reflection models on 127.0.0.1 (tests/align_world.py)."""
+start; a finished alignment drawn whole (verdict, figures, diff, rounds chart, calls) in English, then in a new
+session in Chinese; "Save as a version" keeps the draft. Scripted judge and reflection models on 127.0.0.1
+(tests/align_world.py)."""
 
 from __future__ import annotations
 
@@ -69,25 +70,26 @@ def test_the_plan_shows_before_anything_runs(ws: Workspace) -> None:
     assert "split 24 train, 12 dev, 12 test" in shown and not button(at, "Align the judge").disabled
 
 
-@pytest.mark.parametrize("language", ["en", "zh_CN"])
-def test_an_alignment_started_from_the_panel_is_drawn_whole_and_saving_keeps_the_draft(
-    ws: Workspace, language: str
+def test_an_alignment_started_from_the_panel_is_drawn_whole_in_both_languages_and_saving_keeps_the_draft(
+    ws: Workspace,
 ) -> None:
-    zh = language == "zh_CN"
-    verdict = (
-        "校准后的评审在它从未见过的 12 个测试用例上与人工更一致"
-        if zh
-        else "The aligned judge agrees better with people on the 12 test cases it never saw"
-    )
-    with world.server() as server, speaking(language):
+    """Started and drawn in English; a new session in Chinese finds it kept in the workspace, draws it whole and saves
+    it as a version (one alignment for both: each is seconds of CPU)."""
+    with world.server() as server:
         with_models(ws, server.url)
-        at = panel(language)
+        at = panel()
         at.number_input(key=K.ALIGN_ROUNDS).set_value(2).run()
-        button(at, "校准评审" if zh else "Align the judge").click().run()
+        button(at, "Align the judge").click().run()
+        verdict = "The aligned judge agrees better with people on the 12 test cases it never saw"
         run_until(at, lambda at: verdict in texts(at), timeout=300, what="the alignment's verdict")
         assert any(world.POLICY in item.value for item in at.code)
         assert len(at.get("plotly_chart")) == 2
-        draft = ws.drafts.current()
-        button(at, "另存为版本" if zh else "Save as a version").click().run()
-    assert ("已另存为版本" if zh else "Saved as the version") in texts(at)
+        with speaking("zh_CN"):
+            at = panel("zh_CN")
+            assert "校准后的评审在它从未见过的 12 个测试用例上与人工更一致" in texts(at)
+            assert any(world.POLICY in item.value for item in at.code)
+            assert len(at.get("plotly_chart")) == 2
+            draft = ws.drafts.current()
+            button(at, "另存为版本").click().run()
+    assert "已另存为版本" in texts(at)
     assert ws.drafts.current() == draft and world.POLICY in ws.drafts.versions()[0].folder.files["metric.py"]

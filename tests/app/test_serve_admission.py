@@ -47,6 +47,7 @@ def test_the_health_check_is_admitted_ahead_of_page_work(tmp_path: Path) -> None
         ["HealthFirst", {"health_paths": ["/_stcore/health"]}],
         ["PagesFromMemory", {}],
         ["AssetsFromMemory", {}],
+        ["ComponentFilesRevalidated", {}],
     ]
 
 
