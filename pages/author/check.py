@@ -20,7 +20,7 @@ from skynet_core.workspace import Snapshot
 from skynet_core.workspace.jobs import Job
 from ui import keys as K
 from ui import studio
-from ui.widgets.jobs import QUICK_POLL_S, job_panel, outcome_panel
+from ui.widgets.jobs import job_panel, outcome_panel
 from ui.widgets.text import box, long_text
 
 # A run waits this long for a check it just started, so a quick metric's verdict lands without a poll.
@@ -79,7 +79,7 @@ def check_panel(snap: Snapshot, chosen: CheckCases, verdict: Verdict | None) -> 
             )
         )
     slot = studio.session().slot("check")
-    outcome = job_panel(slot, "author.check", lambda job: running(job, snap.timeout_s, chosen), every_s=QUICK_POLL_S)
+    outcome = job_panel(slot, "author.check", lambda job: running(job, snap.timeout_s, chosen))
     job = slot.job
     if outcome is None or job is None:
         st.info(_("Type a metric to check it against the contract."))

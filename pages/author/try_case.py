@@ -18,7 +18,7 @@ from skynet_core.reward.lines import localized_feedback
 from skynet_core.workspace import Snapshot
 from ui import keys as K
 from ui import studio
-from ui.widgets.jobs import QUICK_POLL_S, job_panel, outcome_panel
+from ui.widgets.jobs import job_panel, outcome_panel
 from ui.widgets.messages import say, show
 from ui.widgets.text import long_text, md
 
@@ -144,7 +144,7 @@ def draw_try_case(snap: Snapshot) -> None:
 
 def result_panel() -> None:
     slot = studio.session().slot("try")
-    outcome = job_panel(slot, KEY, running, every_s=QUICK_POLL_S)
+    outcome = job_panel(slot, KEY, running)
     if outcome is None or not outcome.finished or outcome_panel(outcome, KEY):
         return
     if outcome.results:

@@ -1,11 +1,10 @@
 """Jobs on a page: the one polling fragment, the progress line, the one outcome panel, and the running jobs.
 
 A page draws a job in two parts. :func:`job_panel` is the poll-then-rerun loop, written once: while the
-slot's job runs, a fragment redraws its progress (with Cancel) every ``POLL_S`` (``QUICK_POLL_S`` for the jobs
-a person waits on with nothing else to do, the check and a tried case); once it has finished and
-no full run has drawn it finished yet, it asks for one full rerun. It returns the outcome the run saw at
-its start; the page then draws a finished outcome itself: :func:`outcome_panel` says what went wrong, if
-anything, and the page draws the results.
+slot's job runs, a fragment redraws its progress (with Cancel) every ``POLL_S``, less often once it has run a
+while; once it has finished and no full run has drawn it finished yet, it asks for one full rerun. It returns the
+outcome the run saw at its start; the page then draws a finished outcome itself: :func:`outcome_panel` says what
+went wrong, if anything, and the page draws the results.
 """
 
 from __future__ import annotations
@@ -25,11 +24,14 @@ from ui.widgets.text import long_text, md
 
 # How often a running job's progress is redrawn. Each redraw is a round trip that the browser draws again: a tab
 # showing a job's progress every 0.2 s kept its browser at a third to half of a core (measured in Chromium,
-# 6 December 2026), every 0.5 s at about a sixth. A long job (scoring, an experiment, an alignment) is redrawn
-# twice a second; the check and a tried case, whose verdict a person waits for (typing to verdict in under a
-# second, benchmarks/README.md), five times: their end is seen at most 0.2 s late.
-POLL_S = 0.5
-QUICK_POLL_S = 0.2
+# 6 December 2026), every 0.5 s at about half that. A job is redrawn every POLL_S for its first FAST_FOR_S, so a
+# short one (a check, a tried case, "Score all" on a few dozen cases: under a second) is seen finished at most
+# 0.2 s late; then every SLOW_POLL_S (a judge's check, a long scoring, an experiment, an alignment), switched by
+# one full run.
+# Redrawing every 0.5 s from the start made "Score all" on 40 cases 0.1 to 0.4 s slower to show its table.
+POLL_S = 0.2
+FAST_FOR_S = 3.0
+SLOW_POLL_S = 0.5
 JOBS_POLL_S = 2.0
 S = st.session_state
 
@@ -57,18 +59,23 @@ def progress_row(slot: JobSlot, job: Job[Any], key: str) -> None:
     right.button(_("Cancel"), on_click=with_language(slot.cancel), icon=":material/stop_circle:", key=f"{key}.cancel")
 
 
-def job_panel(
-    slot: JobSlot, key: str, running: Callable[[Job[Any]], None] | None = None, *, every_s: float = POLL_S
-) -> Outcome | None:
+def poll_every(job: Job[Any] | None) -> float:
+    """How often the progress of ``job`` is redrawn: :data:`POLL_S` while it is young, :data:`SLOW_POLL_S` after."""
+    return POLL_S if job is None or job.elapsed_s < FAST_FOR_S else SLOW_POLL_S
+
+
+def job_panel(slot: JobSlot, key: str, running: Callable[[Job[Any]], None] | None = None) -> Outcome | None:
     """The slot's job as this run sees it (``None``: there is none), and while it runs the polling fragment:
-    ``running(job)`` (default: :func:`progress_row`) redrawn every ``every_s``, then one full rerun once it has
-    finished. ``key`` prefixes this panel's widget and state keys."""
+    ``running(job)`` (default: :func:`progress_row`) redrawn every :data:`POLL_S`, and from :data:`FAST_FOR_S` on
+    every :data:`SLOW_POLL_S`, then one full rerun once it has finished. ``key`` prefixes this panel's widget and
+    state keys."""
     job = slot.job
     outcome = job.outcome() if job is not None else None
     if job is not None and outcome is not None and outcome.finished:
         S[K.drawn(key)] = job.id
+    every = poll_every(job)
 
-    @st.fragment(run_every=every_s if outcome is not None and not outcome.finished else None)
+    @st.fragment(run_every=every if outcome is not None and not outcome.finished else None)
     def poll() -> None:
         apply_language()  # a fragment's rerun may run in a new thread, without app.py's choice
         me = session()
@@ -78,6 +85,8 @@ def job_panel(
             if current is not None and S.get(K.drawn(key)) != current.id:
                 st.rerun()  # a full run draws the finished job and stops the polling
             return
+        if poll_every(current) > every:
+            st.rerun()  # once: the full run sets the slower beat (a fragment's interval is set where it is drawn)
         (running or (lambda job: progress_row(slot, job, key)))(current)
 
     # In a container of its own: a fragment that draws nothing takes no place in the page, so the first element
