@@ -28,7 +28,6 @@ from ui.widgets.text import long_text, md
 # short one (a check, a tried case, "Score all" on a few dozen cases: under a second) is seen finished at most
 # 0.2 s late; then every SLOW_POLL_S (a judge's check, a long scoring, an experiment, an alignment), switched by
 # one full run.
-# Redrawing every 0.5 s from the start made "Score all" on 40 cases 0.1 to 0.4 s slower to show its table.
 POLL_S = 0.2
 FAST_FOR_S = 3.0
 SLOW_POLL_S = 0.5
