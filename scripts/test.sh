@@ -15,7 +15,9 @@ unset PYTHONDONTWRITEBYTECODE
 cores=$(nproc 2>/dev/null || echo 1)
 workers=$(( cores < 2 ? 1 : cores + 1 ))
 workers=$(( workers > 6 ? 6 : workers ))
-.venv/bin/python -m pytest -q -n "$workers" --dist loadfile "$@"
+# A worker that dies (a crash, a kill) fails the run at once, naming the test it ran: with xdist's default a
+# replacement worker was started, and once the controller then waited forever with every worker idle.
+.venv/bin/python -m pytest -q -n "$workers" --dist loadfile --max-worker-restart=0 "$@"
 status=$?
 if [[ $status == 5 ]]; then
   echo "test.sh: pytest collected no tests; that is a failure" >&2
