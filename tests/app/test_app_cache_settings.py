@@ -12,10 +12,11 @@ from skynet_core.cases import Case
 from skynet_core.llm.cache import CachedAnswer, CacheSetting
 from skynet_core.metric.source import MetricSource
 from skynet_core.scoring.runner.limit import default_capacity, sandbox_limit
-from skynet_core.workspace import Workspace, workspace_for
+from skynet_core.workspace import Workspace
 from skynet_core.workspace.jobs import JobSlot
 from tests.app.harness import button, open_app, run_until
 from ui import keys as K
+from ui.studio import open_workspace
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +82,12 @@ def test_the_panel_in_chinese(data_dir) -> None:
 
 
 def test_a_job_waiting_for_a_sandbox_says_so_in_the_sidebar(data_dir) -> None:
-    ws = workspace_for()
+    """Two jobs of the studio's workspace (the one its pages use), one holding the only sandbox place: the
+    sidebar of a page opened directly marks the other as waiting. (With ``workspace_for``'s workspace, another
+    object on the same folder, the jobs were not the page's: the test passed only because the Author page, run
+    first, queued its own check.)"""
+    ws = open_workspace()
+    ws.bounds.apply_sandbox_cap()
     ws.bounds.set_sandbox_cap(1)
     ws.settings.set_timeout_s(600)
     hangs = MetricSource.of("def score(input, output, expected=None):\n    while True:\n        pass\n")
