@@ -21,23 +21,15 @@ TYPED_TEXT = "Classify the review as pos or neg; answer with the label alone."
 OTHER_TAB = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'typed in the other tab'}\n"
 
 
-def test_the_data_page_shows_the_file_in_use_on_a_revisit(page: Page, server: str, workspace: Workspace) -> None:
+def test_a_revisit_shows_the_data_file_in_use_and_keeps_the_reflection_text(
+    page: Page, server: str, workspace: Workspace
+) -> None:
+    """One session (each behaviour once had a test and an Author page load of its own): the Data page shows the
+    file in use on a revisit (item 9), and the reflection step's text survives a visit to another page (item 11)."""
     path = workspace.directory / "reviews.csv"
     path.write_text(REVIEWS, encoding="utf-8")
     roles = {"id": (Role.ID, ""), "review": (Role.INPUT, "review"), "label": (Role.EXPECTED, "label")}
     workspace.data.save_choice(str(path), {**roles, "prediction": (Role.OUTPUT, "")})
-    open_author(page, server)
-    go_to(page, "Data")
-    expect(page.get_by_role("heading", name="reviews.csv")).to_be_visible()
-    go_to(page, "Author")
-    go_to(page, "Data")
-    expect(page.get_by_text("In use: reviews · 40 cases", exact=False)).to_be_visible()
-    expect(page.get_by_role("heading", name="reviews.csv")).to_be_visible()
-    expect(page.get_by_text("72 support tickets", exact=False)).to_have_count(0)  # not the bundled example
-    shot(page, "revisit-data")
-
-
-def test_the_reflection_text_survives_a_visit_to_another_page(page: Page, server: str) -> None:
     open_author(page, server)
     page.get_by_text("Try one reflection step: would this feedback help an optimizer?").click()
     field = page.get_by_label("The text being optimized", exact=False)
@@ -45,9 +37,17 @@ def test_the_reflection_text_survives_a_visit_to_another_page(page: Page, server
     field.press("Control+Enter")  # a text area's value is sent on Ctrl+Enter or blur
     wait_for_app_run(page)
     go_to(page, "Data")
+    expect(page.get_by_role("heading", name="reviews.csv")).to_be_visible()
     go_to(page, "Author")
+    # The reflection text survives the visit to the Data page.
     page.get_by_text("Try one reflection step: would this feedback help an optimizer?").click()
     expect(page.get_by_label("The text being optimized", exact=False)).to_have_value(TYPED_TEXT)
+    # The Data page shows the file in use on a revisit.
+    go_to(page, "Data")
+    expect(page.get_by_text("In use: reviews · 40 cases", exact=False)).to_be_visible()
+    expect(page.get_by_role("heading", name="reviews.csv")).to_be_visible()
+    expect(page.get_by_text("72 support tickets", exact=False)).to_have_count(0)  # not the bundled example
+    shot(page, "revisit-data")
 
 
 def test_a_tab_with_an_older_text_says_so_without_typing_or_reloading(page: Page, server: str) -> None:

@@ -40,7 +40,18 @@ def server_env() -> dict[str, str]:
     return {"SKYNET_JOB_ORPHAN_S": "600"}
 
 
-def test_the_editor_keeps_typed_text_after_visiting_another_page(page: Page, server: str):
+@pytest.mark.timeout(900)  # the flows of four former tests (each allowed 300 s), on a machine that may be busy
+def test_one_tab_keeps_typed_text_marks_stale_results_and_round_trips_a_folder(page: Page, server: str, tmp_path):
+    """One session on one tab, the behaviours in turn (each once had a test of its own, which loaded the Author page
+    again to start from it: a page load costs Chromium about 2 s of CPU, a visit through the menu a third of it):
+
+    - the editor keeps the text typed last after a visit to the Data, Reward trade-offs and History pages, and a
+      line typed after each visit builds on that text; a reload shows all of it;
+    - results say when the Data page changed what is scored (split and candidate), until scored again;
+    - the Feedback review page grades with the model saved on the Settings page;
+    - a metric folder has a tab per file and round-trips through a zip (upload, then download).
+    """
+    # The editor keeps the typed text across visits to other pages.
     open_author(page, server)
     type_metric(page, A)
     check_shows(page, "metric A")
@@ -64,53 +75,7 @@ def test_the_editor_keeps_typed_text_after_visiting_another_page(page: Page, ser
     open_author(page, server)
     assert wait_for_editor_text(page, lambda text: text.startswith(B)) == expected
 
-
-def test_keys_typed_while_the_check_marks_a_line_are_kept(page: Page, server: str):
-    """A pause sends the text; its check marks a line while the next keys go in. The editor keeps every key: it
-    once set its text back to the text of the pause when the mark arrived, mid-word, and typing went on there."""
-    open_author(page, server)
-    type_metric(page, A)
-    check_shows(page, "metric A")
-    page.frame_locator(EDITOR).locator(".ace_content").click()
-    page.keyboard.press("Control+End")
-    page.keyboard.type("return", delay=70)  # outside the function: the check marks this line
-    page.wait_for_timeout(300)  # past the editor's 200 ms pause: it sends its text
-    more = " # one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
-    page.keyboard.type(more, delay=70)  # six seconds without a pause, while the check answers
-    wanted = A + "return" + more
-    assert wait_for_editor_text(page, lambda text: text == wanted, timeout=3.0) == wanted
-    expect(page.get_by_text(re.compile(r"SyntaxError at metric.py line 3"))).to_be_visible()
-    wait_for_app_run(page, settle_ms=600)
-    assert editor_text(page) == wanted
-
-
-def test_two_tabs_typing_keep_both_texts_and_say_so(page: Page, server: str):
-    first = page
-    second = page.context.new_page()
-    open_author(first, server)
-    open_author(second, server)
-    for tab in (first, second):
-        expect(tab.get_by_text(PASSES)).to_be_visible(timeout=20_000)  # both tabs have drawn their check
-        wait_for_app_run(tab)
-    type_metric(first, FIRST_TAB)
-    check_shows(first, "typed in the first tab")
-    type_metric(second, SECOND_TAB)
-    check_shows(second, "typed in the second tab")
-    first.reload()
-    open_author(first, server)
-    # The second tab's text is the draft; the first tab's text is a version, and the page says so.
-    assert wait_for_editor_text(first, lambda text: text == SECOND_TAB) == SECOND_TAB
-    expect(first.get_by_text("Two tabs edited metric.py at once")).to_be_visible()
-    shot(first, "workspace-two-tabs-author")
-    go_to(first, "History")
-    open_list(first, first.get_by_test_id("stMain").get_by_test_id("stSelectbox").first)  # not the sidebar's language
-    expect(first.get_by_role("option").filter(has_text="other tab's text").first).to_be_visible()
-    shot(first, "workspace-two-tabs-history")
-    second.close()
-
-
-def test_results_say_when_the_data_page_changed_what_is_scored(page: Page, server: str):
-    open_author(page, server)
+    # Results say when the Data page changed what is scored.
     type_metric(page, A)
     check_shows(page, "metric A")
     start_job(
@@ -134,9 +99,8 @@ def test_results_say_when_the_data_page_changed_what_is_scored(page: Page, serve
     )
     expect(stale).to_have_count(0)
 
-
-def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: Page, server: str):
-    page.goto(f"{server}/settings")
+    # The Feedback review grades with the model saved on the Settings page.
+    go_to(page, "Settings")
     panel = page.locator(".st-key-settings-panel-metric")
     field = panel.get_by_label("Model (a litellm model name)", exact=True)
     field.fill("openai/saved-judge")
@@ -145,8 +109,8 @@ def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: 
     page.get_by_role("button", name="Save settings").click()
     wait_for_app_run(page)
     go_to(page, "Feedback review")
-    # The page offers to score whether or not a run is kept (another test of this module may have kept one):
-    # scoring now gives the review a run in either case, without asking the page which it is mid-draw.
+    # The page offers to score whether or not a run is kept (this test kept one above): scoring now gives the
+    # review a run in either case, without asking the page which it is mid-draw.
     score_now = page.get_by_role("button", name="Score all cases now")
     expect(score_now).to_be_enabled()
     score_now.click()
@@ -155,35 +119,10 @@ def test_feedback_review_grades_with_the_model_saved_on_the_settings_page(page: 
     expect(page.get_by_text("No model is configured")).to_have_count(0)
     shot(page, "workspace-feedback-uses-saved-model")
 
-
-def test_a_new_session_sees_and_cancels_a_job_whose_browser_closed(page: Page, server: str):
-    first = page.context.new_page()
-    start_endless_scoring(first, server)
-    first.close()  # its session ends with it
-    # Not waiting for the editor: while the endless scoring spins on every core, its component can take long.
-    open_author(page, server, editor=False)
-    jobs = page.get_by_test_id("stSidebar")
-    expect(jobs.get_by_text("Running jobs")).to_be_visible()
-    expect(jobs.get_by_text(re.compile(r"^scoring · \d+ of 72 · started"))).to_be_visible()
-    shot(page, "workspace-running-jobs")
-    # The scoring job's own Cancel: the list may also hold a check still running (listed first).
-    scoring = jobs.locator("[class*='st-key-studio-jobs-job-']").filter(has_text=re.compile(r"^scoring · "))
-    click_until_gone(scoring.get_by_role("button", name="Cancel"), jobs.get_by_text(re.compile(r"^scoring · ")))
-    restore_a_quick_metric(page)
-
-
-def restore_a_quick_metric(page: Page) -> None:
-    """Stop what this test started: metric A replaces the endless loop (its check ends), once written and
-    checked (a tab closed before its editor sent A would leave the loop's check running)."""
-    set_timeout(page, 60)
-    type_metric(page, A)
-    check_shows(page, "metric A")
-
-
-def test_a_metric_folder_has_tabs_and_round_trips_through_a_zip(page: Page, server: str, tmp_path):
+    # A metric folder has tabs and round-trips through a zip.
     from skynet_core.metric.source import MetricSource
 
-    open_author(page, server)
+    go_to(page, "Author")
     type_metric(page, A)
     check_shows(page, "metric A")
     page.get_by_role("button", name="Files").click()
@@ -204,3 +143,79 @@ def test_a_metric_folder_has_tabs_and_round_trips_through_a_zip(page: Page, serv
     with page.expect_download() as download:
         page.get_by_role("button", name="Download (.zip)", exact=True).click()
     assert read_zip(download.value.path().read_bytes()) == folder
+
+
+@pytest.mark.timeout(900)  # the flows of three former tests (each allowed 300 s), on a machine that may be busy
+def test_two_tabs_keep_both_texts_keys_typed_during_a_check_are_kept_and_a_closed_tabs_job_is_cancelled(
+    page: Page, server: str
+):
+    """Two tabs, the behaviours in turn (the second tab serves both: a new tab costs Chromium seconds of CPU):
+
+    - two tabs typing keep both texts: the second tab's is the draft, the first tab's a version, and the Author
+      and History pages say so;
+    - keys typed in the first tab while the check of a pause marks a line are kept (the editor once set its text
+      back to the text of the pause when the mark arrived, mid-word, and typing went on there); last in the first
+      tab's session, as Ace's word list it leaves open would hide its editor from the other steps' moves;
+    - a job whose tab closed (the second tab's endless scoring) is seen by a new session under Running jobs, and
+      cancelled there.
+    """
+    first = page
+    second = page.context.new_page()
+    open_author(first, server)
+    open_author(second, server)
+    for tab in (first, second):
+        expect(tab.get_by_text(PASSES)).to_be_visible(timeout=20_000)  # both tabs have drawn their check
+        wait_for_app_run(tab)
+    type_metric(first, FIRST_TAB)
+    check_shows(first, "typed in the first tab")
+    type_metric(second, SECOND_TAB)
+    check_shows(second, "typed in the second tab")
+    first.reload()
+    open_author(first, server)
+    # The second tab's text is the draft; the first tab's text is a version, and the page says so.
+    assert wait_for_editor_text(first, lambda text: text == SECOND_TAB) == SECOND_TAB
+    expect(first.get_by_text("Two tabs edited metric.py at once")).to_be_visible()
+    shot(first, "workspace-two-tabs-author")
+    go_to(first, "History")
+    open_list(first, first.get_by_test_id("stMain").get_by_test_id("stSelectbox").first)  # not the sidebar's language
+    expect(first.get_by_role("option").filter(has_text="other tab's text").first).to_be_visible()
+    shot(first, "workspace-two-tabs-history")
+
+    # Keys typed while the check marks a line are kept: a pause sends the text; its check marks a line while the
+    # next keys go in.
+    go_to(first, "Author")
+    type_metric(first, A)
+    check_shows(first, "metric A")
+    first.frame_locator(EDITOR).locator(".ace_content").click()
+    first.keyboard.press("Control+End")
+    first.keyboard.type("return", delay=70)  # outside the function: the check marks this line
+    first.wait_for_timeout(300)  # past the editor's 200 ms pause: it sends its text
+    more = " # one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+    first.keyboard.type(more, delay=70)  # six seconds without a pause, while the check answers
+    wanted = A + "return" + more
+    assert wait_for_editor_text(first, lambda text: text == wanted, timeout=3.0) == wanted
+    expect(first.get_by_text(re.compile(r"SyntaxError at metric.py line 3"))).to_be_visible()
+    wait_for_app_run(first, settle_ms=600)
+    assert editor_text(first) == wanted
+
+    # A new session sees and cancels a job whose tab closed.
+    start_endless_scoring(second, server)
+    second.close()  # its session ends with it
+    # Not waiting for the editor: while the endless scoring spins on every core, its component can take long.
+    open_author(page, server, editor=False)  # a new session (the first tab's page loaded again)
+    jobs = page.get_by_test_id("stSidebar")
+    expect(jobs.get_by_text("Running jobs")).to_be_visible()
+    expect(jobs.get_by_text(re.compile(r"^scoring · \d+ of 72 · started"))).to_be_visible()
+    shot(page, "workspace-running-jobs")
+    # The scoring job's own Cancel: the list may also hold a check still running (listed first).
+    scoring = jobs.locator("[class*='st-key-studio-jobs-job-']").filter(has_text=re.compile(r"^scoring · "))
+    click_until_gone(scoring.get_by_role("button", name="Cancel"), jobs.get_by_text(re.compile(r"^scoring · ")))
+    restore_a_quick_metric(page)
+
+
+def restore_a_quick_metric(page: Page) -> None:
+    """Stop what this test started: metric A replaces the endless loop (its check ends), once written and
+    checked (a tab closed before its editor sent A would leave the loop's check running)."""
+    set_timeout(page, 60)
+    type_metric(page, A)
+    check_shows(page, "metric A")
