@@ -25,6 +25,12 @@ LOOPS = "import time\n\ndef score(input, output, expected=None):\n    while True
 def open_author(page: Page, url: str, *, editor: bool = True) -> None:
     """The Author page, once its check panel and (with ``editor``) its editor have drawn."""
     page.goto(url)
+    author_drawn(page, editor=editor)
+
+
+def author_drawn(page: Page, *, editor: bool = True) -> None:
+    """Wait until the Author page the tab is loading (a ``goto`` or a reload) has drawn its check panel and
+    (with ``editor``) its editor."""
     expect(page.get_by_text("Contract check", exact=True)).to_be_visible(timeout=60_000)
     if editor:
         page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=60_000)  # its component loads last
@@ -111,10 +117,12 @@ def open_list(page: Page, box: Any, attempts: int = 4) -> None:
 
 
 def pick_language(page: Page, name: str) -> None:
-    """The sidebar's language picker: ``name`` as it lists it ("English", "简体中文")."""
+    """The sidebar's language picker: ``name`` as it lists it ("English", "简体中文"). The picker is left
+    unfocused, as a person clicking elsewhere leaves it (a screenshot then shows no focus ring on it)."""
     open_list(page, page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox"))
     page.get_by_role("option", name=name).click()
     wait_for_app_run(page)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
 
 
 def set_timeout(page: Page, seconds: int) -> None:

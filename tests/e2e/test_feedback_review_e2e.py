@@ -1,16 +1,31 @@
 """Feedback review in a real browser over a seeded run: "Reset to defaults" clears a field the browser held at an
-invalid value, and the page at 1400 px and 1000 px wide, in English and in Chinese (screenshots to look at)."""
+invalid value; the page at 1400 px and 1000 px wide, in English and in Chinese (screenshots to look at); and in
+简体中文 at 1000 px, every column header of the rules table reads on one line (a CJK header may break between any
+two characters: "已标记" stood one character a line)."""
 
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from skynet_core.workspace import SETTING_LANGUAGE, Workspace
+from skynet_core.workspace import Workspace
 from tests.case_factory import with_weak_run
 from tests.e2e.browser import WIDTHS, assert_readable_picture, at_widths, shot, wait_for_app_run
+from tests.e2e.editor_moves import pick_language
 
 MIN_WORDS = "Empty or very short: words (fewer is flagged)"
+
+# The lines a cell's text takes: the distinct tops of its text's line boxes.
+LINES = """el => {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    const tops = new Set();
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        for (const rect of range.getClientRects()) if (rect.width > 0) tops.add(Math.round(rect.top));
+    }
+    return tops.size;
+}"""
 
 
 @pytest.fixture
@@ -20,15 +35,23 @@ def seeded(workspace: Workspace) -> Workspace:
     return workspace
 
 
-def open_feedback(page: Page, url: str, width: int, heading: str = "Feedback review") -> None:
-    page.set_viewport_size({"width": width, "height": 1000})
-    page.goto(f"{url}/feedback")
-    expect(page.get_by_role("heading", name=heading)).to_be_visible(timeout=60_000)
+def test_reset_clears_an_invalid_value_and_the_page_reads_whole_at_two_widths_in_two_languages(
+    page: Page, server: str, seeded: Workspace
+) -> None:
+    """One session on the seeded run (a page load of Feedback review costs seconds of CPU), in this order:
+
+    1. At 1400 px in English, the Thresholds open: "Reset to defaults" clears a value the browser held at an
+       invalid -5 (the field reads its default, 3, again).
+    2. The page, its Thresholds open, reads whole at 1400 and 1000 px (screenshots feedback-review-en-*).
+    3. 简体中文 picked in the sidebar: the page is drawn again in it and, its Thresholds (阈值) opened, reads whole
+       at 1000 and 1400 px (screenshots feedback-review-zh_CN-*).
+    4. At 1000 px in 简体中文, every column header of the rules table reads on one line (feedback-rules-zh_CN-1000).
+    """
+    # 1. Reset to defaults.
+    page.set_viewport_size({"width": WIDTHS[0], "height": 1000})
+    page.goto(f"{server}/feedback")
+    expect(page.get_by_role("heading", name="Feedback review")).to_be_visible(timeout=60_000)
     wait_for_app_run(page)
-
-
-def test_reset_to_defaults_clears_an_invalid_value_the_browser_holds(page: Page, server: str, seeded) -> None:
-    open_feedback(page, server, 1400)
     page.locator("summary").filter(has_text="Thresholds").click()
     field = page.get_by_role("spinbutton", name=MIN_WORDS)
     expect(field).to_have_value("3")
@@ -39,14 +62,29 @@ def test_reset_to_defaults_clears_an_invalid_value_the_browser_holds(page: Page,
     wait_for_app_run(page)
     expect(page.get_by_role("spinbutton", name=MIN_WORDS)).to_have_value("3")
 
-
-@pytest.mark.parametrize("language", ["en", "zh_CN"])
-def test_the_page_reads_whole_at_two_widths_in_two_languages(
-    page: Page, server: str, seeded: Workspace, language: str
-) -> None:
-    seeded.store.set(SETTING_LANGUAGE, language)
-    open_feedback(page, server, WIDTHS[0], "Feedback review" if language == "en" else "反馈审查")
-    page.locator("summary").filter(has_text="Thresholds" if language == "en" else "阈值").click()
-    wait_for_app_run(page)
+    # 2. In English at both widths.
     for width in at_widths(page):
-        assert_readable_picture(shot(page, f"feedback-review-{language}-{width}", whole=True), width)
+        assert_readable_picture(shot(page, f"feedback-review-en-{width}", whole=True), width)
+
+    # 3. In Chinese at both widths.
+    pick_language(page, "简体中文")
+    expect(page.get_by_role("heading", name="反馈审查")).to_be_visible(timeout=60_000)
+    thresholds = page.locator("summary").filter(has_text="阈值")
+    thresholds.click()  # drawn again under its Chinese label, closed
+    wait_for_app_run(page)
+    expect(page.locator("details").filter(has=thresholds)).to_have_attribute("open", "")
+    for width in at_widths(page, WIDTHS[::-1]):
+        assert_readable_picture(shot(page, f"feedback-review-zh_CN-{width}", whole=True), width)
+
+    # 4. The rules table's headers, in Chinese at 1000 px.
+    page.set_viewport_size({"width": 1000, "height": 1000})
+    wait_for_app_run(page)
+    table = page.get_by_test_id("stTable").filter(has_text="标记什么")
+    expect(table).to_be_visible()
+    headers = table.locator("thead th")
+    texts = [text.strip() for text in headers.all_inner_texts()]
+    assert "已标记" in texts, texts
+    lines = {text: headers.nth(index).evaluate(LINES) for index, text in enumerate(texts) if text}
+    assert all(count == 1 for count in lines.values()), lines
+    table.scroll_into_view_if_needed()
+    shot(page, "feedback-rules-zh_CN-1000")

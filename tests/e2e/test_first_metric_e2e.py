@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 from skynet_core.datasets import CandidateFile
 from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.workspace import Workspace
-from tests.e2e.browser import shot, wait_for_app_run
+from tests.e2e.browser import at_widths, shot, wait_for_app_run
 from tests.e2e.editor_moves import EDITOR, act_until, click, load_example, start_job
 from tests.review_data import (
     KEY_ERROR_METRIC,
@@ -155,10 +155,19 @@ def test_a_candidate_file_gets_its_own_role_editor(page: Page, server: str, work
     act_until(add, lambda ms: expect(roles).to_be_visible(timeout=ms))
 
 
-# --- item 6: the verdict takes what "Score all" found -----------------------------------------------------
+# --- items 6 and 10: the verdict takes what "Score all" found; examples say which fields they need ---
 
 
-def test_score_all_failures_become_the_verdict_and_mark_the_line(page: Page, server: str, workspace: Workspace) -> None:
+def test_score_all_failures_become_the_verdict_and_an_example_names_the_fields_it_needs(
+    page: Page, server: str, workspace: Workspace
+) -> None:
+    """One Author session on reviews whose inputs hold only ``text``, in this order:
+
+    1. Item 6: "Score all" failures become the verdict ("11 of 40 cases fail at metric.py line 12") and the editor
+       marks line 12, though the check's three cases passed.
+    2. Item 10: an example loaded on this data (Model as judge) names the fields it reads and the field of the
+       data that may stand for one (input['message'] → input['text']).
+    """
     url, ws = server, workspace
     folder = files(ws, "verdict")
     path = key_error_reviews(folder)
@@ -170,6 +179,11 @@ def test_score_all_failures_become_the_verdict_and_mark_the_line(page: Page, ser
     start_job(page, page.get_by_role("button", name="Score all cases"), failures)
     marked = page.frame_locator(EDITOR).locator(".ace_gutter-cell.ace_error")
     expect(marked).to_have_text("12")
+
+    wait_for_app_run(page)
+    load_example(page, "Model as judge")
+    expect(page.get_by_text(re.compile(r"reads input\['subject'\], input\['message'\]"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"input\['message'\] → input\['text'\]"))).to_be_visible()
 
 
 # --- item 8: Runs compare -------------------------------------------------------------------------------
@@ -188,31 +202,17 @@ def test_runs_compare_opens_on_two_runs_of_one_candidate(page: Page, server: str
     expect(page.get_by_test_id("stMetric").filter(has_text="Status changed")).to_contain_text("1")
 
 
-# --- item 10: examples say which fields they need --------------------------------------------------------
-
-
-def test_an_example_loaded_on_other_data_names_the_fields_it_needs(
-    page: Page, server: str, workspace: Workspace
-) -> None:
-    url, ws = server, workspace
-    folder = files(ws, "fields")
-    ws.data.save_choice(str(reviews_csv(folder)))
-    open_page(page, url)
-    load_example(page, "Model as judge")
-    expect(page.get_by_text(re.compile(r"reads input\['subject'\], input\['message'\]"))).to_be_visible()
-    expect(page.get_by_text(re.compile(r"input\['message'\] → input\['text'\]"))).to_be_visible()
-
-
 # --- polish: the editor's Save button -------------------------------------------------------------------
 
 
 def test_the_editors_save_button_covers_no_line_of_code(page: Page, server: str, workspace: Workspace) -> None:
     """The floating "Save" sat over the last visible line: with code long enough to fill the editor, the
-    button's box must not overlap the text area's, at either width."""
+    button's box must not overlap the text area's, at either width (one page load, the window narrowed as a
+    person narrows it)."""
     workspace.store.save_draft("\n".join(f"x_{i} = '{'long text ' * 14}'" for i in range(80)) + "\n")
-    for width in (1400, 1000):
-        page.set_viewport_size({"width": width, "height": 1000})
-        open_page(page, server)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    open_page(page, server)
+    for width in at_widths(page, (1400, 1000)):
         frame = page.frame_locator(EDITOR)
         frame.locator(".ace_content").wait_for(timeout=60_000)
         button = frame.get_by_role("button", name="Save").bounding_box()

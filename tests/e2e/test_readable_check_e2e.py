@@ -22,7 +22,16 @@ def expected_sample(workspace: Workspace) -> list[tuple[str, float, dict[str, fl
     return [(case.id, case.score or 0.0, case.scores, case.feedback) for case in job.result.cases]
 
 
-def test_every_sampled_case_reads_whole_as_text(page: Page, server: str, workspace: Workspace) -> None:
+def test_every_sampled_case_reads_whole_as_text_and_the_check_is_drawn_again_in_the_language_picked(
+    page: Page, server: str, workspace: Workspace
+) -> None:
+    """One session on the reward example (a page load of Author costs seconds of CPU), in this order:
+
+    1. Every sampled case's id, score, named scores and whole feedback are text (no canvas), wrapped, inside the
+       window, in a monospace font, at 1400 and at 1000 px (check-samples-*).
+    2. 简体中文 picked in the sidebar: the check on screen is drawn again in it (no English stage left), and the
+       metric uploader speaks Chinese (check-redrawn-in-chinese, at the default window size).
+    """
     workspace.drafts.replace(REWARD, "the test")
     expected = expected_sample(workspace)
     assert any("\n" in feedback for *_rest, feedback in expected)  # reward()'s lines: several per case
@@ -30,6 +39,7 @@ def test_every_sampled_case_reads_whole_as_text(page: Page, server: str, workspa
     open_author(page, server)
     expect(page.get_by_text(PASSES)).to_be_visible()
     wait_for_app_run(page)
+    # 1. Every sampled case reads whole as text, at both widths.
     samples = page.locator(".st-key-author-samples")
     expect(samples.locator("canvas")).to_have_count(0)  # text, not a grid drawn on a canvas
     for width in at_widths(page):
@@ -51,9 +61,9 @@ def test_every_sampled_case_reads_whole_as_text(page: Page, server: str, workspa
         card.scroll_into_view_if_needed()
         assert_readable_picture(shot(page, f"check-samples-{width}"), width)
 
-
-def test_the_check_on_screen_is_drawn_again_in_the_language_picked(page: Page, server: str) -> None:
-    open_author(page, server)
+    # 2. The check on screen is drawn again in the language picked.
+    page.set_viewport_size({"width": 1500, "height": 1500})  # the tests' default window
+    wait_for_app_run(page)
     expect(page.get_by_text(PASSES)).to_be_visible()
     expect(page.get_by_text("metric.py compiles and imports")).to_be_visible()
     pick_language(page, "简体中文")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.browser import shot, wait_for_app_run
+from tests.e2e.editor_moves import pick_language
 
 FILE_NAME = "labels-rater-a.csv"  # Streamlit shortens a longer name in the middle (its title has it whole)
 AFTER = "el => getComputedStyle(el, '::after').content"
@@ -24,20 +24,16 @@ def boxes_overlap(first: Locator, second: Locator) -> bool:
     )
 
 
-@pytest.mark.parametrize(("language", "width", "choose"), [("en", 1400, "Choose a file"), ("zh_CN", 1000, "选择文件")])
-def test_a_chosen_file_shows_its_name_beside_an_unlabelled_remove_button(
-    page: Page, server: str, workspace, tmp_path: Path, language: str, width: int, choose: str
-):
-    workspace.settings.set_language(language)
-    page.set_viewport_size({"width": width, "height": 1200})
-    page.goto(f"{server}/human")
-    uploader = page.get_by_test_id("stFileUploader").first
+def choose_and_check(page: Page, uploader: Locator, folder: Path, choose: str, language: str, width: int) -> None:
+    """The empty uploader's button reads ``choose``; a file chosen, its chip shows its whole name beside a bare
+    remove button, and no button beside it reads ``choose``."""
+    folder.mkdir()
+    labels = folder / FILE_NAME
+    labels.write_text("id,human\nT-1,1\n", encoding="utf-8")
     button = uploader.get_by_test_id("stBaseButton-secondary")
     expect(button).to_be_visible(timeout=60_000)
     assert button.evaluate(AFTER) == f'"{choose}"'  # the empty uploader's button reads "Choose a file"
 
-    labels = tmp_path / FILE_NAME
-    labels.write_text("id,human\nT-1,1\n", encoding="utf-8")
     uploader.locator('input[type="file"]').set_input_files(str(labels))
     name = uploader.get_by_test_id("stFileChipName")
     expect(name).to_have_text(FILE_NAME)
@@ -51,3 +47,23 @@ def test_a_chosen_file_shows_its_name_beside_an_unlabelled_remove_button(
     assert name.evaluate("el => el.scrollWidth <= el.clientWidth")  # the name is whole, not cut
     uploader.scroll_into_view_if_needed()
     shot(page, f"uploader-file-chosen-{language}-{width}")
+
+
+def test_a_chosen_file_shows_its_name_beside_an_unlabelled_remove_button(
+    page: Page, server: str, workspace, tmp_path: Path
+):
+    """One session on the Human scores page: in English at 1400 px, then, the file removed with its × and
+    简体中文 picked in the sidebar, at 1000 px (the button then reads "选择文件")."""
+    workspace.settings.set_language("en")
+    page.set_viewport_size({"width": 1400, "height": 1200})
+    page.goto(f"{server}/human")
+    uploader = page.get_by_test_id("stFileUploader").first
+    choose_and_check(page, uploader, tmp_path / "en", "Choose a file", "en", 1400)
+
+    uploader.get_by_test_id("stFileChipDeleteBtn").get_by_role("button").click()
+    expect(uploader.get_by_test_id("stFileChipName")).to_have_count(0)
+    wait_for_app_run(page)
+    page.set_viewport_size({"width": 1000, "height": 1200})
+    pick_language(page, "简体中文")
+    expect(page.get_by_role("heading", name="人工评分")).to_be_visible()
+    choose_and_check(page, uploader, tmp_path / "zh_CN", "选择文件", "zh_CN", 1000)
