@@ -15,13 +15,21 @@ def server_script() -> str:
     return "tests/e2e/apps/trace_app.py"
 
 
-def open_row(page: Page, url: str, row: int) -> None:
-    page.set_viewport_size({"width": WIDTHS[0], "height": 1400})
+def open_table(page: Page, url: str) -> None:
+    page.set_viewport_size({"width": WIDTHS[0], "height": 1400})  # before the load, as a person's window is
     page.goto(url)
     wait_for_app_run(page, timeout_ms=90_000)
-    # The per-case table, by its duration column's header in either language.
+
+
+def select_row(page: Page, row: int) -> None:
+    """Click the selection cell of the per-case table's ``row`` (the table found by its duration column's header in
+    either language), with the window at its wide width."""
+    if page.viewport_size["width"] != WIDTHS[0]:
+        page.set_viewport_size({"width": WIDTHS[0], "height": 1400})
+        wait_for_app_run(page)
     grid = page.get_by_test_id("stDataFrame").filter(has_text=re.compile("duration|耗时"))
     expect(grid).to_be_visible(timeout=90_000)
+    wait_for_app_run(page)
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
     assert box is not None
@@ -29,29 +37,32 @@ def open_row(page: Page, url: str, row: int) -> None:
     wait_for_app_run(page)
 
 
-def test_the_row_detail_shows_a_failed_call(page: Page, server: str) -> None:
-    open_row(page, server, 0)
+def shots(page: Page, heading: str, name: str) -> None:
+    for width in at_widths(page):
+        page.get_by_text(heading).scroll_into_view_if_needed()
+        shot(page, f"trace-{name}-{width}")
+
+
+def test_the_row_detail_shows_a_failed_call_then_a_clipped_answer_and_reads_in_chinese(page: Page, server: str) -> None:
+    """One English visit selects two rows in turn (one page load for both): the first case's detail shows its failed
+    call (InternalServerError, and the judge's line "6 calls, 1 failed"); the third case's, its clipped answer. A
+    visit in Chinese (``?lang=zh_CN``) shows the second case's detail in Chinese, with its one retry. Screenshots of
+    each at 1400 and 1000 px."""
+    open_table(page, server)
+    select_row(page, 0)
     expect(page.get_by_text("Model calls (llm())")).to_be_visible()
     expect(page.get_by_text("InternalServerError", exact=True)).to_be_visible()
     expect(page.get_by_text("judge: 6 calls, 1 failed (InternalServerError 1)", exact=False)).to_be_visible()
-    for width in at_widths(page):
-        page.get_by_text("Model calls (llm())").scroll_into_view_if_needed()
-        shot(page, f"trace-failed-{width}")
+    shots(page, "Model calls (llm())", "failed")
 
-
-def test_the_row_detail_shows_a_clipped_answer(page: Page, server: str) -> None:
-    open_row(page, server, 2)
-    expect(page.get_by_text("Model calls (llm())")).to_be_visible()
+    select_row(page, 2)
     expect(page.get_by_text("Clipped: ", exact=False)).to_be_visible()
-    for width in at_widths(page):
-        page.get_by_text("Model calls (llm())").scroll_into_view_if_needed()
-        shot(page, f"trace-clipped-{width}")
+    expect(page.get_by_text("InternalServerError", exact=True)).to_have_count(0)  # the first case's detail is gone
+    expect(page.get_by_text("Model calls (llm())")).to_be_visible()
+    shots(page, "Model calls (llm())", "clipped")
 
-
-def test_the_row_detail_in_chinese(page: Page, server: str) -> None:
-    open_row(page, server + "/?lang=zh_CN", 1)
+    open_table(page, server + "/?lang=zh_CN")
+    select_row(page, 1)
     expect(page.get_by_text("模型调用（llm()）")).to_be_visible()
     expect(page.get_by_text("重试 1 次", exact=False)).to_be_visible()
-    for width in at_widths(page):
-        page.get_by_text("模型调用（llm()）").scroll_into_view_if_needed()
-        shot(page, f"trace-zh-{width}")
+    shots(page, "模型调用（llm()）", "zh")
