@@ -136,7 +136,14 @@ class LocalRayCluster:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
-                env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **(env or {})},
+                # RAY_raylet_start_wait_time_s: how long the head waits for a node to register (a loaded machine took
+                # longer than the default, and the node's `ray start` failed).
+                env={
+                    **os.environ,
+                    "RAY_USAGE_STATS_ENABLED": "0",
+                    "RAY_raylet_start_wait_time_s": "120",
+                    **(env or {}),
+                },
             )
         node = Node(process, log, NodeRef(process.pid, start_time(process.pid) or 0))
         self.nodes.append(node)

@@ -212,7 +212,7 @@ def score_killing(
                 killed_at.append(len(seen))
                 node.kill()
                 return
-            time.sleep(0.005)
+            time.sleep(0.05)  # a batch here runs 0.2 s at least; each look reads every process's /proc/PID/stat
 
     killer = threading.Thread(target=kill_when_busy, daemon=True)
     killer.start()
@@ -248,6 +248,8 @@ def score_cancelled(source: Any, cases: list[Any], address: str, batch_cases: in
 
 def score_judged(source: Any, cases: list[Any], address: str, batch_cases: int, settings: Any) -> Any:
     """``score_cases_ray`` whose model calls this process makes with ``settings`` (the key stays here)."""
+    import litellm  # noqa: F401  (before the run: on a loaded machine its import, seconds of CPU, ate the 30 s)
+
     from skynet_core.llm import make_handler
     from skynet_core.scoring import RunOptions
     from skynet_core.scoring.cluster import score_cases_ray

@@ -34,6 +34,9 @@ from tests.ray_cluster import HOST, LocalRayCluster, Node, free_port, running_ba
 from tests.ray_driver import RayDriver
 
 TICKETS = METRICS_DIR.parent / "tickets.jsonl"
+# How often a test looks at the cluster's processes while it waits for them (each look reads every process's
+# /proc/PID/stat: on a machine running hundreds, a look every 0.1 s cost a CPU-second every few seconds of waiting).
+WATCH_S = 0.5
 ROOT = Path(__file__).resolve().parents[3]
 SLOW = (
     "import time\n\ndef score(input, output, expected=None):\n    time.sleep({pause})\n"
@@ -219,7 +222,7 @@ def test_cancel_stops_every_task(ray_cluster, driver):
     assert all(result.ok for result in run.results)
     deadline = time.monotonic() + 15
     while busy_workers(ray_cluster) and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(WATCH_S)
     assert busy_workers(ray_cluster) == []
     after = driver.call(ray_driver.score, SLOW.format(pause=0), numbered(5), ray_cluster.address)
     assert after.by_status == {"ok": 5}  # the cluster is usable again
@@ -257,7 +260,7 @@ def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
     try:
         deadline = time.monotonic() + 90
         while not busy_workers(ray_cluster) and cli_process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(WATCH_S)
         assert busy_workers(ray_cluster), cli_process.stderr.read().decode() if cli_process.poll() else "no task ran"
         assert cli_process.poll() is None, "the run ended before Ctrl+C could be sent"
         cli_process.send_signal(signal.SIGINT)
@@ -273,7 +276,7 @@ def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
 def wait_until_idle(cluster: LocalRayCluster, timeout_s: float = 60) -> None:
     deadline = time.monotonic() + timeout_s
     while busy_workers(cluster) and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(WATCH_S)
     assert busy_workers(cluster) == [], "an earlier test's batches still run on the cluster"
 
 
@@ -289,8 +292,9 @@ def test_a_judge_metric_on_ray_gets_answers_and_the_key_stays_in_the_driver(ray_
         tickets = load_dataset(str(TICKETS))
         cases = tickets.for_candidate(tickets.candidates[0])[:12]
         judge = EXAMPLE_METRICS["Model as judge"].read_text()
+        here = make_handler(settings)  # litellm starts importing here while the cluster runs (seconds of CPU)
         remote = driver.call(ray_driver.score_judged, judge, cases, ray_cluster.address, 4, settings)
-        local = score_cases(judge, cases, RunOptions(timeout_s=30, pool=pool, llm=make_handler(settings)))
+        local = score_cases(judge, cases, RunOptions(timeout_s=30, pool=pool, llm=here))
         assert remote.by_status == {"ok": 12}, [result.error for result in remote.results if not result.ok]
         assert all(result.judge.calls == 1 for result in remote.results)
         assert comparable(remote.results) == comparable(local.results)
