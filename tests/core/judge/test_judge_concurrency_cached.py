@@ -60,10 +60,8 @@ def cached_first(server: FakeOpenAI) -> None:
 def test_new_cases_after_cached_ones_reach_the_model_eight_at_a_time(server, pool, tmp_path, cached, new) -> None:
     cache = LlmCache(tmp_path)
     server.latency_s = 0.02
-    first = LocalScorer()(  # the session's warm sandboxes, as the second run's: not a second set started for it
-        JUDGE,
-        cases(cached),
-        RunOptions(concurrency=IN_FLIGHT, llm=make_handler(settings(server), cache=cache), pool=pool),
+    first = LocalScorer()(
+        JUDGE, cases(cached), RunOptions(concurrency=IN_FLIGHT, llm=make_handler(settings(server), cache=cache))
     )
     assert all(result.ok for result in first.results)
     cached_first(server)
