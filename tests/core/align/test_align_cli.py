@@ -8,6 +8,8 @@ import csv
 import io
 import json
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -59,32 +61,64 @@ def score_kappa(folder: Path, metric: Path, ids: list[str]) -> float:
     return float(agreement["kappa"]["value"])
 
 
+@dataclass(frozen=True)
+class Learned:
+    """One alignment (3 rounds, ``--out``, ``--json``) and a second run of the same alignment after it: what each
+    printed, what the server had received after the first, and the folder, server and data directory they used."""
+
+    folder: Path
+    server: FakeOpenAI
+    first: tuple[int, str, str]
+    asked: tuple[Received, ...]  # every request the server had received when the first run ended
+    second: tuple[int, str, str]
+    asked_after_second: int  # judge requests when the second run ended
+
+
+@pytest.fixture(scope="module")
+def learned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Learned]:
+    """Shared by the module's two tests that read a whole alignment (one run costs seconds of CPU): the second run
+    of the same alignment, in the same data directory, finds every judge answer in the answer cache."""
+    folder = tmp_path_factory.mktemp("learned")
+    with pytest.MonkeyPatch.context() as patch, world.server() as server:
+        patch.setenv("SKYNET_DATA_DIR", str(folder / "data"))
+        for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+            patch.delenv(name, raising=False)
+        models(patch, server)
+        first = align(folder, "--rounds", "3", "--out", str(folder / "aligned.py"), "--json")
+        asked = tuple(server.requests)
+        second = align(folder, "--rounds", "3", "--json")
+        yield Learned(folder, server, first, asked, second, world.requests_by_model(server)["judge"])
+
+
 def test_the_rubric_learns_the_unwritten_policy_and_test_kappa_rises_from_about_0_2_to_above_0_8(
-    world_dir: Path, monkeypatch: pytest.MonkeyPatch
+    learned: Learned, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    world_dir, server = learned.folder, learned.server
+    monkeypatch.setenv("SKYNET_DATA_DIR", str(world_dir / "data"))
+    models(monkeypatch, server)
     out_file = world_dir / "aligned.py"
-    with world.server() as server:
-        models(monkeypatch, server)
-        code, out, err = align(world_dir, "--rounds", "3", "--out", str(out_file), "--json")
-        assert code == 0, err
-        found = json.loads(out)
-        before, after = found["before"]["test"]["kappa"]["value"], found["after"]["test"]["kappa"]["value"]
-        assert 0.1 <= before <= 0.3 and after >= 0.8
-        assert found["gain"]["kappa"]["low"] > 0
-        seen = world.requests_by_model(server)
-        asked = [request.user or "" for request in server.requests if request.model == "judge"]
-        replies = {row["id"]: row["output"] for row in world.rows(48)}
-        for case_id in found["split"]["test"]:
-            # Test is scored once with the starting rubric and once with the final one (the stress test's game
-            # family after the run asks again only about perturbed replies; the case as it is comes from the cache).
-            question = f"Ticket {int(case_id[1:])}:"
-            assert sum(question in user and user.endswith("Reply: " + replies[case_id]) for user in asked) == 2
-        # The world's judge passes "I cannot answer that." whatever the rubric; the aligned one fails the blind
-        # refunds it passed, so replacing them by a refusal now raises their score: easier to fool by `null`.
-        stress = found["stress"]
-        assert stress["family"] == "game" and stress["easier_to_fool"] == ["null"]
-        assert stress["after"]["verdict"]["hackable"] and "null" in stress["after"]["verdict"]["why"]["hackable"]
-        assert score_kappa(world_dir, out_file, found["split"]["test"]) == pytest.approx(after)
+    code, out, err = learned.first
+    assert code == 0, err
+    found = json.loads(out)
+    before, after = found["before"]["test"]["kappa"]["value"], found["after"]["test"]["kappa"]["value"]
+    assert 0.1 <= before <= 0.3 and after >= 0.8
+    assert found["gain"]["kappa"]["low"] > 0
+    seen = {"judge": 0, "reflect": 0}
+    for request in learned.asked:
+        seen[request.model] = seen.get(request.model, 0) + 1
+    asked = [request.user or "" for request in learned.asked if request.model == "judge"]
+    replies = {row["id"]: row["output"] for row in world.rows(48)}
+    for case_id in found["split"]["test"]:
+        # Test is scored once with the starting rubric and once with the final one (the stress test's game
+        # family after the run asks again only about perturbed replies; the case as it is comes from the cache).
+        question = f"Ticket {int(case_id[1:])}:"
+        assert sum(question in user and user.endswith("Reply: " + replies[case_id]) for user in asked) == 2
+    # The world's judge passes "I cannot answer that." whatever the rubric; the aligned one fails the blind
+    # refunds it passed, so replacing them by a refusal now raises their score: easier to fool by `null`.
+    stress = found["stress"]
+    assert stress["family"] == "game" and stress["easier_to_fool"] == ["null"]
+    assert stress["after"]["verdict"]["hackable"] and "null" in stress["after"]["verdict"]["why"]["hackable"]
+    assert score_kappa(world_dir, out_file, found["split"]["test"]) == pytest.approx(after)
     assert list(found) == [*KEYS, "stress"]
     assert list(found["before"]) == ["dev", "test"] and list(found["before"]["test"]) == FIGURES
     assert list(found["gain"]["kappa"]) == ["value", "low", "high"]
@@ -151,15 +185,12 @@ def test_a_gain_below_min_gain_exits_1(world_dir: Path, monkeypatch: pytest.Monk
     assert code == 1 and "gain gate failed" in err and "Gain in κ" in out
 
 
-def test_the_answer_cache_serves_a_second_run_and_only_calls_that_reached_the_model_count(
-    world_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with world.server() as server:
-        models(monkeypatch, server)
-        first = json.loads(align(world_dir, "--rounds", "2", "--json")[1])
-        asked = world.requests_by_model(server)["judge"]
-        second = json.loads(align(world_dir, "--rounds", "2", "--json")[1])
-        assert world.requests_by_model(server)["judge"] == asked  # every judge answer came from the cache
+def test_the_answer_cache_serves_a_second_run_and_only_calls_that_reached_the_model_count(learned: Learned) -> None:
+    """The second run of :func:`learned`'s alignment, after the first, in the same data directory."""
+    first, second = json.loads(learned.first[1]), json.loads(learned.second[1])
+    asked = sum(request.model == "judge" for request in learned.asked)
+    assert learned.second[0] == 0, learned.second[2]
+    assert learned.asked_after_second == asked  # every judge answer came from the cache
     assert first["calls"]["judge"] == asked > 0
     assert second["calls"]["judge"] == 0
     assert second["after"] == first["after"]

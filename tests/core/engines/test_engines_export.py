@@ -72,21 +72,35 @@ def test_cli_export_writes_the_folder_with_the_bundled_example_instruction(tmp_p
 
 
 def test_export_runs_in_a_fresh_virtualenv_with_only_its_requirements(tmp_path: Path) -> None:
-    """The one slow test: a new virtualenv (no system site packages) per engine, filled from the folder's
-    requirements.txt alone, then the folder's script run against a scripted model: GEPA or DSPy GEPA, with the
-    metric sandboxed by the runner the folder carries, finds the instruction that scores best. uv fills them (the dev
-    tools pin it; pip took minutes here for DSPy's tree); the folder's README says pip, which reads the same file."""
+    """The one slow test: a new virtualenv (no system site packages) filled from the folder's requirements.txt
+    alone, then the folder's script run against a scripted model: GEPA or DSPy GEPA, with the metric sandboxed by
+    the runner the folder carries, finds the instruction that scores best. uv fills them (the dev tools pin it; pip
+    took minutes here for DSPy's tree); the folder's README says pip, which reads the same file.
+
+    GEPA's folder runs first; DSPy's requirements hold every line of GEPA's (checked here: else it gets a new
+    virtualenv too), so its folder runs in the same virtualenv once that is filled from its own requirements.txt,
+    which then holds exactly what a new one filled from that file would (and the packages both need are not
+    compiled to bytecode twice)."""
     uv = Path(sys.executable).with_name("uv")
     if not uv.is_file():
         pytest.skip("uv is not installed: scripts/setup.sh --dev installs it")
+    installed: set[str] = set()  # the requirement lines the virtualenv was filled from
+    venv = tmp_path / "venv"
     with stub_server() as server:
         for engine in ("gepa", "dspy"):
             folder = export_for_engine(MetricSource({"metric.py": METRIC}), engine, CASES, instruction=SEED)
             folder = folder.write_to(tmp_path / engine)
             assert (folder / "skynet_core" / "scoring" / "runner" / "run.py").is_file()
             assert (folder / "metric" / "metric.py").is_file()
-            venv = tmp_path / f"venv-{engine}"
-            subprocess.run([str(uv), "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=120)
+            wanted = {
+                line.strip()
+                for line in (folder / "requirements.txt").read_text().splitlines()
+                if line.strip() and not line.startswith("#")
+            }
+            if not installed <= wanted:  # it would hold a package this folder does not ask for: a new one
+                venv = tmp_path / f"venv-{engine}"
+            if not installed or venv.name != "venv":
+                subprocess.run([str(uv), "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=120)
             python = str(venv / "bin" / "python")
             filled = subprocess.run(
                 [str(uv), "pip", "install", "-q", "--python", python, "-r", "requirements.txt"],
@@ -98,6 +112,7 @@ def test_export_runs_in_a_fresh_virtualenv_with_only_its_requirements(tmp_path: 
             if filled.returncode != 0 and "error sending request" in filled.stderr.lower():
                 pytest.skip(f"the package registry is unreachable: {filled.stderr[-300:]}")
             assert filled.returncode == 0, filled.stderr[-2000:]
+            installed = wanted
             report = run_export(python, folder, f"run_{engine}.py", server.url)
             assert HINT in report["best_instruction"], engine
             assert report["objective_pareto_front"] == {"format": 1.0, "label": 1.0}, engine

@@ -1,6 +1,7 @@
 """Scoring on a Ray cluster: the same results as the local runner, case for case, through node deaths,
-cancellation and model calls. A local cluster (2 CPUs, 127.0.0.1) is started once for this module
-and stopped after it, even when a test fails."""
+cancellation and model calls. A local cluster (2 CPUs, 127.0.0.2) is started once for this module
+and stopped after it, even when a test fails. Ray's driver runs in a process of its own (tests/ray_driver.py), one
+for the module: a node killed under the driver may end the driver's process, and must not end pytest's worker."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,12 +26,17 @@ from skynet_core.llm import ModelConfig, ModelSettings, make_handler
 from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult, Isolation
 from skynet_core.scoring import RunOptions
-from skynet_core.scoring.cluster import ClusterError, score_cases_ray
+from skynet_core.scoring.cluster import ClusterError
 from skynet_core.scoring.runner.run import score_cases
+from tests import ray_driver
 from tests.fake_openai import FakeOpenAI
-from tests.ray_cluster import HOST, LocalRayCluster, Node, free_port
+from tests.ray_cluster import HOST, LocalRayCluster, Node, free_port, running_batches
+from tests.ray_driver import RayDriver
 
 TICKETS = METRICS_DIR.parent / "tickets.jsonl"
+# How often a test looks at the cluster's processes while it waits for them (each look reads every process's
+# /proc/PID/stat: on a machine running hundreds, a look every 0.1 s cost a CPU-second every few seconds of waiting).
+WATCH_S = 0.5
 ROOT = Path(__file__).resolve().parents[3]
 SLOW = (
     "import time\n\ndef score(input, output, expected=None):\n    time.sleep({pause})\n"
@@ -72,26 +77,32 @@ FOLDERS = [
 
 
 @pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[LocalRayCluster]:
-    import ray
+def driver() -> Iterator[RayDriver]:
+    """The module's Ray driver: a process of its own, connected once (pytest's process never imports Ray)."""
+    found = RayDriver()
+    try:
+        yield found
+    finally:
+        found.close()
 
+
+@pytest.fixture(scope="module")
+def ray_cluster(driver: RayDriver) -> Iterator[LocalRayCluster]:
     cluster = LocalRayCluster(cpus=2)
     try:
         yield cluster
     finally:
-        ray.shutdown()
+        driver.close()  # the driver leaves the cluster before the cluster stops
         cluster.stop()
 
 
 @pytest.fixture(scope="module")
-def reduced_node(ray_cluster: LocalRayCluster) -> Node:
+def reduced_node(ray_cluster: LocalRayCluster, driver: RayDriver) -> Node:
     """A second node whose machine has no bubblewrap (forced reduced isolation), once it takes batches."""
     node = ray_cluster.add_node(cpus=1, env={"SKYNET_ISOLATION": "reduced"})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        run = score_cases_ray(
-            SLOW.format(pause=0.05), numbered(12), RunOptions(timeout_s=10), address=ray_cluster.address, batch_cases=2
-        )
+        run = driver.call(ray_driver.score, SLOW.format(pause=0.05), numbered(12), ray_cluster.address, batch_cases=2)
         if run.isolation is Isolation.REDUCED:
             return node
     raise AssertionError("the second node took no batch within 60 s")
@@ -120,14 +131,14 @@ def comparable(results: list[CaseResult]) -> list[dict]:
     return rows
 
 
-def test_the_held_out_corpus_scores_the_same_on_ray_as_locally(ray_cluster, pool):
+def test_the_held_out_corpus_scores_the_same_on_ray_as_locally(ray_cluster, driver, pool):
     tickets = load_dataset(str(TICKETS))
     ticket_cases = tickets.for_candidate(tickets.candidates[0])
     runs = [(path.read_text(), ticket_cases) for title, path in EXAMPLE_METRICS.items() if title != "Model as judge"]
     runs += [(source, numbered(40)) for source in [*HOSTILE.values(), *FOLDERS]]
     for source, cases in runs:
         local = score_cases(source, cases, RunOptions(timeout_s=3, pool=pool, concurrency=2))
-        remote = score_cases_ray(source, cases, RunOptions(timeout_s=3), address=ray_cluster.address, batch_cases=16)
+        remote = driver.call(ray_driver.score, source, cases, ray_cluster.address, timeout_s=3, batch_cases=16)
         pairs = zip(comparable(remote.results), comparable(local.results), strict=True)
         differ = [(ours, theirs) for ours, theirs in pairs if ours != theirs]
         assert not differ, (source, differ[:1])
@@ -142,45 +153,36 @@ def test_the_held_out_corpus_scores_the_same_on_ray_as_locally(ray_cluster, pool
         assert all(batch.isolation is local.isolation for batch in remote.batches)
 
 
-def test_twenty_thousand_cases_score_the_same_on_ray_as_locally(ray_cluster, pool):
+def test_twenty_thousand_cases_score_the_same_on_ray_as_locally(ray_cluster, driver, pool):
     source = "def score(input, output, expected=None):\n    return input['n'] % 97 / 96, {'feedback': output}\n"
     cases = numbered(20_000)
-    remote = score_cases_ray(source, cases, RunOptions(timeout_s=10), address=ray_cluster.address)
+    remote = driver.call(ray_driver.score, source, cases, ray_cluster.address)
     local = score_cases(source, cases, RunOptions(timeout_s=10, pool=pool))
     assert comparable(remote.results) == comparable(local.results)
     assert remote.by_status == {"ok": 20_000} and len(remote.batches) > 1
 
 
-def test_results_stream_back_as_batches_finish_and_in_case_order(ray_cluster):
-    seen: list[str] = []
-    ordered: list[str] = []
-    run = score_cases_ray(
-        SLOW.format(pause=0.01),
-        numbered(60),
-        RunOptions(
-            timeout_s=10,
-            on_result=lambda result: seen.append(result.id),
-            in_order=lambda result: ordered.append(result.id),
-        ),
-        address=ray_cluster.address,
-        batch_cases=10,
+def test_results_stream_back_as_batches_finish_and_in_case_order(ray_cluster, driver):
+    run, seen, ordered = driver.call(
+        ray_driver.score_streamed, SLOW.format(pause=0.01), numbered(60), ray_cluster.address, batch_cases=10
     )
     assert sorted(seen) == sorted(result.id for result in run.results) and len(seen) == 60
     assert ordered == [f"c{n}" for n in range(60)]
 
 
-def test_the_cli_scores_on_ray_with_the_same_report_and_output_file(ray_cluster, tmp_path, monkeypatch):
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "no-store-here"))
+def test_the_cli_scores_on_ray_with_the_same_report_and_output_file(ray_cluster, driver, tmp_path, monkeypatch):
+    data_dir = str(tmp_path / "no-store-here")
+    monkeypatch.setenv("SKYNET_DATA_DIR", data_dir)
     metric = str(EXAMPLE_METRICS["Several checks (JSON)"])
     reports = []
     for extra, out in (([], tmp_path / "local.jsonl"), (["--ray", ray_cluster.address], tmp_path / "ray.jsonl")):
-        stdout = io.StringIO()
-        code = cli.run(
-            ["score", metric, "--data", str(TICKETS), "--json", "--out", str(out), *extra],
-            stdout=stdout,
-            stderr=io.StringIO(),
-        )
-        report = orjson.loads(stdout.getvalue())
+        argv = ["score", metric, "--data", str(TICKETS), "--json", "--out", str(out), *extra]
+        if extra:  # on Ray: the command line in the driver's process
+            code, said, _err = driver.call(ray_driver.command_line, argv, {"SKYNET_DATA_DIR": data_dir})
+        else:
+            stdout = io.StringIO()
+            code, said = cli.run(argv, stdout=stdout, stderr=io.StringIO()), stdout.getvalue()
+        report = orjson.loads(said)
         for case in report["cases"]:
             case.pop("duration_ms")
         reports.append(
@@ -189,46 +191,21 @@ def test_the_cli_scores_on_ray_with_the_same_report_and_output_file(ray_cluster,
     assert reports[0] == reports[1]
 
 
-def test_a_run_is_as_isolated_as_its_weakest_node(ray_cluster, reduced_node):
-    run = score_cases_ray(
-        SLOW.format(pause=0.05), numbered(24), RunOptions(timeout_s=10), address=ray_cluster.address, batch_cases=2
-    )
+def test_a_run_is_as_isolated_as_its_weakest_node(ray_cluster, driver, reduced_node):
+    run = driver.call(ray_driver.score, SLOW.format(pause=0.05), numbered(24), ray_cluster.address, batch_cases=2)
     assert {batch.isolation for batch in run.batches} == {Isolation.FULL, Isolation.REDUCED}
     assert run.isolation is Isolation.REDUCED and run.by_status == {"ok": 24}
 
 
-def test_a_killed_node_loses_and_duplicates_no_case(ray_cluster, reduced_node):
-    """The second node is killed while it runs a batch, after some results came back and before the last.
-
-    The kill waits for the node to be busy rather than for a number of results: on a loaded machine Ray may
-    take seconds to start a worker process on that node, and a kill timed by results found it idle."""
-    node = reduced_node
-    seen: list[str] = []
-    killed_at: list[int] = []
-    done = threading.Event()
-
-    def kill_when_busy() -> None:
-        while not done.is_set():
-            if seen and running_batches(node):
-                killed_at.append(len(seen))
-                ray_cluster.kill(node)
-                return
-            time.sleep(0.005)
-
-    killer = threading.Thread(target=kill_when_busy, daemon=True)
-    killer.start()
+def test_a_killed_node_loses_and_duplicates_no_case(ray_cluster, driver, reduced_node):
+    """The second node is killed while it runs a batch, after some results came back and before the last
+    (:func:`tests.ray_driver.score_killing`: it waits for the node to be busy, not for a number of results)."""
     cases = numbered(600)
-    try:
-        run = score_cases_ray(
-            SLOW.format(pause=0.01),
-            cases,
-            RunOptions(timeout_s=10, on_result=lambda result: seen.append(result.id)),
-            address=ray_cluster.address,
-            batch_cases=20,
-        )
-    finally:
-        done.set()
-        killer.join(30)
+    run, seen, killed_at = driver.call(
+        ray_driver.score_killing, SLOW.format(pause=0.01), cases, ray_cluster.address, 20, reduced_node.ref
+    )
+    if killed_at:
+        reduced_node.process.wait(timeout=10)  # its `ray start`, killed in the driver, is this process's child
     assert killed_at and 0 < killed_at[0] < len(cases)  # it died with a batch running, midway
     assert [result.id for result in run.results] == [case.id for case in cases]
     assert run.by_status == {"ok": 600}
@@ -236,33 +213,18 @@ def test_a_killed_node_loses_and_duplicates_no_case(ray_cluster, reduced_node):
     assert sorted(seen) == sorted(case.id for case in cases)  # each case reported once
 
 
-def test_cancel_stops_every_task(ray_cluster):
-    cancel = threading.Event()
-    seen: list[str] = []
-    handed: list[str] = []
-
-    def cancel_early(result: CaseResult) -> None:
-        seen.append(result.id)
-        if len(seen) >= 10:
-            cancel.set()
-
-    run = score_cases_ray(
-        SLOW.format(pause=0.2),
-        numbered(200),
-        RunOptions(
-            timeout_s=10, cancel=cancel, on_result=cancel_early, in_order=lambda result: handed.append(result.id)
-        ),
-        address=ray_cluster.address,
-        batch_cases=5,
+def test_cancel_stops_every_task(ray_cluster, driver):
+    run, handed = driver.call(
+        ray_driver.score_cancelled, SLOW.format(pause=0.2), numbered(200), ray_cluster.address, 5, after=10
     )
     assert run.cancelled and 10 <= len(run.results) < 200
     assert handed == [result.id for result in run.results]  # what finished is handed on, none twice
     assert all(result.ok for result in run.results)
     deadline = time.monotonic() + 15
     while busy_workers(ray_cluster) and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(WATCH_S)
     assert busy_workers(ray_cluster) == []
-    after = score_cases_ray(SLOW.format(pause=0), numbered(5), RunOptions(timeout_s=10), address=ray_cluster.address)
+    after = driver.call(ray_driver.score, SLOW.format(pause=0), numbered(5), ray_cluster.address)
     assert after.by_status == {"ok": 5}  # the cluster is usable again
 
 
@@ -298,7 +260,7 @@ def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
     try:
         deadline = time.monotonic() + 90
         while not busy_workers(ray_cluster) and cli_process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(WATCH_S)
         assert busy_workers(ray_cluster), cli_process.stderr.read().decode() if cli_process.poll() else "no task ran"
         assert cli_process.poll() is None, "the run ended before Ctrl+C could be sent"
         cli_process.send_signal(signal.SIGINT)
@@ -314,43 +276,25 @@ def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
 def wait_until_idle(cluster: LocalRayCluster, timeout_s: float = 60) -> None:
     deadline = time.monotonic() + timeout_s
     while busy_workers(cluster) and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(WATCH_S)
     assert busy_workers(cluster) == [], "an earlier test's batches still run on the cluster"
 
 
 def busy_workers(cluster: LocalRayCluster) -> list[int]:
     """The cluster's worker processes still running a batch."""
-    return [pid for node in cluster.nodes if node.process.poll() is None for pid in running_batches(node)]
+    return [pid for node in cluster.nodes for pid in running_batches(node.tree())]
 
 
-def running_batches(node: Node) -> list[int]:
-    """The node's worker processes running a batch now (Ray titles a worker after its task)."""
-    busy = []
-    for pid in node.tree():
-        try:
-            title = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if title.startswith(b"ray::_score_batch"):
-            busy.append(pid)
-    return busy
-
-
-def test_a_judge_metric_on_ray_gets_answers_and_the_key_stays_in_the_driver(ray_cluster, pool):
+def test_a_judge_metric_on_ray_gets_answers_and_the_key_stays_in_the_driver(ray_cluster, driver, pool):
     key = "sk-driver-only-7f3a9c"
     with FakeOpenAI(require_key=key) as server:
         settings = ModelSettings(metric=ModelConfig("openai/judge-model", api_base=server.url, api_key=key))
         tickets = load_dataset(str(TICKETS))
         cases = tickets.for_candidate(tickets.candidates[0])[:12]
         judge = EXAMPLE_METRICS["Model as judge"].read_text()
-        remote = score_cases_ray(
-            judge,
-            cases,
-            RunOptions(timeout_s=30, llm=make_handler(settings)),
-            address=ray_cluster.address,
-            batch_cases=4,
-        )
-        local = score_cases(judge, cases, RunOptions(timeout_s=30, pool=pool, llm=make_handler(settings)))
+        here = make_handler(settings)  # litellm starts importing here while the cluster runs (seconds of CPU)
+        remote = driver.call(ray_driver.score_judged, judge, cases, ray_cluster.address, 4, settings)
+        local = score_cases(judge, cases, RunOptions(timeout_s=30, pool=pool, llm=here))
         assert remote.by_status == {"ok": 12}, [result.error for result in remote.results if not result.ok]
         assert all(result.judge.calls == 1 for result in remote.results)
         assert comparable(remote.results) == comparable(local.results)
@@ -373,15 +317,14 @@ def test_scoring_on_ray_without_ray_installed_says_how_to_install_it(monkeypatch
         cluster._import_ray()
 
 
-def test_an_address_where_no_cluster_listens_fails_at_once_with_what_to_do(tmp_path, monkeypatch):
+def test_an_address_where_no_cluster_listens_fails_at_once_with_what_to_do(driver, tmp_path):
+    """In the module's driver (which has Ray imported already), connected to the cluster or not."""
     address = f"{HOST}:{free_port()}"
     with pytest.raises(ClusterError, match="no Ray cluster answers at .*ray start --head"):
-        score_cases_ray(SLOW.format(pause=0), numbered(2), RunOptions(), address=address)
-    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "data"))
-    stderr = io.StringIO()
-    code = cli.run(
+        driver.call(ray_driver.score, SLOW.format(pause=0), numbered(2), address)
+    code, _out, stderr = driver.call(
+        ray_driver.command_line,
         ["score", str(EXAMPLE_METRICS["Exact match"]), "--data", str(TICKETS), "--ray", address],
-        stdout=io.StringIO(),
-        stderr=stderr,
+        {"SKYNET_DATA_DIR": str(tmp_path / "data")},
     )
-    assert code == 2 and "no Ray cluster answers" in stderr.getvalue()
+    assert code == 2 and "no Ray cluster answers" in stderr
