@@ -295,8 +295,9 @@ def test_the_judge_summary_describes_itself_in_chinese(server, pool) -> None:
 
 def cli_score(tmp_path, server: FakeOpenAI, monkeypatch, pool, *flags: str) -> list[dict]:
     """``skynet score --json-lines`` on two cases of a judge, run in this process by the command line's own entry
-    (``skynet_core.cli.run``, what ``python -m skynet_core`` calls): a fresh Python would import litellm again (about 5 s
-    of CPU a run); the process entry itself is tested in tests/core/cli. Its sandbox is the session's warm pool."""
+    (``skynet_core.cli.run``, what ``python -m skynet_core`` calls): a fresh Python would import litellm again
+    (about 5 s of CPU a run); the process entry itself is tested in tests/core/cli. Its sandbox is the session's
+    warm pool."""
     import io
     import json
 
