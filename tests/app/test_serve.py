@@ -78,7 +78,7 @@ def warmed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]
         env=env,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=360,  # 120 s a start, as each start had in a Python of its own
         check=True,
     )
     reports = [json.loads(line) for line in done.stdout.strip().splitlines()[-3:]]
