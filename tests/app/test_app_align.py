@@ -78,7 +78,7 @@ def test_an_alignment_started_from_the_panel_is_drawn_whole_in_both_languages_an
     with world.server() as server:
         with_models(ws, server.url)
         at = panel()
-        at.number_input(key=K.ALIGN_ROUNDS).set_value(2).run()
+        at.number_input(key=K.ALIGN_ROUNDS).set_value(1).run()
         button(at, "Align the judge").click().run()
         verdict = "The aligned judge agrees better with people on the 12 test cases it never saw"
         run_until(at, lambda at: verdict in texts(at), timeout=300, what="the alignment's verdict")

@@ -233,10 +233,10 @@ def test_a_run_shows_the_figures_the_core_reports_for_the_same_seeds_and_counts_
 ) -> None:
     with world.server() as server:
         world_models(world_ws, server.url)
-        at = start(sized(open_feedback(), rounds=2, seeds=2))
+        at = start(sized(open_feedback(), rounds=1, seeds=2))
         run_until(at, finished("The experiment finished: 2 seeds in every arm."), 240, what="a finished experiment")
         seen = world.requests_by_model(server)
-        config = UpliftConfig(world.START, rounds=2, seeds=2, minibatch=3)
+        config = UpliftConfig(world.START, rounds=1, seeds=2, minibatch=3)
         expected = run_uplift(world_ws.uplift.experiment(config, {}))
     found = texts(at)
     assert expected.complete and expected.feedback_value.value > 0

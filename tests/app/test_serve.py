@@ -22,53 +22,71 @@ MODEL = {"SKYNET_METRIC_MODEL": "openai/judge", "SKYNET_METRIC_API_BASE": "http:
 # never calls it, so the visitor's check here is quick.)
 JUDGE = "from skynet import llm\n\n\ndef score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
 PROBE = """
-import json, sys
+import json, os, sys
 heavy = ("pandas", "pyarrow", "plotly.graph_objects", "pages.author", "pages.settings", "ui.studio")
 import serve
 before = {name: name in sys.modules for name in heavy}
-serve.warm()
-from ui import studio
-from skynet_core.workspace.jobs import JobSlot
-workspace = studio.open_workspace()
-pool = workspace.pool
-spares = pool.wait_for_spares(0.0)
-draft = workspace.drafts.current().metric
-visitor = workspace.jobs.check(JobSlot(), draft, keys={})  # a first visitor's check, no key typed
-visitor.wait(60)
 from skynet_core.examples import EXAMPLE_METRICS
+from skynet_core.workspace.jobs import JobSlot
 from skynet_core.workspace.values import example_metric
-examples = {}
-for title in EXAMPLE_METRICS:  # a visitor loading each bundled example
-    loaded = workspace.jobs.check(JobSlot(), example_metric(title), keys={})
-    loaded.wait(60)
-    examples[title] = not loaded.partial  # remembered: no case run
-print(json.dumps({
-    "examples remembered": examples,
-    "before": before,
-    "after": {name: name in sys.modules for name in heavy},
-    "spares": spares,
-    "components": [name for name in ("code_editor",) if name in sys.modules],
-    "litellm": "litellm" in sys.modules,
-    "script": str(serve.app.script_path),
-    "visitor's check ran again": bool(visitor.partial),  # a run records each case; a remembered report none
-    "visitor's check passed": visitor.result is not None and visitor.result.ok,
-}))
+pool = None
+for directory, env in json.loads(sys.argv[1]):  # one server start after another, each on its own data directory
+    os.environ.update(env, SKYNET_DATA_DIR=directory)
+    serve.warm()
+    from ui import studio
+    workspace = studio.open_workspace()
+    pool = workspace.pool
+    spares = pool.wait_for_spares(0.0)
+    draft = workspace.drafts.current().metric
+    visitor = workspace.jobs.check(JobSlot(), draft, keys={})  # a first visitor's check, no key typed
+    visitor.wait(60)
+    examples = {}
+    for title in EXAMPLE_METRICS:  # a visitor loading each bundled example
+        loaded = workspace.jobs.check(JobSlot(), example_metric(title), keys={})
+        loaded.wait(60)
+        examples[title] = not loaded.partial  # remembered: no case run
+    print(json.dumps({
+        "examples remembered": examples,
+        "before": before,
+        "after": {name: name in sys.modules for name in heavy},
+        "spares": spares,
+        "components": [name for name in ("code_editor",) if name in sys.modules],
+        "litellm": "litellm" in sys.modules,
+        "script": str(serve.app.script_path),
+        "visitor's check ran again": bool(visitor.partial),  # a run records each case; a remembered report none
+        "visitor's check passed": visitor.result is not None and visitor.result.ok,
+    }), flush=True)
 pool.close()
 """
 
 
-def warmed(tmp_path: Path, **env: str) -> dict[str, Any]:
-    """What a fresh Python holds after ``serve.warm()`` with ``env`` added."""
-    env = {"PATH": "/usr/bin:/bin", "SKYNET_DATA_DIR": str(tmp_path), "HOME": str(tmp_path), **env}
+@pytest.fixture(scope="module")
+def warmed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """What a fresh Python holds after each of three ``serve.warm()`` calls, as three servers would start one after
+    the other: no model configured; then a model configured in the environment (the draft the example); then the same
+    with a draft that names ``llm``. Each on its own data directory, so each opens its own workspace (its own
+    remembered checks) and the first sees no model. One Python for the three: each start's imports and litellm's
+    are seconds of CPU, and ``serve.warm()`` reads the data directory and the model variables at each call."""
+    home = tmp_path_factory.mktemp("warm")
+    starts = {"no model": home / "plain", "model": home / "model", "judge": home / "judge"}
+    Store(starts["judge"]).save_draft(JUDGE)
+    plan = [[str(starts["no model"]), {}], [str(starts["model"]), MODEL], [str(starts["judge"]), MODEL]]
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
     done = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", PROBE, json.dumps(plan)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=360,  # 120 s a start, as each start had in a Python of its own
+        check=True,
     )
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return report
+    reports = [json.loads(line) for line in done.stdout.strip().splitlines()[-3:]]
+    return dict(zip(starts, reports, strict=True))
 
 
-def test_warm_imports_the_pages_and_starts_the_spare_sandboxes(tmp_path: Path) -> None:
-    report = warmed(tmp_path)
+def test_warm_imports_the_pages_and_starts_the_spare_sandboxes(warmed: dict[str, dict[str, Any]]) -> None:
+    report = warmed["no model"]
     # Importing serve (and streamlit, which imports plotly itself) leaves the rest to warm().
     assert [name for name, held in report["before"].items() if held] == ["plotly.graph_objects"]
     assert all(report["after"].values()), report["after"]
@@ -88,18 +106,19 @@ def test_warm_imports_the_pages_and_starts_the_spare_sandboxes(tmp_path: Path) -
     }
 
 
-def test_with_a_model_configured_warm_imports_litellm_too(tmp_path: Path) -> None:
-    # The first check's handler would otherwise import it in the background while visitors wait.
-    report = warmed(tmp_path, **MODEL)
+def test_with_a_model_configured_warm_imports_litellm_too(warmed: dict[str, dict[str, Any]]) -> None:
+    # The first check's handler would otherwise import it in the background while visitors wait. (The start before
+    # this one, without a model, left litellm out: see the test above.)
+    report = warmed["model"]
+    assert warmed["no model"]["litellm"] is False
     assert report["litellm"] is True and report["spares"] is True
     # The draft (the example) asks no model: it was checked while the server started.
     assert report["visitor's check passed"] and not report["visitor's check ran again"]
 
 
-def test_a_draft_that_may_ask_the_model_is_not_checked_while_starting(tmp_path: Path) -> None:
+def test_a_draft_that_may_ask_the_model_is_not_checked_while_starting(warmed: dict[str, dict[str, Any]]) -> None:
     # A judge's calls cost money, and nobody asked for them yet.
-    Store(tmp_path).save_draft(JUDGE)
-    report = warmed(tmp_path, **MODEL)
+    report = warmed["judge"]
     assert report["visitor's check ran again"]
 
 

@@ -135,6 +135,9 @@ def test_a_case_keeps_the_texts_of_its_first_calls_only() -> None:
 
 
 def test_an_answered_call_is_traced_with_what_was_sent_and_what_it_cost(server, pool) -> None:
+    from skynet_core.llm import warm_up
+
+    warm_up(wait=True)  # litellm's first import (seconds on a loaded machine) is not inside a case's time
     server.latency_s = 0.02
     run = score_cases(JUDGE, cases(2), RunOptions(llm=make_handler(local(server)), pool=pool))
     for n, result in enumerate(run.results):
@@ -290,44 +293,40 @@ def test_the_judge_summary_describes_itself_in_chinese(server, pool) -> None:
 # -- the command line --------------------------------------------------------
 
 
-def cli_score(tmp_path, server: FakeOpenAI, *flags: str) -> list[dict]:
+def cli_score(tmp_path, server: FakeOpenAI, monkeypatch, pool, *flags: str) -> list[dict]:
+    """``skynet score --json-lines`` on two cases of a judge, run in this process by the command line's own entry
+    (``skynet_core.cli.run``, what ``python -m skynet_core`` calls): a fresh Python would import litellm again
+    (about 5 s of CPU a run); the process entry itself is tested in tests/core/cli. Its sandbox is the session's
+    warm pool."""
+    import io
     import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+
+    from skynet_core import cli
+    from skynet_core.scoring.runner import pool as pools
 
     metric, data = tmp_path / "judge.py", tmp_path / "cases.jsonl"
     metric.write_text(JUDGE)
     data.write_text(
         "".join(json.dumps({"id": f"c{i}", "input": {"question": "q"}, "output": "x"}) + "\n" for i in range(2))
     )
-    env = {
-        **os.environ,
-        "SKYNET_DATA_DIR": str(tmp_path / "data"),
-        "SKYNET_METRIC_API_BASE": server.url,
-        "SKYNET_METRIC_MODEL": "openai/judge-model",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "skynet_core", "score", str(metric), "--data", str(data), "--json-lines", *flags],
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).resolve().parents[3],
-        env=env,
-        timeout=120,
-    )
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert lines, done.stderr
+    monkeypatch.setenv("SKYNET_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SKYNET_METRIC_API_BASE", server.url)
+    monkeypatch.setenv("SKYNET_METRIC_MODEL", "openai/judge-model")
+    monkeypatch.setattr(pools, "_default", pool)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    cli.run(["score", str(metric), "--data", str(data), "--json-lines", *flags], stdout, stderr)
+    lines = [json.loads(line) for line in stdout.getvalue().splitlines()]
+    assert lines, stderr.getvalue()
     return lines
 
 
-def test_the_command_line_adds_traces_only_with_trace(tmp_path, server) -> None:
+def test_the_command_line_adds_traces_only_with_trace(tmp_path, server, monkeypatch, pool) -> None:
     server.script = [500] * 3  # a call fails (its retries too) in the first run; every call is answered in the second
-    plain = cli_score(tmp_path, server, "--concurrency", "1")
+    plain = cli_score(tmp_path, server, monkeypatch, pool, "--concurrency", "1")
     assert all("llm_calls" not in line for line in plain[:-1])
     judge = plain[-1]["judge"]
     assert judge["calls"] == 2 and judge["failed_calls"] >= 1 and "InternalServerError" in judge["errors_by_kind"]
-    traced = cli_score(tmp_path, server, "--trace")
+    traced = cli_score(tmp_path, server, monkeypatch, pool, "--trace")
     for line in traced[:-1]:
         (call,) = line["llm_calls"]
         assert call["instructions"] == "Answer PASS or FAIL." and call["input"] == "Q: q A: x"
