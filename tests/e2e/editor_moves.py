@@ -25,12 +25,6 @@ LOOPS = "import time\n\ndef score(input, output, expected=None):\n    while True
 def open_author(page: Page, url: str, *, editor: bool = True) -> None:
     """The Author page, once its check panel and (with ``editor``) its editor have drawn."""
     page.goto(url)
-    author_drawn(page, editor=editor)
-
-
-def author_drawn(page: Page, *, editor: bool = True) -> None:
-    """Wait until the Author page the tab is loading (a ``goto`` or a reload) has drawn its check panel and
-    (with ``editor``) its editor."""
     expect(page.get_by_text("Contract check", exact=True)).to_be_visible(timeout=60_000)
     if editor:
         page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=60_000)  # its component loads last
