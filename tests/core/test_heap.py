@@ -59,8 +59,22 @@ def test_nothing_is_collected_automatically_while_quiet() -> None:
 def test_a_read_in_the_instant_another_thread_forks_waits_for_the_fork() -> None:
     """The race CI lost once: a read just after a section closed found the collector off, with no section open,
     because a sandbox was being started in another thread at that instant. Here the instant is held open: the
-    forking thread's ``after_in_parent`` hook waits until this thread has read."""
-    no_other_section()
+    forking thread's ``after_in_parent`` hook waits until this thread has read. Another thread of the worker (the
+    session's pool starting a spare sandbox) may fork at the same time and turn the collector back on as its fork
+    ends, which hides the instant: the test then holds a fork open again, and must see the instant within five."""
+    seen = []
+    for _attempt in range(5):
+        no_other_section()
+        seen.append(_read_while_a_fork_is_held_open())
+        assert steady_state() == (0, True)  # once the fork ended, the read finds the collector on
+        if seen[-1] == (0, False):
+            break
+    assert seen[-1] == (0, False), seen  # what the plain read saw in the instant
+
+
+def _read_while_a_fork_is_held_open() -> tuple[int, bool]:
+    """:func:`collector_state` read after a section closed while another thread is inside a fork (Python 3.11's
+    subprocess turns the collector off around a fork with a ``preexec_fn``); the fork is let go after the read."""
     in_the_fork, read = threading.Event(), threading.Event()
     forker = threading.Thread(target=lambda: subprocess.run(["true"], preexec_fn=lambda: None, check=True))
 
@@ -74,10 +88,10 @@ def test_a_read_in_the_instant_another_thread_forks_waits_for_the_fork() -> None
     assert in_the_fork.wait(10)
     with collector_off():
         pass
-    assert collector_state() == (0, False)  # what the plain read saw
+    state = collector_state()
     read.set()
-    assert steady_state() == (0, True)
     forker.join(10)
+    return state
 
 
 def test_the_collector_stays_off_until_the_last_of_two_overlapping_threads_leaves() -> None:
