@@ -42,5 +42,6 @@ page = st.navigation(
         for function, title, icon, path in PAGES
     ]
 )
+studio.begin_visit(page.url_path)
 sidebar(snap, language)
 page.run()

@@ -16,6 +16,7 @@ LANGUAGE = "studio.language"  # the sidebar's language picker
 LLM_KEYS = "studio.llm_keys"  # API keys typed on Settings: {role: key}, this session's memory only
 SNAPSHOT = "studio.snapshot"  # this script run's workspace snapshot (studio.snapshot)
 RUN_NUMBER = "studio.run_number"  # this session's script runs so far, this one included (studio.run_number)
+VISIT = "studio.visit"  # (the page this session's last run drew, the run its visit began with) (studio.begin_visit)
 OWN_REVISION = "studio.own_revision"  # the draft revision this session wrote other than by typing
 
 
@@ -130,7 +131,7 @@ TRADEOFFS_WEIGHTS_A = "tradeoffs.weights_a"
 SETTINGS_NOTICE = "settings.notice"
 SETTINGS_RAY_ADDRESS = "settings.ray_address"
 SETTINGS_EDITS = "settings.edits"  # the model form's unsaved values, kept while their fields are not drawn
-SETTINGS_DRAWN = "settings.drawn"  # (run number, the form's fields drawn) of the Settings page's last run
+SETTINGS_DRAWN = "settings.drawn"  # (run number, the form's fields) the Settings page's last run began to draw
 SETTINGS_CACHE_ON = "settings.cache.enabled"  # the answer cache's switch (saved at once: settings/cache.py)
 SETTINGS_CACHE_MB = "settings.cache.max_mb"  # the answer cache's bound in MB
 SETTINGS_SANDBOX_CAP = "settings.sandbox_cap"  # the cap on sandboxes alive at once, across every session

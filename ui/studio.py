@@ -94,10 +94,23 @@ def begin_run() -> Snapshot:
 
 
 def run_number() -> int:
-    """This session's script runs so far, this one included: a page tells by it whether its last run was the one
-    just before (its widgets' values are then the ones the person sees) or the person came from another page."""
+    """This session's script runs so far, this one included."""
     number = S.get(K.RUN_NUMBER, 0)
     return number if isinstance(number, int) else 0
+
+
+def begin_visit(path: str) -> None:
+    """Note that this run draws the page at ``path`` (app.py, once the page is known): a run of another page than
+    the run before begins a new visit. Runs of one visit may be interrupted (the next keystroke starts the next
+    run) and still count as the visit's."""
+    if S.get(K.VISIT, (None, 0))[0] != path:
+        S[K.VISIT] = (path, run_number())
+
+
+def visit_began() -> int:
+    """The run this visit of the page began with: a page tells by it whether what an earlier run of it noted
+    still holds (its widgets then have the values the person sees) or the person came from another page."""
+    return int(S.get(K.VISIT, (None, 0))[1])
 
 
 def refresh() -> Snapshot:

@@ -58,15 +58,19 @@ def reset() -> None:
 
 def page() -> None:
     """The form shows the saved settings with this session's unsaved edits on top: an edit outlives a visit to
-    another page, and a field not drawn for a while (a price while its model field is empty)."""
+    another page, and a field not drawn for a while (a price while its model field is empty).
+
+    A field an earlier run of this visit drew keeps what the browser sent. What a run draws is noted before it
+    draws, not after: the next keystroke often interrupts a run, and the run after one that had noted nothing
+    wrote the saved values over the fields, in the browser too (a price typed meanwhile was lost)."""
     snap = studio.snapshot()
     saved = form_values(snap.settings, snap.ray_address)
-    last_run, live = S.get(K.SETTINGS_DRAWN, (None, frozenset()))
-    live = live if last_run == studio.run_number() - 1 else frozenset()
+    noted_in, live = S.get(K.SETTINGS_DRAWN, (-1, frozenset()))
+    live = live if noted_in >= studio.visit_began() else frozenset()
     S.update(restored(saved, S.get(K.SETTINGS_EDITS, {}), live))
+    S[K.SETTINGS_DRAWN] = (studio.run_number(), drawn(form()))
     draw(snap.settings, snap.ray_address)
     S[K.SETTINGS_EDITS] = edits(S.to_dict(), saved)
-    S[K.SETTINGS_DRAWN] = (studio.run_number(), drawn(form()))
 
 
 def draw(saved: ModelSettings, ray_address: str) -> None:

@@ -50,9 +50,9 @@ def drawn(settings: ModelSettings) -> frozenset[str]:
 
 
 def restored(saved: Mapping[str, Any], edits: Mapping[str, Any], live: frozenset[str]) -> dict[str, Any]:
-    """The values to give the fields before a run draws them: each field but the ``live`` ones (drawn by the run
-    just before, so holding what the person sees) gets the edit kept for it, else the saved value (``saved``, as
-    :func:`form_values` gives it).
+    """The values to give the fields before a run draws them: each field but the ``live`` ones (drawn by an
+    earlier run of the same visit, so holding what the person sees) gets the edit kept for it, else the saved
+    value (``saved``, as :func:`form_values` gives it).
 
     Streamlit forgets a field's value once a run does not draw it: every field after a visit to another page,
     and a model's key and prices while its model field is empty."""

@@ -13,6 +13,7 @@ from skynet_core.llm import STORE_KEY, ModelConfig, load_settings
 from skynet_core.store import Store
 from tests.app.harness import go_to, open_app
 from tests.fake_openai import FakeOpenAI
+from ui.keys import RUN_NUMBER
 
 SECRET = "sk-typed-secret-0123456789WXYZ"
 
@@ -330,3 +331,20 @@ def test_unsaved_edits_outlive_a_visit_to_another_page(data_dir, server) -> None
     go_to(at, "history")
     go_to(at, "settings")  # a reset leaves no edit to bring back
     assert "Unsaved changes" not in texts(at) and at.number_input(key="settings.concurrency").value != 6
+
+
+def test_values_sent_after_an_interrupted_run_are_kept(data_dir) -> None:
+    """A run that the next keystroke interrupts (Tab out of one field while the run of the field before goes on)
+    never finishes. The run after it got the browser's values and must keep them: the page wrote the saved ones
+    over them instead (it trusted only the fields noted by the run just before, noted at its end), and prices
+    typed and left by Tab while runs came one after another were saved as none (tests/e2e/
+    test_settings_focus_e2e.py, on a busy machine)."""
+    at = open_page()
+    at.text_input(key="settings.reflection.model").input("openai/gpt-4o").run()
+    at.session_state[RUN_NUMBER] = at.session_state[RUN_NUMBER] + 1  # a run of this page began, then was interrupted
+    at.number_input(key="settings.reflection.price_in").set_value(0.15)
+    at.number_input(key="settings.reflection.price_out").set_value(0.6).run()
+    assert (at.number_input(key="settings.reflection.price_in").value, at.number_input(
+        key="settings.reflection.price_out").value) == (0.15, 0.6)  # fmt: skip
+    at.button(key="settings.save").click().run()
+    assert load_settings(Store(data_dir)).reflection.price_per_million == (0.15, 0.6)
