@@ -14,7 +14,7 @@ from skynet_core.views.author import example_shown
 from skynet_core.workspace import Snapshot, example_metric
 from ui import keys as K
 from ui import studio
-from ui.widgets.messages import say, show
+from ui.widgets.messages import said, say, show
 from ui.widgets.text import md, uploader_note
 
 S = st.session_state
@@ -197,8 +197,13 @@ def downloads(metric: MetricSource) -> None:
 
 def upload(revision: int) -> None:
     """The upload of metric.py or a zip of the folder; what it did (or why not) under it, while the draft is the
-    one it made (``revision``)."""
-    with st.expander(_("Upload metric.py or a .zip of the metric folder")):
+    one it made (``revision``).
+
+    The panel is drawn open while it has that to say: an upload's outcome is read where the file was dropped,
+    even when the panel was folded meanwhile (a browser test saw an open panel fold while the editor's polling
+    and the check's verdict redrew the page on a busy machine, with the message hidden inside)."""
+    outcome = bool(S.get(K.AUTHOR_UPLOAD_ERROR)) or said(K.AUTHOR_UPLOAD_DONE, revision) is not None
+    with st.expander(_("Upload metric.py or a .zip of the metric folder"), expanded=outcome):
         st.file_uploader(
             _("A UTF-8 Python file, or a zip of the folder"),
             type=["py", "zip"],
