@@ -41,7 +41,13 @@ from skynet_core.scoring.runner.run import score_cases
 from skynet_core.scoring.runner.sandbox import SANDBOX_UID_MIN, SANDBOX_UID_SPAN
 
 SECRET = "sk-test-SECRET-123"
-HANG_S = 2.0  # timeout for the metrics that never finish on their own
+HANG_S = 2.0  # timeout for the metrics that never finish on their own (and wait while they hang)
+# Timeout for the metrics that spin (or flood) until stopped: each burns a core for all of it. The
+# clock starts when the child starts the call (its progress page; the parent's own bound is the timeout and
+# half a second after it sent the case), and these metrics reach their loop within a millisecond of CPU of
+# that, with nothing to import or load first. On a machine loaded to 30 on 2 cores a runnable process still
+# gets about a fifteenth of a core, some 65 ms of CPU a second: 1 s leaves a margin of more than fifty times.
+SPIN_S = 1.0
 WORK_S = 10.0  # timeout for the others: room for a busy machine, and they end long before it
 MARGIN_S = 3.0
 
@@ -251,7 +257,7 @@ def test_endless_loop_is_stopped_at_the_timeout_with_its_line(pool):
             while True:
                 pass
     """)
-    assert_timed_out(score_one(pool, source, HANG_S), line_of(source, "while"), line_of(source, "pass"))
+    assert_timed_out(score_one(pool, source, SPIN_S), line_of(source, "while"), line_of(source, "pass"), timeout=SPIN_S)
 
 
 def test_loop_that_swallows_base_exception_is_still_stopped(pool):
@@ -264,7 +270,11 @@ def test_loop_that_swallows_base_exception_is_still_stopped(pool):
                 except BaseException:
                     continue
     """)
-    assert_timed_out(score_one(pool, source, HANG_S), *range(line_of(source, "while"), line_of(source, "continue") + 1))
+    assert_timed_out(
+        score_one(pool, source, SPIN_S),
+        *range(line_of(source, "while"), line_of(source, "continue") + 1),
+        timeout=SPIN_S,
+    )
 
 
 def test_loop_that_ignores_signals_is_still_stopped(pool):
@@ -280,7 +290,7 @@ def test_loop_that_ignores_signals_is_still_stopped(pool):
                 pass
     """)
     # With the stack dump refused the line is unknown, but the message still says what happened.
-    assert_timed_out(score_one(pool, source, HANG_S))
+    assert_timed_out(score_one(pool, source, SPIN_S), timeout=SPIN_S)
 
 
 def test_hang_at_import_fails_the_load_stage_with_its_line(pool):
@@ -309,7 +319,7 @@ def test_catastrophic_regex_is_stopped_inside_the_regex_engine(pool):
             matched = re.match(r"(a+)+$", "a" * 40 + "b")
             return float(bool(matched)), {"feedback": "regex done"}
     """)
-    assert_timed_out(score_one(pool, source, HANG_S), line_of(source, "re.match"))
+    assert_timed_out(score_one(pool, source, SPIN_S), line_of(source, "re.match"), timeout=SPIN_S)
 
 
 def test_reading_the_runner_request_channel_just_times_out(pool):
@@ -394,8 +404,8 @@ def test_print_flood_for_the_whole_timeout_is_stopped(pool):
             while True:
                 print("flood " * 200)
     """)
-    result = score_one(pool, source, HANG_S)
-    assert_timed_out(result)
+    result = score_one(pool, source, SPIN_S)
+    assert_timed_out(result, timeout=SPIN_S)
     assert len(result.stdout) < 20_000
 
 
@@ -409,8 +419,8 @@ def test_raw_writes_to_stdout_and_stderr_for_the_whole_timeout_are_stopped(pool)
                 os.write(1, block)
                 os.write(2, block)
     """)
-    result = score_one(pool, source, HANG_S)
-    assert_timed_out(result)
+    result = score_one(pool, source, SPIN_S)
+    assert_timed_out(result, timeout=SPIN_S)
     assert len(result.error) < 2_000
 
 
@@ -691,7 +701,8 @@ def test_fork_storm_is_capped_and_stopped(pool, full_isolation):
                     pass
     """)
     # Each sandbox runs as its own uid, so the process limit caps the storm's sandbox alone:
-    # another sandbox starts and scores while the storm is at its height.
+    # another sandbox starts and scores while the storm is at its height. (Not SPIN_S: a storm
+    # takes more than a second to build on a loaded machine.)
     storm_pool = WorkerPool(spares=0)
     other_pool = WorkerPool(spares=0)
     try:
