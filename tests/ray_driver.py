@@ -69,8 +69,15 @@ class RayDriver:
             raise DriverDied(self._obituary(process, function, exc)) from None
         ok, value = pickle.loads(reply)
         if not ok:
+            if not isinstance(value, Exception):  # a KeyboardInterrupt of the driver's must not stop pytest
+                raise AssertionError(f"{function.__name__} ended in the driver with {type(value).__name__}: {value}")
             raise value
         return value
+
+    def interrupt(self) -> None:
+        """Ctrl+C for the driver process (SIGINT), as a terminal sends it to the command running in it."""
+        assert self._process is not None and self._process.poll() is None, "the driver is not running"
+        self._process.send_signal(signal.SIGINT)
 
     def close(self) -> None:
         process, self._process = self._process, None
@@ -256,6 +263,18 @@ def score_judged(source: Any, cases: list[Any], address: str, batch_cases: int, 
 
     options = RunOptions(timeout_s=30, llm=make_handler(settings))
     return score_cases_ray(source, cases, options, address=address, batch_cases=batch_cases)
+
+
+def score_here(source: Any, cases: list[Any], timeout_s: float, settings: Any = None) -> Any:
+    """``score_cases`` on this machine (the driver's own process pool), with a handler of ``settings`` when given:
+    the local run a Ray run is compared with, in the process that has litellm imported already."""
+    from skynet_core.llm import make_handler
+    from skynet_core.scoring import RunOptions
+    from skynet_core.scoring.runner.pool import default_pool
+    from skynet_core.scoring.runner.run import score_cases
+
+    llm = make_handler(settings) if settings is not None else None
+    return score_cases(_source(source), cases, RunOptions(timeout_s=timeout_s, pool=default_pool(), llm=llm))
 
 
 def command_line(argv: list[str], environment: dict[str, str]) -> tuple[int, str, str]:

@@ -61,10 +61,21 @@ def score_kappa(folder: Path, metric: Path, ids: list[str]) -> float:
     return float(agreement["kappa"]["value"])
 
 
+SECRET = "sk-test-align-0123456789abcdef"  # the provider key in the environment of :func:`learned`'s runs
+
+
+def leaky(received: Received) -> str:
+    """The world's models, but the reflection model echoes the key into the rubric it proposes: it must be redacted
+    before the report is printed or the file written."""
+    answer = world.reply(received)
+    return answer.replace(world.POLICY, f"{world.POLICY} (key {SECRET})") if received.model == "reflect" else answer
+
+
 @dataclass(frozen=True)
 class Learned:
-    """One alignment (3 rounds, ``--out``, ``--json``) and a second run of the same alignment after it: what each
-    printed, what the server had received after the first, and the folder, server and data directory they used."""
+    """One alignment (3 rounds, ``--out``, ``--json``), a second run of the same alignment after it, and a third in
+    text (2 rounds, ``--min-gain 0.2``, another ``--out``): what each printed, what the server had received after
+    the first, and the folder, server and data directory they used."""
 
     folder: Path
     server: FakeOpenAI
@@ -72,22 +83,26 @@ class Learned:
     asked: tuple[Received, ...]  # every request the server had received when the first run ended
     second: tuple[int, str, str]
     asked_after_second: int  # judge requests when the second run ended
+    text: tuple[int, str, str]
 
 
 @pytest.fixture(scope="module")
 def learned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Learned]:
-    """Shared by the module's two tests that read a whole alignment (one run costs seconds of CPU): the second run
-    of the same alignment, in the same data directory, finds every judge answer in the answer cache."""
+    """Shared by the module's three tests that read a whole alignment (one run costs seconds of CPU): the second run
+    of the same alignment, in the same data directory, finds every judge answer in the answer cache, and so does the
+    third, whose text report is read (the reflection model is asked again each run, and echoes the key each time)."""
     folder = tmp_path_factory.mktemp("learned")
-    with pytest.MonkeyPatch.context() as patch, world.server() as server:
+    with pytest.MonkeyPatch.context() as patch, FakeOpenAI(reply=leaky, usage=(100, 20)) as server:
         patch.setenv("SKYNET_DATA_DIR", str(folder / "data"))
-        for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
-            patch.delenv(name, raising=False)
+        patch.delenv("ANTHROPIC_API_KEY", raising=False)
+        patch.setenv("OPENAI_API_KEY", SECRET)
         models(patch, server)
         first = align(folder, "--rounds", "3", "--out", str(folder / "aligned.py"), "--json")
         asked = tuple(server.requests)
         second = align(folder, "--rounds", "3", "--json")
-        yield Learned(folder, server, first, asked, second, world.requests_by_model(server)["judge"])
+        judged = world.requests_by_model(server)["judge"]
+        text = align(folder, "--rounds", "2", "--min-gain", "0.2", "--out", str(folder / "aligned-text.py"))
+        yield Learned(folder, server, first, asked, second, judged, text)
 
 
 def test_the_rubric_learns_the_unwritten_policy_and_test_kappa_rises_from_about_0_2_to_above_0_8(
@@ -153,28 +168,19 @@ def test_without_the_notes_it_claims_no_gain(world_dir: Path, monkeypatch: pytes
 
 
 def test_text_output_gives_the_plan_the_figures_the_rounds_and_the_diff_with_an_echoed_key_redacted(
-    world_dir: Path, monkeypatch: pytest.MonkeyPatch
+    learned: Learned,
 ) -> None:
-    """One run for both (an alignment is seconds of CPU): the text report, from a reflection model that echoes the
-    key into its rubric, which must be redacted before the report is printed or the file written."""
-    secret = "sk-test-align-0123456789abcdef"
-    monkeypatch.setenv("OPENAI_API_KEY", secret)
-
-    def leaky(received: Received) -> str:
-        answer = world.reply(received)
-        return answer.replace(world.POLICY, f"{world.POLICY} (key {secret})") if received.model == "reflect" else answer
-
-    out_file = world_dir / "aligned.py"
-    with FakeOpenAI(reply=leaky) as server:
-        models(monkeypatch, server)
-        code, out, _err = align(world_dir, "--rounds", "2", "--min-gain", "0.2", "--out", str(out_file))
+    """The text report of :func:`learned`'s third run, from a reflection model that echoes the key into its rubric,
+    which must be redacted before the report is printed or the file written."""
+    code, out, _err = learned.text
+    out_file = learned.folder / "aligned-text.py"
     assert code == 0
     assert out.index("Planned: at most") < out.index("On the 12 test cases the optimizer never saw, before → after:")
     assert "Cohen's κ at 0.5: 0.167" in out and "→ 1.000" in out
     assert "Round 1:" in out and "Round 2:" in out
     assert f"    +{world.POLICY} (key [redacted])" in out
     assert "The aligned judge agrees better with people on the 12 test cases it never saw" in out
-    assert secret not in out and secret not in out_file.read_text()
+    assert SECRET not in out and SECRET not in out_file.read_text()
     assert "[redacted]" in out_file.read_text()
 
 

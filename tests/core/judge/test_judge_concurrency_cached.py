@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -34,8 +36,8 @@ LATENCY_S = 0.5
 IN_FLIGHT = 8
 
 
-def cases(count: int) -> list[Case]:
-    return [Case(id=f"case-{i}", input={"question": f"q{i}"}, output="billing") for i in range(count)]
+def cases(count: int, first: int = 0) -> list[Case]:
+    return [Case(id=f"case-{i}", input={"question": f"q{i}"}, output="billing") for i in range(first, first + count)]
 
 
 def write_cases(path: Path, count: int) -> Path:
@@ -56,18 +58,42 @@ def cached_first(server: FakeOpenAI) -> None:
     server.requests.clear()
 
 
+@dataclass(frozen=True)
+class Filled:
+    """The module's answer cache, filled once by a run (at a fast model) of the first ``MOST_CACHED`` cases, and the
+    server that answered it: the run tests below take their cached cases from there, each with new cases of its
+    own (``NEW_FROM[cached]`` on), so that neither test's new cases are cached by the other."""
+
+    server: FakeOpenAI
+    cache: LlmCache
+
+
+MOST_CACHED = 100
+NEW_FROM = {60: 1000, 100: 2000}  # the first question number of each size's new cases
+
+
+@pytest.fixture(scope="module")
+def filled(pool, tmp_path_factory) -> Iterator[Filled]:
+    with FakeOpenAI(latency_s=0.02) as server:
+        cache = LlmCache(tmp_path_factory.mktemp("answers"))
+        first = LocalScorer()(
+            JUDGE,
+            cases(MOST_CACHED),
+            RunOptions(concurrency=IN_FLIGHT, llm=make_handler(settings(server), cache=cache), pool=pool),
+        )
+        assert all(result.ok for result in first.results)
+        yield Filled(server, cache)
+
+
 @pytest.mark.parametrize(("cached", "new"), [(60, 40), (100, 40)])
-def test_new_cases_after_cached_ones_reach_the_model_eight_at_a_time(server, pool, tmp_path, cached, new) -> None:
-    cache = LlmCache(tmp_path)
-    server.latency_s = 0.02
-    first = LocalScorer()(
-        JUDGE, cases(cached), RunOptions(concurrency=IN_FLIGHT, llm=make_handler(settings(server), cache=cache))
-    )
-    assert all(result.ok for result in first.results)
+def test_new_cases_after_cached_ones_reach_the_model_eight_at_a_time(filled, pool, cached, new) -> None:
+    """``cached`` cases answered from the cache (the size either side of the runner's first 64 results, by which it
+    judges the typical case), then ``new`` cases that ask the model."""
+    server, cache = filled.server, filled.cache
     cached_first(server)
     again = LocalScorer()(
         JUDGE,
-        cases(cached + new),
+        cases(cached) + cases(new, first=NEW_FROM[cached]),
         RunOptions(concurrency=IN_FLIGHT, llm=make_handler(settings(server), cache=cache), pool=pool),
     )
     assert all(result.ok for result in again.results) and len(server.requests) == new
@@ -107,6 +133,6 @@ def test_the_command_line_sends_the_new_cases_eight_at_a_time(server, tmp_path, 
     server.latency_s = 0.02
     score(40)
     cached_first(server)
-    report = score(120)
-    assert report["judge"]["cached_calls"] == 40 and len(server.requests) == 80
+    report = score(80)  # 40 new cases, 5 rounds of 8 as in the other tests (there were 80, twice the model calls)
+    assert report["judge"]["cached_calls"] == 40 and len(server.requests) == 40
     assert server.max_in_flight == IN_FLIGHT

@@ -6,13 +6,11 @@ for the module: a node killed under the driver may end the driver's process, and
 from __future__ import annotations
 
 import io
-import os
 import re
-import signal
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import orjson
@@ -22,7 +20,7 @@ from skynet_core import cli
 from skynet_core.cases import Case
 from skynet_core.datasets import load_dataset
 from skynet_core.examples import EXAMPLE_METRICS, METRICS_DIR
-from skynet_core.llm import ModelConfig, ModelSettings, make_handler
+from skynet_core.llm import ModelConfig, ModelSettings
 from skynet_core.metric.source import MetricSource
 from skynet_core.results import CaseResult, Isolation
 from skynet_core.scoring import RunOptions
@@ -37,7 +35,6 @@ TICKETS = METRICS_DIR.parent / "tickets.jsonl"
 # How often a test looks at the cluster's processes while it waits for them (each look reads every process's
 # /proc/PID/stat: on a machine running hundreds, a look every 0.1 s cost a CPU-second every few seconds of waiting).
 WATCH_S = 0.5
-ROOT = Path(__file__).resolve().parents[3]
 SLOW = (
     "import time\n\ndef score(input, output, expected=None):\n    time.sleep({pause})\n"
     "    return float(input['n']), {{'feedback': 'slept'}}\n"
@@ -228,48 +225,39 @@ def test_cancel_stops_every_task(ray_cluster, driver):
     assert after.by_status == {"ok": 5}  # the cluster is usable again
 
 
-def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, tmp_path):
+def test_ctrl_c_in_the_cli_cancels_the_ray_tasks(ray_cluster, driver, tmp_path):
+    """``score --ray`` run by the command line's ``run`` in the module's driver process, and Ctrl+C (SIGINT) sent
+    to that process while the run's batches are running: the command line's own handler cancels the run and it
+    exits 130, and no batch is left running. In the driver rather than in a fresh ``python -m skynet_core``: the
+    handler is the command line's (``cli.interrupt``), and a fresh process cost seconds of CPU for its imports and
+    Ray's workers for a new job."""
     metric = tmp_path / "metric.py"
     # A second a case, so the run lasts minutes: Ctrl+C comes while it runs, however long the machine takes to
     # see a busy worker (with 0.2 s a case it once finished, exit 0, before the signal arrived).
     metric.write_text(SLOW.format(pause=1.0))
     data = tmp_path / "cases.jsonl"
     data.write_bytes(b"\n".join(orjson.dumps({"id": f"c{n}", "input": {"n": n}, "output": "x"}) for n in range(400)))
-    command = [
-        sys.executable,
-        "-m",
-        "skynet_core",
-        "score",
-        str(metric),
-        "--data",
-        str(data),
-        "--json",
-        "--ray",
-        ray_cluster.address,
-    ]
+    argv = ["score", str(metric), "--data", str(data), "--json", "--ray", ray_cluster.address]
     # A batch still running from an earlier test would pass for this run's: the signal would then reach the
-    # command while it still imports (Python's own KeyboardInterrupt, exit 1), not while it runs.
+    # driver before the command line's handler is in force (Python's own KeyboardInterrupt), not while it runs.
     wait_until_idle(ray_cluster)
-    cli_process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "SKYNET_DATA_DIR": str(tmp_path / "data")},
-    )
-    try:
-        deadline = time.monotonic() + 90
-        while not busy_workers(ray_cluster) and cli_process.poll() is None and time.monotonic() < deadline:
-            time.sleep(WATCH_S)
-        assert busy_workers(ray_cluster), cli_process.stderr.read().decode() if cli_process.poll() else "no task ran"
-        assert cli_process.poll() is None, "the run ended before Ctrl+C could be sent"
-        cli_process.send_signal(signal.SIGINT)
-        cli_process.wait(timeout=120)  # at once when quiet; under a loaded machine, seconds (30 s once ran out)
-    finally:
-        if cli_process.poll() is None:
-            cli_process.kill()
-    said = cli_process.stderr.read().decode(errors="replace")[-4000:]  # why, when it did not (exit 1 once, loaded)
-    assert cli_process.returncode == 130, f"Ctrl+C cancels the run and exits 130; it said:\n{said}"
+    with ThreadPoolExecutor(1, thread_name_prefix="ctrl-c-cli") as calls:
+        command = calls.submit(driver.call, ray_driver.command_line, argv, {"SKYNET_DATA_DIR": str(tmp_path / "data")})
+        interrupted = False
+        try:
+            deadline = time.monotonic() + 90
+            while not busy_workers(ray_cluster) and not command.done() and time.monotonic() < deadline:
+                time.sleep(WATCH_S)
+            assert busy_workers(ray_cluster), command.result() if command.done() else "no task ran"
+            assert not command.done(), f"the run ended before Ctrl+C could be sent: {command.result()}"
+            driver.interrupt()
+            interrupted = True
+            # At once when quiet; under a loaded machine, seconds (30 s once ran out).
+            code, _out, said = command.result(timeout=120)
+        finally:
+            if not interrupted and not command.done():  # a failed check: the run must not hold the driver for minutes
+                driver.interrupt()
+    assert code == 130, f"Ctrl+C cancels the run and exits 130; it said:\n{said[-4000:]}"
     wait_until_idle(ray_cluster)
 
 
@@ -285,16 +273,18 @@ def busy_workers(cluster: LocalRayCluster) -> list[int]:
     return [pid for node in cluster.nodes for pid in running_batches(node.tree())]
 
 
-def test_a_judge_metric_on_ray_gets_answers_and_the_key_stays_in_the_driver(ray_cluster, driver, pool):
+def test_a_judge_metric_on_ray_gets_answers_and_the_key_stays_in_the_driver(ray_cluster, driver):
+    """The local run compared with runs in the driver's process too (``ray_driver.score_here``: the same
+    ``score_cases`` with a handler of the same settings), which imports litellm for the Ray run anyway; pytest's
+    process then never imports it (seconds of CPU)."""
     key = "sk-driver-only-7f3a9c"
     with FakeOpenAI(require_key=key) as server:
         settings = ModelSettings(metric=ModelConfig("openai/judge-model", api_base=server.url, api_key=key))
         tickets = load_dataset(str(TICKETS))
         cases = tickets.for_candidate(tickets.candidates[0])[:12]
         judge = EXAMPLE_METRICS["Model as judge"].read_text()
-        here = make_handler(settings)  # litellm starts importing here while the cluster runs (seconds of CPU)
         remote = driver.call(ray_driver.score_judged, judge, cases, ray_cluster.address, 4, settings)
-        local = score_cases(judge, cases, RunOptions(timeout_s=30, pool=pool, llm=here))
+        local = driver.call(ray_driver.score_here, judge, cases, 30, settings)
         assert remote.by_status == {"ok": 12}, [result.error for result in remote.results if not result.ok]
         assert all(result.judge.calls == 1 for result in remote.results)
         assert comparable(remote.results) == comparable(local.results)
