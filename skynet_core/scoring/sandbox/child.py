@@ -5,6 +5,8 @@ STDLIB ONLY (orjson when the sandbox can see it). Started by
 
     python -s -S -P child.py REQUEST_FD REPLY_FD SYS_PATH_JSON PROGRESS_FD METRIC_DIR
 
+and moves the three descriptors to 3, 4 and 5 before it reads a request (:func:`settle_channel`).
+
 It speaks JSON lines: requests on REQUEST_FD, replies on REPLY_FD (``child_channel.py``, beside it). Results
 are sent in small batches (every few ms) to keep per-case cost low; so that
 the parent can still time each call and name the case that hangs or
@@ -26,6 +28,7 @@ import sys
 sys.path[:0] = json.loads(sys.argv[3])
 
 import faulthandler  # noqa: E402  (sys.path is set first so the sandbox finds its packages)
+import fcntl  # noqa: E402
 import io  # noqa: E402
 import linecache  # noqa: E402
 import os  # noqa: E402
@@ -273,7 +276,32 @@ METRIC_NICENESS = 10
 """The scheduling priority metric code runs at (higher is lower priority; the studio runs at 0)."""
 
 
+CHANNEL_FDS = (3, 4, 5)
+"""Where the child keeps its channel (the request pipe, the reply pipe, the progress page), whatever numbers the
+parent's descriptors had: a parent holding hundreds of descriptors (a long-lived studio server) passes numbers
+above the sandbox's limit of open files, and the channel then sat where no descriptor the metric opens can."""
+
+
+def settle_channel() -> None:
+    """Move the channel's descriptors (``sys.argv`` 1, 2 and 4) to :data:`CHANNEL_FDS`, and say so in ``sys.argv``.
+
+    Copies at 6 or above first, so that no move overwrites another channel descriptor still to move. They stay
+    inheritable, as the parent passed them."""
+    slots = (1, 2, 4)
+    sources = [int(sys.argv[slot]) for slot in slots]
+    if tuple(sources) == CHANNEL_FDS:
+        return
+    copies = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, len(CHANNEL_FDS) + 3) for fd in sources]
+    for fd in sources:
+        os.close(fd)
+    for copy, target, slot in zip(copies, CHANNEL_FDS, slots, strict=True):
+        os.dup2(copy, target)
+        os.close(copy)
+        sys.argv[slot] = str(target)
+
+
 def main() -> None:
+    settle_channel()
     progress = Progress(int(sys.argv[4]))
     channel = Channel(int(sys.argv[1]), int(sys.argv[2]), progress)
     # A crash or a stuck call dumps the Python stack to stderr, which the parent

@@ -159,3 +159,40 @@ def test_the_case_that_breaks_the_channel_fails_and_no_innocent_one(isolation, b
     assert "closed or replaced the runner's channel" in culprit.error, culprit.error
     innocent = [(result.id, result.status, result.error) for result in run.results if result.id != "c01"]
     assert innocent == [(result.id, CaseStatus.OK, "") for result in run.results if result.id != "c01"]
+
+
+@pytest.fixture
+def crowded_runner() -> Iterator[None]:
+    """The runner's process holding 300 more descriptors, as a long-lived studio server with many sessions does:
+    the channel's pipes are then numbered above the sandbox's limit of open files (256)."""
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(300)]
+    try:
+        yield
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+@pytest.mark.parametrize("isolation", LEVELS, ids=lambda level: level.value)
+def test_the_channel_is_at_3_4_and_5_however_many_descriptors_the_runner_holds(isolation, crowded_runner):
+    """Where the metric finds the channel does not depend on the runner's descriptors: a child given the pipes at
+    numbers above its limit of open files once could not be reached by a metric walking 3 to 255, and a
+    ``dup2`` onto its request pipe failed as EBADF instead of breaking the channel."""
+    source = textwrap.dedent(f"""
+        import os, sys
+
+        def score(input, output, expected=None):
+            if input["n"] == 1:
+                {CHANNEL_BREAKERS["replaces its requests"]}
+            return 1.0, {{"feedback": " ".join(sys.argv[i] for i in (1, 2, 4))}}
+    """)
+    cases = [Case(id=f"c{n:02d}", input={"n": n}, output="x") for n in range(3)]
+    pool = WorkerPool(isolation=isolation, spares=0)
+    try:
+        run = score_cases(source, cases, RunOptions(timeout_s=20, pool=pool))
+    finally:
+        pool.close()
+    first, culprit, last = run.results
+    assert (first.status, first.feedback) == (CaseStatus.OK, "3 4 5"), first
+    assert "closed or replaced the runner's channel" in culprit.error, culprit.error
+    assert last.status is CaseStatus.OK, last
