@@ -5,7 +5,7 @@ The SQL lives here, one module per group of tables; the record types a store rea
 store. Pages and widgets reach storage only through the workspace's services (:mod:`skynet_core.workspace`).
 
 - ``db``: where the file lives (:func:`data_dir`), opening it with a schema (:func:`open_database`, WAL mode) and
-  the short connection every call makes (:func:`connect`);
+  the connection each call has to itself while it runs, kept open for a later call (:func:`connect`);
 - ``studio``: ``drafts``, ``versions``, ``settings`` (:class:`Store`; records :class:`Draft`, :class:`Version` in
   ``records``);
 - ``runs``: ``scored_runs`` (:class:`~skynet_core.store.runs.RunStore`; records in :mod:`skynet_core.runs.saved`);

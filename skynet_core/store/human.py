@@ -7,8 +7,8 @@ The label set (the ``dataset`` column) is the source of the data file labelled f
 its case ids is linked to it (``human_dataset_links``, see ``Workspace.human.label_set``). An import is recorded
 (``human_imports``: the file, what it kept and what it left out) and its rows carry its id, so one import's
 labels can be deleted together. Nothing here depends on the metric's version, so editing metric.py keeps
-every score; they survive a reload and a restart like the drafts. Like the other stores, every call opens its
-own short connection (WAL mode, busy timeout), so the server's threads can share one store.
+every score; they survive a reload and a restart like the drafts. Like the other stores, every call has a
+connection of its own (WAL mode, busy timeout), so the server's threads can share one store.
 
 A database from before imports and links gains their table and column when it is opened; its scores keep
 their label set (the path of the file they were made on), so nothing is lost.

@@ -14,7 +14,7 @@ class MarkStore:
 
     One mark per (dataset name, metric hash, case id): marking again replaces it, so a
     changed metric (a new hash) starts unmarked and the old marks stay with the old
-    version. Every call opens its own short-lived connection, so several Streamlit
+    version. Every call has a connection of its own while it runs, so several Streamlit
     sessions (threads) can share one store; WAL mode lets readers run beside a writer and
     a busy timeout makes a rare clash wait instead of fail. ``path`` must be a file
     (``:memory:`` would not persist between calls); its folder is created if needed.

@@ -1,7 +1,7 @@
 """Scored runs kept in SQLite (``scored_runs``; the records are :mod:`skynet_core.runs.saved`).
 
 The table lives in the studio's database file in the data directory (see :mod:`skynet_core.store`), beside the
-drafts and versions. Like :class:`~skynet_core.store.Store`, a :class:`RunStore` opens a short connection per call
+drafts and versions. Like :class:`~skynet_core.store.Store`, a :class:`RunStore` has a connection of its own per call
 (WAL mode, busy timeout), so the server's threads can share one. Only the newest
 :data:`~skynet_core.runs.saved.KEEP_RUNS` runs of each dataset and candidate are kept.
 """

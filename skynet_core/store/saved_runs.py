@@ -44,7 +44,8 @@ class Whole:
 class SavedRuns:
     """The table ``table`` in the studio's SQLite file in ``directory`` (the data directory when ``None``); the
     whole run is in the column ``body``, and ``by_metric`` are the columns of the index a metric version's runs
-    are found by. Safe to share between threads: every call opens its own short connection and commits."""
+    are found by. Safe to share between threads: every call has a connection of its own
+    (:func:`~skynet_core.store.db.connect`) and commits."""
 
     def __init__(
         self, directory: str | Path | None, table: str, *, body: str, by_metric: tuple[str, ...], keep: int

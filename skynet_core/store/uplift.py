@@ -1,7 +1,7 @@
 """Uplift results kept in the studio's SQLite file (``uplift_runs``), with the metric version that made them (the
 records are :mod:`skynet_core.engines.uplift.saved`).
 
-The table is a :class:`~skynet_core.store.saved_runs.SavedRuns` (like stress's): a short connection per call (WAL
+The table is a :class:`~skynet_core.store.saved_runs.SavedRuns` (like stress's): a connection of its own per call (WAL
 mode, busy timeout), so the server's threads can share one. Only the newest :data:`KEEP` experiments of each
 dataset and candidate are kept.
 """

@@ -78,7 +78,8 @@ class _Flight:
 class LlmCache:
     """The answers of one data directory's cache file. Thread-safe; several processes may share the file.
 
-    Each operation opens its own short connection (as :class:`skynet_core.store.Store` does). The answers
+    Each operation has a connection of its own while it runs (:func:`skynet_core.store.connect`, as
+    :class:`skynet_core.store.Store`). The answers
     this process stored or found last are also held in memory (:data:`MEMORY_BYTES`), so that scoring
     again finds them in microseconds; that their use makes them recent is written to the file in
     batches (at most :data:`TOUCH_EVERY_S` late, and always before an eviction). ``case_calls`` remembers
