@@ -3,8 +3,11 @@ and the ``slow`` marker on the test modules that take seconds or more."""
 
 from __future__ import annotations
 
+import json
+import statistics
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,10 +29,39 @@ SLOW_MODULES = {
 }
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+    longest_first(config, items)
+
+
+MODULE_SECONDS = Path(__file__).with_name("module_seconds.json")
+
+
+def longest_first(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Order the test modules by the seconds each took in a whole run (``module_seconds.json``), longest first;
+    the tests of a module keep their order. A module it does not name counts as the median module.
+
+    ``scripts/test.sh`` hands the modules to its workers in this order (``--no-loadscope-reorder``; xdist's own
+    order, most tests first, put the browser-test modules, a few long tests each, last). A long module then
+    never starts near the end while the other workers have nothing left: the last run in xdist's order had two
+    workers idle its last 33 to 38 s. The figures are refreshed with ``tests/cpu_per_test.py``; stale ones only
+    make the order worse, never a test's outcome."""
+    try:
+        seconds: dict[str, float] = json.loads(MODULE_SECONDS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    default = statistics.median(seconds.values()) if seconds else 0.0
+
+    def module(item: pytest.Item) -> str:
+        path = item.path
+        return path.relative_to(config.rootpath).as_posix() if path.is_relative_to(config.rootpath) else str(path)
+
+    first_seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        first_seen.setdefault(module(item), index)
+    items.sort(key=lambda item: (-seconds.get(module(item), default), first_seen[module(item)]))
 
 
 def pytest_report_header(config: pytest.Config) -> str:
