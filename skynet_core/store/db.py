@@ -49,10 +49,10 @@ class _Idle:
     """The connections kept open between calls, each used by one call at a time: a few per file, and a few in all
     (those of the files used least recently are closed first).
 
-        A kept connection is used again only by the process that opened it (a forked child opens its own: SQLite's
-        connections must not cross a fork), and only while its path still names the file it opened (a data directory
-        deleted and made again gets new connections, never one writing into the removed file). One left in a
-        transaction is closed, not kept."""
+    A kept connection is used again only by the process that opened it (a forked child opens its own: SQLite's
+    connections must not cross a fork), and only while its path still names the file it opened (a data directory
+    deleted and made again gets new connections, never one writing into the removed file). One left in a
+    transaction is closed, not kept."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
