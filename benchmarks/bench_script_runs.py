@@ -3,11 +3,11 @@ of a person's browser costs the server), and the SQLite connections the run open
 
     .venv/bin/python benchmarks/bench_script_runs.py [--runs 30] [--pages author,data,...]
 
-Each page is opened through Streamlit's AppTest on a new studio with the bundled example (what a person sees
-first), run once to warm up, then run again N times; the figure is the median CPU time of this process per run
-(the script's thread and AppTest's own reading of the page). It is measured twice, alternating: with the store's
-connections kept open between calls (as the app runs) and with one opened per call (``IDLE_PER_FILE`` and
-``IDLE_IN_ALL`` set to 0), which is how the store connected before.
+Each page is opened through Streamlit's AppTest (``tests/app/harness.py``) on a new studio with the bundled example
+(what a person sees first), run once to warm up, then run again N times; the figure is the median CPU time of this
+process per run (the script's thread and AppTest's own reading of the page). It is measured twice, alternating: with
+the store's connections kept open between calls (as the app runs) and with one opened per call (``IDLE_PER_FILE``
+and ``IDLE_IN_ALL`` set to 0), which is how the store connected before.
 """
 
 from __future__ import annotations
@@ -36,22 +36,12 @@ import logging  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from skynet_core.store import db as store_db  # noqa: E402
-
-PAGES = ("author", "data", "feedback", "stress", "human", "tradeoffs", "history", "runs", "settings")
-APP = str(ROOT / "app.py")
+from tests.app.harness import PAGES, open_app  # noqa: E402
 
 
 def opened(page: str) -> AppTest:
-    """The app on ``page``, as its address asks for it (the page tests' harness does the same)."""
-    from streamlit.util import calc_hash
-
-    at = AppTest.from_file(APP, default_timeout=60)
-    if page != "author":
-        at._page_hash = calc_hash(page)  # the page its address names, as tests/app/harness.py opens it
-    at.run()
-    if at.exception:
-        raise SystemExit(f"{page}: the page raised {at.exception}")
-    return at
+    """The app on ``page``, as its address asks for it (the page tests' harness), run once."""
+    return open_app(page, check=True)
 
 
 def counting_connects() -> Callable[[], int]:
