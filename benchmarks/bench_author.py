@@ -28,7 +28,7 @@ from skynet_core.store import Store  # noqa: E402
 from skynet_core.workspace import SETTING_DATASET_PATH  # noqa: E402
 
 sys.path.insert(0, str(ROOT))  # the app's own modules and the tests' helpers; skynet_core is installed
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
+from tests.e2e.browser import CHROMIUM_ARGS, WHOLE_BROWSER, start_server, stop_server  # noqa: E402
 
 EDITOR = 'iframe[title="code_editor.code_editor"]'
 # The verdict passes: "The metric meets the contract." before any "Score all", and "The metric meets the contract,
@@ -102,7 +102,7 @@ def main() -> None:
     process, url = start_server(data_dir)
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = playwright.chromium.launch(executable_path=WHOLE_BROWSER, args=CHROMIUM_ARGS)
             loads = []
             for _ in range(args.loads):
                 context = browser.new_context(viewport={"width": 1500, "height": 1400})

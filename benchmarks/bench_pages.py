@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))  # this tree's skynet_core and app, the tests' hel
 from bench_author import EDITOR, type_metric  # noqa: E402
 
 from skynet_core.store import Store  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
+from tests.e2e.browser import CHROMIUM_ARGS, WHOLE_BROWSER, start_server, stop_server  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 PASSES = "The metric meets the contract."
@@ -328,7 +328,7 @@ def main() -> None:
         servers = {"": url}
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                browser = playwright.chromium.launch(executable_path=WHOLE_BROWSER, args=CHROMIUM_ARGS)
                 figures = measure(browser, url, args.repeats)
                 if args.baseline is not None:  # the same data, as this tree's server left it
                     baseline, servers["baseline: "] = start_server(

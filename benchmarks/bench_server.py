@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the tests' helpers; skynet_core itself is installed
 
 from skynet_core.store import Store  # noqa: E402
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, free_port, stop_server  # noqa: E402
+from tests.e2e.browser import CHROMIUM_ARGS, WHOLE_BROWSER, free_port, stop_server  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 LABELS = ["billing", "technical", "shipping", "refund", "account"]
@@ -334,7 +334,7 @@ def main() -> None:
     sampler = Sampler(url, process.pid, args.interval)
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = playwright.chromium.launch(executable_path=WHOLE_BROWSER, args=CHROMIUM_ARGS)
             pages = []
             began = time.perf_counter()
             for _ in range(args.sessions):
