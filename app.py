@@ -11,13 +11,13 @@ each page but Author also has a two-line ``pages/<name>.py``.
 
 import streamlit as st
 
-from pages import author, data, feedback, history, human, runs, settings, stress, tradeoffs
+from pages import ROOT_PAGE, author, data, feedback, history, human, runs, settings, stress, tradeoffs
 from skynet_core.i18n import N_, _
 from ui import studio
 from ui.widgets.sidebar import sidebar
 from ui.widgets.text import new_script_run
 
-# (the page's function, its title, its icon, its URL path); Author first, the default page.
+# (the page's function, its title, its icon, its URL path); Author first, the default page (ROOT_PAGE).
 PAGES = [
     (author.page, N_("Author"), ":material/edit_note:", "author"),
     (data.page, N_("Data"), ":material/table:", "data"),
@@ -38,7 +38,7 @@ snap = studio.begin_run()
 language = studio.apply_language(snap)
 page = st.navigation(
     [
-        st.Page(function, title=_(title), icon=icon, url_path=path, default=path == "author")
+        st.Page(function, title=_(title), icon=icon, url_path=path, default=path == ROOT_PAGE)
         for function, title, icon, path in PAGES
     ]
 )

@@ -34,7 +34,7 @@ from typing import Any
 import streamlit as st
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from streamlit import config, file_util
@@ -135,13 +135,25 @@ async def page(_request: Request) -> HTMLResponse:
     return HTMLResponse(page_html(), headers={"Cache-Control": "no-cache"})  # as Streamlit serves it
 
 
+async def to_root(request: Request) -> RedirectResponse:
+    """The root page's own address (``/author``) sent to the app's root, its query kept: Streamlit knows its default
+    page only by the root, and its front end said "Page not found" over the page at the page's own address."""
+    root = make_url_path(config.get_option("server.baseUrlPath"), "")
+    query = request.url.query
+    return RedirectResponse(f"{root}?{query}" if query else root, status_code=302)
+
+
 def page_routes() -> list[Route]:
     """A route for each page's address: the page packages under ``pages/``, whose names are their URL paths (app.py
-    routes them so, as each ``pages/<name>.py`` is named), under the server's base path."""
+    routes them so, as each ``pages/<name>.py`` is named), under the server's base path; the root page's is sent to
+    the root (:func:`to_root`)."""
     pages = importlib.import_module("pages")
     names = [module.name for module in pkgutil.iter_modules(pages.__path__) if module.ispkg]
     base = config.get_option("server.baseUrlPath")
-    return [Route(make_url_path(base, name), page, methods=["GET"]) for name in names]
+    return [
+        Route(make_url_path(base, name), to_root if name == pages.ROOT_PAGE else page, methods=["GET"])
+        for name in names
+    ]
 
 
 class PagesFromMemory:
@@ -155,7 +167,7 @@ class PagesFromMemory:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         base = config.get_option("server.baseUrlPath")
-        self.paths = {make_url_path(base, ""), *(route.path for route in page_routes())}
+        self.paths = {make_url_path(base, ""), *(route.path for route in page_routes() if route.endpoint is page)}
         self.plain = page_html().encode("utf-8")
         self.gzipped = gzip.compress(self.plain, mtime=0)
 

@@ -128,9 +128,16 @@ from streamlit import config
 config.set_option("server.baseUrlPath", sys.argv[1])  # as `streamlit run --server.baseUrlPath` does before serve.py
 import serve
 html = serve.page_html()
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+client = TestClient(serve.PagesFromMemory(Starlette(routes=serve.page_routes())), follow_redirects=False)
+base = "/" + sys.argv[1] if sys.argv[1] else ""
+answers = {path: client.get(base + path) for path in ("/author?lang=x", "/data")}
 print(json.dumps({
     "routes": sorted(route.path for route in serve.app._user_routes),
     "told before Streamlit's script": html.index(serve.SERVER_ADDRESS) < html.index('<script type="module"'),
+    "answers": {path: [reply.status_code, reply.headers.get("location")] for path, reply in answers.items()},
+    "data is the page": answers["/data"].text == html,
 }))
 """
 
@@ -156,6 +163,14 @@ def test_each_page_address_is_served_the_page_that_tells_where_the_server_is(tmp
     pages = ["author", "data", "feedback", "history", "human", "runs", "settings", "stress", "tradeoffs"]
     assert report["routes"] == [f"/{name}" for name in pages]
     assert report["told before Streamlit's script"]  # window.__streamlit is read as Streamlit's script starts
+    assert report["answers"]["/data"] == [200, None] and report["data is the page"]
+
+
+def test_the_root_pages_own_address_is_sent_to_the_root(tmp_path: Path) -> None:
+    """Author is the page at the app's root; at /author Streamlit's front end found no page and said "Page not
+    found" over the Author page. A bookmark or a typed /author goes to the root, its query kept."""
+    assert page_addresses(tmp_path)["answers"]["/author?lang=x"] == [302, "/?lang=x"]
+    assert page_addresses(tmp_path, "studio")["answers"]["/author?lang=x"] == [302, "/studio/?lang=x"]
 
 
 def test_page_addresses_follow_the_servers_base_path(tmp_path: Path) -> None:
