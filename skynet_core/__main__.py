@@ -5,6 +5,20 @@ import sys
 
 from .heap import built_frozen
 
+
+def _interrupted() -> str:
+    """The line for Ctrl+C in the command's language; in English when the translations cannot load (the signal may
+    have come while they did)."""
+    try:
+        from .cli.options import cli_language
+        from .i18n import _, use_language
+
+        with use_language(cli_language(sys.argv[1:])):
+            return _("interrupted (Ctrl+C)")
+    except BaseException:  # noqa: BLE001  (a half-loaded module, a second Ctrl+C: the English line still ends it)
+        return "interrupted (Ctrl+C)"
+
+
 # The modules are long-lived: no collection scans them while they load (the collector's automatic passes,
 # each over a heap the imports keep growing, were 10 ms of a command's start), nor afterwards.
 try:
@@ -18,7 +32,7 @@ try:
 
         from .cli import main
 except KeyboardInterrupt:  # Ctrl+C while the command line still loads (before main's own handling): no traceback
-    sys.stderr.write("interrupted (Ctrl+C)\n")
+    sys.stderr.write(_interrupted() + "\n")
     sys.exit(130)
 
 # A run's objects die young, a batch of cases and its results at a time: collecting the young generation every

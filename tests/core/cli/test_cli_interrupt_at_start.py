@@ -12,9 +12,17 @@ from typing import Any
 import pytest
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["skynet_core", "--help"], "interrupted (Ctrl+C)\n"),
+        (["skynet_core", "--lang", "zh_CN", "--help"], "已中断（Ctrl+C）\n"),  # in the command's language
+    ],
+)
 def test_ctrl_c_while_the_command_line_loads_exits_130_without_a_traceback(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    argv: list[str], said: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    monkeypatch.setenv("LANG", "C.UTF-8")
     real_import = builtins.__import__
 
     def interrupted(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
@@ -23,7 +31,7 @@ def test_ctrl_c_while_the_command_line_loads_exits_130_without_a_traceback(
         return real_import(name, globals, locals, fromlist, level)
 
     monkeypatch.setattr(builtins, "__import__", interrupted)
-    monkeypatch.setattr(sys, "argv", ["skynet_core", "--help"])
+    monkeypatch.setattr(sys, "argv", argv)
     try:
         runpy.run_module("skynet_core", run_name="__main__", alter_sys=False)
     except KeyboardInterrupt:
@@ -32,4 +40,4 @@ def test_ctrl_c_while_the_command_line_loads_exits_130_without_a_traceback(
         assert ended.code == 130
     else:
         pytest.fail("the command went on after Ctrl+C")
-    assert capsys.readouterr().err == "interrupted (Ctrl+C)\n"
+    assert capsys.readouterr().err == said
