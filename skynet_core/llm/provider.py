@@ -4,7 +4,6 @@ keys it may use, and what a failure says.
 
 from __future__ import annotations
 
-import atexit
 import os
 import random
 import re
@@ -61,10 +60,6 @@ class LlmReply:
         }
 
 
-# The longest a process's exit waits for litellm's import in the background to end. Cut off mid-import (a daemon
-# thread stops where it is when the interpreter finalizes), it left the module's import lock held, and an object's
-# finalizer importing from litellm then waited on it for ever: a pytest run once hung so at its exit.
-EXIT_WAIT_S = 30.0
 _import_lock = threading.Lock()
 _loaded: Any = None
 _warming: threading.Thread | None = None
@@ -108,7 +103,6 @@ def warm_up(wait: bool = False) -> None:
         if _loaded is None and _warming is None:
             _warming = threading.Thread(target=_litellm, daemon=True, name="skynet-litellm-import")
             _warming.start()
-            atexit.register(_warming.join, EXIT_WAIT_S)
         thread = _warming
     if wait and thread is not None:
         thread.join()
