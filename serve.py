@@ -42,7 +42,6 @@ from streamlit.url_util import make_url_path
 from streamlit.web.server.starlette.starlette_server_config import STATIC_ASSET_CACHE_MAX_AGE_SECONDS
 
 from skynet_core.http_admission import HealthFirst
-from skynet_core.metric.source import MetricSource
 
 # The longest the preload waits for the pool's spare sandboxes (a start takes 0.1 to 1 s; a machine where they
 # cannot start serves anyway, and the check says why).
@@ -85,8 +84,8 @@ def warm() -> None:
     from skynet_core.workspace.values import example_metric
 
     examples = [example_metric(title) for title in EXAMPLE_METRICS]
-    unasked = [metric for metric in examples if not names_llm(metric)]
-    to_check = ([draft] if not asks_a_model or not names_llm(draft) else []) + unasked
+    unasked = [metric for metric in examples if not metric.names_llm()]
+    to_check = ([draft] if not asks_a_model or not draft.names_llm() else []) + unasked
     deadline = time.monotonic() + CHECK_WAIT_S
     with i18n.use_language(workspace.settings.language()):
         for metric in to_check:  # the draft's or an example's check already made is at once
@@ -103,11 +102,6 @@ def warm() -> None:
             i18n.format_number(1234.5, 2)
             i18n.format_duration(75.0)
             i18n.format_datetime(datetime(2026, 1, 1))
-
-
-def names_llm(metric: MetricSource) -> bool:
-    """Whether ``metric`` may ask a model, as far as reading it tells (the preload never runs a metric to find out)."""
-    return any("llm" in text for text in metric.files.values())
 
 
 @asynccontextmanager

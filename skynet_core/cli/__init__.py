@@ -106,12 +106,16 @@ def _run(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         return EXIT_USAGE
     from ..llm.cache import answer_cache  # here: main's imports above changed beside where it would go
 
-    llm = make_handler(settings, cache=answer_cache() if settings.cache else None)
+    llm = make_handler(settings, cache=answer_cache() if settings.cache else None, warm=False)
     try:
         read = _read_inputs(args, stderr)
     except (UsageError, ValueError, DatasetError) as exc:
         print(_("error: {message}").format(message=terminal_lines(str(exc))), file=stderr)
         return EXIT_USAGE
+    if read.source.names_llm():
+        # litellm (seconds of CPU) loads beside the run only for a metric that may ask the model: for one that
+        # cannot, its import took a core from the run's sandboxes for as long as the run lasted.
+        llm.warm_up()
     if args.command == "stress":
         from ..stress.cli import run as run_stress
 

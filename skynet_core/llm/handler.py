@@ -52,6 +52,7 @@ class MetricLlm:
         mock_response: str | None = None,
         cache: LlmCache | None = None,
         budget: Budget | None = None,
+        warm: bool = True,
     ) -> None:
         self.settings = settings
         self.mock_response = mock_response
@@ -67,7 +68,13 @@ class MetricLlm:
             None, [config.api_key for role in ROLES if (config := settings.config(role)) is not None]
         )
         self._scope: str | None = None
-        if settings.effective() is not None and (self.cache is None or not self.cache.on_disk()):
+        if warm:
+            self.warm_up()
+
+    def warm_up(self) -> None:
+        """Start importing litellm in the background when a call to the model may come (at creation unless
+        ``warm=False``, e.g. until the metric is known to name ``llm``: :meth:`MetricSource.names_llm`)."""
+        if self.settings.effective() is not None and (self.cache is None or not self.cache.on_disk()):
             # A model is configured: a metric may call it soon, so litellm (seconds to import) loads meanwhile.
             # Not when a cache with answers in it may answer the run: litellm is then imported at the first answer
             # it does not hold (provider.complete), and a re-score answered wholly from it never imports it
@@ -306,7 +313,10 @@ def _looked_up(reply: LlmReply, started: float) -> LlmReply:
     )
 
 
-def make_handler(settings: ModelSettings, mock_response: str | None = None, cache: LlmCache | None = None) -> MetricLlm:
+def make_handler(
+    settings: ModelSettings, mock_response: str | None = None, cache: LlmCache | None = None, *, warm: bool = True
+) -> MetricLlm:
     """The LlmHandler for one run (see :class:`MetricLlm`; ``cache`` answers calls it has seen, while
-    ``settings.cache`` is on); litellm starts importing now when a model is set."""
-    return MetricLlm(settings, mock_response, cache)
+    ``settings.cache`` is on); litellm starts importing now when a model is set, unless ``warm`` is false
+    (then at :meth:`MetricLlm.warm_up`, or at the first call)."""
+    return MetricLlm(settings, mock_response, cache, warm=warm)
