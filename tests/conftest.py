@@ -69,6 +69,17 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"skynet metric isolation: {isolation.value} ({why})"
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Let litellm's import in the background (``provider.warm_up``) end before the worker exits: a daemon thread
+    cut off mid-import holds the module's import lock, and a worker once hung at its exit in a finalizer of litellm's
+    that waited on it. Here, before the interpreter shuts down, the import still ends as it would in a test."""
+    from skynet_core.llm import provider
+
+    warming = provider._warming
+    if warming is not None:
+        warming.join(60)
+
+
 LEFTOVER_WAIT_S = 2.0  # how long a test's end waits for the jobs it left running to stop once cancelled
 
 
