@@ -82,7 +82,17 @@ def go_to(at: AppTest, page: str) -> AppTest:
     takes a file): the page is asked for by the hash ``st.navigation`` gives its URL path, as a browser's
     request for ``/data`` does. The one place that knows this."""
     _address(at, page)
-    return at.run()
+    with speaking(session_language(at)):
+        return at.run()
+
+
+def session_language(at: AppTest) -> str | None:
+    """The language the session picked in the sidebar (set by :func:`open_app`), or None."""
+    try:
+        language = at.session_state[LANGUAGE_KEY]
+    except KeyError:
+        return None
+    return str(language) if language else None
 
 
 def _address(at: AppTest, page: str) -> None:
@@ -102,7 +112,8 @@ def run_until(
     Between reruns it waits for the session's running job to finish, up to :data:`JOB_WAIT_S`, instead of
     rerunning on a fixed beat: a page's run costs CPU the tests running beside it need, and the run after a
     job ends should come at once. A test that looks for what a page shows while a job runs still sees a run
-    at least every :data:`JOB_WAIT_S`."""
+    at least every :data:`JOB_WAIT_S`. Each run is in the session's language (:func:`session_language`): AppTest
+    formats a widget's choices in the test's thread, and they must match the page's."""
     deadline = time.monotonic() + timeout
     while not done(at):
         assert not at.exception, at.exception
@@ -112,7 +123,8 @@ def run_until(
             time.sleep(POLL_S)
         else:
             job.wait(min(JOB_WAIT_S, max(0.0, deadline - time.monotonic())))
-        at.run()
+        with speaking(session_language(at)):
+            at.run()
     assert not at.exception, at.exception
     return at
 

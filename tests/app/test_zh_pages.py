@@ -47,3 +47,16 @@ def test_every_page_is_all_chinese(page):
     assert not at.exception, at.exception
     found = english_words(at, allowed=EXAMPLE_DATA)
     assert not found, found
+
+
+def test_a_page_opened_in_chinese_reruns_in_chinese_until_its_check_is_drawn():
+    """``run_until`` reruns a page in the language its session picked. The test's thread once spoke English on the
+    reruns after the first: AppTest formats a choice with the page's ``format_func`` in that thread, and the Author
+    page's "Exact match" was not among its Chinese choices (ValueError), whenever the check was not drawn at once."""
+    from tests.app.harness import run_until
+
+    at = render()
+    runs = []
+    run_until(at, lambda a: runs.append(a) is None and len(runs) > 2)  # two reruns, whatever the check does
+    assert not at.exception
+    assert "编写 metric.py" in [title.value for title in at.title]
