@@ -31,7 +31,7 @@ if (( ${#want[@]} )); then
   fi
 fi
 # Chromium's old headless shell (the same Blink, without the browser's window machinery): the browser tests take it
-# where it is installed, for about a fifth less CPU than the whole browser (docs/testing.md), and the whole browser
+# where it is installed, for about an eighth less CPU than the whole browser (docs/testing.md), and the whole browser
 # where it is not, so a failed install here only warns.
 if [[ $dev == 1 ]] && [[ ! -x /usr/lib/chromium/chromium-headless-shell ]] && (( ${#apt_get[@]} )); then
   echo "setup: installing chromium-headless-shell with apt-get"

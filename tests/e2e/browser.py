@@ -30,7 +30,7 @@ ROOT = Path(os.environ.get("SKYNET_E2E_APP_ROOT") or Path(__file__).resolve().pa
 # Screenshots go to a temporary folder, never into the repository ($SKYNET_SCREENSHOTS to choose one).
 ARTIFACTS = Path(os.environ.get("SKYNET_SCREENSHOTS") or Path(tempfile.gettempdir()) / "skynet-screenshots")
 # Debian's Chromium: its old headless shell where it is installed (``scripts/setup.sh --dev`` installs it), which
-# draws the same pages with the same Blink for about a fifth less CPU than the whole browser run headless
+# draws the same pages with the same Blink for about an eighth less CPU than the whole browser run headless
 # (docs/testing.md); the whole browser otherwise. $SKYNET_CHROMIUM chooses another.
 # The benchmarks time pages as a person's browser draws them: the whole browser (WHOLE_BROWSER) always.
 WHOLE_BROWSER = "/usr/bin/chromium"
