@@ -689,6 +689,31 @@ def test_double_forked_setsid_daemon_is_killed_with_the_sandbox(pool, full_isola
     assert result.status is CaseStatus.OK, result
 
 
+def storm_under_way(within: float) -> bool:
+    """Whether, within ``within`` seconds, one sandbox uid runs half the processes its cap (``Limits.processes``)
+    allows: the storm is under way (it reaches the cap in a fraction of a second more, and stays there)."""
+    from collections import Counter
+
+    from skynet_core.scoring.runner.sandbox import Limits
+
+    sandbox_uids = range(SANDBOX_UID_MIN, SANDBOX_UID_MIN + SANDBOX_UID_SPAN)
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        owners: Counter[int] = Counter()
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    owner = entry.stat().st_uid
+                except OSError:
+                    continue
+                if owner in sandbox_uids:
+                    owners[owner] += 1
+        if owners and max(owners.values()) >= Limits().processes // 2:
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def test_fork_storm_is_capped_and_stopped(pool, full_isolation):
     source = metric("""
         import os
@@ -709,7 +734,9 @@ def test_fork_storm_is_capped_and_stopped(pool, full_isolation):
         stormed: list[CaseResult] = []
         storm = threading.Thread(target=lambda: stormed.append(score_one(storm_pool, source, timeout=2.0)))
         storm.start()
-        time.sleep(0.8)
+        # The other sandbox starts once the storm is under way, however long a loaded machine takes to start it (a
+        # fixed pause let it start before the storm had, proving nothing).
+        assert storm_under_way(within=5.0), "the storm never reached half its process cap"
         during = score_cases(GOOD_METRIC, [CASE], RunOptions(timeout_s=WORK_S, pool=other_pool))
         storm.join()
         assert [r.status for r in during.results] == [CaseStatus.OK], during.results
