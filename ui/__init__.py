@@ -17,6 +17,7 @@ So each page but Author (the default page, at ``/``) has a two-line ``pages/<nam
 to the router (:func:`ui.studio.hand_over_to_router`): it leaves the pages-folder mode and runs ``app.py`` in the
 same script run, on the page the address names. ``tests/app/test_page_stubs.py`` checks that every page of
 the router has its stub, and nothing more. On each Streamlit upgrade, delete the stubs and run
-``tests/e2e/test_page_address_e2e.py`` (a deep link to each page on a fresh server): if it passes, they can go
-(with ``hand_over_to_router`` and this paragraph).
+``tests/e2e/test_sessions_e2e.py::test_a_deep_link_as_the_first_request_gets_the_whole_app`` (a deep link as a fresh
+server's first request) with ``tests/app/test_serve.py``: if they pass, the stubs can go (with
+``hand_over_to_router`` and this paragraph).
 """

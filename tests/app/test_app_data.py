@@ -1,7 +1,10 @@
-"""The Data page through Streamlit's AppTest: choose a file, set roles, use it, see the splits; errors as messages."""
+"""The Data page through Streamlit's AppTest: choose a file (by its path or uploaded), set roles, use it, see the
+splits; what "Use this dataset" says (with the human scores the file keeps); the Author page's Score all scoring the
+file used; errors as messages; the page in Chinese."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -13,8 +16,9 @@ from skynet_core import workspace as ws
 from skynet_core.i18n import use_language
 from skynet_core.paths import DATA_ROOTS_ENV, data_roots
 from skynet_core.store import Store
-from tests.app.harness import button, go_to, open_app, open_file
+from tests.app.harness import button, go_to, open_app, open_file, run_until, speaking
 from tests.i18n_scan import english_words, render
+from ui import keys as K
 
 
 @pytest.fixture
@@ -130,6 +134,87 @@ def test_choice_and_roles_come_back_after_a_reload(data_dir: Path, plain_csv: Pa
     assert again.main.markdown[0].value.startswith("In use: **cases** · 40 cases")
     assert again.data_editor[0].value["role"].tolist() == ["id", "input field", "expected field", "output"]
     assert metrics(again) == {"train": "32", "val": "8", "test": "0"}
+
+
+# Unprefixed column names, so every role is set by hand. Outputs are the JSON text a model returned.
+TICKETS = """ticket_id,message,label,model_reply,notes
+T-1,I was charged twice this month,billing,"{""label"": ""billing""}",called twice
+T-2,Where is my parcel?,shipping,"{""label"": ""shipping""}",
+T-3,The app crashes on start,technical,"{""label"": ""billing""}",angry
+T-4,Please close my account,account,"{""label"": ""account""}",
+T-5,Do you ship to Norway?,,"{""label"": ""shipping""}",not labelled yet
+"""
+
+
+def test_an_uploaded_file_used_with_its_roles_is_what_score_all_scores_on_the_author_page(data_dir: Path) -> None:
+    """Uploaded (kept in the uploads folder), its roles set and used: the Author page's Score all scores exactly its
+    five cases, each with the feedback the example metric gives its output."""
+    at = open_page()
+    at.radio(key="data.source").set_value("file").run()
+    at.file_uploader(key=K.DATA_UPLOAD).set_value(("tickets.csv", TICKETS.encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    assert [path.name for path in (data_dir / "uploads").rglob("*.csv")] == ["tickets.csv"]
+    edit_roles(
+        at, {0: {"role": "id"}, 1: {"role": "input field"}, 2: {"role": "expected field"}, 3: {"role": "output"}}
+    )
+    use_dataset(at)
+    assert [item.value for item in at.main.success] == ["Using tickets.csv: 5 cases × 1 candidate."]
+
+    go_to(at, "author")
+    run_until(at, lambda at: any(b.key == "author.score_all" and not b.disabled for b in at.button))
+    assert any(item.value.startswith("Runs metric.py on all 5 cases") for item in at.caption)
+    at.button(key="author.score_all").click().run()
+    run_until(at, lambda at: any("Showing 5 of 5 scored cases" in item.value for item in at.caption), timeout=120)
+    table = next(frame.value for frame in at.dataframe if "duration_ms" in frame.value.columns)
+    assert sorted(table["id"]) == ["T-1", "T-2", "T-3", "T-4", "T-5"]
+    feedback = dict(zip(table["id"], table["feedback"], strict=True))
+    assert feedback["T-3"] == "Expected 'technical', got 'billing'."
+
+
+@pytest.mark.parametrize(
+    ("language", "use", "said"),
+    [
+        (
+            "en",
+            "Use this dataset",
+            "Using support80.csv: 80 cases × 1 candidate. 60 stored human scores match cases of this data by id "
+            "(first made on support.csv).",
+        ),
+        (
+            "zh_CN",
+            "使用此数据集",
+            "正在使用 support80.csv：80 个用例 × 1 个候选。 按 id 有 60 个已保存的人工评分对应此数据的用例（最初标注于 "
+            "support.csv）。",
+        ),
+    ],
+    ids=["en", "zh_CN"],
+)
+def test_use_on_a_grown_file_says_how_many_human_scores_it_keeps_and_where_they_were_made(
+    data_dir: Path, tmp_path: Path, language: str, use: str, said: str
+) -> None:
+    """support80.csv has the 60 ids of support.csv, in use and labelled, and 20 more: "Use this dataset" on it says
+    the 60 labels match it by id, naming the file they were made on, in the page's language."""
+    workspace = ws.Workspace(data_dir, env={})
+    workspace.human.set_rater("ana")
+    rows = "id,question,answer,response\n" + "".join(f"s{n},q {n},a {n},r {n}\n" for n in range(60))
+    first = workspace.data.save_upload("support.csv", io.BytesIO(rows.encode()))
+    workspace.data.save_choice(str(first))
+    assert workspace.data.in_use().problem is None
+    for n in range(60):
+        workspace.human.set_score(f"s{n}", float(n % 2))
+    grown = tmp_path / "support80.csv"
+    grown.write_text(rows + "".join(f"s{n},q {n},a {n},r {n}\n" for n in range(60, 80)), encoding="utf-8")
+
+    at = open_app("data", language=language)
+    with speaking(language):
+        at.radio(key="data.source").set_value("file").run()
+        at.text_input(key="data.path").input(str(grown))
+        button(at, "打开此文件" if language == "zh_CN" else "Open this file").click()
+        at.run()
+        button(at, use).click()
+        at.run()
+    assert not at.exception, at.exception
+    assert [plain(item.value) for item in at.main.success] == [said]
 
 
 def warnings(at: AppTest) -> list[str]:
@@ -403,6 +488,7 @@ DATA_WORDS |= {"lines", "mb"}  # the format's name (JSON Lines) and the unit
 def test_the_data_page_reads_in_chinese(data_dir: Path, plain_csv: Path) -> None:
     at = render("data")
     assert at.title[0].value == "数据"
+    assert at.dataframe[0].value.index.name == "行"  # the preview's row numbers, headed in Chinese
     assert english_words(at, allowed=DATA_WORDS, where="main") == []
 
     # A file opened: the preview, the role editor, its problems, the splits note. (AppTest formats a radio's

@@ -103,6 +103,8 @@ def test_the_report_shows_the_figures_the_workspace_computes_and_false_passes_fi
                                                          "true_pass_rate", "true_fail_rate")
     ]  # fmt: skip
     assert any("Only 12 labelled cases" in warning.value for warning in at.warning)
+    assert "12 labelled and scored, 60 unlabelled" in [item.value for item in at.markdown]
+    assert any(item.value.startswith("2 cases where the scores differ (false passes: 2).") for item in at.caption)
     cards = [m.value for m in at.markdown if m.value.startswith("**1.** ") or m.value.startswith("**2.** ")]
     assert len(cards) == 2 and all(card.endswith(":red[false pass]") for card in cards)
     assert "too vague" in [text.value for text in at.text]  # the rater's note beside the case

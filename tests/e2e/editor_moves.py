@@ -119,23 +119,6 @@ def pick_language(page: Page, name: str) -> None:
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
 
 
-def set_timeout(page: Page, seconds: int) -> None:
-    field = page.get_by_role("spinbutton", name="Timeout per call (s)")
-    field.fill(str(seconds))
-    field.press("Enter")
-    wait_for_app_run(page)
-
-
-def start_endless_scoring(page: Page, url: str) -> None:
-    """Start "Score all cases" of a metric that never returns (each call stopped after 5 s)."""
-    open_author(page, url)
-    set_timeout(page, 5)
-    type_metric(page, LOOPS)
-    expect(page.get_by_text(re.compile(r"Checking…"))).to_be_visible()  # the check of the endless loop started
-    button = page.get_by_role("button", name="Score all cases")
-    click_until_shown(button, button.and_(page.locator("button:disabled")))  # this page's sign, as in start_job
-
-
 def act_until(act: Callable[[], None], effect: Callable[[int], None], timeout_s: float = 90.0) -> None:
     """Do ``act`` until ``effect(timeout_ms)`` (an ``expect``) holds, as a person clicks again when nothing
     happened. On a loaded machine a click can land on a node a rerun has just replaced, or on a chart still
@@ -159,14 +142,6 @@ def act_until(act: Callable[[], None], effect: Callable[[int], None], timeout_s:
     effect(1_000)
 
 
-def enter_number(page: Page, label: str, value: object) -> None:
-    """Type ``value`` into the number field ``label`` and press Enter, then wait for the run it starts."""
-    field = page.get_by_role("spinbutton", name=label, exact=True)
-    field.fill(str(value))
-    field.press("Enter")
-    wait_for_app_run(page)
-
-
 def click(button: Locator) -> Callable[[], None]:
     """A click on ``button``; when it will not stand still, the event goes to the node found now."""
 
@@ -177,11 +152,6 @@ def click(button: Locator) -> Callable[[], None]:
             button.first.dispatch_event("click", timeout=2_000)
 
     return act
-
-
-def click_until_gone(button: Locator, gone: Locator, timeout_s: float = 90.0) -> None:
-    """Click ``button`` until ``gone`` has left the page (a Cancel in a polling fragment)."""
-    act_until(click(button), lambda ms: expect(gone).to_have_count(0, timeout=ms), timeout_s)
 
 
 def click_until_shown(button: Locator, shown: Locator, timeout_s: float = 90.0) -> None:
