@@ -1,5 +1,6 @@
-"""Issue 23 item 5 on the Data page, through AppTest: a candidate file has a role editor of its own, what it sets
-loads the file, and candidates with identical outputs are warned about."""
+"""Issue 23 item 5 on the Data page, through AppTest: an A/B export is used as one candidate per output column, a
+candidate file has a role editor of its own, what it sets loads the file, and candidates with identical outputs are
+warned about."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from skynet_core.datasets import CandidateFile
 from skynet_core.store import Store
 from skynet_core.workspace import SETTING_DATASET_CANDIDATE_FILES, Workspace
 from tests.app.harness import button, open_app, open_file
-from tests.review_data import ab_csv, large_csv, reviews_csv
+from tests.review_data import ab_csv, large_csv, review_rows, reviews_csv, write_csv
 
 
 def add_candidate(at: AppTest, name: str, path: Path) -> None:
@@ -25,6 +26,18 @@ def add_candidate(at: AppTest, name: str, path: Path) -> None:
 def roles_of(at: AppTest, index: int) -> list[tuple[str, str, str]]:
     frame = at.data_editor[index].value
     return list(zip(frame["column"], frame["role"], frame["field"], strict=True))
+
+
+def test_an_ab_export_is_used_as_one_candidate_per_output_column(data_dir: Path, tmp_path: Path) -> None:
+    rows = [{**row, "input.text": row["text"], "expected.label": row["label"]} for row in review_rows()]
+    columns = ["id", "input.text", "expected.label", "out_small", "out_large", "latency_large_ms", "cost_large_usd"]
+    path = write_csv(tmp_path / "ab.csv", rows, columns)
+    at = open_app("data")
+    open_file(at, path)
+    button(at, "Use this dataset").click()
+    at.run()
+    assert [item.value for item in at.main.success] == ["Using ab.csv: 40 cases × 2 candidates."]
+    assert list(Workspace(data_dir).data.in_use().data.candidates) == ["small", "large"]
 
 
 def test_a_candidate_file_gets_a_role_editor_whose_roles_load_it(data_dir: Path, tmp_path: Path) -> None:

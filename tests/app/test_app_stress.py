@@ -1,6 +1,7 @@
 """The Stress test page in AppTest: the plan before a run, a run of the draft on the bundled example as a job (its
-verdict leads the report, the worst example of each flag drawn side by side), the form kept in the workspace, a
-search refused without models, the report in Chinese, and History and Runs showing a version's stress verdict."""
+verdict leads the report, the worst example of each flag drawn side by side), a sound metric's report that says it
+held, the form kept in the workspace, a search refused without models, the report in Chinese, and History and Runs
+showing a version's stress verdict."""
 
 from __future__ import annotations
 
@@ -53,9 +54,28 @@ def test_the_plan_shows_before_a_run_and_a_run_leads_with_the_verdict(workspace:
     titles = [item.value for item in at.markdown if item.value.startswith("**hackable**")]
     assert titles and "of its cases" in titles[0]  # the worst example of the flag, before and after side by side
     assert any(item.value.startswith("Before · score") for item in at.caption)
+    assert any(item.value.startswith("After `smuggle_expected` · score") for item in at.caption)
     saved = workspace.stress.latest()
     assert saved is not None and saved.report.verdict.has(Flag.HACKABLE)
     assert len(at.dataframe[0].value) == 15
+
+
+def test_a_sound_metrics_report_says_it_held_and_that_its_feedback_changes(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """A sound metric on ticket labels (a quarter of the answers wrong): the report says it held, in English and
+    in Chinese, and counts no feedback that stays the same when the output gets worse."""
+    workspace.data.save_choice(str(world.write_cases(tmp_path / "tickets.jsonl", count=20)))
+    workspace.drafts.replace(world.SOUND, "test")
+    job = workspace.stress.start(JobSlot(), StressForm(cases=20))
+    assert job.wait(120) and job.result is not None
+    at = open_app("stress")
+    assert [item.value for item in at.error] == []
+    assert any("The metric held" in item.value for item in at.success)
+    static = "Feedback that does not change when the output gets worse: 0 of "
+    assert any(static in text for text in shown(at.caption)), shown(at.caption)
+    chinese = open_app("stress", language="zh_CN")
+    assert any("指标经受住了考验" in item.value for item in chinese.success)
 
 
 def test_the_form_is_kept_in_the_workspace(workspace: Workspace) -> None:

@@ -1,4 +1,6 @@
-"""The trace of a case's llm() calls in the row detail of the per-case table (ui/widgets/trace.py), through AppTest."""
+"""The trace of a case's llm() calls in the row detail of the per-case table (ui/widgets/trace.py), through AppTest:
+an answered call (its retry, clipped answer, tokens and cost), failed calls, the detail of a row chosen after another,
+the detail in Chinese, and the judge's totals."""
 
 from __future__ import annotations
 
@@ -108,6 +110,16 @@ def test_failed_calls_show_their_kind_and_message_literally_and_count_in_the_sum
     assert list(at.selectbox[0].options) == ["1 · failed: AuthenticationError", "2 · failed: AuthenticationError"]
 
 
+def test_a_row_chosen_after_another_replaces_its_detail() -> None:
+    at = open_row(1)
+    assert "AuthenticationError" in texts(at)
+    at.session_state[TABLE_KEY] = {"selection": {"rows": [0], "columns": []}}
+    at.run()
+    assert not at.exception, at.exception
+    shown = texts(at)
+    assert "AuthenticationError" not in shown and any(text.startswith("Clipped: ") for text in shown)
+
+
 def test_a_case_without_calls_has_no_trace() -> None:
     from skynet_core.results import CaseResult
 
@@ -123,6 +135,12 @@ def test_the_trace_reads_in_chinese() -> None:
     # What is left comes from panels/cases.py (the author helper's), translated on another branch.
     unexpected = {text for text in texts_left if not any(part in text for part in PENDING_OTHER_BRANCH)}
     assert not unexpected, unexpected
+
+
+def test_an_answered_calls_detail_reads_in_chinese_with_its_retry() -> None:
+    shown = texts(open_row(0, "zh_CN"))
+    assert "**模型调用（`llm()`）**" in shown
+    assert any(" · 重试 1 次 · " in text for text in shown), shown
 
 
 # Data: the case, the model's name, the error the provider sent (shown literally, untranslated).

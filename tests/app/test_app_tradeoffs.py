@@ -1,4 +1,5 @@
-"""The Reward trade-offs page through Streamlit's AppTest: score the example's candidates, move weights, write back."""
+"""The Reward trade-offs page through Streamlit's AppTest: score the example's candidates, move weights, write back
+(the Author page's editor then holds the written spec)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from skynet_core.reward import replace_reward_spec
 from skynet_core.store import Store
 from skynet_core.store.runs import RunStore
 from skynet_core.workspace import Workspace
-from tests.app.harness import open_app, run_until
+from tests.app.harness import go_to, open_app, run_until
 from tests.i18n_scan import english_words, render
 
 REWARD_METRIC = EXAMPLE_METRICS["Accuracy, speed and cost"].read_text(encoding="utf-8")
@@ -149,6 +150,27 @@ def test_write_to_metric_py_changes_only_reward_spec_in_the_stored_draft(data_di
     Workspace(data_dir).drafts.replace(REWARD_METRIC, "the test")  # metric.py changed since: old news
     at.run()
     assert not any("Wrote `REWARD_SPEC`" in success.value for success in at.success)
+
+
+IN_METRIC_PY = "metric.py's `REWARD_SPEC` has these values."
+
+
+def editor_text(at: AppTest) -> str:
+    """The text the Author page's editor component is given."""
+    editor = next(item for item in at.get("component_instance") if "author.editor." in item.proto.id)
+    return json.loads(editor.proto.json_args)["code"]
+
+
+def test_written_values_are_what_the_author_pages_editor_then_shows(data_dir: Path) -> None:
+    at = open_page(data_dir)
+    assert IN_METRIC_PY in [caption.value for caption in at.caption]
+    set_weights(at, 0.76, 0.2, 0.04)
+    assert any("These values are not in metric.py yet." in caption.value for caption in at.caption)
+    at.button(key="tradeoffs.write").click().run()
+    assert IN_METRIC_PY in [caption.value for caption in at.caption]
+    go_to(at, "author")
+    assert not at.exception, at.exception
+    assert '    "weights": {"accuracy": 0.76, "speed": 0.2, "cost": 0.04},\n' in editor_text(at)
 
 
 def test_a_metric_without_reward_spec_can_start_from_the_example_spec(data_dir: Path) -> None:

@@ -1,8 +1,8 @@
-"""Feedback review's "Does this feedback help?" in AppTest: missing models, the plan before a run, the form kept in the
-workspace, a saved experiment drawn (verdict, feedback value, charts, final instructions) in English and Chinese, and
-runs against scripted task and reflection models on 127.0.0.1 (tests/uplift_world.py: a world where the metric's
-feedback helps): a whole run shows the core's own figures, Cancel and the budget keep the finished seeds, a failed
-call is said. History and Runs show a version's feedback value."""
+"""Feedback review's "Does this feedback help?" in AppTest: missing models, the models and the plan before a run, the
+form kept in the workspace, a saved experiment drawn (verdict, feedback value, charts, final instructions) in English
+and Chinese, and runs against scripted task and reflection models on 127.0.0.1 (tests/uplift_world.py: a world where
+the metric's feedback helps): a whole run shows the core's own figures, Cancel and the budget keep the finished seeds,
+a failed call is said. History and Runs show a version's feedback value."""
 
 from __future__ import annotations
 
@@ -104,6 +104,7 @@ def test_before_a_run_the_plan_gives_the_calls_and_says_which_price_is_unknown(s
     at = open_feedback()
     assert at.text_area(key="feedback.uplift.instruction").value.startswith("You triage customer support tickets")
     found = texts(at)
+    assert "Task model: **openai/task** · reflection model: **openai/reflect**" in found
     assert "Planned: at most 284 task calls and 27 reflection calls" in found  # docs/uplift.md's worked example
     assert "the 58 cases of the train split and measures on the 14 cases of the val split" in found
     assert "Task model openai/task: no known price" in found
@@ -160,6 +161,7 @@ def test_a_saved_experiment_shows_the_value_the_verdict_the_charts_and_the_final
     charts = at.get("plotly_chart")
     assert len(charts) == 2
     assert "Validation score of each arm" in charts[0].proto.spec and "feedback value" in charts[1].proto.spec
+    assert "Gain over the start" in charts[1].proto.spec
     assert any(f"+{LEARNED}" in block.value for block in at.code)  # the feedback arm's diff from the start
     at.selectbox(key="feedback.uplift.arm").set_value(Arm.SCORE_ONLY.value).run()
     assert "No proposal was kept: this arm ended where it started." in texts(at)
