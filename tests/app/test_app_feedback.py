@@ -1,4 +1,7 @@
-"""The Feedback review page in Streamlit's AppTest, over a run seeded into a temporary data directory."""
+"""The Feedback review page in Streamlit's AppTest, over a run seeded into a temporary data directory: the counts
+per rule, the flagged cases and the selected one, marks, thresholds and filters, metric health, the optional model
+review (in English and in Chinese), a reflection step without a model and with a stub reflection model on
+127.0.0.1, and a run of the bundled exact match scored from the page, whose feedback breaks no rule."""
 
 from __future__ import annotations
 
@@ -9,6 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from skynet_core.datasets import load_dataset, load_example
+from skynet_core.engines.reflection import NO_REFLECTION_MODEL
+from skynet_core.examples import EXAMPLE_METRICS
 from skynet_core.feedback import MarkValue, Thresholds
 from skynet_core.llm import NO_MODEL_MESSAGE, LlmReply, ModelSettings
 from skynet_core.results import CaseResult
@@ -18,8 +23,9 @@ from skynet_core.store.marks import MarkStore
 from skynet_core.store.runs import RunStore
 from skynet_core.views import feedback as fv
 from skynet_core.workspace import SETTING_DATASET_PATH
-from tests.app.harness import open_app
+from tests.app.harness import open_app, run_until
 from tests.case_factory import WEAK_EVERY, WRONG_METRIC, weak_every_third
+from tests.engine_stub import IMPROVED, stub_server
 from ui import keys as K
 
 # English left on the Feedback page (main area) that comes from files this branch does not own:
@@ -114,7 +120,9 @@ def test_the_selected_case_is_shown_side_by_side_with_its_rules_and_suggestion(s
     assert f"Case {first}" in text
     assert "**Generic phrase only**" in text
     assert "What the feedback should add" in text
+    assert "is a stock phrase that names no specifics" in text  # the rule's reason for this feedback
     assert any(text.value == "Wrong." for text in app.text)
+    assert app.table[0].value["What it flags"]["Generic phrase only"].startswith("A stock phrase such as")
 
 
 def test_changing_a_threshold_reruns_the_review(seeded: RunKey) -> None:
@@ -230,12 +238,65 @@ def test_the_model_review_uses_the_model_saved_on_the_settings_page(seeded: RunK
     assert any("openai/saved-judge" in caption.value for caption in app.caption)
 
 
+def test_the_model_review_in_chinese_names_the_metric_model_in_chinese(seeded: RunKey, data_dir: Path) -> None:
+    from skynet_core.llm import ModelConfig, ModelSettings, save_settings
+
+    save_settings(Store(data_dir), ModelSettings(metric=ModelConfig("openai/judge", "http://127.0.0.1:9")))
+    app = open_app("feedback", language="zh_CN")
+    uses = [caption.value for caption in app.caption if "openai/judge" in caption.value]
+    assert len(uses) == 1 and "（指标模型）" in uses[0], uses
+    assert "metric model" not in uses[0]
+
+
+def prompt_block(app: AppTest) -> str:
+    """The prompt the reflection step shows (the code block that starts as GEPA's reflection prompt does)."""
+    return next(block.value for block in app.code if block.value.startswith("I am optimizing a parameter"))
+
+
 def test_a_reflection_step_on_the_review_shows_the_prompt_without_a_model(seeded: RunKey) -> None:
     app = opened(open_page(), K.FEEDBACK_REFLECTION_OPEN)
     app.text_area(key="feedback.reflection.instruction").input("Answer the ticket in one line.").run()
     app.button(key="feedback.reflection.run").click().run()
     assert not app.exception, app.exception
-    assert any("Answer the ticket in one line." in block.value for block in app.code)
+    assert any(NO_REFLECTION_MODEL in info.value for info in app.info)
+    prompt = prompt_block(app)
+    assert "Answer the ticket in one line." in prompt and "Wrong." in prompt  # the text and the lowest cases' feedback
+
+
+def test_a_reflection_step_with_a_reflection_model_shows_its_proposal_the_diff_and_the_prompt_sent(
+    seeded: RunKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("gepa", reason="gepa==0.1.4 is a test requirement")
+    with stub_server() as stub:
+        monkeypatch.setenv("SKYNET_REFLECTION_MODEL", "openai/reflect")
+        monkeypatch.setenv("SKYNET_REFLECTION_API_BASE", stub.url)
+        app = opened(open_page(), K.FEEDBACK_REFLECTION_OPEN)
+        assert "You triage customer support tickets" in app.text_area(key="feedback.reflection.instruction").value
+        assert any("openai/reflect" in caption.value for caption in app.caption if "Reflection model" in caption.value)
+        app.button(key="feedback.reflection.run").click().run()
+        assert not app.exception, app.exception
+        sent = [request.user for request in stub.requests]
+    text = " ".join(item.value for item in app.markdown)
+    assert "**Proposed text** · from openai" in text and "Diff against the current text" in text
+    blocks = [block.value for block in app.code]
+    assert IMPROVED in blocks  # the proposal
+    diff = next(block for block in blocks if block.startswith("--- current"))
+    assert f"+{IMPROVED}" in diff.splitlines()
+    assert sent == [prompt_block(app)]  # the prompt shown is the one the model got
+    assert "Wrong." in sent[0]
+
+
+def test_the_bundled_exact_match_scored_from_the_page_breaks_no_rule(seeded: RunKey, data_dir: Path) -> None:
+    """Its feedback names the expected and the given label: once "Score all cases now" has run it over the weak
+    metric's run (out of date, then), no feedback is flagged and the out-of-date note goes."""
+    Store(data_dir).save_draft(EXAMPLE_METRICS["Exact match"].read_text(encoding="utf-8"))
+    app = open_page()
+    assert any("out of date: metric.py changed" in warning.value for warning in app.warning)
+    app.button(key="feedback.score").click().run()
+    cleared = "No feedback broke a rule at these thresholds."
+    run_until(app, lambda at: any(cleared in item.value for item in at.success), 180, what="the new run's review")
+    assert (metric(app, "Cases judged"), metric(app, "Broke a rule")) == ("72", "0")
+    assert not any("out of date" in warning.value for warning in app.warning)
 
 
 # --- issue 15's rough edges and the filters ------------------------------------------------------

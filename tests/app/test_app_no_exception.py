@@ -4,6 +4,7 @@ TypeError for about a second on every run, because its progress line formatted a
 Each test starts a page's job with a slow metric and reruns the page until the job's result is drawn, as the
 page's polling does in a browser. ``run_until`` fails on any run that ends in an exception, and each test
 checks that some run drew the job still running (its line in the sidebar), so the states in between were seen.
+On Feedback review the probes' finding is drawn too (the slow metric rewards a trivial output).
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def test_scoring_and_probes_on_feedback_review(data_dir: Path) -> None:
     at = open_app("feedback")
     watch(at, "Score all cases now", shows("Metric health"), "scoring")
     watch(at, "Run probes", shows("Probe results"), "feedback probes")
+    # The slow metric scores anything 1: the trivial outputs too, which the page reports as a finding.
+    assert any("the metric rewards an output that says nothing" in warning.value for warning in at.warning)
 
 
 def test_comparing_two_versions_on_history(data_dir: Path) -> None:

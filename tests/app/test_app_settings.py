@@ -1,4 +1,5 @@
-"""The Settings page through Streamlit's AppTest: models saved, keys kept in the session only, test connection."""
+"""The Settings page through Streamlit's AppTest: models saved, keys kept in the session only (and sent: by each
+model's "Test connection", and with every judge call of the Author page's "Score all cases"), test connection."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from skynet_core.llm import STORE_KEY, ModelConfig, load_settings
+from skynet_core.examples import EXAMPLE_METRICS
+from skynet_core.llm import STORE_KEY, ModelConfig, ModelSettings, load_settings, save_settings
 from skynet_core.store import Store
-from tests.app.harness import go_to, open_app
+from skynet_core.store.runs import RunStore
+from tests.app.harness import button, go_to, open_app, run_until
 from tests.fake_openai import FakeOpenAI
 from ui.keys import RUN_NUMBER
 
@@ -43,6 +46,20 @@ def texts(at: AppTest) -> str:
     parts += [toast.value for toast in at.toast]
     parts += [str(widget.value) for widget in at.text_input]
     return "\n".join(str(part) for part in parts)
+
+
+def sent_to_the_browser(at: AppTest) -> bytes:
+    """Every element the last run drew, as the messages the browser gets (their fields, whatever their kind)."""
+    from google.protobuf.message import Message
+
+    found, stack = [], [at._tree]
+    while stack:
+        node = stack.pop()
+        proto = getattr(node, "proto", None)
+        if isinstance(proto, Message):
+            found.append(proto.SerializeToString())
+        stack += list(getattr(node, "children", {}).values())
+    return b"".join(found)
 
 
 def configure(at: AppTest, server: FakeOpenAI, model: str = "openai/gpt-4o-mini") -> AppTest:
@@ -117,6 +134,7 @@ def test_a_typed_key_is_masked_kept_in_the_session_and_never_written(data_dir, s
     shown = texts(at)
     assert "typed in for this session (…WXYZ)" in shown
     assert SECRET not in shown and at.text_input(key="settings.metric.key").value == ""
+    assert "(…WXYZ)".encode() in sent_to_the_browser(at) and SECRET.encode() not in sent_to_the_browser(at)
     assert at.session_state["studio.llm_keys"] == {"metric": SECRET}
     for path in data_dir.rglob("*"):
         if path.is_file():
@@ -130,6 +148,44 @@ def test_a_typed_key_is_masked_kept_in_the_session_and_never_written(data_dir, s
     at.button(key="settings.metric.forget").click().run()
     assert at.session_state["studio.llm_keys"] == {}
     assert "typed in for this session" not in texts(at)
+
+
+def test_each_models_test_connection_sends_the_key_typed_in_its_own_panel(data_dir, server) -> None:
+    roles = ("task", "metric", "reflection")
+    save_settings(Store(data_dir), ModelSettings(**{role: ModelConfig(f"openai/{role}", server.url) for role in roles}))
+    at = open_page()
+    for role in roles:
+        at.text_input(key=f"settings.{role}.key").input(f"sk-{role}-key-0123456789")
+    at.button(key="settings.save").click().run()
+    for role in roles:
+        at.button(key=f"settings.{role}.test").click().run()
+        assert (server.requests[-1].model, server.requests[-1].authorization) == (
+            role,
+            f"Bearer sk-{role}-key-0123456789",
+        )
+
+
+def test_the_key_typed_here_goes_with_every_judge_call_of_score_all_on_the_author_page(data_dir) -> None:
+    """The same session on the Author page, the model-as-judge example as the draft: its contract check and
+    "Score all cases" ask the local server, which answers only to the key typed on the Settings page."""
+    from tests.i18n_scan import texts as shown
+
+    Store(data_dir).save_draft(EXAMPLE_METRICS["Model as judge"].read_text(encoding="utf-8"))
+    with FakeOpenAI(require_key=SECRET) as judge:
+        at = configure(open_page(), judge)
+        at.text_input(key="settings.metric.key").input(SECRET)
+        at.button(key="settings.save").click().run()
+        go_to(at, "author")
+        run_until(at, lambda at: any("meets the contract" in item.value for item in at.success), what="the check")
+        checked = len(judge.requests)
+        button(at, "Score all cases").click().run()
+        scored = "Showing 72 of 72 scored cases"
+        run_until(at, lambda at: any(scored in text for text in shown(at, "main")), 120, what="the scored cases")
+        requests = list(judge.requests)
+    results = RunStore(data_dir).latest("example").results
+    assert len(results) == 72 and all(r.ok and r.feedback == "PASS. The triage fits." for r in results)
+    assert checked > 0 and len(requests) >= 72  # the check's answers are cached: Score all asks the rest
+    assert {request.authorization for request in requests} == {f"Bearer {SECRET}"}
 
 
 def test_test_connection_shows_reply_latency_and_cost(data_dir, server) -> None:

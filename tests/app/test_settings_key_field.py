@@ -1,5 +1,6 @@
 """The Settings page's key field says what leaving it empty means, and says the same as the key line under it:
-the server's own key goes to the provider's endpoint, never to an API base typed in the browser."""
+the server's own key goes to the provider's endpoint, never to an API base typed in the browser. In Chinese, the
+key line of a key typed for the session reads in Chinese."""
 
 from __future__ import annotations
 
@@ -45,3 +46,13 @@ def test_an_empty_key_field_after_saving_a_key_keeps_this_sessions_key(data_dir)
     assert "typed in for this session (…WXYZ)" in key_line(at)
     assert field.placeholder == "empty: this session's key (…WXYZ)"
     assert "Empty: this session's key (…WXYZ)" in field.help
+
+
+def test_the_key_line_of_a_key_typed_for_this_session_reads_in_chinese(data_dir) -> None:
+    at = open_app("settings", language="zh_CN")
+    at.text_input(key="settings.metric.model").input("openai/judge").run()
+    at.text_input(key="settings.metric.key").input("sk-typed-in-the-browser-1234")
+    at.button(key="settings.save").click().run()
+    line = next(m.value for m in at.main.markdown if "密钥：" in m.value).replace("\\", "")
+    assert "已为本会话输入（…1234）" in line, line
+    assert "typed in for this session" not in line

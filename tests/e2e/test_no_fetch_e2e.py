@@ -1,8 +1,10 @@
 """A page of the studio never fetches a URL that came from metric output or case data (issue #11 item 1).
 
 A hostile metric puts markdown images and links to a local listener into its feedback
-and a named-score key; the dataset's ids and candidate names hold them too. The test
-visits Author (the automatic contract check, then "Score all cases"), Feedback review,
+and a named-score key; the dataset's ids and candidate names hold them too. Its runs of
+both candidates are seeded in the store (the results it gives, as "Score all cases" would
+save them: scoring itself is tested without a browser). The test visits Author (the
+automatic contract check runs the metric itself; the saved run's table), Feedback review,
 Trade-offs and History, and asserts the listener never received a request: a browser
 that rendered any of those strings as markdown or HTML would have fetched it. Nor does
 any page (the rest opened too) make the browser ask a host other than the studio's.
@@ -19,6 +21,9 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from skynet_core.datasets import load_dataset
+from skynet_core.results import CaseResult
+from skynet_core.runs import RunKey
 from skynet_core.workspace import Workspace
 from tests.e2e.browser import ARTIFACTS
 
@@ -93,8 +98,23 @@ def hostile(server: str, workspace: Workspace) -> Iterator[tuple[str, Listener]]
         for candidate in (strings["candidate"], "plain")
     ]
     data.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    workspace.drafts.replace(hostile_metric(strings), "the test")
+    metric = hostile_metric(strings)
+    workspace.drafts.replace(metric, "the test")
     workspace.data.save_choice(str(data))
+    dataset = load_dataset(str(data))
+    for candidate in dataset.candidates:  # what the metric gives each case, saved as "Score all cases" saves it
+        results = [
+            CaseResult(
+                id=case.id,
+                split=case.split,
+                score=0.5,
+                scores={strings["score_key"]: 1.0, "plain": 0.5},
+                feedback=strings["feedback"] + case.input["q"],
+                candidate=candidate,
+            )
+            for case in dataset.for_candidate(candidate)
+        ]
+        workspace.runs.store.save(RunKey.of(dataset, candidate, None, metric), results, metric_source=metric)
     yield server, listener
     listener.close()
 
@@ -120,6 +140,12 @@ def links_to(page, port: int) -> list[str]:
     return found
 
 
+def shown_as_text(page, where: str) -> None:
+    """The page shows the hostile string whose image asks for ``leak?d=WHERE``, written out as text (so the test
+    does not pass for a page that drew none of them)."""
+    expect(page.get_by_text(f"leak?d={where}", exact=False).first).to_be_visible()
+
+
 def click_if_there(page, name: str) -> bool:
     button = page.get_by_role("button", name=name)
     if button.count() == 0 or not button.first.is_enabled():
@@ -139,16 +165,14 @@ def test_no_page_fetches_a_url_from_metric_output_or_case_data(page, hostile) ->
     try:
         page.goto(url)
         expect(page.get_by_text("metric return value", exact=False).first).to_be_visible(timeout=SLOW_MS)
+        expect(page.get_by_text("Mean score", exact=False).first).to_be_visible(timeout=SLOW_MS)  # the saved run
         settle(page)
-        score_all = page.get_by_role("button", name="Score all cases", exact=True)
-        expect(score_all).to_be_enabled(timeout=SLOW_MS)
-        score_all.click()
-        expect(page.get_by_text("Mean score", exact=False).first).to_be_visible(timeout=SLOW_MS)
-        settle(page)
+        shown_as_text(page, "feedback")  # in the check's sampled cases
         assert links_to(page, listener.port) == []
 
         visit(page, "Feedback review", "Feedback review")
-        click_if_there(page, "Score all cases now")
+        expect(page.get_by_text("Cases judged").first).to_be_visible()  # the saved run's review
+        shown_as_text(page, "candidate")  # the run's candidate, in its header
         assert links_to(page, listener.port) == []
 
         visit(page, "Reward trade-offs", "Reward trade-offs")
