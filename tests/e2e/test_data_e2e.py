@@ -130,4 +130,7 @@ def test_a_file_chosen_gets_its_roles_in_the_grid_is_used_and_an_empty_one_is_re
     expect(page.get_by_role("heading", name="tickets.csv")).to_have_count(0)
     expect(page.get_by_role("button", name="使用此数据集")).to_have_count(0)
     wait_for_app_run(page)
+    # The split picker drawn again in Chinese kept the split: the browser sent back its English label "all (5
+    # cases)", and the page once stored that label as the split, which has no case.
+    assert workspace.data.choice().split is None and len(workspace.data.in_use().cases) == 5
     assert_readable_picture(shot(page, "data-refused-zh_CN-1000", whole=True), 1000)
