@@ -34,12 +34,11 @@ def import_file() -> None:
     except LabelError as exc:
         say(K.HUMAN_FLASH, None, md(_("Nothing was imported: {problem}").format(problem=exc)), "error")
         return
-    say(
-        K.HUMAN_FLASH,
-        None,
-        md(imported_text(found)),
-        "warning" if found.unknown_rows else "success",  # rows left out deserve a look: the file of other data?
-    )
+    said = md(imported_text(found))
+    say(K.HUMAN_FLASH, None, said, "warning" if found.unknown_rows else "success")  # rows left out deserve a look
+    # The scores imported grow the report above the button, which can push the button and the message under it out
+    # of the window: the message is also shown at the window's top right for a few seconds.
+    st.toast(said, icon=":material/warning:" if found.unknown_rows else ":material/check_circle:")
 
 
 def delete_import(import_id: int, file: str) -> None:

@@ -69,6 +69,10 @@ def test_an_import_of_many_unknown_ids_says_so_under_its_button_and_keeps_only_t
     assert "Imported 12 human scores by ana for candidate fast-small (the file names no candidate)." in text
     assert "2,000 rows name cases not in the data, e.g. ghost0, ghost1, ghost2, …: they were not kept." in text
     assert place(at, button(at, "Import")) < place(at, said) < place(at, at.subheader[-1])  # beside Import
+    # The report above the button grows with the scores imported and can push the button and its message out of
+    # the window: what the import did is also said where the window's top right is, for a few seconds.
+    [toast] = [item.value.replace("\\", "") for item in at.toast]
+    assert toast.startswith("Imported 12 human scores by ana") and "2,000 rows name cases not in the data" in toast
     assert len(ws.human.store.scores("example")) == 12
     captions = [item.value.replace("\\", "") for item in at.caption]
     assert "12 stored human scores of this data. 12 of them are of candidate fast-small's outputs." in captions
