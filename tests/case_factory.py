@@ -14,6 +14,16 @@ if TYPE_CHECKING:
 
 WRONG_METRIC = "def score(input, output, expected=None):\n    return 0.0, {'feedback': 'Wrong.'}\n"
 WEAK_EVERY = 3
+# A data file whose roles are all set by hand (no column name says its role), as a person uploads it: five support
+# tickets, the fourth column the JSON text a model returned, the fifth unlabelled (the Data page's AppTest and
+# browser tests).
+TICKETS_CSV = """ticket_id,message,label,model_reply,notes
+T-1,I was charged twice this month,billing,"{""label"": ""billing""}",called twice
+T-2,Where is my parcel?,shipping,"{""label"": ""shipping""}",
+T-3,The app crashes on start,technical,"{""label"": ""billing""}",angry
+T-4,Please close my account,account,"{""label"": ""account""}",
+T-5,Do you ship to Norway?,,"{""label"": ""shipping""}",not labelled yet
+"""
 
 
 def make_cases(count: int = 3, *, with_expected: bool = True) -> list[Case]:

@@ -17,6 +17,7 @@ from skynet_core.i18n import use_language
 from skynet_core.paths import DATA_ROOTS_ENV, data_roots
 from skynet_core.store import Store
 from tests.app.harness import button, go_to, open_app, open_file, run_until, speaking
+from tests.case_factory import TICKETS_CSV
 from tests.i18n_scan import english_words, render
 from ui import keys as K
 
@@ -136,22 +137,12 @@ def test_choice_and_roles_come_back_after_a_reload(data_dir: Path, plain_csv: Pa
     assert metrics(again) == {"train": "32", "val": "8", "test": "0"}
 
 
-# Unprefixed column names, so every role is set by hand. Outputs are the JSON text a model returned.
-TICKETS = """ticket_id,message,label,model_reply,notes
-T-1,I was charged twice this month,billing,"{""label"": ""billing""}",called twice
-T-2,Where is my parcel?,shipping,"{""label"": ""shipping""}",
-T-3,The app crashes on start,technical,"{""label"": ""billing""}",angry
-T-4,Please close my account,account,"{""label"": ""account""}",
-T-5,Do you ship to Norway?,,"{""label"": ""shipping""}",not labelled yet
-"""
-
-
 def test_an_uploaded_file_used_with_its_roles_is_what_score_all_scores_on_the_author_page(data_dir: Path) -> None:
     """Uploaded (kept in the uploads folder), its roles set and used: the Author page's Score all scores exactly its
     five cases, each with the feedback the example metric gives its output."""
     at = open_page()
     at.radio(key="data.source").set_value("file").run()
-    at.file_uploader(key=K.DATA_UPLOAD).set_value(("tickets.csv", TICKETS.encode(), "text/csv")).run()
+    at.file_uploader(key=K.DATA_UPLOAD).set_value(("tickets.csv", TICKETS_CSV.encode(), "text/csv")).run()
     assert not at.exception, at.exception
     assert [path.name for path in (data_dir / "uploads").rglob("*.csv")] == ["tickets.csv"]
     edit_roles(

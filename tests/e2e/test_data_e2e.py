@@ -17,19 +17,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from skynet_core.workspace import Workspace
+from tests.case_factory import TICKETS_CSV
 from tests.e2e.browser import assert_readable_picture, shot, wait_for_app_run
 from tests.e2e.editor_moves import pick_language
 from tests.e2e.placement import alert, beside
 
 WAIT_MS = 60_000  # a rerun on a busy 2-core machine
-# Unprefixed column names, so every role is set in the editor. Outputs are the JSON text a model returned.
-TICKETS = """ticket_id,message,label,model_reply,notes
-T-1,I was charged twice this month,billing,"{""label"": ""billing""}",called twice
-T-2,Where is my parcel?,shipping,"{""label"": ""shipping""}",
-T-3,The app crashes on start,technical,"{""label"": ""billing""}",angry
-T-4,Please close my account,account,"{""label"": ""account""}",
-T-5,Do you ship to Norway?,,"{""label"": ""shipping""}",not labelled yet
-"""
 # The role editor's columns are "medium" (200 px) wide and its rows 35 px tall (header included).
 COLUMN_PX, ROW_PX = 200, 35
 EDITOR_COLUMNS = 4  # column, role, field name, first value
@@ -80,7 +73,7 @@ def test_a_file_chosen_gets_its_roles_in_the_grid_is_used_and_an_empty_one_is_re
     """
     monkeypatch.setenv("SKYNET_DATA_ROOTS", str(workspace.directory))  # the server's uploads, read here too
     good, empty = tmp_path / "tickets.csv", tmp_path / "empty.csv"
-    good.write_text(TICKETS, encoding="utf-8")
+    good.write_text(TICKETS_CSV, encoding="utf-8")
     empty.write_bytes(b"")
     page.set_viewport_size({"width": 1400, "height": 1400})
     page.set_default_timeout(WAIT_MS)

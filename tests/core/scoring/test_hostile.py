@@ -228,7 +228,8 @@ def check_hostile(pool: WorkerPool, source: str, timeout: float = WORK_S) -> Che
 def assert_timed_out(result: CaseResult, *lines: int, timeout: float = HANG_S) -> None:
     """A timeout with the words a user reads; when ``lines`` are given, stuck at one of them
     (a loop may be reported at its ``while`` or at its body)."""
-    assert result.status is CaseStatus.TIMEOUT, result
+    # The error in the message whole: pytest shortens a result's repr in its middle, where the error is.
+    assert result.status is CaseStatus.TIMEOUT, f"{result.status.value}, line {result.line}: {result.error}"
     assert f"did not finish within {timeout:g} s" in result.error
     assert "it was stopped" in result.error
     if lines:
