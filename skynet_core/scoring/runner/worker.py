@@ -358,11 +358,12 @@ class Worker:
             raise malformed_results(position) from None
 
     def load(self, source: str | MetricSource, timeout: float, cancel: threading.Event | None = None) -> dict[str, Any]:
-        """Write the metric folder where the child sees it, then have the child import metric.py."""
-        deadline = time.monotonic() + timeout
+        """Write the metric folder where the child sees it, then have the child import metric.py within ``timeout``
+        seconds, counted once the child is ready (a sandbox still starting is not the metric's slowness)."""
         source = MetricSource.of(source)
         materialise(source, self.metric_host_dir)
         self.wait_ready()
+        deadline = time.monotonic() + timeout
         request: dict[str, Any] = {"op": "load", "source": source.main}
         if (lang := language()) != SOURCE_LANGUAGE:
             request["lang"] = lang  # the child writes its messages in the caller's language

@@ -241,3 +241,25 @@ def test_metric_code_runs_at_a_lower_priority_than_the_studio(pool):
     run = score_cases(source, numbered(1), RunOptions(timeout_s=10, pool=pool))
     assert run.by_status == {"ok": 1}, run.results[0].error
     assert int(run.results[0].feedback) >= max(10, os.nice(0))
+
+
+def test_the_loads_timeout_starts_once_the_sandbox_is_ready(pool, monkeypatch):
+    """Loading metric.py has the call's timeout (the contract's rule 8), counted from when the sandbox's child is
+    ready: a child still starting (a spare on a busy machine) is not the metric's slowness. The deadline was set
+    before the wait for the child, so on a loaded machine a 1 s load timed out on the sandbox's start and was
+    reported as metric.py's (test_hostile's signal-ignoring loop failed so once). The start is made 0.5 s slower
+    here; the load itself has 0.3 s."""
+    started = Worker.wait_ready
+
+    def slow_start(self: Worker, timeout: float = 30.0) -> None:
+        if self._ready is None:
+            time.sleep(0.5)
+        started(self, timeout)
+
+    monkeypatch.setattr(Worker, "wait_ready", slow_start)
+    worker = Worker(pool.isolation)
+    try:
+        reply = worker.load("def score(input, output, expected=None):\n    return 1.0, {}\n", 0.3)
+    finally:
+        worker.close(wait=True)
+    assert reply["t"] == "loaded" and reply["ok"], reply
