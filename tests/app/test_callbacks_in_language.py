@@ -16,8 +16,8 @@ CALLBACKS = {"on_click", "on_change", "on_select"}
 
 
 def unbound_callbacks() -> list[str]:
-    files = [*sorted((ROOT / "pages").rglob("*.py")), *sorted((ROOT / "widgets").rglob("*.py"))]
-    files += [ROOT / "app.py", ROOT / "ui/studio.py"]
+    files = [*sorted((ROOT / "pages").rglob("*.py")), *sorted((ROOT / "ui").rglob("*.py"))]
+    files += [ROOT / "app.py"]
     found = []
     for path in files:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
