@@ -23,15 +23,18 @@ from ui.widgets.uplift import versions_feedback_value
 from ui.widgets.versions import save_version_control
 
 CURRENT = N_("Current draft")
+DRAFT = 0  # the current draft's id in the version pickers (a saved version's id is 1 or more)
 SLOT = "history"
 
 
-def version_labels(snap: Snapshot) -> dict[str, MetricSource]:
-    """Label → metric folder: the current draft first, then saved versions, newest first."""
-    labels = {_(CURRENT): snap.metric}
+def versions_offered(snap: Snapshot) -> dict[int, tuple[str, MetricSource]]:
+    """Version id → (its label in this language, its metric folder): the current draft first (id
+    :data:`DRAFT`), then the saved versions, newest first. The pickers choose ids, not labels: a label is
+    in the language of the run that drew it, and a choice must outlive a change of language."""
+    offered = {DRAFT: (_(CURRENT), snap.metric)}
     for version in studio.session().workspace.drafts.versions():
-        labels[version_label(version)] = version.folder
-    return labels
+        offered[version.id] = (version_label(version), version.folder)
+    return offered
 
 
 def start_comparison(old: MetricSource, new: MetricSource) -> None:
@@ -94,9 +97,9 @@ def comparison(snap: Snapshot, chosen: tuple[MetricSource, MetricSource]) -> Non
 def page() -> None:
     snap = studio.snapshot()
     st.title(_("History"))
-    labels = version_labels(snap)
+    offered = versions_offered(snap)
     save_version_control("history")
-    if len(labels) < 2:
+    if len(offered) < 2:
         st.info(
             _(
                 "No saved versions yet. Versions are saved when you save one, every few minutes while you type, "
@@ -105,11 +108,15 @@ def page() -> None:
             )
         )
         return
-    names = list(labels)
+    ids = list(offered)
+
+    def label(version_id: int) -> str:
+        return offered[version_id][0]
+
     # One above the other: a label ("#5 before … wrote REWARD_SPEC · 11/30/26, 7:28 PM") reads whole at 900 px too.
-    old_label = st.selectbox(_("Version A"), names, index=1, key="history.a")
-    new_label = st.selectbox(_("Version B"), names, index=0, key="history.b")
-    old, new = labels[old_label], labels[new_label]
+    old_id = st.selectbox(_("Version A"), ids, index=1, format_func=label, key="history.a")
+    new_id = st.selectbox(_("Version B"), ids, index=0, format_func=label, key="history.b")
+    (old_label, old), new = offered[old_id], offered[new_id][1]
     diff = folder_diff(old, new)
     st.subheader(_("Diff"))
     if diff:
@@ -128,7 +135,7 @@ def page() -> None:
             on_click=with_language(start_comparison),
             args=(old, new),
         )
-        if old_label != _(CURRENT):
+        if old_id != DRAFT:
             st.button(_("Restore A into the editor"), on_click=with_language(restore), args=(old, old_label))
     st.subheader(_("Per-case change in scores"))
     comparison(snap, (old, new))

@@ -68,8 +68,8 @@ def test_a_file_chosen_gets_its_roles_in_the_grid_is_used_and_an_empty_one_is_re
        with the arrows and Enter): the roles reach the store, and the grid shows the field name the metric reads.
     3. "Use this dataset": "Using tickets.csv: 5 cases × 1 candidate." is said beside the button, in the window; the
        whole page readable at 1400 px.
-    4. 简体中文 picked in the sidebar, at 1000 px: empty.csv chosen is refused, saying why, and tickets.csv is
-       cleared (no preview, no "Use this dataset"); the whole page readable.
+    4. 简体中文 picked in the sidebar, at 1000 px: the choices made in English shown in Chinese; empty.csv chosen is
+       refused, saying why, and tickets.csv is cleared (no preview, no "Use this dataset"); the whole page readable.
     """
     monkeypatch.setenv("SKYNET_DATA_ROOTS", str(workspace.directory))  # the server's uploads, read here too
     good, empty = tmp_path / "tickets.csv", tmp_path / "empty.csv"
@@ -117,6 +117,10 @@ def test_a_file_chosen_gets_its_roles_in_the_grid_is_used_and_an_empty_one_is_re
     page.set_viewport_size({"width": 1000, "height": 1400})
     pick_language(page, "简体中文")
     expect(page.get_by_role("heading", name="数据", exact=True)).to_be_visible()
+    # The choices made in English are shown in Chinese: the browser kept the labels it was sent last ("A file"),
+    # which match none of the Chinese ones, until the language switch sent each choice again.
+    expect(page.get_by_role("radio", name="文件", exact=True)).to_be_checked()
+    expect(page.get_by_role("combobox", name="划分", exact=True)).to_have_value("全部（5 个用例）")
     chinese = page.get_by_test_id("stFileUploader").filter(has_text="上传 CSV、JSON Lines 或 Parquet 文件")
     chinese.locator(UPLOADER).set_input_files(str(empty))
     expect(alert(page, "empty.csv 是空的。请添加至少一个用例")).to_be_visible()

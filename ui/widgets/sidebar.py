@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 import streamlit as st
 
 from skynet_core.i18n import LANGUAGES, _, format_number, ngettext, set_language, with_language
@@ -13,12 +15,39 @@ from ui.widgets.jobs import running_jobs
 from ui.widgets.text import md
 
 S = st.session_state
+# What a choice widget's value can be (a string, a number, an enum, or a list of them). A button's value is a
+# bool and an uploader's or a grid's is a file or a dict: Streamlit refuses those being set, and their labels
+# come from the page, not from a value.
+CHOICE_TYPES = (str, int, float, Enum)
+
+
+def _is_choice(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_is_choice(item) for item in value)
+    return isinstance(value, CHOICE_TYPES)
+
+
+def restate_choices() -> None:
+    """Set every choice this session holds to itself, so that each choice widget is sent its choice again.
+
+    The browser keeps the label a choice widget (a radio, a selectbox, a multiselect) was last sent and sends it
+    back; a widget drawn in another language has other labels, and a label of the old one matches none of them:
+    the radio showed no choice and a selectbox its English label. A value set through the session state is
+    sent with the labels of the run that draws it. A key whose value is not a widget's is set to itself too,
+    which changes nothing.
+    """
+    for key, value in list(S.items()):
+        if _is_choice(value):
+            S[key] = value
 
 
 def _pick_language() -> None:
     chosen = S[K.LANGUAGE]
     session().workspace.settings.set_language(chosen)
     set_language(chosen)
+    restate_choices()
 
 
 def language_picker(current: str) -> None:
