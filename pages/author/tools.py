@@ -118,12 +118,8 @@ def choose_candidate() -> None:
 
 
 def choose_split() -> None:
-    # Only a split the data has: a selectbox can send back a label of an earlier language ("all").
     ws = studio.session().workspace
-    chosen = ws.data.in_use()
-    value = S[K.AUTHOR_SPLIT]
-    split = value if value and chosen.data.split_counts().get(value) else None
-    ws.data.choose_cases(chosen.candidate, split)
+    ws.data.choose_cases(ws.data.in_use().candidate, S[K.AUTHOR_SPLIT] or None)
 
 
 def set_timeout() -> None:
@@ -179,7 +175,7 @@ def tools(snap: Snapshot) -> None:
             _("Split"),
             splits,
             index=splits.index(in_use.split or "") if (in_use.split or "") in splits else 0,
-            format_func=lambda name: name or _("all"),  # choose_split keeps only a split the data has
+            format_func=lambda name: name or _("all"),  # choose_cases keeps only a split the data has
             key=K.AUTHOR_SPLIT,
             on_change=with_language(choose_split),
             width=140,

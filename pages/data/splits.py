@@ -25,12 +25,7 @@ def _save_candidate(token: str) -> None:
 
 def _save_split(token: str) -> None:
     chosen, ws = S[f"data.split.{token}"], studio.session().workspace
-    in_use = ws.data.in_use()
-    # Only a split the data has: after a language switch the browser can send back the label it showed in the
-    # earlier language ("all (5 cases)"), which Streamlit then hands over as the value.
-    if chosen != ALL_SPLITS and chosen not in in_use.data.split_counts():
-        return
-    ws.data.choose_cases(in_use.candidate, None if chosen == ALL_SPLITS else chosen)
+    ws.data.choose_cases(ws.data.in_use().candidate, None if chosen == ALL_SPLITS else chosen)
 
 
 def split_label(split: str) -> str:

@@ -117,9 +117,13 @@ class Data:
         except DatasetError:
             return None  # a remembered value that no longer reads: the guess instead
 
-    def choose_cases(self, candidate: str | None, split: str | None) -> None:
-        """Choose the candidate and split the pages score (``None``: the first candidate, every split)."""
-        self.store.set_many({SETTING_CANDIDATE: candidate, SETTING_SPLIT: split})
+    def choose_cases(self, candidate: str | None, split: str | None) -> bool:
+        """Choose the candidate and split the pages score (``None``: the first candidate, every split); False if
+        the split was not taken. A split the dataset in use does not have (a picker's label sent back from an
+        earlier language, a split of the dataset used before) is not stored: the stored split stays."""
+        taken = split is None or split in self.in_use().data.split_counts()
+        self.store.set_many({SETTING_CANDIDATE: candidate, **({SETTING_SPLIT: split} if taken else {})})
+        return taken
 
     def load(
         self,

@@ -136,6 +136,19 @@ def test_the_dataset_choice_decides_the_cases_and_the_provenance(ws):
     assert "metric.py changed" in after.changes(ws.settings.provenance(B))
 
 
+def test_a_split_the_data_does_not_have_is_not_chosen(ws):
+    """A picker can send back the label it showed in an earlier language ("all (5 cases)"), or a split of the
+    dataset used before: the stored split stays, and the call says so, on every page that chooses."""
+    assert ws.data.choose_cases(None, "val") is True
+    for stale in ("all (72 cases)", "全部", "holdout"):
+        assert ws.data.choose_cases(None, stale) is False
+        assert ws.data.choice().split == "val" and ws.data.in_use().split == "val"
+    other = ws.data.in_use().data.candidates[1]
+    assert ws.data.choose_cases(other, "holdout") is False  # the candidate is still taken
+    assert (ws.data.choice().candidate, ws.data.choice().split) == (other, "val")
+    assert ws.data.choose_cases(None, None) is True and ws.data.choice().split is None
+
+
 def test_provenance_ignores_what_an_old_run_did_not_record():
     old = Provenance("", "example", "Tickets", "fast", None)
     now = Provenance("abc", "example", "Tickets", "fast", None, "f00", "openai/gpt")
