@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextvars
 import itertools
+import logging
 import os
 import threading
 import time
@@ -41,6 +42,7 @@ from ..scoring.runner.values import Cancelled
 T = TypeVar("T")
 
 _ids = itertools.count(1)
+_log = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)
@@ -293,6 +295,7 @@ class JobBoard:
                     orphans.append(entry.job)
         for job in orphans:
             job.cancel.set()
+            _log.warning("Cancelled job %d (%s): no session has watched it for %g s.", job.id, job.kind, self.grace_s)
         return orphans
 
     def _start_reaper(self) -> None:

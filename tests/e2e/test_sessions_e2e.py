@@ -20,6 +20,7 @@ request its server answers.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from skynet_core.workspace import Workspace
-from tests.e2e.browser import wait_for_app_run
+from tests.e2e.browser import AppServer, wait_for_app_run
 from tests.e2e.editor_moves import LOOPS, click_until_shown
 from tests.e2e.placement import alert, beside
 
@@ -107,12 +108,14 @@ def test_every_upload_replaces_the_draft_while_the_editor_polls_and_says_so_besi
     expect(page.get_by_text("Page not found")).to_have_count(0)  # nor later
 
 
-def test_a_job_nobody_watches_is_cancelled(page: Page, server: str, workspace: Workspace) -> None:
+def test_a_job_nobody_watches_is_cancelled(
+    page: Page, server: str, workspace: Workspace, app_server: AppServer
+) -> None:
     """A Score all of a metric that never returns (each call stopped after 5 s), started on Feedback review (a page
     without the editor, whose check of the endless draft this test does not need). The tab then leaves the studio as
     a closed tab does (its websocket closes, its session ends; the tab is the worker's reused one, where a new tab
-    costs Chromium seconds of CPU). After the grace period a new session opens the Runs page, whose sidebar lists
-    every session's running jobs: none."""
+    costs Chromium seconds of CPU). Once the server's log says it cancelled the job, a new session opens the Runs
+    page, whose sidebar lists every session's running jobs: none."""
     workspace.drafts.replace(LOOPS, "the test")
     workspace.settings.set_timeout_s(5)
     page.goto(f"{server}/feedback")
@@ -121,9 +124,12 @@ def test_a_job_nobody_watches_is_cancelled(page: Page, server: str, workspace: W
     wait_for_app_run(page)
     click_until_shown(button, button.and_(page.locator("button:disabled")))  # the job runs: its button disabled
     page.goto("about:blank")  # its session ends: nobody watches the job now
-    # The grace period (2 s) and a reaper pass (every second or so). A page of the studio opened sooner would
-    # watch the job again and keep it: this is the one wait that cannot be for something the page shows.
-    page.wait_for_timeout(6_000)
+    # A page of the studio opened before the job is cancelled would watch it again and keep it: the test waits for
+    # the server's log to say it cancelled the job (after the grace period of 2 s, at a reaper's pass).
+    log, deadline = app_server.data_dir / "server.log", time.monotonic() + WAIT_MS / 1000
+    while "): no session has watched it for 2 s." not in log.read_text(encoding="utf-8", errors="replace"):
+        assert time.monotonic() < deadline, f"the server did not cancel the job; its log: {log}"
+        time.sleep(0.2)
     page.goto(f"{server}/runs")
     expect(page.get_by_role("heading", name="Runs", exact=True)).to_be_visible(timeout=WAIT_MS)
     wait_for_app_run(page)

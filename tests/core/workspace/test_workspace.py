@@ -215,7 +215,7 @@ def _hanging_job(board: JobBoard, watcher: str | None, origin: str = "studio") -
     return job.start(lambda running: running.cancel.wait(30) and None)
 
 
-def test_a_job_nobody_watches_is_cancelled_after_the_grace_period():
+def test_a_job_nobody_watches_is_cancelled_after_the_grace_period(caplog):
     now = [0.0]
     board = JobBoard(grace_s=60, clock=lambda: now[0])
     job = _hanging_job(board, "tab-1")
@@ -226,7 +226,12 @@ def test_a_job_nobody_watches_is_cancelled_after_the_grace_period():
     now[0] = 100
     assert board.reap() == []
     now[0] = 200
-    assert board.reap() == [job] and job.wait(5) and job.cancelled
+    with caplog.at_level("WARNING", logger="skynet_core.workspace.jobs"):
+        assert board.reap() == [job] and job.wait(5) and job.cancelled
+    # The server's log says which job went and why (the browser test of a closed tab waits for this line).
+    assert [record.getMessage() for record in caplog.records] == [
+        f"Cancelled job {job.id} (score): no session has watched it for 60 s."
+    ]
     assert cli.running
     board.cancel(cli.id)
     assert cli.wait(5) and cli.cancelled
