@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from skynet_core.store import Store
-from tests.app.harness import LANGUAGE_KEY, go_to, open_app, speaking
+from tests.app.harness import LANGUAGE_KEY, PAGES, go_to, open_app, speaking
 
 
 def pick_chinese(at: AppTest) -> AppTest:
@@ -67,3 +68,17 @@ def test_historys_versions_chosen_are_kept_when_the_language_changes(data_dir):
     assert at.selectbox(key="history.b").options[at.selectbox(key="history.b").index] == "当前草稿"
     go_to(at, "history")
     assert at.selectbox(key="history.a").value == chosen
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_takes_a_change_of_language(data_dir, name):
+    """What each page's session holds, drawn in English, is set to itself by the language switch: none of it is
+    the value of a widget Streamlit refuses being set (a button, an uploader, a grid), and the page is drawn in
+    Chinese."""
+    at = open_app(name)
+    pick_chinese(at)
+    with speaking("zh_CN"):
+        at.run()
+    assert not at.exception, at.exception
+    title = str(at.title[0].value)
+    assert any("\u4e00" <= char <= "\u9fff" for char in title), f"the {name} page's title {title!r} is not in Chinese"
