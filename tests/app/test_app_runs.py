@@ -14,7 +14,7 @@ from skynet_core.results import CaseResult, CaseStatus
 from skynet_core.runs import RunKey, metric_hash
 from skynet_core.store import Store
 from skynet_core.store.runs import RunStore
-from tests.app.harness import open_app
+from tests.app.harness import LANGUAGE_KEY, open_app
 from tests.i18n_scan import english_words, render
 
 SOURCE = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Right.'}\n"
@@ -154,3 +154,23 @@ def test_the_runs_page_in_chinese_has_no_english_left_in_the_main_area(seeded):
         at.radio(key="runs.view").set_value("比较两次运行").run()
     assert not at.exception, at.exception
     assert left_in_english(at) == []
+
+
+def test_the_filters_chosen_outlive_a_change_of_language(seeded):
+    """The run opened, the statuses, the sort and its order chosen in English hold after 简体中文 is picked, and the
+    choice widgets are sent their choices again in Chinese (tests/app/test_language_switch.py says why)."""
+    at = open_page()
+    at.selectbox(key="runs.open").set_value(2).run()
+    at.multiselect(key="runs.case.status").set_value(["ok"]).run()
+    at.selectbox(key="runs.case.sort").set_value("id").run()
+    at.toggle(key="runs.case.descending").set_value(False).run()
+    shown = list(at.dataframe[1].value["id"])
+    assert shown == ["T-1", "T-3"]
+    at.selectbox(key=LANGUAGE_KEY).set_value("zh_CN").run()
+    assert not at.exception, at.exception
+    assert list(at.dataframe[1].value["id"]) == shown and at.title[0].value == "运行"
+    status = at.multiselect(key="runs.case.status")
+    assert status.value == ["ok"] and status.proto.set_value and list(status.proto.raw_values) == ["成功"]
+    with use_language("zh_CN"):
+        at.run()
+    assert list(at.dataframe[1].value["id"]) == shown and not at.exception
